@@ -1,0 +1,152 @@
+// Checking GET /auth, as a short pipeline of named steps (after panva/oidc-provider).
+// Until the redirect URI is verified, failures are UntrustedRedirect (shown to the person);
+// after that, they are OAuth errors that go back to the client.
+import type { ClientInfo } from "./clients/client-info.ts";
+import { InvalidRequest, InvalidScope, UnsupportedResponseType, UntrustedRedirect } from "./errors.ts";
+import { isValidCodeChallenge } from "./pkce.ts";
+import type { AuthorizationRequest } from "./request-object.ts";
+import { clientDisplay } from "./request-object.ts";
+import { parseScope } from "./scopes.ts";
+import { canonicalUrl, parseClientId, parseProfileUrl, parseRedirectUri, sameOrigin } from "./urls.ts";
+
+const MAX_STATE_LENGTH = 2048;
+
+export interface TrustedTarget {
+  clientId: URL;
+  redirectUri: URL;
+}
+
+/** The one value of a parameter that must appear at most once. */
+function single(params: URLSearchParams, name: string): string | null {
+  const values = params.getAll(name);
+  return values.length === 1 ? values[0]! : null;
+}
+
+/** Step 1: client_id and redirect_uri are well-formed URLs (spec 3.3), each given once. */
+export function checkClientIdAndRedirectUri(params: URLSearchParams): TrustedTarget {
+  for (const name of ["client_id", "redirect_uri"]) {
+    const count = params.getAll(name).length;
+    if (count === 0) throw new UntrustedRedirect("The app's request is incomplete", `The sign-in link has no ${name}. Go back to the app and try again.`);
+    if (count > 1) throw new UntrustedRedirect("The app's request is malformed", `The sign-in link gives ${name} more than once.`);
+  }
+  const clientId = parseClientId(params.get("client_id")!);
+  if (!clientId.ok) throw new UntrustedRedirect("The app's identity is not valid", `The app's client_id cannot be used: ${clientId.reason}.`);
+  const redirectUri = parseRedirectUri(params.get("redirect_uri")!);
+  if (!redirectUri.ok) throw new UntrustedRedirect("The app's return address is not valid", `The app's redirect_uri cannot be used: ${redirectUri.reason}.`);
+  return { clientId: clientId.url, redirectUri: redirectUri.url };
+}
+
+/** Step 3: the redirect URI shares the client's scheme, host and port, or the client
+ * publishes it exactly (spec 4.2.2, 5.2). */
+export function checkRedirectUriAllowed(target: TrustedTarget, client: ClientInfo): void {
+  if (sameOrigin(target.clientId, target.redirectUri)) return;
+  if (client.redirectUris.includes(target.redirectUri.href)) return;
+  throw new UntrustedRedirect(
+    "This app's return address is not allowed",
+    `The app ${target.clientId.href} asked to send you to ${target.redirectUri.href}, which it does not publish as one of its redirect addresses. Nothing was sent to it.`,
+  );
+}
+
+/** Step 4: no parameter twice (a second value could be read differently by another party). */
+export function checkNoDuplicateParameters(params: URLSearchParams): void {
+  const seen = new Set<string>();
+  for (const name of params.keys()) {
+    if (seen.has(name)) throw new InvalidRequest(`The parameter ${name} is given more than once.`);
+    seen.add(name);
+  }
+}
+
+/** Step 5: response_type=code (the legacy `id` is read as `code`). */
+export function checkResponseType(params: URLSearchParams): void {
+  const responseType = params.get("response_type");
+  if (responseType === null || responseType === "") throw new InvalidRequest("response_type is required and must be code.");
+  if (responseType !== "code" && responseType !== "id") throw new UnsupportedResponseType(`response_type ${responseType} is not supported; use code.`);
+}
+
+/** Step 6: state is required and comes back unchanged. */
+export function checkState(params: URLSearchParams): string {
+  const state = params.get("state");
+  if (state === null || state === "") throw new InvalidRequest("state is required.");
+  if (state.length > MAX_STATE_LENGTH) throw new InvalidRequest(`state is longer than ${MAX_STATE_LENGTH} characters.`);
+  return state;
+}
+
+/** Step 7: PKCE with S256 is required; plain is refused. */
+export function checkPkce(params: URLSearchParams): string {
+  const challenge = params.get("code_challenge");
+  const method = params.get("code_challenge_method");
+  if (challenge === null || challenge === "") throw new InvalidRequest("code_challenge is required (PKCE with S256).");
+  if (!isValidCodeChallenge(challenge)) throw new InvalidRequest("code_challenge must be 43 to 128 characters of A-Z a-z 0-9 - . _ ~.");
+  if (method === null || method === "") throw new InvalidRequest("code_challenge_method is required and must be S256.");
+  if (method !== "S256") throw new InvalidRequest(`code_challenge_method ${method} is not supported; use S256.`);
+  return challenge;
+}
+
+/** Step 8: scopes, split on spaces. */
+export function checkScope(params: URLSearchParams): string[] {
+  const parsed = parseScope(params.get("scope"));
+  if (!parsed.ok) throw new InvalidScope(parsed.reason);
+  return parsed.scopes;
+}
+
+/** Step 9: `me` is only a hint. When it names someone else, the page says so and the sign-in
+ * continues as the owner (spec 5.2). */
+export function checkMe(params: URLSearchParams, ownerMe: string): string | undefined {
+  const me = params.get("me");
+  if (me === null || me === "") return undefined;
+  const parsed = parseProfileUrl(me.includes("://") ? me : `https://${me}`, { allowLocalhost: true });
+  const canonical = parsed.ok ? parsed.url.href : me;
+  if (canonical === ownerMe) return undefined;
+  // Also accept the http/https twin of the owner's URL without a warning.
+  if (parsed.ok && canonicalUrl(canonical.replace(/^http:/, "https:")) === ownerMe.replace(/^http:/, "https:")) return undefined;
+  return me.slice(0, 300);
+}
+
+export interface PipelineInput {
+  params: URLSearchParams;
+  ownerMe: string;
+  discover: (clientId: URL) => Promise<ClientInfo>;
+}
+
+export interface CheckedRequest {
+  target: TrustedTarget;
+  request: AuthorizationRequest;
+}
+
+/** Runs the steps in order. Throws UntrustedRedirect before the redirect URI is verified;
+ * afterwards, errors carry the verified target so they can go back to the client. */
+export async function checkAuthorizationRequest(input: PipelineInput): Promise<CheckedRequest> {
+  const { params } = input;
+  const target = checkClientIdAndRedirectUri(params);
+  const client = await input.discover(target.clientId);
+  checkRedirectUriAllowed(target, client);
+  try {
+    checkNoDuplicateParameters(params);
+    checkResponseType(params);
+    const state = checkState(params);
+    const codeChallenge = checkPkce(params);
+    const scopes = checkScope(params);
+    const meMismatch = checkMe(params, input.ownerMe);
+    const request: AuthorizationRequest = {
+      clientId: target.clientId.href,
+      // Kept exactly as sent: the code redemption must present the very same string.
+      redirectUri: params.get("redirect_uri")!,
+      state,
+      codeChallenge,
+      scopes,
+      client: clientDisplay(client),
+    };
+    if (meMismatch !== undefined) request.meMismatch = meMismatch;
+    return { target, request };
+  } catch (error) {
+    if (error instanceof Error && !(error instanceof UntrustedRedirect)) throw new ClientBoundError(target, error);
+    throw error;
+  }
+}
+
+/** An error that may go back to the (now verified) redirect URI. */
+export class ClientBoundError extends Error {
+  constructor(readonly target: TrustedTarget, override readonly cause: Error) {
+    super(cause.message);
+  }
+}

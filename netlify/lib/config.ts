@@ -1,0 +1,147 @@
+// The environment, read and validated once per cold start. A problem never throws: endpoints
+// answer with a message that names the variable, and the build prints the same warnings.
+import { parsePasswordHash, type PasswordHash } from "./password.ts";
+import { parseProfileUrl } from "./urls.ts";
+import { deriveKey } from "./secrets.ts";
+
+export interface Profile {
+  name?: string;
+  url: string;
+  photo?: string;
+  email?: string;
+}
+
+export interface Config {
+  /** The owner's canonical profile URL. */
+  me: string;
+  /** This deployment's origin, without a trailing slash: https://auth.example.com */
+  baseUrl: string;
+  /** RFC 9207 issuer: the base URL with a trailing slash; every `iss` sent is exactly this. */
+  issuer: string;
+  /** Netlify's development context (`netlify dev`): localhost and ports are accepted. */
+  development: boolean;
+  password: PasswordHash;
+  profile: Profile;
+  keys: {
+    /** Signs the authorization request that the static sign-in page carries to the approve step. */
+    requestObject: Uint8Array;
+  };
+}
+
+export interface ConfigProblem {
+  variable: string;
+  message: string;
+}
+
+export type ConfigResult = { ok: true; config: Config } | { ok: false; problems: ConfigProblem[] };
+
+export type Env = Record<string, string | undefined>;
+
+function isDevelopment(env: Env): boolean {
+  return env.CONTEXT === "dev" || env.NETLIFY_DEV === "true";
+}
+
+function readBaseUrl(env: Env, development: boolean, problems: ConfigProblem[]): string | undefined {
+  const variable = env.BASE_URL ? "BASE_URL" : "URL";
+  const raw = env.BASE_URL || env.URL;
+  if (!raw) {
+    problems.push({ variable: "BASE_URL", message: "BASE_URL is missing (and Netlify's URL is not set): set it to this deployment's address, e.g. https://auth.example.com" });
+    return undefined;
+  }
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    problems.push({ variable, message: `${variable} is not a URL: ${JSON.stringify(raw)}` });
+    return undefined;
+  }
+  if (url.pathname !== "/" || url.search || url.hash || url.username || url.password) {
+    problems.push({ variable, message: `${variable} must be an origin only, like https://auth.example.com (no path, query or fragment)` });
+    return undefined;
+  }
+  if (url.protocol !== "https:" && !(development && url.protocol === "http:")) {
+    problems.push({ variable, message: `${variable} must use https` });
+    return undefined;
+  }
+  return url.origin;
+}
+
+function readProfile(env: Env, me: string | undefined, problems: ConfigProblem[]): Profile {
+  const profile: Profile = { url: me ?? "" };
+  const name = env.PROFILE_NAME?.trim();
+  if (name) profile.name = name.slice(0, 200);
+  for (const [variable, key] of [["PROFILE_URL", "url"], ["PROFILE_PHOTO", "photo"]] as const) {
+    const raw = env[variable]?.trim();
+    if (!raw) continue;
+    try {
+      const url = new URL(raw, me);
+      if (url.protocol !== "https:" && url.protocol !== "http:") throw new Error("scheme");
+      profile[key] = url.href;
+    } catch {
+      problems.push({ variable, message: `${variable} must be an http(s) URL` });
+    }
+  }
+  const email = env.PROFILE_EMAIL?.trim();
+  if (email) {
+    if (/^[^\s@<>]+@[^\s@<>]+\.[^\s@<>]+$/.test(email)) profile.email = email;
+    else problems.push({ variable: "PROFILE_EMAIL", message: "PROFILE_EMAIL is not an e-mail address" });
+  }
+  return profile;
+}
+
+export function loadConfig(env: Env): ConfigResult {
+  const problems: ConfigProblem[] = [];
+  const development = isDevelopment(env);
+
+  let me: string | undefined;
+  if (!env.ME) {
+    problems.push({ variable: "ME", message: "ME is missing: set it to your website's address, e.g. https://jane.example/" });
+  } else {
+    const checked = parseProfileUrl(env.ME.trim(), { allowLocalhost: development });
+    if (checked.ok) me = checked.url.href;
+    else problems.push({ variable: "ME", message: `ME is not a valid profile URL: ${checked.reason}${development ? "" : " (localhost and ports are accepted only in development)"}` });
+  }
+
+  const secret = env.SECRET;
+  if (!secret) problems.push({ variable: "SECRET", message: "SECRET is missing: set it to a random string of at least 32 characters (e.g. `openssl rand -base64 32`)" });
+  else if (secret.length < 32) problems.push({ variable: "SECRET", message: "SECRET must be at least 32 characters long" });
+
+  let password: PasswordHash | undefined;
+  const passwordVariable = env.PASSWORD_HASH ? "PASSWORD_HASH" : env.PASSWORD_SECRET ? "PASSWORD_SECRET" : undefined;
+  if (!passwordVariable) {
+    problems.push({ variable: "PASSWORD_HASH", message: "PASSWORD_HASH is missing: make one with `npm run hash-password`" });
+  } else {
+    const parsed = parsePasswordHash(env[passwordVariable] ?? "");
+    if ("error" in parsed) problems.push({ variable: passwordVariable, message: `${passwordVariable} ${parsed.error}` });
+    else password = parsed;
+  }
+
+  const baseUrl = readBaseUrl(env, development, problems);
+  const profile = readProfile(env, me, problems);
+
+  if (problems.length > 0 || !me || !secret || !password || !baseUrl) return { ok: false, problems };
+  return {
+    ok: true,
+    config: {
+      me,
+      baseUrl,
+      issuer: `${baseUrl}/`,
+      development,
+      password,
+      profile,
+      keys: { requestObject: deriveKey(secret, "authorization-request") },
+    },
+  };
+}
+
+let cached: ConfigResult | undefined;
+
+/** The configuration of this cold start. */
+export function getConfig(env: Env = process.env): ConfigResult {
+  cached ??= loadConfig(env);
+  return cached;
+}
+
+export function describeProblems(problems: ConfigProblem[]): string {
+  return `This IndieAuth server is not configured yet: ${problems.map((p) => p.message).join("; ")}.`;
+}

@@ -1,0 +1,35 @@
+// GET /.well-known/oauth-authorization-server: RFC 8414 metadata with the IndieAuth fields.
+import type { Config } from "../config.ts";
+import { json, methodNotAllowed } from "../http.ts";
+import type { Runtime } from "../runtime.ts";
+import { SUPPORTED_SCOPES } from "../scopes.ts";
+import { setupJson } from "./setup.ts";
+
+export function metadataDocument(config: Config): Record<string, unknown> {
+  const base = config.baseUrl;
+  return {
+    issuer: config.issuer,
+    authorization_endpoint: `${base}/auth`,
+    token_endpoint: `${base}/token`,
+    introspection_endpoint: `${base}/introspect`,
+    introspection_endpoint_auth_methods_supported: ["Bearer"],
+    revocation_endpoint: `${base}/revoke`,
+    revocation_endpoint_auth_methods_supported: ["none"],
+    userinfo_endpoint: `${base}/userinfo`,
+    scopes_supported: SUPPORTED_SCOPES,
+    response_types_supported: ["code"],
+    grant_types_supported: ["authorization_code", "refresh_token"],
+    code_challenge_methods_supported: ["S256"],
+    authorization_response_iss_parameter_supported: true,
+    service_documentation: `${base}/`,
+  };
+}
+
+export function handleMetadata(req: Request, rt: Runtime): Response {
+  // Readable from any origin: clients running in a browser discover the server too.
+  const cors = { "Access-Control-Allow-Origin": "*" };
+  if (req.method === "OPTIONS") return new Response(null, { status: 204, headers: { ...cors, "Access-Control-Allow-Methods": "GET" } });
+  if (req.method !== "GET" && req.method !== "HEAD") return methodNotAllowed(["GET"]);
+  if (!rt.config.ok) return setupJson(rt.config.problems);
+  return json(metadataDocument(rt.config.config), 200, cors);
+}

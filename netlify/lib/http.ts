@@ -1,0 +1,112 @@
+// Turning results and OAuth errors into Responses with the right headers, and reading bodies.
+import { InvalidRequest, PayloadTooLarge, TooManyAttempts, type OAuthError } from "./errors.ts";
+import { renderMessagePage, type MessagePage } from "./html.ts";
+
+/** Bodies larger than this are refused with 413 before parsing. */
+export const MAX_BODY_BYTES = 64 * 1024;
+
+const COMMON_HEADERS = {
+  "X-Content-Type-Options": "nosniff",
+  "Referrer-Policy": "no-referrer",
+} as const;
+
+/** The pages functions render: no script at all, no framing, nothing cached. */
+export const PAGE_SECURITY_HEADERS = {
+  ...COMMON_HEADERS,
+  "Content-Security-Policy":
+    "default-src 'none'; style-src 'self'; img-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+  "X-Frame-Options": "DENY",
+  "Cache-Control": "no-store",
+} as const;
+
+export function json(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: {
+      ...COMMON_HEADERS,
+      "Content-Type": "application/json",
+      "Cache-Control": "no-store",
+      ...headers,
+    },
+  });
+}
+
+export function oauthErrorResponse(error: OAuthError, headers: Record<string, string> = {}): Response {
+  const extra: Record<string, string> = { ...headers };
+  if (error instanceof TooManyAttempts) extra["Retry-After"] = String(error.retryAfterSeconds);
+  return json({ error: error.error, error_description: error.description }, error.status, extra);
+}
+
+export function page(content: MessagePage, status: number, headers: Record<string, string> = {}): Response {
+  return new Response(renderMessagePage(content), {
+    status,
+    headers: { ...PAGE_SECURITY_HEADERS, "Content-Type": "text/html; charset=utf-8", ...headers },
+  });
+}
+
+export function redirect(location: string, status: 302 | 303 = 302): Response {
+  return new Response(null, {
+    status,
+    headers: { ...COMMON_HEADERS, Location: location, "Cache-Control": "no-store" },
+  });
+}
+
+export function methodNotAllowed(allow: string[]): Response {
+  return json(
+    { error: "invalid_request", error_description: `This endpoint accepts ${allow.join(", ")} only.` },
+    405,
+    { Allow: allow.join(", ") },
+  );
+}
+
+/** Reads a form body (urlencoded or multipart), refusing oversized bodies before parsing. */
+export async function readForm(req: Request, maxBytes = MAX_BODY_BYTES): Promise<URLSearchParams> {
+  const declared = Number(req.headers.get("content-length") ?? "0");
+  if (declared > maxBytes) throw new PayloadTooLarge(`The request body is larger than ${maxBytes} bytes.`);
+  const type = (req.headers.get("content-type") ?? "").split(";", 1)[0]!.trim().toLowerCase();
+  const body = await readLimited(req, maxBytes);
+  if (type === "application/x-www-form-urlencoded" || (type === "" && body.length > 0)) {
+    return new URLSearchParams(new TextDecoder().decode(body));
+  }
+  if (type === "multipart/form-data") {
+    try {
+      const form = await new Response(new Uint8Array(body), { headers: { "content-type": req.headers.get("content-type")! } }).formData();
+      const params = new URLSearchParams();
+      for (const [key, value] of form) if (typeof value === "string") params.append(key, value);
+      return params;
+    } catch {
+      throw new InvalidRequest("The multipart body could not be read.");
+    }
+  }
+  if (body.length === 0) return new URLSearchParams();
+  throw new InvalidRequest("The body must be application/x-www-form-urlencoded.");
+}
+
+async function readLimited(req: Request, maxBytes: number): Promise<Buffer> {
+  if (!req.body) return Buffer.alloc(0);
+  const reader = req.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel();
+      throw new PayloadTooLarge(`The request body is larger than ${maxBytes} bytes.`);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks);
+}
+
+/** Refuses cross-site posts: a browser always sends Origin or Sec-Fetch-Site with a POST,
+ * and either one must say this very origin. */
+export function isSameOriginPost(req: Request, origin: string): boolean {
+  const site = req.headers.get("sec-fetch-site");
+  const requestOrigin = req.headers.get("origin");
+  if (site === null && requestOrigin === null) return false;
+  if (site !== null && site !== "same-origin") return false;
+  if (requestOrigin !== null && requestOrigin !== origin) return false;
+  return true;
+}

@@ -1,0 +1,25 @@
+// What every endpoint needs, injected so that tests can pass a clock, a store of their own
+// and a client fetcher that reaches their local servers. The functions use `defaultRuntime()`.
+import { discoverClient } from "./clients/discovery.ts";
+import type { ClientInfo } from "./clients/client-info.ts";
+import { getConfig, type ConfigResult } from "./config.ts";
+import { blobStore, type KeyValueStore } from "./store.ts";
+
+export interface Runtime {
+  config: ConfigResult;
+  store: KeyValueStore;
+  now: () => number;
+  discover: (clientId: URL) => Promise<ClientInfo>;
+}
+
+let runtime: Runtime | undefined;
+
+export function defaultRuntime(): Runtime {
+  runtime ??= {
+    config: getConfig(),
+    store: blobStore(),
+    now: Date.now,
+    discover: (clientId) => discoverClient(clientId),
+  };
+  return runtime;
+}

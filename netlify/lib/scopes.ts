@@ -1,0 +1,49 @@
+// Scopes: parsing (RFC 6749 3.3) and the plain descriptions shown on the sign-in page.
+
+/** The scopes this server knows, with what they let an app do. Unknown scopes can still be
+ * granted, but the sign-in page leaves them unticked. */
+export const KNOWN_SCOPES: Readonly<Record<string, string>> = {
+  profile: "See your name, photo and website",
+  email: "See your e-mail address",
+  create: "Create new posts on your site",
+  draft: "Create posts as drafts only",
+  update: "Edit your existing posts",
+  delete: "Delete your posts",
+  undelete: "Restore deleted posts",
+  media: "Upload files to your media endpoint",
+  read: "Read your feeds and channels",
+  follow: "Follow and unfollow feeds for you",
+  mute: "Mute people for you",
+  block: "Block people for you",
+  channels: "Manage your reader channels",
+};
+
+export const SUPPORTED_SCOPES = Object.keys(KNOWN_SCOPES);
+
+/** scope-token = 1*( %x21 / %x23-5B / %x5D-7E ) */
+const SCOPE_TOKEN = /^[\x21\x23-\x5B\x5D-\x7E]{1,64}$/;
+
+export type ScopeParse = { ok: true; scopes: string[] } | { ok: false; reason: string };
+
+/** Splits on spaces, drops duplicates, refuses malformed tokens, and drops `email` without
+ * `profile` (e-mail is part of the profile; alone it means nothing). */
+export function parseScope(raw: string | null): ScopeParse {
+  if (raw === null) return { ok: true, scopes: [] };
+  const tokens = raw.split(" ").filter((t) => t !== "");
+  if (tokens.length > 32) return { ok: false, reason: "too many scopes requested" };
+  const bad = tokens.find((t) => !SCOPE_TOKEN.test(t));
+  if (bad !== undefined) return { ok: false, reason: "scope contains a malformed scope name" };
+  const scopes = [...new Set(tokens)];
+  return { ok: true, scopes: scopes.includes("profile") ? scopes : scopes.filter((s) => s !== "email") };
+}
+
+export function isKnownScope(scope: string): boolean {
+  return Object.hasOwn(KNOWN_SCOPES, scope);
+}
+
+/** The scopes the owner ticked, limited to those requested and kept in the requested order. */
+export function grantedScopes(requested: readonly string[], ticked: readonly string[]): string[] {
+  const tickedSet = new Set(ticked);
+  const granted = requested.filter((s) => tickedSet.has(s));
+  return granted.includes("profile") ? granted : granted.filter((s) => s !== "email");
+}

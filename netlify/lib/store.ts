@@ -1,0 +1,61 @@
+// The only module that talks to Netlify Blobs. Everything else sees JSON records by key.
+// Blobs has no TTL: records carry their own expiry and their readers check it.
+import { getStore, type Store } from "@netlify/blobs";
+
+export interface KeyValueStore {
+  get<T>(key: string): Promise<T | null>;
+  set(key: string, value: unknown): Promise<void>;
+  /** Writes only if the key does not exist yet; false when it did (one conditional write). */
+  setIfNew(key: string, value: unknown): Promise<boolean>;
+  delete(key: string): Promise<void>;
+  /** Keys under a prefix. */
+  list(prefix: string): Promise<string[]>;
+}
+
+/** Counts operations per kind, for the benchmark's storage budget. */
+export const storageOperations = { reads: 0, writes: 0, deletes: 0, lists: 0 };
+
+export const DEFAULT_STORE_NAME = "indieauth";
+
+class BlobsKeyValueStore implements KeyValueStore {
+  #store: Store | undefined;
+  constructor(readonly name: string) {}
+
+  // Created on first use, so that importing this module costs nothing and a missing Blobs
+  // context surfaces as a storage error inside a request, where it can be answered.
+  get #blobs(): Store {
+    this.#store ??= getStore({ name: this.name, consistency: "strong" });
+    return this.#store;
+  }
+
+  async get<T>(key: string): Promise<T | null> {
+    storageOperations.reads++;
+    return ((await this.#blobs.get(key, { type: "json" })) as T | null) ?? null;
+  }
+
+  async set(key: string, value: unknown): Promise<void> {
+    storageOperations.writes++;
+    await this.#blobs.setJSON(key, value);
+  }
+
+  async setIfNew(key: string, value: unknown): Promise<boolean> {
+    storageOperations.writes++;
+    const result = await this.#blobs.setJSON(key, value, { onlyIfNew: true });
+    return result.modified;
+  }
+
+  async delete(key: string): Promise<void> {
+    storageOperations.deletes++;
+    await this.#blobs.delete(key);
+  }
+
+  async list(prefix: string): Promise<string[]> {
+    storageOperations.lists++;
+    const { blobs } = await this.#blobs.list({ prefix });
+    return blobs.map((b) => b.key);
+  }
+}
+
+export function blobStore(name: string = DEFAULT_STORE_NAME): KeyValueStore {
+  return new BlobsKeyValueStore(name);
+}

@@ -1,0 +1,110 @@
+// Identifiers, per IndieAuth section 3: profile URLs (3.2), client identifiers (3.3) and
+// canonicalisation (3.4). Parsing uses the WHATWG URL parser, which already lowercases the
+// host, adds the "/" path and normalises numeric IPv4 forms such as 0x7f000001.
+
+export type UrlCheck = { ok: true; url: URL } | { ok: false; reason: string };
+
+const IPV4 = /^\d{1,3}(\.\d{1,3}){3}$/;
+
+function isIpLiteral(hostname: string): boolean {
+  return hostname.startsWith("[") || IPV4.test(hostname);
+}
+
+export function isLoopbackHost(hostname: string): boolean {
+  return hostname === "127.0.0.1" || hostname === "[::1]" || hostname === "localhost";
+}
+
+/** Rejects "." and ".." segments as written, before the URL parser quietly resolves them. */
+function hasDotSegment(raw: string): boolean {
+  const afterScheme = raw.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i, "");
+  const path = afterScheme.split(/[?#]/, 1)[0] ?? "";
+  return path.split(/[/\\]/).some((segment) => {
+    const s = segment.toLowerCase();
+    return s === "." || s === ".." || s === "%2e" || s === ".%2e" || s === "%2e." || s === "%2e%2e";
+  });
+}
+
+function parseHttpUrl(raw: string, what: string): UrlCheck {
+  if (raw.length === 0) return { ok: false, reason: `${what} is empty` };
+  if (raw.length > 2048) return { ok: false, reason: `${what} is too long` };
+  if (/[\s\\]/.test(raw)) return { ok: false, reason: `${what} contains whitespace or a backslash` };
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return { ok: false, reason: `${what} is not an absolute URL` };
+  }
+  if (url.protocol !== "https:" && url.protocol !== "http:") {
+    return { ok: false, reason: `${what} must use https or http` };
+  }
+  if (url.hash !== "" || raw.includes("#")) return { ok: false, reason: `${what} must not contain a fragment` };
+  if (url.username !== "" || url.password !== "" || /^[a-z]+:\/\/[^/?#]*@/i.test(raw)) {
+    return { ok: false, reason: `${what} must not contain a username or password` };
+  }
+  if (hasDotSegment(raw)) return { ok: false, reason: `${what} must not contain "." or ".." path segments` };
+  return { ok: true, url };
+}
+
+export interface ProfileUrlOptions {
+  /** Development only: accept localhost and ports, so `npm start` works on http://localhost:8888/. */
+  allowLocalhost?: boolean;
+}
+
+/** Section 3.2: a user profile URL. */
+export function parseProfileUrl(raw: string, options: ProfileUrlOptions = {}): UrlCheck {
+  const parsed = parseHttpUrl(raw, "the profile URL");
+  if (!parsed.ok) return parsed;
+  const { url } = parsed;
+  const local = options.allowLocalhost === true && url.hostname === "localhost";
+  if (url.port !== "" && !local) return { ok: false, reason: "the profile URL must not contain a port" };
+  if (isIpLiteral(url.hostname)) return { ok: false, reason: "the profile URL's host must be a domain name, not an IP address" };
+  if (url.hostname === "localhost" && !local) return { ok: false, reason: "the profile URL must not be localhost" };
+  return parsed;
+}
+
+/** Section 3.3: a client identifier. Loopback addresses are the only IP literals allowed. */
+export function parseClientId(raw: string): UrlCheck {
+  const parsed = parseHttpUrl(raw, "client_id");
+  if (!parsed.ok) return parsed;
+  const { hostname } = parsed.url;
+  if (isIpLiteral(hostname) && !isLoopbackHost(hostname)) {
+    return { ok: false, reason: "client_id's host must be a domain name, 127.0.0.1 or [::1]" };
+  }
+  return parsed;
+}
+
+/** A redirect URI must be an absolute URL; custom schemes are allowed (native apps), but never
+ * schemes that run code or carry content in the browser. */
+export function parseRedirectUri(raw: string): UrlCheck {
+  if (raw.length === 0) return { ok: false, reason: "redirect_uri is empty" };
+  if (raw.length > 2048) return { ok: false, reason: "redirect_uri is too long" };
+  if (/[\s\\]/.test(raw)) return { ok: false, reason: "redirect_uri contains whitespace or a backslash" };
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return { ok: false, reason: "redirect_uri is not an absolute URL" };
+  }
+  if (["javascript:", "data:", "vbscript:", "file:", "blob:", "about:"].includes(url.protocol)) {
+    return { ok: false, reason: `redirect_uri must not use the ${url.protocol} scheme` };
+  }
+  if (url.hash !== "" || raw.includes("#")) return { ok: false, reason: "redirect_uri must not contain a fragment" };
+  if (url.username !== "" || url.password !== "") {
+    return { ok: false, reason: "redirect_uri must not contain a username or password" };
+  }
+  return { ok: true, url };
+}
+
+/** Section 3.4: the form used for storing and comparing (host lowercased, "/" path added). */
+export function canonicalUrl(raw: string): string {
+  try {
+    return new URL(raw).href;
+  } catch {
+    return raw;
+  }
+}
+
+/** Same scheme, host and port (section 5.2, redirect URI check). */
+export function sameOrigin(a: URL, b: URL): boolean {
+  return a.protocol === b.protocol && a.hostname === b.hostname && a.port === b.port;
+}

@@ -1,0 +1,92 @@
+// Builds the static site into dist/: Liquid templates -> HTML (the owner's name, photo and
+// this deployment's URLs baked in), esbuild -> the pages' scripts, and the stylesheet.
+// Prints the same configuration warnings the endpoints would give.
+import { copyFile, mkdir, rm, writeFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { build as esbuild } from "esbuild";
+import { Liquid } from "liquidjs";
+import { loadConfig, type ConfigProblem, type Env } from "../netlify/lib/config.ts";
+import { loadEnvFile } from "./env.ts";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const site = join(root, "site");
+
+export interface BuildResult {
+  outDir: string;
+  problems: ConfigProblem[];
+}
+
+function linkTags(baseUrl: string): string {
+  return [
+    `<link rel="indieauth-metadata" href="${baseUrl}/.well-known/oauth-authorization-server">`,
+    `<link rel="authorization_endpoint" href="${baseUrl}/auth">`,
+    `<link rel="token_endpoint" href="${baseUrl}/token">`,
+  ].join("\n");
+}
+
+function endpoints(baseUrl: string): { url: string; does: string }[] {
+  return [
+    { url: `${baseUrl}/.well-known/oauth-authorization-server`, does: "Server metadata (RFC 8414) for clients to discover everything else." },
+    { url: `${baseUrl}/auth`, does: "GET: the sign-in and consent page. POST: redeem a code for your profile URL." },
+    { url: `${baseUrl}/token`, does: "POST: redeem a code or refresh token for an access token. GET: legacy token verification." },
+    { url: `${baseUrl}/introspect`, does: "POST: token verification (RFC 7662) for Micropub endpoints." },
+    { url: `${baseUrl}/revoke`, does: "POST: token revocation (RFC 7009)." },
+    { url: `${baseUrl}/userinfo`, does: "GET: your profile, for a token with the profile scope." },
+  ];
+}
+
+export async function buildSite(env: Env = process.env, outDir = join(root, "dist")): Promise<BuildResult> {
+  const result = loadConfig(env);
+  const problems = result.ok ? [] : result.problems;
+  const config = result.ok ? result.config : undefined;
+  const baseUrl = config?.baseUrl ?? (env.BASE_URL || env.URL || "").replace(/\/$/, "");
+  const me = config?.me ?? env.ME ?? "";
+  const profile = config?.profile;
+
+  // outputEscape: every value printed by a template is HTML-escaped unless marked raw.
+  const liquid = new Liquid({ root: join(site, "templates"), extname: ".liquid", outputEscape: "escape", strictVariables: false });
+  const render = async (template: string, data: Record<string, unknown>, title: string, script?: string) => {
+    const content = await liquid.renderFile(template, data);
+    return liquid.renderFile("layout", { title, script, content });
+  };
+
+  await rm(outDir, { recursive: true, force: true });
+  await mkdir(join(outDir, "assets"), { recursive: true });
+  await mkdir(join(outDir, "sign-in"), { recursive: true });
+
+  const name = profile?.name ?? (me ? new URL(me).host : "the owner");
+  await writeFile(
+    join(outDir, "index.html"),
+    await render("index", { me, problems, link_tags: linkTags(baseUrl), endpoints: endpoints(baseUrl) }, `IndieAuth for ${me}`, "home"),
+  );
+  await writeFile(
+    join(outDir, "sign-in", "index.html"),
+    await render("sign-in", { me, name, photo: profile?.photo }, "Sign in", "sign-in"),
+  );
+
+  await esbuild({
+    entryPoints: { "sign-in": join(site, "scripts", "sign-in.ts"), home: join(site, "scripts", "home.ts") },
+    outdir: join(outDir, "assets"),
+    bundle: true,
+    minify: true,
+    format: "esm",
+    target: "es2020",
+    logLevel: "warning",
+  });
+  await copyFile(join(site, "styles", "site.css"), join(outDir, "assets", "site.css"));
+  return { outDir, problems };
+}
+
+// Run as a script: `npm run build`.
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  loadEnvFile();
+  const strict = process.env.CONTEXT === "production";
+  const { outDir, problems } = await buildSite();
+  for (const problem of problems) console.warn(`${strict ? "error" : "warning"}: ${problem.message}`);
+  if (strict && problems.length > 0) {
+    console.error("The production build stops here: set the variables above in Netlify, then deploy again.");
+    process.exit(1);
+  }
+  console.log(`Built ${outDir}`);
+}

@@ -1,0 +1,126 @@
+// The sign-in page's script. The page is static; the request it shows arrives, signed by the
+// server, in the URL fragment. Everything is written with textContent, never as HTML, and the
+// server checks the signature again when the form comes back, so nothing here is trusted.
+import { KNOWN_SCOPES } from "../../netlify/lib/scopes.ts";
+
+interface ShownRequest {
+  clientId: string;
+  redirectUri: string;
+  scopes: string[];
+  meMismatch?: string;
+  client: { name?: string; logoUri?: string };
+}
+
+const ERRORS: Record<string, string> = {
+  password: "That password is not right. Please try again.",
+  decision: "Choose Approve or Deny.",
+};
+
+function byId<T extends HTMLElement>(id: string): T {
+  const element = document.getElementById(id);
+  if (!element) throw new Error(`missing #${id}`);
+  return element as T;
+}
+
+/** Reads the payload of the signed request for display only. */
+function decodeRequest(token: string): ShownRequest | null {
+  const payload = token.split(".")[1];
+  if (!payload) return null;
+  try {
+    const base64 = payload.replace(/-/g, "+").replace(/_/g, "/");
+    const bytes = Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
+    const value: unknown = JSON.parse(new TextDecoder().decode(bytes));
+    if (typeof value !== "object" || value === null) return null;
+    const request = value as Partial<ShownRequest>;
+    if (typeof request.clientId !== "string" || typeof request.redirectUri !== "string" || !Array.isArray(request.scopes)) return null;
+    return { client: {}, ...request } as ShownRequest;
+  } catch {
+    return null;
+  }
+}
+
+function scopeItem(scope: string): HTMLLIElement {
+  const known = Object.hasOwn(KNOWN_SCOPES, scope);
+  const item = document.createElement("li");
+  const label = document.createElement("label");
+  const box = document.createElement("input");
+  box.type = "checkbox";
+  box.name = "scope";
+  box.value = scope;
+  box.checked = known;
+  const text = document.createElement("span");
+  const name = document.createElement("code");
+  name.textContent = scope;
+  text.append(name, ` ${known ? KNOWN_SCOPES[scope] : ""}`);
+  if (!known) {
+    const note = document.createElement("span");
+    note.className = "note";
+    note.textContent = "Not a permission this server knows; left unticked. Tick it only if you trust the app.";
+    text.append(note);
+  }
+  label.append(box, text);
+  item.append(label);
+  return item;
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return url;
+  }
+}
+
+function show(): void {
+  const fragment = new URLSearchParams(location.hash.slice(1));
+  const token = fragment.get("request") ?? "";
+  const request = decodeRequest(token);
+  if (!request) {
+    byId("no-request").hidden = false;
+    return;
+  }
+
+  byId<HTMLInputElement>("request").value = token;
+  const clientHost = hostOf(request.clientId);
+  byId("client-name").textContent = request.client.name ?? clientHost;
+  byId("client-host").textContent = request.clientId;
+  document.title = `Sign in to ${request.client.name ?? clientHost}`;
+  if (request.client.name) byId("client-claim").hidden = false;
+
+  const logo = request.client.logoUri;
+  if (logo && /^https?:\/\//i.test(logo)) {
+    const img = byId<HTMLImageElement>("client-logo");
+    img.src = logo;
+    img.hidden = false;
+    img.addEventListener("error", () => (img.hidden = true));
+  }
+
+  const redirectHost = hostOf(request.redirectUri);
+  if (redirectHost !== clientHost) {
+    byId("redirect-host").textContent = request.redirectUri;
+    byId("redirect-note").hidden = false;
+  }
+  if (request.meMismatch) {
+    byId("me-hint").textContent = `as ${request.meMismatch}`;
+    byId("me-note").hidden = false;
+  }
+
+  if (request.scopes.length > 0) {
+    byId("scope-list").replaceChildren(...request.scopes.map(scopeItem));
+    byId("scopes").hidden = false;
+    byId("identity-only").hidden = true;
+  }
+
+  const error = fragment.get("error");
+  if (error) {
+    const box = byId("error");
+    box.textContent = ERRORS[error] ?? "Something went wrong. Please try again.";
+    box.hidden = false;
+  }
+
+  byId("consent").hidden = false;
+  byId<HTMLInputElement>("password").focus();
+}
+
+show();
+window.addEventListener("hashchange", () => location.reload());

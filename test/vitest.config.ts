@@ -1,0 +1,13 @@
+import { defineConfig } from "vitest/config";
+
+// `npm test`: unit, integration (handlers in-process against a real local Blobs server)
+// and end-to-end (real HTTP through `netlify dev`). The browser suite has its own config.
+export default defineConfig({
+  test: {
+    root: new URL("..", import.meta.url).pathname,
+    include: ["test/unit/**/*.test.ts", "test/integration/**/*.test.ts", "test/e2e/**/*.test.ts"],
+    globalSetup: ["test/helpers/blobs-global-setup.ts"],
+    testTimeout: 20_000,
+    hookTimeout: 120_000,
+  },
+});
