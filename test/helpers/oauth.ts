@@ -1,0 +1,76 @@
+// Building authorization requests and walking them through GET /auth and the approve step.
+import { createHash, randomBytes } from "node:crypto";
+import { expect } from "vitest";
+import { handleAuthorizationRequest } from "../../netlify/lib/endpoints/authorize.ts";
+import { handleApprove } from "../../netlify/lib/endpoints/approve.ts";
+import type { Runtime } from "../../netlify/lib/runtime.ts";
+import { TEST_PASSWORD } from "./env.ts";
+
+export const BASE = "https://auth.jane.example";
+export const CLIENT_ID = "https://app.example.com/";
+export const REDIRECT_URI = "https://app.example.com/callback";
+
+export function pkcePair(): { verifier: string; challenge: string } {
+  const verifier = randomBytes(32).toString("base64url");
+  return { verifier, challenge: createHash("sha256").update(verifier).digest("base64url") };
+}
+
+export function authorizationParams(overrides: Record<string, string | null> = {}): URLSearchParams {
+  const params: Record<string, string | null> = {
+    response_type: "code",
+    client_id: CLIENT_ID,
+    redirect_uri: REDIRECT_URI,
+    state: "state-123",
+    code_challenge: pkcePair().challenge,
+    code_challenge_method: "S256",
+    scope: "profile create",
+    me: "https://jane.example/",
+    ...overrides,
+  };
+  const search = new URLSearchParams();
+  for (const [name, value] of Object.entries(params)) if (value !== null) search.append(name, value);
+  return search;
+}
+
+export function authorize(rt: Runtime, params: URLSearchParams | string): Promise<Response> {
+  return handleAuthorizationRequest(new Request(`${BASE}/auth?${params.toString()}`), rt);
+}
+
+/** GET /auth, expecting the hand-over to the sign-in page; returns the signed request. */
+export async function signedRequest(rt: Runtime, params = authorizationParams()): Promise<string> {
+  const response = await authorize(rt, params);
+  expect(response.status).toBe(303);
+  const location = response.headers.get("location") ?? "";
+  expect(location).toMatch(/^\/sign-in\/#request=/);
+  return new URLSearchParams(location.split("#")[1]).get("request")!;
+}
+
+export function decodePayload(token: string): Record<string, unknown> {
+  return JSON.parse(Buffer.from(token.split(".")[1]!, "base64url").toString());
+}
+
+export interface ApproveOptions {
+  password?: string;
+  decision?: string;
+  scopes?: string[];
+  ip?: string;
+  headers?: Record<string, string>;
+}
+
+export function approve(rt: Runtime, request: string, options: ApproveOptions = {}): Promise<Response> {
+  const body = new URLSearchParams({ request, decision: options.decision ?? "approve", password: options.password ?? TEST_PASSWORD });
+  for (const scope of options.scopes ?? []) body.append("scope", scope);
+  return handleApprove(
+    new Request(`${BASE}/auth/approve`, {
+      method: "POST",
+      body,
+      headers: { Origin: BASE, "Sec-Fetch-Site": "same-origin", ...options.headers },
+    }),
+    rt,
+    { ip: options.ip ?? "203.0.113.7" },
+  );
+}
+
+export function redirectParams(response: Response): URLSearchParams {
+  return new URL(response.headers.get("location")!).searchParams;
+}

@@ -1,0 +1,146 @@
+// GET /auth, in-process against the real local Blobs server: which failures are shown to the
+// person (never redirected) and which go back to the client.
+import { describe, expect, it } from "vitest";
+import { authorizationParams, authorize, CLIENT_ID, decodePayload, REDIRECT_URI, redirectParams, signedRequest } from "../helpers/oauth.ts";
+import { testRuntime } from "../helpers/runtime.ts";
+
+async function expectPage(response: Response, status: number, text: RegExp): Promise<string> {
+  expect(response.status).toBe(status);
+  expect(response.headers.get("location")).toBeNull();
+  expect(response.headers.get("content-type")).toMatch(/^text\/html/);
+  expect(response.headers.get("content-security-policy")).toContain("frame-ancestors 'none'");
+  const html = await response.text();
+  expect(html).toMatch(text);
+  return html;
+}
+
+function expectClientError(response: Response, error: string, state: string | null = "state-123"): URLSearchParams {
+  expect(response.status).toBe(302);
+  const location = new URL(response.headers.get("location")!);
+  expect(`${location.origin}${location.pathname}`).toBe(REDIRECT_URI);
+  const params = location.searchParams;
+  expect(params.get("error")).toBe(error);
+  expect(params.get("error_description")).toBeTruthy();
+  expect(params.get("state")).toBe(state);
+  expect(params.get("iss")).toBe("https://auth.jane.example/");
+  return params;
+}
+
+describe("GET /auth: before the redirect URI is verified, errors are pages", () => {
+  it("leads to the home page when opened without parameters", async () => {
+    const response = await authorize(await testRuntime(), "");
+    expect(response.status).toBe(302);
+    expect(response.headers.get("location")).toBe("/");
+  });
+
+  it.each([
+    ["client_id missing", { client_id: null }, /no client_id/],
+    ["redirect_uri missing", { redirect_uri: null }, /no redirect_uri/],
+    ["client_id with a fragment", { client_id: "https://app.example.com/#x" }, /fragment/],
+    ["client_id with a private IP", { client_id: "https://10.0.0.1/" }, /domain name/],
+    ["client_id with ..", { client_id: "https://app.example.com/a/../" }, /path segments/],
+    ["redirect_uri javascript:", { redirect_uri: "javascript:alert(1)" }, /javascript/],
+    ["redirect_uri on another host, unpublished", { redirect_uri: "https://evil.example/callback" }, /does not publish/],
+    ["redirect_uri on another port", { redirect_uri: "https://app.example.com:8443/callback" }, /does not publish/],
+    ["redirect_uri on http instead of https", { redirect_uri: "http://app.example.com/callback" }, /does not publish/],
+  ])("%s: 400 page, no redirect", async (_name, overrides, text) => {
+    await expectPage(await authorize(await testRuntime(), authorizationParams(overrides)), 400, text);
+  });
+
+  it("refuses client_id or redirect_uri given twice", async () => {
+    const params = authorizationParams();
+    params.append("redirect_uri", "https://evil.example/");
+    await expectPage(await authorize(await testRuntime(), params), 400, /more than once/);
+  });
+
+  it("escapes what it shows", async () => {
+    const html = await expectPage(
+      await authorize(await testRuntime(), authorizationParams({ redirect_uri: "https://evil.example/<script>alert(1)</script>" })),
+      400,
+      /does not publish/,
+    );
+    expect(html).not.toContain("<script>");
+  });
+
+  it("accepts a redirect URI on another host when the client publishes it", async () => {
+    const rt = await testRuntime({
+      discover: async (clientId) => ({ clientId: clientId.href, redirectUris: ["https://other.example/cb"], fetched: true, name: "App" }),
+    });
+    const request = await signedRequest(rt, authorizationParams({ redirect_uri: "https://other.example/cb" }));
+    expect(decodePayload(request)).toMatchObject({ redirectUri: "https://other.example/cb", client: { name: "App" } });
+  });
+
+  it("shows a setup page when the server is not configured", async () => {
+    const rt = await testRuntime({ env: { SECRET: "short" } });
+    await expectPage(await authorize(rt, authorizationParams()), 500, /SECRET must be at least 32 characters/);
+  });
+});
+
+describe("GET /auth: after the redirect URI is verified, errors go back to the client", () => {
+  it.each([
+    ["response_type missing", { response_type: null }, "invalid_request"],
+    ["response_type token", { response_type: "token" }, "unsupported_response_type"],
+    ["code_challenge missing", { code_challenge: null }, "invalid_request"],
+    ["code_challenge too short", { code_challenge: "abc" }, "invalid_request"],
+    ["code_challenge_method missing", { code_challenge_method: null }, "invalid_request"],
+    ["code_challenge_method plain", { code_challenge_method: "plain" }, "invalid_request"],
+    ["a malformed scope", { scope: 'create "x"' }, "invalid_scope"],
+  ])("%s: %s", async (_name, overrides, error) => {
+    expectClientError(await authorize(await testRuntime(), authorizationParams(overrides)), error);
+  });
+
+  it("requires state, and says so without one", async () => {
+    expectClientError(await authorize(await testRuntime(), authorizationParams({ state: null })), "invalid_request", null);
+  });
+
+  it("refuses any parameter given twice", async () => {
+    const params = authorizationParams();
+    params.append("scope", "delete");
+    expectClientError(await authorize(await testRuntime(), params), "invalid_request");
+  });
+
+  it("keeps the redirect URI's own query", async () => {
+    const response = await authorize(await testRuntime(), authorizationParams({ redirect_uri: `${REDIRECT_URI}?app=1`, response_type: "token" }));
+    expect(redirectParams(response).get("app")).toBe("1");
+  });
+});
+
+describe("GET /auth: a valid request goes to the sign-in page", () => {
+  it("carries the request, signed, in the fragment", async () => {
+    const request = await signedRequest(await testRuntime());
+    expect(decodePayload(request)).toMatchObject({
+      clientId: CLIENT_ID,
+      redirectUri: REDIRECT_URI,
+      state: "state-123",
+      scopes: ["profile", "create"],
+    });
+    expect(decodePayload(request)).not.toHaveProperty("meMismatch");
+  });
+
+  it("accepts the legacy response_type=id as code", async () => {
+    await signedRequest(await testRuntime(), authorizationParams({ response_type: "id" }));
+  });
+
+  it("notes a `me` that is not the owner, and continues", async () => {
+    const request = await signedRequest(await testRuntime(), authorizationParams({ me: "https://someone-else.example/" }));
+    expect(decodePayload(request)).toMatchObject({ meMismatch: "https://someone-else.example/" });
+  });
+
+  it("does not flag the owner's own URL written differently", async () => {
+    const request = await signedRequest(await testRuntime(), authorizationParams({ me: "jane.example" }));
+    expect(decodePayload(request)).not.toHaveProperty("meMismatch");
+  });
+
+  it("drops email without profile", async () => {
+    const request = await signedRequest(await testRuntime(), authorizationParams({ scope: "email create" }));
+    expect(decodePayload(request)).toMatchObject({ scopes: ["create"] });
+  });
+
+  it("accepts loopback clients with a redirect on the same origin", async () => {
+    const request = await signedRequest(
+      await testRuntime(),
+      authorizationParams({ client_id: "http://127.0.0.1:3000/", redirect_uri: "http://127.0.0.1:3000/callback" }),
+    );
+    expect(decodePayload(request)).toMatchObject({ clientId: "http://127.0.0.1:3000/" });
+  });
+});

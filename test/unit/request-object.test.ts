@@ -1,0 +1,40 @@
+import { describe, expect, it } from "vitest";
+import { SignJWT } from "jose";
+import { signRequest, verifyRequest, type AuthorizationRequest } from "../../netlify/lib/request-object.ts";
+import { deriveKey } from "../../netlify/lib/secrets.ts";
+
+const key = deriveKey("x".repeat(40), "authorization-request");
+const issuer = "https://auth.jane.example/";
+const now = Date.UTC(2026, 10, 21, 12);
+const request: AuthorizationRequest = {
+  clientId: "https://app.example.com/",
+  redirectUri: "https://app.example.com/cb",
+  state: "s",
+  codeChallenge: "c".repeat(43),
+  scopes: ["profile"],
+  client: { name: "App" },
+};
+
+describe("signed authorization requests", () => {
+  it("round-trips", async () => {
+    const token = await signRequest(request, key, issuer, now);
+    expect(await verifyRequest(token, key, issuer, now + 60_000)).toEqual(request);
+  });
+
+  it("refuses an altered payload", async () => {
+    const [header, payload, signature] = (await signRequest(request, key, issuer, now)).split(".");
+    const altered = JSON.parse(Buffer.from(payload!, "base64url").toString());
+    altered.redirectUri = "https://evil.example/cb";
+    const forged = [header, Buffer.from(JSON.stringify(altered)).toString("base64url"), signature].join(".");
+    expect(await verifyRequest(forged, key, issuer, now)).toBeNull();
+  });
+
+  it("refuses one signed with another key, one that expired, and a JWT of another type", async () => {
+    const otherKey = deriveKey("y".repeat(40), "authorization-request");
+    expect(await verifyRequest(await signRequest(request, otherKey, issuer, now), key, issuer, now)).toBeNull();
+    expect(await verifyRequest(await signRequest(request, key, issuer, now), key, issuer, now + 16 * 60_000)).toBeNull();
+    const untyped = await new SignJWT({ ...request }).setProtectedHeader({ alg: "HS256" }).setIssuer(issuer).setAudience(`${issuer}auth/approve`).setIssuedAt(now / 1000).setExpirationTime(now / 1000 + 60).sign(key);
+    expect(await verifyRequest(untyped, key, issuer, now)).toBeNull();
+    expect(await verifyRequest("not.a.jwt", key, issuer, now)).toBeNull();
+  });
+});
