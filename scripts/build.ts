@@ -75,6 +75,7 @@ export async function buildSite(env: Env = process.env, outDir = join(root, "dis
     logLevel: "warning",
   });
   await copyFile(join(site, "styles", "site.css"), join(outDir, "assets", "site.css"));
+  await copyFile(join(site, "styles", "icon.svg"), join(outDir, "assets", "icon.svg"));
   return { outDir, problems };
 }
 

@@ -7,6 +7,7 @@ export default defineConfig({
     root: new URL("..", import.meta.url).pathname,
     include: ["test/unit/**/*.test.ts", "test/integration/**/*.test.ts", "test/e2e/**/*.test.ts"],
     globalSetup: ["test/helpers/blobs-global-setup.ts"],
+    setupFiles: ["test/helpers/blobs-setup-file.ts"],
     testTimeout: 20_000,
     hookTimeout: 120_000,
   },

@@ -1,11 +1,16 @@
-// /auth: GET starts a sign-in (the authorization request).
-import type { Context } from "@netlify/functions";
+// /auth: GET starts a sign-in (the authorization request); POST redeems a code for the
+// profile URL.
 import { handleAuthorizationRequest } from "../lib/endpoints/authorize.ts";
+import { guarded } from "../lib/endpoints/guard.ts";
+import { handleProfileRedemption } from "../lib/endpoints/profile-redemption.ts";
 import { methodNotAllowed } from "../lib/http.ts";
 import { defaultRuntime } from "../lib/runtime.ts";
-import { guarded } from "../lib/endpoints/guard.ts";
 
-export default guarded(async (req: Request, _context: Context) => {
-  if (req.method === "GET" || req.method === "HEAD") return handleAuthorizationRequest(req, defaultRuntime());
-  return methodNotAllowed(["GET"]);
-}, "page");
+const authorizationPage = guarded((req: Request) => handleAuthorizationRequest(req, defaultRuntime()), "page");
+const profileRedemption = guarded((req: Request) => handleProfileRedemption(req, defaultRuntime()), "json");
+
+export default async (req: Request): Promise<Response> => {
+  if (req.method === "GET" || req.method === "HEAD") return authorizationPage(req, undefined);
+  if (req.method === "POST") return profileRedemption(req, undefined);
+  return methodNotAllowed(["GET", "POST"]);
+};

@@ -23,6 +23,7 @@ export function renderMessagePage(page: MessagePage): string {
     <meta name="viewport" content="width=device-width, initial-scale=1">
     <meta name="color-scheme" content="light dark">
     <title>${escapeHtml(page.title)}</title>
+    <link rel="icon" href="/assets/icon.svg" type="image/svg+xml">
     <link rel="stylesheet" href="/assets/site.css">
   </head>
   <body>

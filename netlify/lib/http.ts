@@ -59,8 +59,9 @@ export function methodNotAllowed(allow: string[]): Response {
   );
 }
 
-/** Reads a form body (urlencoded or multipart), refusing oversized bodies before parsing. */
-export async function readForm(req: Request, maxBytes = MAX_BODY_BYTES): Promise<URLSearchParams> {
+/** Reads a form body (urlencoded or multipart, or a flat JSON object when `json` is allowed),
+ * refusing oversized bodies before parsing. */
+export async function readForm(req: Request, maxBytes = MAX_BODY_BYTES, options: { json?: boolean } = {}): Promise<URLSearchParams> {
   const declared = Number(req.headers.get("content-length") ?? "0");
   if (declared > maxBytes) throw new PayloadTooLarge(`The request body is larger than ${maxBytes} bytes.`);
   const type = (req.headers.get("content-type") ?? "").split(";", 1)[0]!.trim().toLowerCase();
@@ -78,8 +79,29 @@ export async function readForm(req: Request, maxBytes = MAX_BODY_BYTES): Promise
       throw new InvalidRequest("The multipart body could not be read.");
     }
   }
+  if (options.json && (type === "application/json" || type.endsWith("+json"))) return jsonToParams(body);
   if (body.length === 0) return new URLSearchParams();
   throw new InvalidRequest("The body must be application/x-www-form-urlencoded.");
+}
+
+/** A JSON body of string values (and arrays of strings), read as form fields. */
+function jsonToParams(body: Buffer): URLSearchParams {
+  let value: unknown;
+  try {
+    value = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(body));
+  } catch {
+    throw new InvalidRequest("The JSON body could not be parsed.");
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) throw new InvalidRequest("The JSON body must be an object.");
+  const params = new URLSearchParams();
+  for (const [key, field] of Object.entries(value)) {
+    const values = Array.isArray(field) ? field : [field];
+    for (const item of values) {
+      if (typeof item !== "string") throw new InvalidRequest(`The JSON field ${key} must be a string.`);
+      params.append(key, item);
+    }
+  }
+  return params;
 }
 
 async function readLimited(req: Request, maxBytes: number): Promise<Buffer> {
@@ -100,13 +122,12 @@ async function readLimited(req: Request, maxBytes: number): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-/** Refuses cross-site posts: a browser always sends Origin or Sec-Fetch-Site with a POST,
- * and either one must say this very origin. */
+/** Refuses cross-site posts. Browsers send Sec-Fetch-Site (which pages cannot forge) and, on
+ * older ones, Origin. A page served with Referrer-Policy: no-referrer, like the sign-in page,
+ * posts with `Origin: null`, so when Sec-Fetch-Site says same-origin that is accepted. */
 export function isSameOriginPost(req: Request, origin: string): boolean {
   const site = req.headers.get("sec-fetch-site");
   const requestOrigin = req.headers.get("origin");
-  if (site === null && requestOrigin === null) return false;
-  if (site !== null && site !== "same-origin") return false;
-  if (requestOrigin !== null && requestOrigin !== origin) return false;
-  return true;
+  if (site !== null) return site === "same-origin" && (requestOrigin === null || requestOrigin === "null" || requestOrigin === origin);
+  return requestOrigin === origin;
 }

@@ -33,14 +33,16 @@ class BlobsKeyValueStore implements KeyValueStore {
     return ((await this.#blobs.get(key, { type: "json" })) as T | null) ?? null;
   }
 
+  // Writes go through set() with a JSON string, not setJSON(): @netlify/blobs 10.7.9's
+  // setJSON drops the onlyIfNew / onlyIfMatch condition, which would make codes replayable.
   async set(key: string, value: unknown): Promise<void> {
     storageOperations.writes++;
-    await this.#blobs.setJSON(key, value);
+    await this.#blobs.set(key, JSON.stringify(value));
   }
 
   async setIfNew(key: string, value: unknown): Promise<boolean> {
     storageOperations.writes++;
-    const result = await this.#blobs.setJSON(key, value, { onlyIfNew: true });
+    const result = await this.#blobs.set(key, JSON.stringify(value), { onlyIfNew: true });
     return result.modified;
   }
 

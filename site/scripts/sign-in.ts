@@ -122,5 +122,11 @@ function show(): void {
   byId<HTMLInputElement>("password").focus();
 }
 
+// The owner's photo is baked in at build time; hide it rather than show a broken image.
+for (const img of document.querySelectorAll<HTMLImageElement>(".owner img")) {
+  img.addEventListener("error", () => (img.hidden = true));
+  if (img.complete && img.naturalWidth === 0) img.hidden = true;
+}
+
 show();
 window.addEventListener("hashchange", () => location.reload());

@@ -6,6 +6,7 @@ import { handleApprove } from "../../netlify/lib/endpoints/approve.ts";
 import { THROTTLE_POLICY } from "../../netlify/lib/throttle.ts";
 import { approve, authorizationParams, BASE, CLIENT_ID, REDIRECT_URI, redirectParams, signedRequest } from "../helpers/oauth.ts";
 import { testRuntime } from "../helpers/runtime.ts";
+import { TEST_PASSWORD } from "../helpers/env.ts";
 
 describe("approving a sign-in", () => {
   it("redirects with code, state and iss, each once, and stores only the code's hash", async () => {
@@ -111,12 +112,27 @@ describe("cross-site posts are refused", () => {
     ["another Origin", { Origin: "https://evil.example", "Sec-Fetch-Site": "cross-site" }],
     ["a cross-site fetch with our Origin spoofed", { Origin: BASE, "Sec-Fetch-Site": "cross-site" }],
     ["same-site but not same-origin", { Origin: "https://blog.jane.example", "Sec-Fetch-Site": "same-site" }],
-    ["an opaque origin", { Origin: "null", "Sec-Fetch-Site": "" }],
+    ["an opaque origin from another site", { Origin: "null", "Sec-Fetch-Site": "cross-site" }],
+    ["Sec-Fetch-Site same-origin but another Origin", { Origin: "https://evil.example" }],
   ])("%s", async (_name, headers) => {
     const rt = await testRuntime();
     const response = await approve(rt, await signedRequest(rt), { headers });
     expect(response.status).toBe(403);
     expect(await rt.store.list("codes/")).toEqual([]);
+  });
+
+  it("accepts the sign-in page's own post, which Chrome sends with Origin: null (no-referrer)", async () => {
+    const rt = await testRuntime();
+    const response = await approve(rt, await signedRequest(rt), { headers: { Origin: "null", "Sec-Fetch-Site": "same-origin" } });
+    expect(response.status).toBe(302);
+  });
+
+  it("accepts an older browser's post that sends only a matching Origin", async () => {
+    const rt = await testRuntime();
+    const request = await signedRequest(rt);
+    const body = new URLSearchParams({ request, decision: "approve", password: TEST_PASSWORD });
+    const response = await handleApprove(new Request(`${BASE}/auth/approve`, { method: "POST", body, headers: { Origin: BASE } }), rt, { ip: "203.0.113.7" });
+    expect(response.status).toBe(302);
   });
 
   it("neither Origin nor Sec-Fetch-Site", async () => {

@@ -1,0 +1,310 @@
+// Reading what a client publishes at its client_id URL (IndieAuth 4.2): a Client ID Metadata
+// Document (JSON, 4.2.1) or, for older clients, an HTML page with an h-app and
+// rel=redirect_uri links or Link headers (4.2.2). Everything here is untrusted input: URLs
+// are resolved and filtered, the name is cleaned, and nothing ever throws.
+import type { FetchedDocument } from "./safe-fetch.ts";
+import { canonicalUrl, parseRedirectUri, sameOrigin } from "../urls.ts";
+
+export interface ClientInfo {
+  clientId: string;
+  name?: string;
+  uri?: string;
+  logoUri?: string;
+  /** Absolute redirect URIs (URL.href form), deduplicated. */
+  redirectUris: string[];
+  /** Whether the client_id was fetched at all (false: loopback client or fetch failed). */
+  fetched: boolean;
+}
+
+const MAX_NAME_LENGTH = 100;
+// Enough for any real client; keeps a hostile document from filling the cache.
+const MAX_REDIRECT_URIS = 100;
+
+// ---------------------------------------------------------------------------------------
+// Small value cleaners
+
+/** Control characters and bidi overrides (which can make a name read backwards) removed,
+ * whitespace collapsed, at most 100 characters (code points, so no half surrogate pair). */
+function cleanName(raw: unknown): string | undefined {
+  if (typeof raw !== "string") return undefined;
+  const flat = raw
+    .replace(/[\p{Cc}\u200e\u200f\u202a-\u202e\u2066-\u2069]/gu, " ")
+    .replace(/\s+/g, " ")
+    .trim();
+  const capped = Array.from(flat).slice(0, MAX_NAME_LENGTH).join("").trim();
+  return capped === "" ? undefined : capped;
+}
+
+/** An http(s) URL resolved against the document, or undefined (no javascript:, data:, ...). */
+function httpUrl(raw: unknown, base: string): URL | undefined {
+  if (typeof raw !== "string" || raw.trim() === "") return undefined;
+  try {
+    const url = new URL(raw.trim(), base);
+    return url.protocol === "http:" || url.protocol === "https:" ? url : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A redirect URI resolved against the document and held to the same rules as the one in
+ * the request (custom schemes allowed for native apps, never javascript: or data:). */
+function redirectUri(raw: unknown, base: string): string | undefined {
+  if (typeof raw !== "string" || raw.trim() === "") return undefined;
+  let resolved: string;
+  try {
+    resolved = new URL(raw.trim(), base).href;
+  } catch {
+    return undefined;
+  }
+  const checked = parseRedirectUri(resolved);
+  return checked.ok ? checked.url.href : undefined;
+}
+
+function uniqueRedirectUris(candidates: unknown[], base: string): string[] {
+  const seen = new Set<string>();
+  for (const candidate of candidates) {
+    const uri = redirectUri(candidate, base);
+    if (uri !== undefined) seen.add(uri);
+    if (seen.size >= MAX_REDIRECT_URIS) break;
+  }
+  return [...seen];
+}
+
+// ---------------------------------------------------------------------------------------
+// Link header (RFC 8288)
+
+export interface LinkValue {
+  target: string;
+  /** Parameter names lowercased; the first occurrence of a parameter wins (RFC 8288 3.3). */
+  params: Map<string, string>;
+}
+
+/**
+ * Parses one Link header field value: `<uri>; rel="a b"; title=x, <uri2>; rel=c`.
+ * Commas and semicolons inside <...> or quoted strings do not split. Malformed pieces are
+ * skipped up to the next link value rather than guessed at.
+ */
+export function parseLinkHeader(header: string): LinkValue[] {
+  const links: LinkValue[] = [];
+  let i = 0;
+  const n = header.length;
+  const skipSpace = (): void => {
+    while (i < n && (header[i] === " " || header[i] === "\t")) i++;
+  };
+  // Error recovery: jump past the next comma that is not inside a quoted string.
+  const skipToNextLink = (): void => {
+    let quoted = false;
+    for (; i < n; i++) {
+      const c = header[i];
+      if (quoted && c === "\\") i++;
+      else if (c === '"') quoted = !quoted;
+      else if (c === "," && !quoted) {
+        i++;
+        return;
+      }
+    }
+  };
+
+  while (i < n) {
+    while (i < n && (header[i] === "," || header[i] === " " || header[i] === "\t")) i++;
+    if (i >= n) break;
+    if (header[i] !== "<") {
+      skipToNextLink();
+      continue;
+    }
+    const close = header.indexOf(">", i + 1);
+    if (close === -1) break;
+    const link: LinkValue = { target: header.slice(i + 1, close).trim(), params: new Map() };
+    i = close + 1;
+
+    let malformed = false;
+    for (;;) {
+      skipSpace();
+      if (i >= n || header[i] === ",") break;
+      if (header[i] !== ";") {
+        malformed = true;
+        break;
+      }
+      i++;
+      skipSpace();
+      const nameStart = i;
+      while (i < n && !" \t=;,".includes(header[i]!)) i++;
+      const name = header.slice(nameStart, i).toLowerCase();
+      skipSpace();
+      let value = "";
+      if (header[i] === "=") {
+        i++;
+        skipSpace();
+        if (header[i] === '"') {
+          i++;
+          let closed = false;
+          while (i < n) {
+            const c = header[i]!;
+            if (c === "\\" && i + 1 < n) {
+              value += header[i + 1];
+              i += 2;
+            } else if (c === '"') {
+              i++;
+              closed = true;
+              break;
+            } else {
+              value += c;
+              i++;
+            }
+          }
+          if (!closed) {
+            malformed = true;
+            break;
+          }
+        } else {
+          const valueStart = i;
+          while (i < n && !" \t;,".includes(header[i]!)) i++;
+          value = header.slice(valueStart, i);
+        }
+      }
+      if (name !== "" && !link.params.has(name)) link.params.set(name, value);
+    }
+    if (malformed) {
+      skipToNextLink();
+      continue;
+    }
+    links.push(link);
+  }
+  return links;
+}
+
+/** Targets of every Link header value whose rel (a space-separated list) holds `rel`. */
+function linkTargets(headers: string[], rel: string): string[] {
+  const targets: string[] = [];
+  for (const header of headers) {
+    for (const link of parseLinkHeader(header)) {
+      const rels = (link.params.get("rel") ?? "").toLowerCase().split(/[ \t]+/);
+      if (rels.includes(rel)) targets.push(link.target);
+    }
+  }
+  return targets;
+}
+
+// ---------------------------------------------------------------------------------------
+// JSON: Client ID Metadata Document (4.2.1)
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function fromMetadata(json: unknown, doc: FetchedDocument, clientId: string): ClientInfo {
+  const bare: ClientInfo = { clientId, redirectUris: [], fetched: true };
+  if (!isRecord(json)) return bare;
+  // The document must name the very client_id it was fetched for; otherwise it could be a
+  // copy of another app's metadata.
+  if (typeof json.client_id !== "string" || canonicalUrl(json.client_id) !== canonicalUrl(clientId)) return bare;
+
+  const info: ClientInfo = { ...bare };
+  const name = cleanName(json.client_name);
+  if (name !== undefined) info.name = name;
+
+  // client_uri MUST be a prefix of client_id; an unrelated client_uri is dropped, not shown.
+  const uri = httpUrl(json.client_uri, doc.url);
+  const id = httpUrl(clientId, doc.url);
+  if (uri !== undefined && id !== undefined && sameOrigin(uri, id) && id.href.startsWith(uri.href)) info.uri = uri.href;
+
+  const logo = httpUrl(json.logo_uri, doc.url);
+  if (logo !== undefined) info.logoUri = logo.href;
+
+  if (Array.isArray(json.redirect_uris)) info.redirectUris = uniqueRedirectUris(json.redirect_uris, doc.url);
+  return info;
+}
+
+// ---------------------------------------------------------------------------------------
+// HTML: h-app / h-x-app and rel=redirect_uri (4.2.1 note, 4.2.2)
+
+interface MfItem {
+  type?: string[];
+  properties: Record<string, unknown[]>;
+  children?: MfItem[];
+}
+
+/** First h-app or h-x-app, depth first (it may be nested inside another item). */
+function findApp(items: MfItem[]): MfItem | undefined {
+  for (const item of items) {
+    if (item.type?.some((t) => t === "h-app" || t === "h-x-app")) return item;
+    const nested = findApp(item.children ?? []);
+    if (nested !== undefined) return nested;
+  }
+  return undefined;
+}
+
+/** A property's first value as text: a plain string or the `value` of an object such as an
+ * image `{value, alt}`. */
+function firstText(item: MfItem, property: string): string | undefined {
+  const first = item.properties[property]?.[0];
+  if (typeof first === "string") return first;
+  if (isRecord(first) && typeof first.value === "string") return first.value;
+  return undefined;
+}
+
+async function fromHtml(doc: FetchedDocument): Promise<{ app: Partial<ClientInfo>; redirects: string[] }> {
+  // Loaded only when an HTML client page turns up: the parser is heavy.
+  const { mf2 } = await import("microformats-parser");
+  let parsed: ReturnType<typeof mf2>;
+  try {
+    parsed = mf2(doc.body, { baseUrl: doc.url });
+  } catch {
+    // The parser throws on empty or body-less HTML and on a relative <base href>.
+    return { app: {}, redirects: [] };
+  }
+  const app: Partial<ClientInfo> = {};
+  const item = findApp(parsed.items as MfItem[]);
+  if (item !== undefined) {
+    const name = cleanName(firstText(item, "name"));
+    if (name !== undefined) app.name = name;
+    const url = httpUrl(firstText(item, "url"), doc.url);
+    if (url !== undefined) app.uri = url.href;
+    const logo = httpUrl(firstText(item, "logo"), doc.url);
+    if (logo !== undefined) app.logoUri = logo.href;
+  }
+  return { app, redirects: parsed.rels.redirect_uri ?? [] };
+}
+
+// ---------------------------------------------------------------------------------------
+
+function mediaType(contentType: string): string {
+  return (contentType.split(";", 1)[0] ?? "").trim().toLowerCase();
+}
+
+function looksLikeJson(doc: FetchedDocument): boolean {
+  const type = mediaType(doc.contentType);
+  return type === "application/json" || type.endsWith("+json") || doc.body.trimStart().startsWith("{");
+}
+
+function looksLikeHtml(doc: FetchedDocument): boolean {
+  const type = mediaType(doc.contentType);
+  return type === "" || type === "text/html" || type === "application/xhtml+xml";
+}
+
+/** Client information from a fetched client_id document. Never throws: anything unreadable
+ * gives the bare `{ clientId, redirectUris: [], fetched: true }`. */
+export async function parseClientDocument(doc: FetchedDocument, clientId: string): Promise<ClientInfo> {
+  const bare: ClientInfo = { clientId, redirectUris: [], fetched: true };
+  try {
+    if (looksLikeJson(doc)) {
+      let json: unknown;
+      try {
+        json = JSON.parse(doc.body);
+      } catch {
+        return bare;
+      }
+      // The metadata document is complete on its own; Link headers belong to the HTML form.
+      return fromMetadata(json, doc, clientId);
+    }
+    const html = looksLikeHtml(doc) ? await fromHtml(doc) : { app: {}, redirects: [] };
+    const fromHeaders = linkTargets(doc.linkHeaders, "redirect_uri");
+    return {
+      ...bare,
+      ...html.app,
+      redirectUris: uniqueRedirectUris([...fromHeaders, ...html.redirects], doc.url),
+    };
+  } catch {
+    return bare;
+  }
+}

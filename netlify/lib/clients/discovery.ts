@@ -1,0 +1,65 @@
+// Client information discovery (IndieAuth 4.2): fetch the client_id URL behind the SSRF
+// guard, read it, and remember the answer for a few minutes per warm function instance.
+import { publicOnly } from "./address-guard.ts";
+import { parseClientDocument, type ClientInfo } from "./client-info.ts";
+import { fetchDocument, type Fetcher } from "./safe-fetch.ts";
+import { isLoopbackHost } from "../urls.ts";
+
+export interface DiscoveryOptions {
+  fetcher?: Fetcher;
+  now?: () => number;
+  /** How long a fetched result is reused; default 5 minutes. */
+  cacheMs?: number;
+}
+
+const DEFAULT_CACHE_MS = 5 * 60 * 1000;
+// A bound, so that many distinct client_ids cannot grow memory without limit.
+const MAX_CACHE_ENTRIES = 100;
+
+const cache = new Map<string, { info: ClientInfo; expires: number }>();
+
+const defaultFetcher: Fetcher = (url) => fetchDocument(url, { policy: publicOnly });
+
+/** For tests: forget every cached client. */
+export function clearClientCache(): void {
+  cache.clear();
+}
+
+function remember(key: string, info: ClientInfo, expires: number): void {
+  cache.delete(key);
+  // Map keeps insertion order, so the first key is the oldest entry.
+  while (cache.size >= MAX_CACHE_ENTRIES) {
+    const oldest = cache.keys().next();
+    if (oldest.done === true) break;
+    cache.delete(oldest.value);
+  }
+  cache.set(key, { info, expires });
+}
+
+/** Information about a client. Never throws: when the client_id cannot or must not be
+ * fetched, the result is `{ clientId, redirectUris: [], fetched: false }`. */
+export async function discoverClient(clientId: URL, options: DiscoveryOptions = {}): Promise<ClientInfo> {
+  const bare: ClientInfo = { clientId: clientId.href, redirectUris: [], fetched: false };
+  // Spec 4.2: a loopback client_id MUST NOT be fetched. (A domain name that resolves to
+  // loopback is refused later by the address guard.)
+  if (isLoopbackHost(clientId.hostname)) return bare;
+
+  const now = options.now ?? Date.now;
+  const key = clientId.href;
+  const hit = cache.get(key);
+  if (hit !== undefined && hit.expires > now()) return hit.info;
+  if (hit !== undefined) cache.delete(key);
+
+  const fetcher = options.fetcher ?? defaultFetcher;
+  try {
+    const doc = await fetcher(clientId);
+    const info = await parseClientDocument(doc, clientId.href);
+    remember(key, info, now() + (options.cacheMs ?? DEFAULT_CACHE_MS));
+    return info;
+  } catch {
+    // Refused (SSRF guard, size, redirects) or failed (network, timeout, status): the
+    // authorization can still go on with same-origin redirect URIs only. Not cached, so a
+    // briefly unreachable client is retried on the next request.
+    return bare;
+  }
+}

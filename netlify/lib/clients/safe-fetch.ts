@@ -1,0 +1,195 @@
+// Fetching a client_id URL without letting it reach internal services (SSRF), with hard
+// limits on time, size and redirects. node:http is used instead of fetch() because only it
+// lets us choose the address the socket connects to: the addresses are resolved once, every
+// one is checked against the policy, and the connection is handed exactly those addresses,
+// so a DNS answer that changes between check and connect (rebinding) cannot slip through.
+import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from "node:dns";
+import type { IncomingMessage } from "node:http";
+import http from "node:http";
+import https from "node:https";
+import type { LookupFunction } from "node:net";
+import { ipLiteralOf, publicOnly, type AddressPolicy } from "./address-guard.ts";
+
+export interface FetchedDocument {
+  /** The final URL, after redirects. */
+  url: string;
+  status: number;
+  contentType: string;
+  /** Every `Link` response header, one entry per header line. */
+  linkHeaders: string[];
+  body: string;
+}
+
+/** We chose not to fetch: address not allowed, bad scheme, too many redirects, too large. */
+export class FetchRefused extends Error {
+  override name = "FetchRefused";
+}
+
+/** The fetch went wrong: network error, timeout, non-2xx status. */
+export class FetchFailed extends Error {
+  override name = "FetchFailed";
+}
+
+export interface FetchOptions {
+  policy?: AddressPolicy;
+  /** One budget for the whole fetch, redirects included. */
+  timeoutMs?: number;
+  maxBytes?: number;
+  maxRedirects?: number;
+  accept?: string;
+}
+
+/** What discovery needs; injectable so tests can reach their local servers. */
+export type Fetcher = (url: URL) => Promise<FetchedDocument>;
+
+const DEFAULTS = {
+  policy: publicOnly,
+  timeoutMs: 5000,
+  maxBytes: 512 * 1024,
+  maxRedirects: 3,
+  accept: "application/json, text/html;q=0.9",
+} satisfies Required<FetchOptions>;
+
+const USER_AGENT = "netlify-indieauth (client discovery)";
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+
+/** A `lookup` for net.connect that refuses the host if ANY of its addresses fails the policy
+ * (an attacker could otherwise list a public and a private address together). */
+function guardedLookup(policy: AddressPolicy): LookupFunction {
+  return (hostname: string, options: LookupOptions, callback) => {
+    const family = options.family === 4 || options.family === 6 ? options.family : 0;
+    dnsLookup(hostname, { all: true, family }, (err, addresses: LookupAddress[]) => {
+      if (err) return callback(err, []);
+      if (addresses.length === 0) return callback(new FetchFailed(`${hostname} has no addresses`), []);
+      const refused = addresses.find((a) => !policy(a.address));
+      if (refused) return callback(new FetchRefused(`${hostname} resolves to ${refused.address}, which is not allowed`), []);
+      // Hand back exactly the checked addresses; never resolve again.
+      if (options.all === true) return callback(null, addresses);
+      const first = addresses[0]!;
+      return callback(null, first.address, first.family);
+    });
+  };
+}
+
+type Hop = { redirect: URL } | { document: FetchedDocument };
+
+/** One request, no redirect following. Rejects with FetchRefused or FetchFailed only. */
+function requestOnce(url: URL, opts: Required<FetchOptions>, signal: AbortSignal): Promise<Hop> {
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    return Promise.reject(new FetchRefused(`the ${url.protocol} scheme is not allowed`));
+  }
+  // net.connect skips `lookup` for IP literals, so those are checked here.
+  const literal = ipLiteralOf(url.hostname);
+  if (literal !== null && !opts.policy(literal)) {
+    return Promise.reject(new FetchRefused(`the address ${literal} is not allowed`));
+  }
+  if (signal.aborted) return Promise.reject(new FetchFailed("timed out"));
+
+  return new Promise<Hop>((resolve, reject) => {
+    let settled = false;
+    const finish = (outcome: { hop: Hop } | { error: Error }): void => {
+      if (settled) return;
+      settled = true;
+      signal.removeEventListener("abort", onAbort);
+      if ("hop" in outcome) {
+        resolve(outcome.hop);
+      } else {
+        req.destroy();
+        reject(outcome.error);
+      }
+    };
+    const onAbort = (): void => finish({ error: new FetchFailed("timed out") });
+
+    const transport = url.protocol === "https:" ? https : http;
+    // Built field by field so that userinfo in the URL is never sent as Basic auth.
+    const req = transport.request({
+      protocol: url.protocol,
+      hostname: literal ?? url.hostname,
+      port: url.port === "" ? undefined : Number(url.port),
+      path: `${url.pathname}${url.search}`,
+      method: "GET",
+      headers: { Accept: opts.accept, "User-Agent": USER_AGENT, "Accept-Encoding": "identity" },
+      // A fresh socket per request: no pooled connection to a previously resolved address.
+      agent: false,
+      lookup: guardedLookup(opts.policy),
+    });
+    signal.addEventListener("abort", onAbort, { once: true });
+
+    req.on("error", (err) => {
+      finish({ error: err instanceof FetchRefused || err instanceof FetchFailed ? err : new FetchFailed(`could not fetch ${url.href}: ${err.message}`) });
+    });
+    req.on("response", (res) => handleResponse(url, res, opts, finish));
+    req.end();
+  });
+}
+
+function handleResponse(url: URL, res: IncomingMessage, opts: Required<FetchOptions>, finish: (outcome: { hop: Hop } | { error: Error }) => void): void {
+  const status = res.statusCode ?? 0;
+  if (REDIRECT_STATUSES.has(status)) {
+    const location = res.headers.location;
+    if (location === undefined) return finish({ error: new FetchFailed(`redirect ${status} without a Location`) });
+    try {
+      finish({ hop: { redirect: new URL(location, url) } });
+    } catch {
+      finish({ error: new FetchFailed(`redirect to an invalid URL`) });
+    }
+    res.destroy();
+    return;
+  }
+  if (status < 200 || status > 299) return finish({ error: new FetchFailed(`${url.href} answered ${status}`) });
+
+  const declared = Number(res.headers["content-length"] ?? NaN);
+  if (Number.isFinite(declared) && declared > opts.maxBytes) {
+    return finish({ error: new FetchRefused(`the document is larger than ${opts.maxBytes} bytes`) });
+  }
+
+  const chunks: Buffer[] = [];
+  let size = 0;
+  res.on("data", (chunk: Buffer) => {
+    size += chunk.length;
+    if (size > opts.maxBytes) return finish({ error: new FetchRefused(`the document is larger than ${opts.maxBytes} bytes`) });
+    chunks.push(chunk);
+  });
+  res.on("end", () => {
+    finish({
+      hop: {
+        document: {
+          url: url.href,
+          status,
+          contentType: res.headers["content-type"] ?? "",
+          linkHeaders: res.headersDistinct.link ?? [],
+          // Non-fatal decoding: malformed bytes become U+FFFD instead of failing.
+          body: new TextDecoder("utf-8").decode(Buffer.concat(chunks)),
+        },
+      },
+    });
+  });
+  res.on("error", (err) => finish({ error: new FetchFailed(`reading ${url.href} failed: ${err.message}`) }));
+  // A connection closed before the end of the body (finish ignores this after "end").
+  res.on("close", () => finish({ error: new FetchFailed(`${url.href} closed the connection early`) }));
+}
+
+/** GET a client document with the SSRF guard, a time budget, a size cap and few redirects. */
+export async function fetchDocument(url: URL, options: FetchOptions = {}): Promise<FetchedDocument> {
+  const opts: Required<FetchOptions> = {
+    policy: options.policy ?? DEFAULTS.policy,
+    timeoutMs: options.timeoutMs ?? DEFAULTS.timeoutMs,
+    maxBytes: options.maxBytes ?? DEFAULTS.maxBytes,
+    maxRedirects: options.maxRedirects ?? DEFAULTS.maxRedirects,
+    accept: options.accept ?? DEFAULTS.accept,
+  };
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), opts.timeoutMs);
+  try {
+    let current = url;
+    for (let redirects = 0; ; redirects++) {
+      const hop = await requestOnce(current, opts, controller.signal);
+      if ("document" in hop) return hop.document;
+      if (redirects >= opts.maxRedirects) throw new FetchRefused(`more than ${opts.maxRedirects} redirects`);
+      // The next hop's scheme and address are checked again in requestOnce.
+      current = hop.redirect;
+    }
+  } finally {
+    clearTimeout(timer);
+  }
+}

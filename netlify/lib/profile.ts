@@ -1,0 +1,19 @@
+// The profile information a code or token may carry (spec 5.3.4): `profile` gives name, url
+// and photo; `email` adds the e-mail address.
+import type { Profile } from "./config.ts";
+
+export interface ProfileInfo {
+  name?: string;
+  url?: string;
+  photo?: string;
+  email?: string;
+}
+
+export function profileFor(scopes: readonly string[], profile: Profile): ProfileInfo | undefined {
+  if (!scopes.includes("profile")) return undefined;
+  const info: ProfileInfo = { url: profile.url };
+  if (profile.name) info.name = profile.name;
+  if (profile.photo) info.photo = profile.photo;
+  if (scopes.includes("email") && profile.email) info.email = profile.email;
+  return info;
+}

@@ -1,0 +1,194 @@
+// The sign-in page in a real Chromium, against the real functions under `netlify dev`.
+// Screenshots (light, dark, 375 px) are saved under test/output/screenshots/.
+import { mkdir } from "node:fs/promises";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { signRequest } from "../../netlify/lib/request-object.ts";
+import { deriveKey } from "../../netlify/lib/secrets.ts";
+import { launchChromium } from "../helpers/browser.ts";
+import { startClientSite, type ClientSite } from "../helpers/client-site.ts";
+import { TEST_PASSWORD, TEST_SECRET } from "../helpers/env.ts";
+import { startNetlifyDev, type NetlifyDev } from "../helpers/netlify-dev.ts";
+import { pkcePair } from "../helpers/oauth.ts";
+
+const SCREENSHOTS = new URL("../output/screenshots/", import.meta.url).pathname;
+
+let server: NetlifyDev;
+let client: ClientSite;
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+let pageErrors: string[];
+
+beforeAll(async () => {
+  [server, client, browser] = await Promise.all([startNetlifyDev(), startClientSite(), launchChromium()]);
+  await mkdir(SCREENSHOTS, { recursive: true });
+});
+afterAll(async () => {
+  await browser?.close();
+  await client?.close();
+  await server?.stop();
+});
+
+beforeEach(async () => {
+  context = await browser.newContext();
+  page = await context.newPage();
+  pageErrors = [];
+  page.on("pageerror", (error) => pageErrors.push(error.message));
+  page.on("dialog", (dialog) => {
+    pageErrors.push(`dialog: ${dialog.message()}`);
+    void dialog.dismiss();
+  });
+});
+afterEach(async () => {
+  await context.close();
+  expect(pageErrors).toEqual([]);
+});
+
+function authorizationUrl(extra: Record<string, string> = {}, challenge = pkcePair().challenge): string {
+  const params = new URLSearchParams({
+    response_type: "code",
+    client_id: `${client.origin}/`,
+    redirect_uri: `${client.origin}/callback`,
+    state: "state-42",
+    code_challenge: challenge,
+    code_challenge_method: "S256",
+    scope: "profile create update",
+    me: "https://jane.example/",
+    ...extra,
+  });
+  return `${server.baseUrl}/auth?${params}`;
+}
+
+async function openSignIn(url = authorizationUrl()): Promise<void> {
+  await page.goto(url);
+  await page.getByRole("button", { name: "Approve" }).waitFor();
+}
+
+async function submitAndLandAtClient(button: "Approve" | "Deny"): Promise<URL> {
+  await Promise.all([page.waitForURL(`${client.origin}/callback**`), page.getByRole("button", { name: button }).click()]);
+  return new URL(page.url());
+}
+
+describe("the sign-in page", () => {
+  it("shows the client, its address and the requested scopes", async () => {
+    await openSignIn();
+    const host = new URL(client.origin).host;
+    await expect(page.getByRole("heading", { level: 1 }).textContent()).resolves.toContain(host);
+    await expect(page.locator("#client-host").textContent()).resolves.toBe(`${client.origin}/`);
+    for (const scope of ["profile", "create", "update"]) {
+      await expect(page.getByRole("checkbox", { name: new RegExp(`^${scope}\\b`) }).isChecked()).resolves.toBe(true);
+    }
+    await expect(page.getByLabel("Password").isVisible()).resolves.toBe(true);
+    await page.screenshot({ path: `${SCREENSHOTS}sign-in-light.png`, fullPage: true });
+  });
+
+  it("has a dark mode", async () => {
+    await page.emulateMedia({ colorScheme: "dark" });
+    await openSignIn();
+    const background = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+    expect(background).toBe("rgb(17, 20, 24)");
+    await page.screenshot({ path: `${SCREENSHOTS}sign-in-dark.png`, fullPage: true });
+  });
+
+  it("fits a 375 px phone screen without sideways scrolling", async () => {
+    await page.setViewportSize({ width: 375, height: 740 });
+    await openSignIn();
+    const width = await page.evaluate(() => document.documentElement.scrollWidth);
+    expect(width).toBeLessThanOrEqual(375);
+    await page.screenshot({ path: `${SCREENSHOTS}sign-in-375.png`, fullPage: true });
+  });
+
+  it("says when a password is wrong, keeps the request, and then signs in", async () => {
+    await openSignIn();
+    await page.getByLabel("Password").fill("not the password");
+    await page.getByRole("button", { name: "Approve" }).click();
+    await page.getByRole("alert").waitFor();
+    await expect(page.getByRole("alert").textContent()).resolves.toContain("password is not right");
+    await expect(page.getByRole("checkbox", { name: /^create\b/ }).isVisible()).resolves.toBe(true);
+
+    await page.getByLabel("Password").fill(TEST_PASSWORD);
+    const landed = await submitAndLandAtClient("Approve");
+    expect(landed.searchParams.get("code")).toMatch(/^ic_/);
+    expect(landed.searchParams.get("state")).toBe("state-42");
+    expect(landed.searchParams.get("iss")).toBe(`${server.baseUrl}/`);
+  });
+
+  it("leaves an unticked scope out of the code", async () => {
+    const { verifier, challenge } = pkcePair();
+    await openSignIn(authorizationUrl({}, challenge));
+    await page.getByRole("checkbox", { name: /^profile\b/ }).uncheck();
+    await page.getByLabel("Password").fill(TEST_PASSWORD);
+    const landed = await submitAndLandAtClient("Approve");
+
+    const answer = await fetch(`${server.baseUrl}/auth`, {
+      method: "POST",
+      headers: { Accept: "application/json" },
+      body: new URLSearchParams({
+        grant_type: "authorization_code",
+        code: landed.searchParams.get("code")!,
+        client_id: `${client.origin}/`,
+        redirect_uri: `${client.origin}/callback`,
+        code_verifier: verifier,
+      }),
+    });
+    expect(await answer.json()).toEqual({ me: "https://jane.example/" });
+  });
+
+  it("Deny sends access_denied back to the client", async () => {
+    await openSignIn();
+    const landed = await submitAndLandAtClient("Deny");
+    expect(landed.searchParams.get("error")).toBe("access_denied");
+    expect(landed.searchParams.get("state")).toBe("state-42");
+    expect(landed.searchParams.has("code")).toBe(false);
+  });
+
+  it("is usable by keyboard alone", async () => {
+    await openSignIn();
+    await expect(page.evaluate(() => document.activeElement?.id)).resolves.toBe("password");
+    await page.keyboard.type(TEST_PASSWORD);
+    await Promise.all([page.waitForURL(`${client.origin}/callback**`), page.keyboard.press("Enter")]);
+    expect(new URL(page.url()).searchParams.get("code")).toMatch(/^ic_/);
+  });
+});
+
+describe("hostile values show as text and run nothing", () => {
+  const payload = "<img src=x onerror=window.__pwned=1><script>window.__pwned=2</script>";
+
+  it("in scope and state", async () => {
+    const scope = "<script>window.__pwned=3</script>";
+    const state = `"><script>window.__pwned=4</script>`;
+    await openSignIn(authorizationUrl({ scope: `create ${scope}`, state }));
+    await expect(page.locator("#scope-list").textContent()).resolves.toContain(scope);
+    await expect(page.getByRole("checkbox", { name: /script/ }).isChecked()).resolves.toBe(false);
+    await page.getByLabel("Password").fill(TEST_PASSWORD);
+    const landed = await submitAndLandAtClient("Approve");
+    expect(landed.searchParams.get("state")).toBe(state);
+    await expect(page.evaluate(() => (window as { __pwned?: number }).__pwned)).resolves.toBeUndefined();
+  });
+
+  it("in the client's name, logo and the `me` hint", async () => {
+    const key = deriveKey(TEST_SECRET, "authorization-request");
+    const request = await signRequest(
+      {
+        clientId: `${client.origin}/`,
+        redirectUri: `${client.origin}/callback`,
+        state: "s",
+        codeChallenge: pkcePair().challenge,
+        scopes: ["create"],
+        meMismatch: payload,
+        client: { name: payload, logoUri: `javascript:window.__pwned=5` },
+      },
+      key,
+      `${server.baseUrl}/`,
+      Date.now(),
+    );
+    await page.goto(`${server.baseUrl}/sign-in/#request=${request}`);
+    await page.getByRole("button", { name: "Approve" }).waitFor();
+    await expect(page.locator("#client-name").textContent()).resolves.toBe(payload);
+    await expect(page.locator("#me-hint").textContent()).resolves.toContain(payload);
+    await expect(page.locator("#client-logo").isHidden()).resolves.toBe(true);
+    await expect(page.locator("img[src=x]").count()).resolves.toBe(0);
+    await expect(page.evaluate(() => (window as { __pwned?: number }).__pwned)).resolves.toBeUndefined();
+  });
+});

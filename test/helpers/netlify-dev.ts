@@ -1,0 +1,100 @@
+// Starts the real `netlify dev` (offline, edge functions off) on free ports, with the site
+// built into a temporary folder, and stops it again. Readiness is waited for by polling the
+// metadata endpoint, never by sleeping a fixed time.
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createRequire } from "node:module";
+import type { Env } from "../../netlify/lib/config.ts";
+import { buildSite } from "../../scripts/build.ts";
+import { testEnv } from "./env.ts";
+
+export interface NetlifyDev {
+  baseUrl: string;
+  env: Env;
+  output: () => string;
+  stop(): Promise<void>;
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))));
+    });
+  });
+}
+
+/** Every variable the server reads, so that a developer's own .env cannot leak into a test. */
+const ALL_VARIABLES = ["ME", "SECRET", "PASSWORD_HASH", "PASSWORD_SECRET", "PROFILE_NAME", "PROFILE_PHOTO", "PROFILE_EMAIL", "PROFILE_URL", "BASE_URL"];
+
+async function waitUntilReady(url: string, child: ChildProcess, output: () => string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`netlify dev exited early:\n${output()}`);
+    try {
+      const response = await fetch(url, { signal: AbortSignal.timeout(5000) });
+      if (response.status === 200) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  throw new Error(`netlify dev did not answer ${url} within ${timeoutMs} ms:\n${output()}`);
+}
+
+export async function startNetlifyDev(overrides: Env = {}): Promise<NetlifyDev> {
+  const [port, functionsPort, staticPort] = await Promise.all([freePort(), freePort(), freePort()]);
+  const baseUrl = `http://localhost:${port}`;
+  const env: Env = { ...(await testEnv({ BASE_URL: baseUrl })), NETLIFY_DEV: "true", ...overrides };
+  const childEnv: Record<string, string> = {};
+  for (const [key, value] of Object.entries(process.env)) if (value !== undefined) childEnv[key] = value;
+  for (const name of ALL_VARIABLES) childEnv[name] = env[name] ?? "";
+  delete childEnv.NETLIFY_BLOBS_CONTEXT;
+
+  const dir = await mkdtemp(join(tmpdir(), "indieauth-site-"));
+  await buildSite(env, dir);
+
+  const cli = createRequire(import.meta.url).resolve("netlify-cli/bin/run.js");
+  const child = spawn(
+    process.execPath,
+    [cli, "dev", "--offline", "--internal-disable-edge-functions", "--no-open", "--port", String(port), "--functions-port", String(functionsPort), "--staticServerPort", String(staticPort), "--dir", dir],
+    { env: { ...childEnv, BROWSER: "none" }, detached: true, stdio: ["ignore", "pipe", "pipe"] },
+  );
+  let log = "";
+  child.stdout?.on("data", (chunk: Buffer) => (log += chunk.toString()));
+  child.stderr?.on("data", (chunk: Buffer) => (log += chunk.toString()));
+  const output = () => log;
+
+  const stop = async () => {
+    if (child.exitCode === null && child.pid !== undefined) {
+      const exited = new Promise((resolve) => child.once("exit", resolve));
+      try {
+        process.kill(-child.pid, "SIGTERM");
+      } catch {
+        // already gone
+      }
+      await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5000))]);
+      if (child.exitCode === null) {
+        try {
+          process.kill(-child.pid, "SIGKILL");
+        } catch {
+          // already gone
+        }
+      }
+    }
+    await rm(dir, { recursive: true, force: true });
+  };
+
+  try {
+    await waitUntilReady(`${baseUrl}/.well-known/oauth-authorization-server`, child, output, 90_000);
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { baseUrl, env, output, stop };
+}

@@ -1,0 +1,31 @@
+// netlify.toml is part of the product: it routes every endpoint and sets the page headers.
+import { readFileSync } from "node:fs";
+import { parse } from "smol-toml";
+import { describe, expect, it } from "vitest";
+
+interface Toml {
+  redirects: { from: string; to: string; status: number; force: boolean }[];
+  headers: { for: string; values: Record<string, string> }[];
+}
+
+const toml = parse(readFileSync(new URL("../../netlify.toml", import.meta.url), "utf8")) as unknown as Toml;
+
+describe("netlify.toml", () => {
+  it.each([
+    ["/.well-known/oauth-authorization-server", "metadata"],
+    ["/auth", "auth"],
+    ["/auth/approve", "approve"],
+  ])("maps %s onto the %s function, ahead of any static file", (from, fn) => {
+    expect(toml.redirects).toContainEqual({ from, to: `/.netlify/functions/${fn}`, status: 200, force: true });
+  });
+
+  it("gives the sign-in page a strict CSP, no framing, no referrer and no caching", () => {
+    const rule = toml.headers.find((h) => h.for === "/sign-in/*");
+    expect(rule?.values).toMatchObject({ "X-Frame-Options": "DENY", "Cache-Control": "no-store" });
+    const csp = rule!.values["Content-Security-Policy"]!;
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).not.toMatch(/unsafe-inline|unsafe-eval/);
+    expect(toml.headers.find((h) => h.for === "/*")?.values["Referrer-Policy"]).toBe("no-referrer");
+  });
+});
