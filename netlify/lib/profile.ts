@@ -11,8 +11,9 @@ export interface ProfileInfo {
 
 export function profileFor(scopes: readonly string[], profile: Profile): ProfileInfo | undefined {
   if (!scopes.includes("profile")) return undefined;
-  const info: ProfileInfo = { url: profile.url };
+  const info: ProfileInfo = {};
   if (profile.name) info.name = profile.name;
+  info.url = profile.url;
   if (profile.photo) info.photo = profile.photo;
   if (scopes.includes("email") && profile.email) info.email = profile.email;
   return info;
