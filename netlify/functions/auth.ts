@@ -10,7 +10,7 @@ const authorizationPage = guarded((req: Request) => handleAuthorizationRequest(r
 const profileRedemption = guarded((req: Request) => handleProfileRedemption(req, defaultRuntime()), "json");
 
 export default async (req: Request): Promise<Response> => {
-  if (req.method === "GET" || req.method === "HEAD") return authorizationPage(req, undefined);
-  if (req.method === "POST") return profileRedemption(req, undefined);
+  if (req.method === "GET" || req.method === "HEAD") return authorizationPage(req);
+  if (req.method === "POST") return profileRedemption(req);
   return methodNotAllowed(["GET", "POST"]);
 };

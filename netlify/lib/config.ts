@@ -26,6 +26,12 @@ export interface Config {
     /** Signs the authorization request that the static sign-in page carries to the approve step. */
     requestObject: Uint8Array;
   };
+  /** Access token lifetime (ACCESS_TOKEN_TTL), in milliseconds. */
+  accessTokenTtlMs: number;
+  /** Refresh token idle lifetime (REFRESH_TOKEN_TTL), in milliseconds. */
+  refreshTokenTtlMs: number;
+  /** A resource server's credential for POST /introspect (INTROSPECTION_TOKEN), if set. */
+  introspectionToken?: string;
 }
 
 export interface ConfigProblem {
@@ -89,6 +95,22 @@ function readProfile(env: Env, me: string | undefined, problems: ConfigProblem[]
   return profile;
 }
 
+const DURATION = /^(\d{1,9})\s*(s|m|h|d)?$/;
+const UNIT_MS = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+
+/** "30d", "12h", "90m" or plain seconds. */
+function readDuration(env: Env, variable: string, fallbackMs: number, problems: ConfigProblem[]): number {
+  const raw = env[variable]?.trim();
+  if (!raw) return fallbackMs;
+  const match = DURATION.exec(raw);
+  const ms = match ? Number(match[1]) * UNIT_MS[(match[2] ?? "s") as keyof typeof UNIT_MS] : NaN;
+  if (!(ms >= 60_000 && ms <= 400 * UNIT_MS.d)) {
+    problems.push({ variable, message: `${variable} must be a duration between 1 minute and 400 days, such as 30d, 12h or 3600` });
+    return fallbackMs;
+  }
+  return ms;
+}
+
 export function loadConfig(env: Env): ConfigResult {
   const problems: ConfigProblem[] = [];
   const development = isDevelopment(env);
@@ -118,6 +140,12 @@ export function loadConfig(env: Env): ConfigResult {
 
   const baseUrl = readBaseUrl(env, development, problems);
   const profile = readProfile(env, me, problems);
+  const accessTokenTtlMs = readDuration(env, "ACCESS_TOKEN_TTL", 30 * UNIT_MS.d, problems);
+  const refreshTokenTtlMs = readDuration(env, "REFRESH_TOKEN_TTL", 90 * UNIT_MS.d, problems);
+  const introspectionToken = env.INTROSPECTION_TOKEN?.trim() || undefined;
+  if (introspectionToken !== undefined && introspectionToken.length < 32) {
+    problems.push({ variable: "INTROSPECTION_TOKEN", message: "INTROSPECTION_TOKEN must be at least 32 characters long" });
+  }
 
   if (problems.length > 0 || !me || !secret || !password || !baseUrl) return { ok: false, problems };
   return {
@@ -130,6 +158,9 @@ export function loadConfig(env: Env): ConfigResult {
       password,
       profile,
       keys: { requestObject: deriveKey(secret, "authorization-request") },
+      accessTokenTtlMs,
+      refreshTokenTtlMs,
+      ...(introspectionToken ? { introspectionToken } : {}),
     },
   };
 }

@@ -131,3 +131,34 @@ export function isSameOriginPost(req: Request, origin: string): boolean {
   if (site !== null) return site === "same-origin" && (requestOrigin === null || requestOrigin === "null" || requestOrigin === origin);
   return requestOrigin === origin;
 }
+
+/** The token in `Authorization: Bearer <token>` (RFC 6750 2.1); null without one, "malformed"
+ * for an Authorization header that is not a usable Bearer credential. */
+export function bearerToken(req: Request): string | null | "malformed" {
+  const header = req.headers.get("authorization");
+  if (header === null) return null;
+  const match = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(header);
+  return match ? match[1]! : "malformed";
+}
+
+/** Browser-based clients call the token endpoints from other origins; no cookies are involved,
+ * so any origin may read the answers. */
+export function withCors(handler: (req: Request) => Promise<Response>, methods: string[]): (req: Request) => Promise<Response> {
+  return async (req) => {
+    if (req.method === "OPTIONS") {
+      return new Response(null, {
+        status: 204,
+        headers: {
+          "Access-Control-Allow-Origin": "*",
+          "Access-Control-Allow-Methods": methods.join(", "),
+          "Access-Control-Allow-Headers": "Authorization, Content-Type, Accept",
+          "Access-Control-Max-Age": "86400",
+        },
+      });
+    }
+    const response = await handler(req);
+    response.headers.set("Access-Control-Allow-Origin", "*");
+    response.headers.set("Access-Control-Expose-Headers", "WWW-Authenticate, Retry-After");
+    return response;
+  };
+}

@@ -7,6 +7,7 @@ import { isValidCodeVerifier, verifierMatches } from "./pkce.ts";
 import { isSecretOfKind, secretHash } from "./secrets.ts";
 import type { KeyValueStore } from "./store.ts";
 import { canonicalUrl } from "./urls.ts";
+import { revokeGrant } from "./grants.ts";
 
 export interface RedemptionInput {
   grantType: string | null;
@@ -16,9 +17,12 @@ export interface RedemptionInput {
   codeVerifier: string | null;
 }
 
-/** Written, only if new, when a code is used: the second writer learns it came too late. */
+/** Written, only if new, when a code is used: the second writer learns it came too late,
+ * and which grant the first one created, so that it can revoke it (RFC 6749 4.1.2). */
 export interface CodeUse {
   usedAt: number;
+  expiresAt: number;
+  grantId?: string;
 }
 
 export const usedCodeKey = (code: string) => `used-codes/${secretHash(code)}`;
@@ -38,7 +42,7 @@ export async function redeemCode(
   store: KeyValueStore,
   input: RedemptionInput,
   now: number,
-  options: { grantTypeOptional: boolean },
+  options: { grantTypeOptional: boolean; grantId?: string },
 ): Promise<CodeRecord> {
   if (input.grantType === null || input.grantType === "") {
     if (!options.grantTypeOptional) throw new InvalidRequest("grant_type is required.");
@@ -57,7 +61,13 @@ export async function redeemCode(
 
   const record = await store.get<CodeRecord>(codeKey(code));
   if (!record || record.kind !== "authorization_code") throw new InvalidGrant("The authorization code is not valid.");
-  if (!(await store.setIfNew(usedCodeKey(code), { usedAt: now, expiresAt: record.expiresAt } satisfies CodeUse & { expiresAt: number }))) {
+  const use: CodeUse = { usedAt: now, expiresAt: record.expiresAt };
+  if (options.grantId) use.grantId = options.grantId;
+  if (!(await store.setIfNew(usedCodeKey(code), use))) {
+    // A replay: whoever redeemed it first may have been an attacker, or may be the victim of
+    // one. Either way, what the code gave is withdrawn.
+    const first = await store.get<CodeUse>(usedCodeKey(code));
+    if (first?.grantId) await revokeGrant(store, first.grantId, now);
     throw new InvalidGrant("The authorization code has already been used.");
   }
   if (record.expiresAt <= now) throw new InvalidGrant("The authorization code has expired.");

@@ -7,6 +7,11 @@ export interface KeyValueStore {
   set(key: string, value: unknown): Promise<void>;
   /** Writes only if the key does not exist yet; false when it did (one conditional write). */
   setIfNew(key: string, value: unknown): Promise<boolean>;
+  /** The record with its version tag, for a later setIfMatch. The tag may be absent (the local
+   * development server does not return one); callers then fall back to an unconditional write. */
+  getVersioned<T>(key: string): Promise<{ value: T; etag?: string } | null>;
+  /** Writes only if the record is still at `etag`; false when someone wrote in between. */
+  setIfMatch(key: string, value: unknown, etag: string): Promise<boolean>;
   delete(key: string): Promise<void>;
   /** Keys under a prefix. */
   list(prefix: string): Promise<string[]>;
@@ -43,6 +48,19 @@ class BlobsKeyValueStore implements KeyValueStore {
   async setIfNew(key: string, value: unknown): Promise<boolean> {
     storageOperations.writes++;
     const result = await this.#blobs.set(key, JSON.stringify(value), { onlyIfNew: true });
+    return result.modified;
+  }
+
+  async getVersioned<T>(key: string): Promise<{ value: T; etag?: string } | null> {
+    storageOperations.reads++;
+    const result = await this.#blobs.getWithMetadata(key, { type: "json" });
+    if (!result) return null;
+    return result.etag ? { value: result.data as T, etag: result.etag } : { value: result.data as T };
+  }
+
+  async setIfMatch(key: string, value: unknown, etag: string): Promise<boolean> {
+    storageOperations.writes++;
+    const result = await this.#blobs.set(key, JSON.stringify(value), { onlyIfMatch: etag });
     return result.modified;
   }
 

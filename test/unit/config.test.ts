@@ -53,4 +53,18 @@ describe("configuration", () => {
     expect(Buffer.from(result.config.keys.requestObject).toString()).not.toContain("test-secret");
     expect(result.config.keys.requestObject).toHaveLength(32);
   });
+
+  it("reads token lifetimes as durations, with 30 and 90 days by default", async () => {
+    const defaults = loadConfig(await testEnv());
+    expect(defaults.ok && [defaults.config.accessTokenTtlMs, defaults.config.refreshTokenTtlMs]).toEqual([30 * 86_400_000, 90 * 86_400_000]);
+    const custom = loadConfig(await testEnv({ ACCESS_TOKEN_TTL: "12h", REFRESH_TOKEN_TTL: "3600" }));
+    expect(custom.ok && [custom.config.accessTokenTtlMs, custom.config.refreshTokenTtlMs]).toEqual([12 * 3_600_000, 3_600_000]);
+    expect(problemsOf(loadConfig(await testEnv({ ACCESS_TOKEN_TTL: "soon", REFRESH_TOKEN_TTL: "5" })))).toEqual(["ACCESS_TOKEN_TTL", "REFRESH_TOKEN_TTL"]);
+  });
+
+  it("accepts an INTROSPECTION_TOKEN of at least 32 characters", async () => {
+    const good = loadConfig(await testEnv({ INTROSPECTION_TOKEN: "r".repeat(32) }));
+    expect(good.ok && good.config.introspectionToken).toBe("r".repeat(32));
+    expect(problemsOf(loadConfig(await testEnv({ INTROSPECTION_TOKEN: "short" })))).toEqual(["INTROSPECTION_TOKEN"]);
+  });
 });

@@ -15,6 +15,10 @@ describe("netlify.toml", () => {
     ["/.well-known/oauth-authorization-server", "metadata"],
     ["/auth", "auth"],
     ["/auth/approve", "approve"],
+    ["/token", "token"],
+    ["/introspect", "introspect"],
+    ["/revoke", "revoke"],
+    ["/userinfo", "userinfo"],
   ])("maps %s onto the %s function, ahead of any static file", (from, fn) => {
     expect(toml.redirects).toContainEqual({ from, to: `/.netlify/functions/${fn}`, status: 200, force: true });
   });

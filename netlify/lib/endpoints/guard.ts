@@ -4,10 +4,10 @@ import { json, page } from "../http.ts";
 
 type Handler<C> = (req: Request, context: C) => Promise<Response> | Response;
 
-export function guarded<C>(handler: Handler<C>, kind: "json" | "page"): (req: Request, context: C) => Promise<Response> {
+export function guarded<C = undefined>(handler: Handler<C>, kind: "json" | "page"): (req: Request, context?: C) => Promise<Response> {
   return async (req, context) => {
     try {
-      return await handler(req, context);
+      return await handler(req, context as C);
     } catch (error) {
       console.error("unhandled error", error);
       if (kind === "page") {

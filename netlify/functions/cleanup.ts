@@ -1,0 +1,13 @@
+// Daily: delete expired codes, grants, usage and throttle records.
+import type { Config } from "@netlify/functions";
+import { sweepExpired } from "../lib/housekeeping.ts";
+import { defaultRuntime } from "../lib/runtime.ts";
+
+export default async (): Promise<Response> => {
+  const rt = defaultRuntime();
+  const result = await sweepExpired(rt.store, rt.now());
+  console.log(`housekeeping: examined ${result.examined}, deleted ${result.deleted}`);
+  return new Response(null, { status: 204 });
+};
+
+export const config: Config = { schedule: "@daily" };

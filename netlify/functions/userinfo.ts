@@ -1,0 +1,10 @@
+// /userinfo: the owner's profile for a token with the profile scope.
+import { guarded } from "../lib/endpoints/guard.ts";
+import { handleUserinfo } from "../lib/endpoints/userinfo.ts";
+import { methodNotAllowed, withCors } from "../lib/http.ts";
+import { defaultRuntime } from "../lib/runtime.ts";
+
+export default withCors(
+  guarded(async (req: Request) => (req.method === "GET" || req.method === "HEAD" ? handleUserinfo(req, defaultRuntime()) : methodNotAllowed(["GET"])), "json"),
+  ["GET"],
+);

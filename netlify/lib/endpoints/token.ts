@@ -1,0 +1,100 @@
+// /token: POST redeems a code (or a refresh token) for an access token, or revokes one with
+// the legacy action=revoke; GET is the legacy token verification.
+import type { Config } from "../config.ts";
+import { InvalidGrant, InvalidRequest, InvalidScope, OAuthError, UnsupportedGrantType } from "../errors.ts";
+import { newGrantId } from "../grant-tokens.ts";
+import { createGrant, rotateRefreshToken, type IssuedTokens } from "../grants.ts";
+import { json, methodNotAllowed, oauthErrorResponse, readForm } from "../http.ts";
+import { profileFor } from "../profile.ts";
+import { redeemCode, redemptionInput } from "../redemption.ts";
+import type { Runtime } from "../runtime.ts";
+import { parseScope } from "../scopes.ts";
+import { canonicalUrl } from "../urls.ts";
+import { revokeToken } from "./revocation.ts";
+import { setupJson } from "./setup.ts";
+import { handleTokenVerification } from "./token-verification.ts";
+
+const TOKEN_HEADERS = { "Cache-Control": "no-store", Pragma: "no-cache" };
+
+/** JSON, unless the client explicitly asks for form encoding and not for JSON. */
+function wantsForm(req: Request): boolean {
+  const accept = (req.headers.get("accept") ?? "").toLowerCase();
+  return accept.includes("application/x-www-form-urlencoded") && !accept.includes("application/json");
+}
+
+function tokenResponse(req: Request, config: Config, issued: IssuedTokens, now: number): Response {
+  const { grant } = issued;
+  const body: Record<string, unknown> = {
+    access_token: issued.accessToken,
+    token_type: "Bearer",
+    scope: grant.accessScopes.join(" "),
+    me: grant.me,
+    expires_in: Math.max(0, Math.floor((grant.access.expiresAt - now) / 1000)),
+    refresh_token: issued.refreshToken,
+  };
+  const profile = profileFor(grant.accessScopes, config.profile);
+  if (profile) body.profile = profile;
+  if (!wantsForm(req)) return json(body, 200, TOKEN_HEADERS);
+  const form = new URLSearchParams();
+  for (const [key, value] of Object.entries(body)) form.set(key, typeof value === "string" ? value : JSON.stringify(value));
+  return new Response(form.toString(), { status: 200, headers: { "Content-Type": "application/x-www-form-urlencoded", ...TOKEN_HEADERS } });
+}
+
+async function authorizationCodeGrant(req: Request, rt: Runtime, config: Config, form: URLSearchParams): Promise<Response> {
+  const now = rt.now();
+  const grantId = newGrantId();
+  const code = await redeemCode(rt.store, redemptionInput(form), now, { grantTypeOptional: false, grantId });
+  // Spec 5.3.3: a code issued with no scope proves identity only; it never buys a token.
+  if (code.scopes.length === 0) throw new InvalidGrant("This authorization code was issued without a scope; redeem it at the authorization endpoint.");
+  const issued = await createGrant(rt.store, { id: grantId, clientId: code.clientId, me: code.me, scopes: code.scopes }, now, config);
+  if (!issued) throw new InvalidGrant("The authorization code has already been used.");
+  return tokenResponse(req, config, issued, now);
+}
+
+const REFRESH_ERRORS = {
+  unknown: "The refresh token is not valid.",
+  reused: "The refresh token was already used; every token of this authorization is now revoked.",
+  expired: "The refresh token has expired.",
+  client: "client_id does not match the one the refresh token was issued to.",
+  conflict: "The refresh token was used by another request at the same time.",
+} as const;
+
+async function refreshTokenGrant(req: Request, rt: Runtime, config: Config, form: URLSearchParams): Promise<Response> {
+  const refreshToken = form.get("refresh_token");
+  const clientId = form.get("client_id");
+  if (!refreshToken) throw new InvalidRequest("refresh_token is required.");
+  if (!clientId) throw new InvalidRequest("client_id is required.");
+  let scopes: string[] | null = null;
+  if (form.get("scope")) {
+    const parsed = parseScope(form.get("scope"));
+    if (!parsed.ok) throw new InvalidScope(parsed.reason);
+    scopes = parsed.scopes;
+  }
+  const now = rt.now();
+  const outcome = await rotateRefreshToken(rt.store, refreshToken, { clientId: canonicalUrl(clientId), scopes }, now, config);
+  if (outcome.ok) return tokenResponse(req, config, outcome.tokens, now);
+  if (outcome.reason === "scope") throw new InvalidScope("The requested scope is wider than what was granted.");
+  throw new InvalidGrant(REFRESH_ERRORS[outcome.reason]);
+}
+
+async function handleTokenPost(req: Request, rt: Runtime, config: Config): Promise<Response> {
+  const form = await readForm(req, undefined, { json: true });
+  if (form.get("action") === "revoke") return revokeToken(rt, form);
+  const grantType = form.get("grant_type");
+  if (grantType === "authorization_code") return authorizationCodeGrant(req, rt, config, form);
+  if (grantType === "refresh_token") return refreshTokenGrant(req, rt, config, form);
+  if (grantType === null || grantType === "") throw new InvalidRequest("grant_type is required.");
+  throw new UnsupportedGrantType(`grant_type ${grantType} is not supported; use authorization_code or refresh_token.`);
+}
+
+export async function handleToken(req: Request, rt: Runtime): Promise<Response> {
+  if (req.method === "GET" || req.method === "HEAD") return handleTokenVerification(req, rt, { readBody: false });
+  if (req.method !== "POST") return methodNotAllowed(["GET", "POST"]);
+  if (!rt.config.ok) return setupJson(rt.config.problems);
+  try {
+    return await handleTokenPost(req, rt, rt.config.config);
+  } catch (error) {
+    if (error instanceof OAuthError) return oauthErrorResponse(error, TOKEN_HEADERS);
+    throw error;
+  }
+}

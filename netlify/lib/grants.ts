@@ -1,0 +1,180 @@
+// Grants: one record per approved client authorization. Its access and refresh tokens are
+// checked against it, so revoking the grant kills both at once, in one write.
+import { grantIdOf, newGrantToken, tokenHash, tokenMatches, type TokenKind } from "./grant-tokens.ts";
+import type { KeyValueStore } from "./store.ts";
+
+export interface IssuedToken {
+  hash: string;
+  issuedAt: number;
+  expiresAt: number;
+}
+
+export interface GrantRecord {
+  kind: "grant";
+  id: string;
+  clientId: string;
+  me: string;
+  /** What the owner approved: the ceiling for every refresh. */
+  scopes: string[];
+  /** The scopes of the current access token (a refresh may narrow them). */
+  accessScopes: string[];
+  createdAt: number;
+  lastUsedAt: number;
+  /** When the grant is dead anyway: the later of its tokens' expiries. */
+  expiresAt: number;
+  revokedAt?: number;
+  access: IssuedToken;
+  refresh: IssuedToken;
+  /** Refresh tokens rotated out: presenting one again means it was stolen. */
+  retiredRefreshHashes: string[];
+}
+
+/** Written when a grant is revoked before its record existed (a replayed code racing the
+ * first redemption): the first redemption's create-if-new then fails. */
+export interface RevokedGrant {
+  kind: "revoked-grant";
+  id: string;
+  revokedAt: number;
+  expiresAt: number;
+}
+
+export type StoredGrant = GrantRecord | RevokedGrant;
+
+export const grantKey = (id: string) => `grants/${id}`;
+export const usageKey = (id: string) => `usage/${id}`;
+
+/** How long a revoked grant is kept (for the owner's history) before housekeeping drops it. */
+const REVOKED_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
+const MAX_RETIRED = 20;
+
+export interface TokenLifetimes {
+  accessTokenTtlMs: number;
+  refreshTokenTtlMs: number;
+}
+
+export interface IssuedTokens {
+  accessToken: string;
+  refreshToken: string;
+  grant: GrantRecord;
+}
+
+function mintTokens(id: string, now: number, ttl: TokenLifetimes): { accessToken: string; refreshToken: string; access: IssuedToken; refresh: IssuedToken } {
+  const accessToken = newGrantToken("access", id);
+  const refreshToken = newGrantToken("refresh", id);
+  return {
+    accessToken,
+    refreshToken,
+    access: { hash: tokenHash(accessToken), issuedAt: now, expiresAt: now + ttl.accessTokenTtlMs },
+    refresh: { hash: tokenHash(refreshToken), issuedAt: now, expiresAt: now + ttl.refreshTokenTtlMs },
+  };
+}
+
+/** Creates the grant for a redeemed code. Null when the grant was revoked first (replay). */
+export async function createGrant(
+  store: KeyValueStore,
+  input: { id: string; clientId: string; me: string; scopes: string[] },
+  now: number,
+  ttl: TokenLifetimes,
+): Promise<IssuedTokens | null> {
+  const { accessToken, refreshToken, access, refresh } = mintTokens(input.id, now, ttl);
+  const grant: GrantRecord = {
+    kind: "grant",
+    ...input,
+    accessScopes: input.scopes,
+    createdAt: now,
+    lastUsedAt: now,
+    expiresAt: Math.max(access.expiresAt, refresh.expiresAt),
+    access,
+    refresh,
+    retiredRefreshHashes: [],
+  };
+  if (!(await store.setIfNew(grantKey(input.id), grant))) return null;
+  return { accessToken, refreshToken, grant };
+}
+
+export function isLive(grant: StoredGrant | null, now: number): grant is GrantRecord {
+  return grant !== null && grant.kind === "grant" && grant.revokedAt === undefined && grant.expiresAt > now;
+}
+
+/** The live grant whose current token of this kind is exactly `token`, with one read. */
+export async function grantForToken(store: KeyValueStore, token: string, kind: TokenKind, now: number): Promise<GrantRecord | null> {
+  const id = grantIdOf(token, kind);
+  if (!id) return null;
+  const grant = await store.get<StoredGrant>(grantKey(id));
+  if (!isLive(grant, now)) return null;
+  const current = kind === "access" ? grant.access : grant.refresh;
+  if (!tokenMatches(token, current.hash) || current.expiresAt <= now) return null;
+  return grant;
+}
+
+/** Revokes a grant (idempotent). Writes a tombstone when the grant does not exist yet. */
+export async function revokeGrant(store: KeyValueStore, id: string, now: number): Promise<void> {
+  const grant = await store.get<StoredGrant>(grantKey(id));
+  if (grant?.kind === "grant" && grant.revokedAt !== undefined) return;
+  const expiresAt = now + REVOKED_RETENTION_MS;
+  const revoked: StoredGrant =
+    grant?.kind === "grant"
+      ? { ...grant, revokedAt: now, expiresAt: Math.min(grant.expiresAt, expiresAt) }
+      : { kind: "revoked-grant", id, revokedAt: now, expiresAt };
+  await store.set(grantKey(id), revoked);
+}
+
+export type RefreshOutcome =
+  | { ok: true; tokens: IssuedTokens }
+  | { ok: false; reason: "unknown" | "reused" | "expired" | "client" | "scope" | "conflict" };
+
+/** Rotates a refresh token: new access and refresh tokens, the old refresh token retired.
+ * A retired refresh token presented again revokes the whole grant. */
+export async function rotateRefreshToken(
+  store: KeyValueStore,
+  refreshToken: string,
+  input: { clientId: string; scopes: string[] | null },
+  now: number,
+  ttl: TokenLifetimes,
+): Promise<RefreshOutcome> {
+  const id = grantIdOf(refreshToken, "refresh");
+  if (!id) return { ok: false, reason: "unknown" };
+  const versioned = await store.getVersioned<StoredGrant>(grantKey(id));
+  const grant = versioned?.value ?? null;
+  if (!isLive(grant, now)) return { ok: false, reason: "unknown" };
+  const presented = tokenHash(refreshToken);
+  if (grant.retiredRefreshHashes.some((hash) => tokenMatches(refreshToken, hash))) {
+    await revokeGrant(store, id, now);
+    return { ok: false, reason: "reused" };
+  }
+  if (!tokenMatches(refreshToken, grant.refresh.hash)) return { ok: false, reason: "unknown" };
+  if (grant.refresh.expiresAt <= now) return { ok: false, reason: "expired" };
+  if (input.clientId !== grant.clientId) return { ok: false, reason: "client" };
+  const scopes = input.scopes ?? grant.scopes;
+  if (scopes.some((scope) => !grant.scopes.includes(scope))) return { ok: false, reason: "scope" };
+
+  const minted = mintTokens(id, now, ttl);
+  const next: GrantRecord = {
+    ...grant,
+    accessScopes: scopes,
+    lastUsedAt: now,
+    access: minted.access,
+    refresh: minted.refresh,
+    expiresAt: Math.max(minted.access.expiresAt, minted.refresh.expiresAt),
+    retiredRefreshHashes: [presented, ...grant.retiredRefreshHashes].slice(0, MAX_RETIRED),
+  };
+  // Two refreshes racing on production Blobs: only one write wins, the other is refused.
+  if (versioned?.etag) {
+    if (!(await store.setIfMatch(grantKey(id), next, versioned.etag))) return { ok: false, reason: "conflict" };
+  } else {
+    await store.set(grantKey(id), next);
+  }
+  return { ok: true, tokens: { accessToken: minted.accessToken, refreshToken: minted.refreshToken, grant: next } };
+}
+
+/** The grant a token of either kind belongs to, if the token is (or was) really its own:
+ * the current access or refresh token, or a retired refresh token. */
+export async function grantOwningToken(store: KeyValueStore, token: string): Promise<string | null> {
+  const kind = grantIdOf(token, "access") ? "access" : grantIdOf(token, "refresh") ? "refresh" : null;
+  if (!kind) return null;
+  const id = grantIdOf(token, kind)!;
+  const grant = await store.get<StoredGrant>(grantKey(id));
+  if (!grant || grant.kind !== "grant") return null;
+  const hashes = kind === "access" ? [grant.access.hash] : [grant.refresh.hash, ...grant.retiredRefreshHashes];
+  return hashes.some((hash) => tokenMatches(token, hash)) ? id : null;
+}
