@@ -1,6 +1,6 @@
 // Grants: one record per approved client authorization. Its access and refresh tokens are
 // checked against it, so revoking the grant kills both at once, in one write.
-import { grantIdOf, newGrantToken, tokenHash, tokenMatches, type TokenKind } from "./grant-tokens.ts";
+import { grantIdOf, newGrantToken, tokenHash, tokenKindOf, tokenMatches, type TokenKind } from "./grant-tokens.ts";
 import type { KeyValueStore } from "./store.ts";
 
 export interface IssuedToken {
@@ -170,7 +170,7 @@ export async function rotateRefreshToken(
 /** The grant a token of either kind belongs to, if the token is (or was) really its own:
  * the current access or refresh token, or a retired refresh token. */
 export async function grantOwningToken(store: KeyValueStore, token: string): Promise<string | null> {
-  const kind = grantIdOf(token, "access") ? "access" : grantIdOf(token, "refresh") ? "refresh" : null;
+  const kind = tokenKindOf(token);
   if (!kind) return null;
   const id = grantIdOf(token, kind)!;
   const grant = await store.get<StoredGrant>(grantKey(id));

@@ -2,11 +2,10 @@
 import { createHash, hkdfSync, randomBytes, timingSafeEqual } from "node:crypto";
 
 /** Every secret this server hands out carries its type in a prefix, and every lookup checks it,
- * so that a code can never be used as a token nor a token as a code. */
+ * so that a code can never be used as a token nor a token as a code. (Access and refresh
+ * tokens also name their grant: see grant-tokens.ts.) */
 export const SECRET_PREFIX = {
   code: "ic_",
-  accessToken: "iat_",
-  refreshToken: "irt_",
 } as const;
 export type SecretKind = keyof typeof SECRET_PREFIX;
 
