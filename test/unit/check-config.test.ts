@@ -1,0 +1,34 @@
+// `npm run check-config`: each problem with its fix, and a zero exit only when all is well.
+import { spawnSync } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { testEnv } from "../helpers/env.ts";
+
+const tsx = createRequire(import.meta.url).resolve("tsx/cli");
+const script = new URL("../../scripts/check-config.ts", import.meta.url).pathname;
+
+function run(env: Record<string, string | undefined>) {
+  const clean: Record<string, string> = { PATH: process.env.PATH ?? "" };
+  for (const [key, value] of Object.entries(env)) if (value !== undefined) clean[key] = value;
+  // A folder without .env, so that only the given environment counts.
+  return spawnSync(process.execPath, [tsx, script], { env: clean, cwd: mkdtempSync(join(tmpdir(), "check-config-")), encoding: "utf8" });
+}
+
+describe("npm run check-config", () => {
+  it("passes a valid environment and says who you sign in as", async () => {
+    const result = run(await testEnv());
+    expect(result.status).toBe(0);
+    expect(result.stdout).toContain("https://jane.example/");
+  });
+
+  it("lists every problem with its fix and exits 1", async () => {
+    const result = run(await testEnv({ SECRET: "short", ME: undefined }));
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain("ME is missing");
+    expect(result.stderr).toContain("SECRET must be at least 32 characters");
+    expect(result.stderr.match(/fix: /g)).toHaveLength(2);
+  });
+});
