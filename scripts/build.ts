@@ -54,19 +54,26 @@ export async function buildSite(env: Env = process.env, outDir = join(root, "dis
   await rm(outDir, { recursive: true, force: true });
   await mkdir(join(outDir, "assets"), { recursive: true });
   await mkdir(join(outDir, "sign-in"), { recursive: true });
+  await mkdir(join(outDir, "self-test"), { recursive: true });
 
   const name = profile?.name ?? (me ? new URL(me).host : "the owner");
   await writeFile(
     join(outDir, "index.html"),
-    await render("index", { me, problems, link_tags: linkTags(baseUrl), endpoints: endpoints(baseUrl) }, `IndieAuth for ${me}`, "home"),
+    await render("index", { me, base_url: baseUrl, problems, link_tags: linkTags(baseUrl), endpoints: endpoints(baseUrl) }, `IndieAuth for ${me}`, "home"),
   );
   await writeFile(
     join(outDir, "sign-in", "index.html"),
     await render("sign-in", { me, name, photo: profile?.photo }, "Sign in", "sign-in"),
   );
 
+  await writeFile(join(outDir, "self-test", "index.html"), await render("self-test", {}, "Self-test", "self-test"));
+
   await esbuild({
-    entryPoints: { "sign-in": join(site, "scripts", "sign-in.ts"), home: join(site, "scripts", "home.ts") },
+    entryPoints: {
+      "sign-in": join(site, "scripts", "sign-in.ts"),
+      home: join(site, "scripts", "home.ts"),
+      "self-test": join(site, "scripts", "self-test.ts"),
+    },
     outdir: join(outDir, "assets"),
     bundle: true,
     minify: true,

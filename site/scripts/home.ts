@@ -1,18 +1,102 @@
-// The home page's "Copy the tags" button.
-const button = document.querySelector<HTMLButtonElement>("button[data-copy]");
-const status = document.getElementById("copy-status");
-button?.addEventListener("click", async () => {
-  const source = document.getElementById(button.dataset.copy ?? "");
-  if (!source || !status) return;
-  try {
-    await navigator.clipboard.writeText(source.textContent ?? "");
-    status.textContent = "Copied.";
-  } catch {
-    // Clipboard refused (insecure context, permissions): select the text for a manual copy.
-    const range = document.createRange();
-    range.selectNodeContents(source);
-    getSelection()?.removeAllRanges();
-    getSelection()?.addRange(range);
-    status.textContent = "Selected: press Ctrl+C (or ⌘C) to copy.";
+// The home page: copying the tags, checking the owner's page, starting the self-test.
+import { challengeFor, randomValue, SELF_TEST_KEY, selfTestClient, type PendingSignIn } from "./self-test-flow.ts";
+
+interface RelCheck {
+  rel: string;
+  found: string | null;
+  ok: boolean;
+  tag: string;
+}
+interface ProfileLinksReport {
+  me: string;
+  fetched: boolean;
+  error?: string;
+  checks: RelCheck[];
+}
+
+function setUpCopy(): void {
+  const button = document.querySelector<HTMLButtonElement>("button[data-copy]");
+  const status = document.getElementById("copy-status");
+  button?.addEventListener("click", async () => {
+    const source = document.getElementById(button.dataset.copy ?? "");
+    if (!source || !status) return;
+    try {
+      await navigator.clipboard.writeText(source.textContent ?? "");
+      status.textContent = "Copied.";
+    } catch {
+      // Clipboard refused (insecure context, permissions): select the text for a manual copy.
+      const range = document.createRange();
+      range.selectNodeContents(source);
+      getSelection()?.removeAllRanges();
+      getSelection()?.addRange(range);
+      status.textContent = "Selected: press Ctrl+C (or ⌘C) to copy.";
+    }
+  });
+}
+
+function element<K extends keyof HTMLElementTagNameMap>(tag: K, text?: string, className?: string): HTMLElementTagNameMap[K] {
+  const node = document.createElement(tag);
+  if (text !== undefined) node.textContent = text;
+  if (className) node.className = className;
+  return node;
+}
+
+function renderReport(target: HTMLElement, report: ProfileLinksReport): void {
+  const parts: HTMLElement[] = [];
+  if (!report.fetched) {
+    parts.push(element("p", `Could not fetch ${report.me}: ${report.error ?? "unknown error"}.`, "error"));
   }
-});
+  const list = element("ul", undefined, "checks");
+  for (const check of report.checks) {
+    const item = element("li", undefined, check.ok ? "ok" : "missing");
+    item.dataset.rel = check.rel;
+    const verdict = check.ok ? `✓ ${check.rel} points here` : check.found ? `✗ ${check.rel} points to ${check.found}, not here. Replace it with:` : `✗ ${check.rel} is missing. Add:`;
+    item.append(element("span", verdict));
+    if (!check.ok) item.append(element("pre", check.tag));
+    list.append(item);
+  }
+  parts.push(list);
+  if (report.fetched && report.checks.every((c) => c.ok)) parts.push(element("p", "All set: apps will find this server from your website."));
+  target.replaceChildren(...parts);
+}
+
+function setUpLinkCheck(): void {
+  const button = document.getElementById("check-links");
+  const target = document.getElementById("link-report");
+  button?.addEventListener("click", async () => {
+    if (!target) return;
+    target.replaceChildren(element("p", "Checking…"));
+    try {
+      const response = await fetch("/self-test/me", { headers: { Accept: "application/json" } });
+      const body = (await response.json()) as ProfileLinksReport & { error_description?: string };
+      if (!response.ok) throw new Error(body.error_description ?? `HTTP ${response.status}`);
+      renderReport(target, body);
+    } catch (error) {
+      target.replaceChildren(element("p", `The check failed: ${error instanceof Error ? error.message : String(error)}`, "error"));
+    }
+  });
+}
+
+function setUpSelfTest(): void {
+  const button = document.getElementById("test-sign-in");
+  button?.addEventListener("click", async () => {
+    const base = button.dataset.base || location.origin;
+    const pending: PendingSignIn = { state: randomValue(), verifier: randomValue(), base };
+    sessionStorage.setItem(SELF_TEST_KEY, JSON.stringify(pending));
+    const { clientId, redirectUri } = selfTestClient(base);
+    const params = new URLSearchParams({
+      response_type: "code",
+      client_id: clientId,
+      redirect_uri: redirectUri,
+      state: pending.state,
+      code_challenge: await challengeFor(pending.verifier),
+      code_challenge_method: "S256",
+      scope: "profile email",
+    });
+    location.assign(`${base}/auth?${params}`);
+  });
+}
+
+setUpCopy();
+setUpLinkCheck();
+setUpSelfTest();

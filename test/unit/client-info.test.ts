@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { parseClientDocument, parseLinkHeader } from "../../netlify/lib/clients/client-info.ts";
+import { parseClientDocument } from "../../netlify/lib/clients/client-info.ts";
+import { parseLinkHeader } from "../../netlify/lib/clients/link-header.ts";
 import type { FetchedDocument } from "../../netlify/lib/clients/safe-fetch.ts";
 
 const CLIENT_ID = "https://app.example.com/client/";

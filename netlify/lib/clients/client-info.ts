@@ -4,6 +4,8 @@
 // are resolved and filtered, the name is cleaned, and nothing ever throws.
 import type { FetchedDocument } from "./safe-fetch.ts";
 import { canonicalUrl, parseRedirectUri, sameOrigin } from "../urls.ts";
+import { linkTargets } from "./link-header.ts";
+import { parseMicroformats } from "./microformats.ts";
 
 export interface ClientInfo {
   clientId: string;
@@ -71,121 +73,6 @@ function uniqueRedirectUris(candidates: unknown[], base: string): string[] {
 }
 
 // ---------------------------------------------------------------------------------------
-// Link header (RFC 8288)
-
-export interface LinkValue {
-  target: string;
-  /** Parameter names lowercased; the first occurrence of a parameter wins (RFC 8288 3.3). */
-  params: Map<string, string>;
-}
-
-/**
- * Parses one Link header field value: `<uri>; rel="a b"; title=x, <uri2>; rel=c`.
- * Commas and semicolons inside <...> or quoted strings do not split. Malformed pieces are
- * skipped up to the next link value rather than guessed at.
- */
-export function parseLinkHeader(header: string): LinkValue[] {
-  const links: LinkValue[] = [];
-  let i = 0;
-  const n = header.length;
-  const skipSpace = (): void => {
-    while (i < n && (header[i] === " " || header[i] === "\t")) i++;
-  };
-  // Error recovery: jump past the next comma that is not inside a quoted string.
-  const skipToNextLink = (): void => {
-    let quoted = false;
-    for (; i < n; i++) {
-      const c = header[i];
-      if (quoted && c === "\\") i++;
-      else if (c === '"') quoted = !quoted;
-      else if (c === "," && !quoted) {
-        i++;
-        return;
-      }
-    }
-  };
-
-  while (i < n) {
-    while (i < n && (header[i] === "," || header[i] === " " || header[i] === "\t")) i++;
-    if (i >= n) break;
-    if (header[i] !== "<") {
-      skipToNextLink();
-      continue;
-    }
-    const close = header.indexOf(">", i + 1);
-    if (close === -1) break;
-    const link: LinkValue = { target: header.slice(i + 1, close).trim(), params: new Map() };
-    i = close + 1;
-
-    let malformed = false;
-    for (;;) {
-      skipSpace();
-      if (i >= n || header[i] === ",") break;
-      if (header[i] !== ";") {
-        malformed = true;
-        break;
-      }
-      i++;
-      skipSpace();
-      const nameStart = i;
-      while (i < n && !" \t=;,".includes(header[i]!)) i++;
-      const name = header.slice(nameStart, i).toLowerCase();
-      skipSpace();
-      let value = "";
-      if (header[i] === "=") {
-        i++;
-        skipSpace();
-        if (header[i] === '"') {
-          i++;
-          let closed = false;
-          while (i < n) {
-            const c = header[i]!;
-            if (c === "\\" && i + 1 < n) {
-              value += header[i + 1];
-              i += 2;
-            } else if (c === '"') {
-              i++;
-              closed = true;
-              break;
-            } else {
-              value += c;
-              i++;
-            }
-          }
-          if (!closed) {
-            malformed = true;
-            break;
-          }
-        } else {
-          const valueStart = i;
-          while (i < n && !" \t;,".includes(header[i]!)) i++;
-          value = header.slice(valueStart, i);
-        }
-      }
-      if (name !== "" && !link.params.has(name)) link.params.set(name, value);
-    }
-    if (malformed) {
-      skipToNextLink();
-      continue;
-    }
-    links.push(link);
-  }
-  return links;
-}
-
-/** Targets of every Link header value whose rel (a space-separated list) holds `rel`. */
-function linkTargets(headers: string[], rel: string): string[] {
-  const targets: string[] = [];
-  for (const header of headers) {
-    for (const link of parseLinkHeader(header)) {
-      const rels = (link.params.get("rel") ?? "").toLowerCase().split(/[ \t]+/);
-      if (rels.includes(rel)) targets.push(link.target);
-    }
-  }
-  return targets;
-}
-
-// ---------------------------------------------------------------------------------------
 // JSON: Client ID Metadata Document (4.2.1)
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -244,15 +131,8 @@ function firstText(item: MfItem, property: string): string | undefined {
 }
 
 async function fromHtml(doc: FetchedDocument): Promise<{ app: Partial<ClientInfo>; redirects: string[] }> {
-  // Loaded only when an HTML client page turns up: the parser is heavy.
-  const { mf2 } = await import("microformats-parser");
-  let parsed: ReturnType<typeof mf2>;
-  try {
-    parsed = mf2(doc.body, { baseUrl: doc.url });
-  } catch {
-    // The parser throws on empty or body-less HTML and on a relative <base href>.
-    return { app: {}, redirects: [] };
-  }
+  const parsed = await parseMicroformats(doc.body, doc.url);
+  if (!parsed) return { app: {}, redirects: [] };
   const app: Partial<ClientInfo> = {};
   const item = findApp(parsed.items as MfItem[]);
   if (item !== undefined) {

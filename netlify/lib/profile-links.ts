@@ -1,0 +1,78 @@
+// The self-test's check of the owner's page: does ME point clients at this deployment?
+// It is fetched server-side through the same address guard as client documents (in local
+// development, where ME is usually http://localhost:8888/, loopback is allowed: ME is the
+// owner's own setting, not something a visitor can choose).
+import type { AddressPolicy } from "./clients/address-guard.ts";
+import { publicOnly } from "./clients/address-guard.ts";
+import { linkTargets } from "./clients/link-header.ts";
+import { parseMicroformats } from "./clients/microformats.ts";
+import { fetchDocument, type FetchedDocument } from "./clients/safe-fetch.ts";
+import type { Config } from "./config.ts";
+
+export const DISCOVERY_RELS = ["indieauth-metadata", "authorization_endpoint", "token_endpoint"] as const;
+export type DiscoveryRel = (typeof DISCOVERY_RELS)[number];
+
+export interface RelCheck {
+  rel: DiscoveryRel;
+  expected: string;
+  /** The first value found (a Link header wins over a <link> element, as clients read it). */
+  found: string | null;
+  ok: boolean;
+  /** The exact tag to paste into the page's <head>. */
+  tag: string;
+}
+
+export interface ProfileLinksReport {
+  me: string;
+  fetched: boolean;
+  error?: string;
+  checks: RelCheck[];
+}
+
+export function expectedTargets(baseUrl: string): Record<DiscoveryRel, string> {
+  return {
+    "indieauth-metadata": `${baseUrl}/.well-known/oauth-authorization-server`,
+    authorization_endpoint: `${baseUrl}/auth`,
+    token_endpoint: `${baseUrl}/token`,
+  };
+}
+
+function resolve(target: string, base: string): string | null {
+  try {
+    return new URL(target, base).href;
+  } catch {
+    return null;
+  }
+}
+
+async function htmlRels(doc: FetchedDocument): Promise<Record<string, string[]>> {
+  if (!/html/i.test(doc.contentType)) return {};
+  return (await parseMicroformats(doc.body, doc.url))?.rels ?? {};
+}
+
+export async function checkProfileLinks(config: Config, fetcher?: (url: URL) => Promise<FetchedDocument>): Promise<ProfileLinksReport> {
+  const expected = expectedTargets(config.baseUrl);
+  const checks = (found: (rel: DiscoveryRel) => string | null): RelCheck[] =>
+    DISCOVERY_RELS.map((rel) => {
+      const value = found(rel);
+      return { rel, expected: expected[rel], found: value, ok: value === expected[rel], tag: `<link rel="${rel}" href="${expected[rel]}">` };
+    });
+
+  const policy: AddressPolicy = config.development ? () => true : publicOnly;
+  let doc: FetchedDocument;
+  try {
+    doc = await (fetcher ?? ((url: URL) => fetchDocument(url, { policy, accept: "text/html" })))(new URL(config.me));
+  } catch (error) {
+    const message = error instanceof Error ? error.message : "the page could not be fetched";
+    return { me: config.me, fetched: false, error: message, checks: checks(() => null) };
+  }
+  const rels = await htmlRels(doc);
+  return {
+    me: config.me,
+    fetched: true,
+    checks: checks((rel) => {
+      const target = linkTargets(doc.linkHeaders, rel)[0] ?? rels[rel]?.[0];
+      return target === undefined ? null : resolve(target, doc.url);
+    }),
+  };
+}
