@@ -7,6 +7,7 @@ import { fileURLToPath } from "node:url";
 import { build as esbuild } from "esbuild";
 import { Liquid } from "liquidjs";
 import { loadConfig, type ConfigProblem, type Env } from "../netlify/lib/config.ts";
+import { ASSETS, HOME_PAGE, PAGES_PREFIX, SELF_TEST_PAGE, SIGN_IN_PAGE } from "../netlify/lib/paths.ts";
 import { loadEnvFile } from "./env.ts";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -36,7 +37,14 @@ function endpoints(baseUrl: string): { url: string; does: string }[] {
   ];
 }
 
-export async function buildSite(env: Env = process.env, outDir = join(root, "dist")): Promise<BuildResult> {
+export interface BuildOptions {
+  /** Deployed on its own: the home page is also served at "/". Added to a blog: never touch
+   * anything outside /indieauth/, and never delete the folder first. */
+  standalone?: boolean;
+}
+
+export async function buildSite(env: Env = process.env, outDir = join(root, "dist"), options: BuildOptions = {}): Promise<BuildResult> {
+  const standalone = options.standalone ?? true;
   const result = loadConfig(env);
   const problems = result.ok ? [] : result.problems;
   const config = result.ok ? result.config : undefined;
@@ -48,25 +56,24 @@ export async function buildSite(env: Env = process.env, outDir = join(root, "dis
   const liquid = new Liquid({ root: join(site, "templates"), extname: ".liquid", outputEscape: "escape", strictVariables: false });
   const render = async (template: string, data: Record<string, unknown>, title: string, script?: string) => {
     const content = await liquid.renderFile(template, data);
-    return liquid.renderFile("layout", { title, script, content });
+    return liquid.renderFile("layout", { title, script, content, assets: ASSETS });
+  };
+  const pagesDir = join(outDir, PAGES_PREFIX);
+  const write = async (path: string, html: string) => {
+    await mkdir(dirname(join(outDir, path, "index.html")), { recursive: true });
+    await writeFile(join(outDir, path, "index.html"), html);
   };
 
-  await rm(outDir, { recursive: true, force: true });
-  await mkdir(join(outDir, "assets"), { recursive: true });
-  await mkdir(join(outDir, "sign-in"), { recursive: true });
-  await mkdir(join(outDir, "self-test"), { recursive: true });
+  if (standalone) await rm(outDir, { recursive: true, force: true });
+  await rm(pagesDir, { recursive: true, force: true });
+  await mkdir(join(outDir, ASSETS), { recursive: true });
 
   const name = profile?.name ?? (me ? new URL(me).host : "the owner");
-  await writeFile(
-    join(outDir, "index.html"),
-    await render("index", { me, base_url: baseUrl, problems, link_tags: linkTags(baseUrl), endpoints: endpoints(baseUrl) }, `IndieAuth for ${me}`, "home"),
-  );
-  await writeFile(
-    join(outDir, "sign-in", "index.html"),
-    await render("sign-in", { me, name, photo: profile?.photo }, "Sign in", "sign-in"),
-  );
-
-  await writeFile(join(outDir, "self-test", "index.html"), await render("self-test", {}, "Self-test", "self-test"));
+  const home = await render("index", { me, base_url: baseUrl, problems, link_tags: linkTags(baseUrl), endpoints: endpoints(baseUrl) }, `IndieAuth for ${me}`, "home");
+  await write(HOME_PAGE, home);
+  if (standalone) await write("/", home);
+  await write(SIGN_IN_PAGE, await render("sign-in", { me, name, photo: profile?.photo }, "Sign in", "sign-in"));
+  await write(SELF_TEST_PAGE, await render("self-test", {}, "Self-test", "self-test"));
 
   await esbuild({
     entryPoints: {
@@ -74,15 +81,15 @@ export async function buildSite(env: Env = process.env, outDir = join(root, "dis
       home: join(site, "scripts", "home.ts"),
       "self-test": join(site, "scripts", "self-test.ts"),
     },
-    outdir: join(outDir, "assets"),
+    outdir: join(outDir, ASSETS),
     bundle: true,
     minify: true,
     format: "esm",
     target: "es2020",
     logLevel: "warning",
   });
-  await copyFile(join(site, "styles", "site.css"), join(outDir, "assets", "site.css"));
-  await copyFile(join(site, "styles", "icon.svg"), join(outDir, "assets", "icon.svg"));
+  await copyFile(join(site, "styles", "site.css"), join(outDir, ASSETS, "site.css"));
+  await copyFile(join(site, "styles", "icon.svg"), join(outDir, ASSETS, "icon.svg"));
   return { outDir, problems };
 }
 

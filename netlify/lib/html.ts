@@ -1,3 +1,5 @@
+import { ASSETS } from "./paths.ts";
+
 // The few pages a function renders itself (errors, setup, throttling). The sign-in page is
 // static; these are plain text in a fixed frame, every value escaped.
 
@@ -23,8 +25,8 @@ export function renderMessagePage(page: MessagePage): string {
     <meta name="viewport" content="width=device-width, initial-scale=1">
     <meta name="color-scheme" content="light dark">
     <title>${escapeHtml(page.title)}</title>
-    <link rel="icon" href="/assets/icon.svg" type="image/svg+xml">
-    <link rel="stylesheet" href="/assets/site.css">
+    <link rel="icon" href="${ASSETS}/icon.svg" type="image/svg+xml">
+    <link rel="stylesheet" href="${ASSETS}/site.css">
   </head>
   <body>
     <main class="card" role="main">

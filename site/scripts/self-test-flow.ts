@@ -1,5 +1,7 @@
+import { SELF_TEST_PAGE } from "../../netlify/lib/paths.ts";
+
 // The self-test as a client: PKCE values and state for a sign-in in which this deployment is
-// its own app (client_id = its base URL, redirect to /self-test/). Kept in sessionStorage
+// its own app (client_id = its base URL, redirect to its self-test page). Kept in sessionStorage
 // between the home page and the callback page, as any browser-based client would.
 
 export const SELF_TEST_KEY = "indieauth-self-test";
@@ -23,5 +25,5 @@ export async function challengeFor(verifier: string): Promise<string> {
 }
 
 export function selfTestClient(base: string): { clientId: string; redirectUri: string } {
-  return { clientId: `${base}/`, redirectUri: `${base}/self-test/` };
+  return { clientId: `${base}/`, redirectUri: `${base}${SELF_TEST_PAGE}` };
 }

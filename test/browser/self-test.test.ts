@@ -5,6 +5,7 @@ import { mkdir } from "node:fs/promises";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { launchChromium } from "../helpers/browser.ts";
+import { SELF_TEST_PAGE, SIGN_IN_PAGE } from "../../netlify/lib/paths.ts";
 import { TEST_PASSWORD } from "../helpers/env.ts";
 import { freePort, startNetlifyDev, type NetlifyDev } from "../helpers/netlify-dev.ts";
 
@@ -82,10 +83,10 @@ describe("the self-test", () => {
 
   it("signs in with this deployment as its own client and shows the answer", async () => {
     await page.goto(`${server.baseUrl}/`);
-    await Promise.all([page.waitForURL(`${server.baseUrl}/sign-in/**`), page.getByRole("button", { name: "Test sign-in" }).click()]);
+    await Promise.all([page.waitForURL(`${server.baseUrl}${SIGN_IN_PAGE}**`), page.getByRole("button", { name: "Test sign-in" }).click()]);
     await expect(page.locator("#client-host").textContent()).resolves.toBe(`${server.baseUrl}/`);
     await page.getByLabel("Password").fill(TEST_PASSWORD);
-    await Promise.all([page.waitForURL(`${server.baseUrl}/self-test/**`), page.getByRole("button", { name: "Approve" }).click()]);
+    await Promise.all([page.waitForURL(`${server.baseUrl}${SELF_TEST_PAGE}**`), page.getByRole("button", { name: "Approve" }).click()]);
     await page.locator("#result").waitFor();
     await expect(page.locator("#result-status").textContent()).resolves.toContain("It works");
     await expect(page.locator("#result-me").textContent()).resolves.toBe(blogUrl);

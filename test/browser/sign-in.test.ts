@@ -6,6 +6,7 @@ import type { Browser, BrowserContext, Page } from "playwright-core";
 import { signRequest } from "../../netlify/lib/request-object.ts";
 import { deriveKey } from "../../netlify/lib/secrets.ts";
 import { launchChromium } from "../helpers/browser.ts";
+import { SIGN_IN_PAGE } from "../../netlify/lib/paths.ts";
 import { startClientSite, type ClientSite } from "../helpers/client-site.ts";
 import { TEST_PASSWORD, TEST_SECRET } from "../helpers/env.ts";
 import { startNetlifyDev, type NetlifyDev } from "../helpers/netlify-dev.ts";
@@ -183,7 +184,7 @@ describe("hostile values show as text and run nothing", () => {
       `${server.baseUrl}/`,
       Date.now(),
     );
-    await page.goto(`${server.baseUrl}/sign-in/#request=${request}`);
+    await page.goto(`${server.baseUrl}${SIGN_IN_PAGE}#request=${request}`);
     await page.getByRole("button", { name: "Approve" }).waitFor();
     await expect(page.locator("#client-name").textContent()).resolves.toBe(payload);
     await expect(page.locator("#me-hint").textContent()).resolves.toContain(payload);

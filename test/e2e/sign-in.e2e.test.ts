@@ -84,7 +84,7 @@ describe("through netlify dev", () => {
   it("sends /auth without parameters to the home page", async () => {
     const response = await fetch(`${server.baseUrl}/auth`, { redirect: "manual" });
     expect(response.status).toBe(302);
-    expect(new URL(response.headers.get("location")!, server.baseUrl).pathname).toBe("/");
+    expect(new URL(response.headers.get("location")!, server.baseUrl).pathname).toBe("/indieauth/");
   });
 
   it("shows a 400 page for an unverifiable redirect_uri", async () => {
@@ -95,7 +95,7 @@ describe("through netlify dev", () => {
   });
 
   it("serves the sign-in page with its security headers", async () => {
-    const response = await fetch(`${server.baseUrl}/sign-in/`);
+    const response = await fetch(`${server.baseUrl}/indieauth/sign-in/`);
     expect(response.status).toBe(200);
     const csp = response.headers.get("content-security-policy") ?? "";
     expect(csp).toContain("frame-ancestors 'none'");

@@ -41,7 +41,7 @@ export async function signedRequest(rt: Runtime, params = authorizationParams())
   const response = await authorize(rt, params);
   expect(response.status).toBe(303);
   const location = response.headers.get("location") ?? "";
-  expect(location).toMatch(/^\/sign-in\/#request=/);
+  expect(location).toMatch(/^\/indieauth\/sign-in\/#request=/);
   return new URLSearchParams(location.split("#")[1]).get("request")!;
 }
 

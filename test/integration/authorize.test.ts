@@ -30,7 +30,7 @@ describe("GET /auth: before the redirect URI is verified, errors are pages", () 
   it("leads to the home page when opened without parameters", async () => {
     const response = await authorize(await testRuntime(), "");
     expect(response.status).toBe(302);
-    expect(response.headers.get("location")).toBe("/");
+    expect(response.headers.get("location")).toBe("/indieauth/");
   });
 
   it.each([

@@ -25,7 +25,7 @@ describe("netlify.toml", () => {
   });
 
   it("gives the sign-in page a strict CSP, no framing, no referrer and no caching", () => {
-    const rule = toml.headers.find((h) => h.for === "/sign-in/*");
+    const rule = toml.headers.find((h) => h.for === "/indieauth/sign-in/*");
     expect(rule?.values).toMatchObject({ "X-Frame-Options": "DENY", "Cache-Control": "no-store" });
     const csp = rule!.values["Content-Security-Policy"]!;
     expect(csp).toContain("frame-ancestors 'none'");

@@ -11,7 +11,7 @@ import { verifyRequest, type AuthorizationRequest } from "../request-object.ts";
 import type { Runtime } from "../runtime.ts";
 import { grantedScopes } from "../scopes.ts";
 import { checkThrottle, recordFailure, recordSuccess } from "../throttle.ts";
-import { SIGN_IN_PAGE } from "./authorize.ts";
+import { SIGN_IN_PAGE } from "../paths.ts";
 import { setupPage } from "./setup.ts";
 
 export interface RequestInfo {

@@ -6,15 +6,15 @@ import { page, redirect } from "../http.ts";
 import { signRequest } from "../request-object.ts";
 import type { Runtime } from "../runtime.ts";
 import { setupPage } from "./setup.ts";
+import { HOME_PAGE, SIGN_IN_PAGE } from "../paths.ts";
 
-export const SIGN_IN_PAGE = "/sign-in/";
 
 export async function handleAuthorizationRequest(req: Request, rt: Runtime): Promise<Response> {
   if (!rt.config.ok) return setupPage(rt.config.problems);
   const { config } = rt.config;
   const params = new URL(req.url).searchParams;
   // Someone who opens /auth by hand gets the home page, which explains what this is.
-  if (params.size === 0) return redirect("/", 302);
+  if (params.size === 0) return redirect(HOME_PAGE, 302);
 
   try {
     const { request } = await checkAuthorizationRequest({ params, ownerMe: config.me, discover: rt.discover });

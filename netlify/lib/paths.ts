@@ -1,0 +1,7 @@
+// Where the static pages live. Everything of ours sits under one prefix, so that added to an
+// existing blog it can never overwrite the blog's own pages or assets.
+export const PAGES_PREFIX = "/indieauth";
+export const HOME_PAGE = `${PAGES_PREFIX}/`;
+export const SIGN_IN_PAGE = `${PAGES_PREFIX}/sign-in/`;
+export const SELF_TEST_PAGE = `${PAGES_PREFIX}/self-test/`;
+export const ASSETS = `${PAGES_PREFIX}/assets`;
