@@ -1,4 +1,4 @@
-// /self-test/me: does the owner's page link to this deployment?
+// /indieauth/self-test/me: does the owner's page link to this deployment?
 import { guarded } from "../lib/endpoints/guard.ts";
 import { handleProfileLinksCheck } from "../lib/endpoints/self-test.ts";
 import { defaultRuntime } from "../lib/runtime.ts";

@@ -67,7 +67,7 @@ function setUpLinkCheck(): void {
     if (!target) return;
     target.replaceChildren(element("p", "Checking…"));
     try {
-      const response = await fetch("/self-test/me", { headers: { Accept: "application/json" } });
+      const response = await fetch("/indieauth/self-test/me", { headers: { Accept: "application/json" } });
       const body = (await response.json()) as ProfileLinksReport & { error_description?: string };
       if (!response.ok) throw new Error(body.error_description ?? `HTTP ${response.status}`);
       renderReport(target, body);

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { grantKey } from "../../netlify/lib/grants.ts";
 import { CLIENT_ID } from "../helpers/oauth.ts";
 import { testRuntime } from "../helpers/runtime.ts";
-import { authEndpoint, codeForm, expectOAuthError, introspection, refreshForm, signInForCode, tokenEndpoint, tokensFor } from "../helpers/tokens.ts";
+import { authEndpoint, codeForm, expectOAuthError, introspection, refreshForm, signInForCode, tokenEndpoint, tokensFor, userinfo } from "../helpers/tokens.ts";
 
 const DAY = 24 * 60 * 60 * 1000;
 
@@ -161,6 +161,12 @@ describe("refreshing (spec 5.5)", () => {
     await expectOAuthError(await tokenEndpoint(rt, refreshForm(narrow.refresh_token, { scope: "create delete" })), 400, "invalid_scope");
   });
 
+  it("refuses a scope that leaves nothing (email alone means nothing without profile)", async () => {
+    const rt = await testRuntime();
+    const first = await tokensFor(rt);
+    await expectOAuthError(await tokenEndpoint(rt, refreshForm(first.refresh_token, { scope: "email" })), 400, "invalid_scope");
+  });
+
   it("requires the grant's own client_id", async () => {
     const rt = await testRuntime();
     const first = await tokensFor(rt);
@@ -190,6 +196,7 @@ describe("no secret stands in for another", () => {
     const rt = await testRuntime();
     const { code } = await signInForCode(rt);
     expect(await introspection(rt, code)).toEqual({ active: false });
+    expect((await userinfo(rt, code)).status).toBe(401);
     const tokens = await tokensFor(rt);
     expect(await introspection(rt, tokens.refresh_token)).toEqual({ active: false });
   });

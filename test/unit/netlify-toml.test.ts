@@ -19,7 +19,7 @@ describe("netlify.toml", () => {
     ["/introspect", "introspect"],
     ["/revoke", "revoke"],
     ["/userinfo", "userinfo"],
-    ["/self-test/me", "self-test"],
+    ["/indieauth/self-test/me", "self-test"],
   ])("maps %s onto the %s function, ahead of any static file", (from, fn) => {
     expect(toml.redirects).toContainEqual({ from, to: `/.netlify/functions/${fn}`, status: 200, force: true });
   });

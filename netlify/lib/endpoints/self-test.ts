@@ -1,4 +1,4 @@
-// GET /self-test/me: the home page's check of the owner's page (see profile-links.ts).
+// GET /indieauth/self-test/me: the home page's check of the owner's page (see profile-links.ts).
 import { json, methodNotAllowed } from "../http.ts";
 import { checkProfileLinks } from "../profile-links.ts";
 import type { Runtime } from "../runtime.ts";

@@ -68,6 +68,8 @@ async function refreshTokenGrant(req: Request, rt: Runtime, config: Config, form
   if (form.get("scope")) {
     const parsed = parseScope(form.get("scope"));
     if (!parsed.ok) throw new InvalidScope(parsed.reason);
+    // e.g. "email" alone, which means nothing without "profile": no token without a scope.
+    if (parsed.scopes.length === 0) throw new InvalidScope("The requested scope leaves no scope to grant.");
     scopes = parsed.scopes;
   }
   const now = rt.now();
