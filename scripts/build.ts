@@ -8,6 +8,7 @@ import { build as esbuild } from "esbuild";
 import { Liquid } from "liquidjs";
 import { loadConfig, type ConfigProblem, type Env } from "../netlify/lib/config.ts";
 import { ASSETS, HOME_PAGE, PAGES_PREFIX, SELF_TEST_PAGE, SIGN_IN_PAGE } from "../netlify/lib/paths.ts";
+import { expectedTargets } from "../netlify/lib/profile-links.ts";
 import { loadEnvFile } from "./env.ts";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -18,12 +19,12 @@ export interface BuildResult {
   problems: ConfigProblem[];
 }
 
+function discoveryLinks(baseUrl: string): { rel: string; href: string }[] {
+  return Object.entries(expectedTargets(baseUrl)).map(([rel, href]) => ({ rel, href }));
+}
+
 function linkTags(baseUrl: string): string {
-  return [
-    `<link rel="indieauth-metadata" href="${baseUrl}/.well-known/oauth-authorization-server">`,
-    `<link rel="authorization_endpoint" href="${baseUrl}/auth">`,
-    `<link rel="token_endpoint" href="${baseUrl}/token">`,
-  ].join("\n");
+  return discoveryLinks(baseUrl).map(({ rel, href }) => `<link rel="${rel}" href="${href}">`).join("\n");
 }
 
 function endpoints(baseUrl: string): { url: string; does: string }[] {
@@ -54,9 +55,9 @@ export async function buildSite(env: Env = process.env, outDir = join(root, "dis
 
   // outputEscape: every value printed by a template is HTML-escaped unless marked raw.
   const liquid = new Liquid({ root: join(site, "templates"), extname: ".liquid", outputEscape: "escape", strictVariables: false });
-  const render = async (template: string, data: Record<string, unknown>, title: string, script?: string) => {
+  const render = async (template: string, data: Record<string, unknown>, title: string, script?: string, head: Record<string, unknown> = {}) => {
     const content = await liquid.renderFile(template, data);
-    return liquid.renderFile("layout", { title, script, content, assets: ASSETS });
+    return liquid.renderFile("layout", { title, script, content, assets: ASSETS, ...head });
   };
   const pagesDir = join(outDir, PAGES_PREFIX);
   const write = async (path: string, html: string) => {
@@ -69,9 +70,14 @@ export async function buildSite(env: Env = process.env, outDir = join(root, "dis
   await mkdir(join(outDir, ASSETS), { recursive: true });
 
   const name = profile?.name ?? (me ? new URL(me).host : "the owner");
-  const home = await render("index", { me, base_url: baseUrl, problems, link_tags: linkTags(baseUrl), endpoints: endpoints(baseUrl) }, `IndieAuth for ${me}`, "home");
-  await write(HOME_PAGE, home);
-  if (standalone) await write("/", home);
+  const homeData = { me, base_url: baseUrl, problems, link_tags: linkTags(baseUrl), endpoints: endpoints(baseUrl) };
+  await write(HOME_PAGE, await render("index", homeData, `IndieAuth for ${me}`, "home"));
+  if (standalone) {
+    // When ME is this deployment's own root (as in local development), "/" is the profile page
+    // itself, so it carries the discovery links that clients look for there.
+    const isProfile = me !== "" && me === `${baseUrl}/`;
+    await write("/", await render("index", homeData, `IndieAuth for ${me}`, "home", isProfile ? { discovery_links: discoveryLinks(baseUrl) } : {}));
+  }
   await write(SIGN_IN_PAGE, await render("sign-in", { me, name, photo: profile?.photo }, "Sign in", "sign-in"));
   await write(SELF_TEST_PAGE, await render("self-test", {}, "Self-test", "self-test"));
 

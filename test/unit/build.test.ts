@@ -34,3 +34,35 @@ describe("npm run build", () => {
     expect(result.stderr).toContain("warning: SECRET is missing");
   });
 });
+
+describe("the home page's discovery links", () => {
+  const tagPattern = /<link rel="(indieauth-metadata|authorization_endpoint|token_endpoint)" href="([^"]+)">/g;
+
+  async function homePages(env: Record<string, string>) {
+    const { buildSite } = await import("../../scripts/build.ts");
+    const { testEnv } = await import("../helpers/env.ts");
+    const { readFile } = await import("node:fs/promises");
+    const out = mkdtempSync(join(tmpdir(), "site-"));
+    try {
+      await buildSite(await testEnv({ ...env, CONTEXT: "dev" }), out);
+      return { root: await readFile(join(out, "index.html"), "utf8"), pages: await readFile(join(out, "indieauth", "index.html"), "utf8") };
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+    }
+  }
+
+  it("are in the root page's <head> when ME is this deployment's own root (local development)", async () => {
+    const { root, pages } = await homePages({ ME: "http://localhost:8888/", BASE_URL: "http://localhost:8888" });
+    expect([...root.matchAll(tagPattern)].map((m) => [m[1], m[2]])).toEqual([
+      ["indieauth-metadata", "http://localhost:8888/.well-known/oauth-authorization-server"],
+      ["authorization_endpoint", "http://localhost:8888/auth"],
+      ["token_endpoint", "http://localhost:8888/token"],
+    ]);
+    expect([...pages.matchAll(tagPattern)]).toEqual([]);
+  });
+
+  it("are not added when ME is another site", async () => {
+    const { root } = await homePages({});
+    expect([...root.matchAll(tagPattern)]).toEqual([]);
+  });
+});
