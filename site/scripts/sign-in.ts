@@ -1,7 +1,7 @@
 // The sign-in page's script. The page is static; the request it shows arrives, signed by the
 // server, in the URL fragment. Everything is written with textContent, never as HTML, and the
 // server checks the signature again when the form comes back, so nothing here is trusted.
-import { KNOWN_SCOPES } from "../../netlify/lib/scopes.ts";
+import { isKnownScope, KNOWN_SCOPES } from "../../netlify/lib/scopes.ts";
 
 interface ShownRequest {
   clientId: string;
@@ -40,7 +40,7 @@ function decodeRequest(token: string): ShownRequest | null {
 }
 
 function scopeItem(scope: string): HTMLLIElement {
-  const known = Object.hasOwn(KNOWN_SCOPES, scope);
+  const known = isKnownScope(scope);
   const item = document.createElement("li");
   const label = document.createElement("label");
   const box = document.createElement("input");
