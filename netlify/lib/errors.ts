@@ -50,6 +50,14 @@ export class InvalidToken extends OAuthError {
 export class InsufficientScope extends OAuthError {
   readonly error = "insufficient_scope";
   readonly status = 403;
+  constructor(description: string, readonly scope: string) {
+    super(description);
+  }
+}
+/** No credential at all (RFC 6750 3.1): the challenge carries no error code. */
+export class MissingBearerToken extends OAuthError {
+  readonly error = "invalid_request";
+  readonly status = 401;
 }
 export class TooManyAttempts extends OAuthError {
   readonly error = "temporarily_unavailable";

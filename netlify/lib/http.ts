@@ -1,5 +1,5 @@
 // Turning results and OAuth errors into Responses with the right headers, and reading bodies.
-import { InvalidRequest, PayloadTooLarge, TooManyAttempts, type OAuthError } from "./errors.ts";
+import { InsufficientScope, InvalidRequest, InvalidToken, MissingBearerToken, OAuthError, PayloadTooLarge, TooManyAttempts } from "./errors.ts";
 import { renderMessagePage, type MessagePage } from "./html.ts";
 
 /** Bodies larger than this are refused with 413 before parsing. */
@@ -31,10 +31,32 @@ export function json(body: unknown, status = 200, headers: Record<string, string
   });
 }
 
+/** RFC 6750 3: the Bearer challenge of a protected resource's error. */
+function bearerChallenge(error: OAuthError): string | undefined {
+  if (error instanceof MissingBearerToken) return 'Bearer realm="indieauth"';
+  if (error instanceof InvalidToken) return `Bearer realm="indieauth", error="invalid_token", error_description="${error.description}"`;
+  if (error instanceof InsufficientScope) {
+    return `Bearer realm="indieauth", error="insufficient_scope", scope="${error.scope}", error_description="${error.description}"`;
+  }
+  return undefined;
+}
+
 export function oauthErrorResponse(error: OAuthError, headers: Record<string, string> = {}): Response {
   const extra: Record<string, string> = { ...headers };
   if (error instanceof TooManyAttempts) extra["Retry-After"] = String(error.retryAfterSeconds);
+  const challenge = bearerChallenge(error);
+  if (challenge) extra["WWW-Authenticate"] = challenge;
   return json({ error: error.error, error_description: error.description }, error.status, extra);
+}
+
+/** Runs a JSON endpoint's work, answering any OAuth error it throws with the standard body. */
+export async function answeringOAuthErrors(work: () => Promise<Response>, headers: Record<string, string> = {}): Promise<Response> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof OAuthError) return oauthErrorResponse(error, headers);
+    throw error;
+  }
 }
 
 export function page(content: MessagePage, status: number, headers: Record<string, string> = {}): Response {

@@ -1,7 +1,6 @@
 // POST /auth: redeem a code for the profile URL (and profile information), never a token
 // (spec 5.3.2).
-import { OAuthError } from "../errors.ts";
-import { json, oauthErrorResponse, readForm } from "../http.ts";
+import { answeringOAuthErrors, json, readForm } from "../http.ts";
 import { profileFor } from "../profile.ts";
 import { redeemCode, redemptionInput } from "../redemption.ts";
 import type { Runtime } from "../runtime.ts";
@@ -10,13 +9,10 @@ import { setupJson } from "./setup.ts";
 export async function handleProfileRedemption(req: Request, rt: Runtime): Promise<Response> {
   if (!rt.config.ok) return setupJson(rt.config.problems);
   const { config } = rt.config;
-  try {
+  return answeringOAuthErrors(async () => {
     const form = await readForm(req, undefined, { json: true });
     const record = await redeemCode(rt.store, redemptionInput(form), rt.now(), { grantTypeOptional: true });
     const profile = profileFor(record.scopes, config.profile);
     return json(profile ? { me: record.me, profile } : { me: record.me });
-  } catch (error) {
-    if (error instanceof OAuthError) return oauthErrorResponse(error);
-    throw error;
-  }
+  });
 }

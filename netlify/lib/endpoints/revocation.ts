@@ -1,8 +1,8 @@
 // POST /revoke (RFC 7009), and the legacy POST /token with action=revoke: the token's whole
 // grant is revoked. Unknown tokens get 200 too, so that the answer reveals nothing.
-import { InvalidRequest, OAuthError } from "../errors.ts";
+import { InvalidRequest } from "../errors.ts";
 import { grantOwningToken, revokeGrant } from "../grants.ts";
-import { json, oauthErrorResponse, readForm } from "../http.ts";
+import { answeringOAuthErrors, json, readForm } from "../http.ts";
 import type { Runtime } from "../runtime.ts";
 import { setupJson } from "./setup.ts";
 
@@ -17,10 +17,5 @@ export async function revokeToken(rt: Runtime, form: URLSearchParams): Promise<R
 
 export async function handleRevocation(req: Request, rt: Runtime): Promise<Response> {
   if (!rt.config.ok) return setupJson(rt.config.problems);
-  try {
-    return await revokeToken(rt, await readForm(req, undefined, { json: true }));
-  } catch (error) {
-    if (error instanceof OAuthError) return oauthErrorResponse(error);
-    throw error;
-  }
+  return answeringOAuthErrors(async () => revokeToken(rt, await readForm(req, undefined, { json: true })));
 }

@@ -1,10 +1,10 @@
 // /token: POST redeems a code (or a refresh token) for an access token, or revokes one with
 // the legacy action=revoke; GET is the legacy token verification.
 import type { Config } from "../config.ts";
-import { InvalidGrant, InvalidRequest, InvalidScope, OAuthError, UnsupportedGrantType } from "../errors.ts";
+import { InvalidGrant, InvalidRequest, InvalidScope, UnsupportedGrantType } from "../errors.ts";
 import { newGrantId } from "../grant-tokens.ts";
 import { createGrant, rotateRefreshToken, type IssuedTokens } from "../grants.ts";
-import { json, methodNotAllowed, oauthErrorResponse, readForm } from "../http.ts";
+import { answeringOAuthErrors, json, methodNotAllowed, readForm } from "../http.ts";
 import { profileFor } from "../profile.ts";
 import { redeemCode, redemptionInput } from "../redemption.ts";
 import type { Runtime } from "../runtime.ts";
@@ -93,10 +93,6 @@ export async function handleToken(req: Request, rt: Runtime): Promise<Response> 
   if (req.method === "GET" || req.method === "HEAD") return handleTokenVerification(req, rt, { readBody: false });
   if (req.method !== "POST") return methodNotAllowed(["GET", "POST"]);
   if (!rt.config.ok) return setupJson(rt.config.problems);
-  try {
-    return await handleTokenPost(req, rt, rt.config.config);
-  } catch (error) {
-    if (error instanceof OAuthError) return oauthErrorResponse(error, TOKEN_HEADERS);
-    throw error;
-  }
+  const { config } = rt.config;
+  return answeringOAuthErrors(() => handleTokenPost(req, rt, config), TOKEN_HEADERS);
 }
