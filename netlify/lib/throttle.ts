@@ -30,7 +30,13 @@ interface GlobalRecord {
   expiresAt: number;
 }
 
-export type ThrottleVerdict = { allowed: true } | { allowed: false; retryAfterSeconds: number };
+/** The records a check read, handed on to recordFailure so a failure costs no second read. */
+export interface ThrottleRecords {
+  ip: IpRecord | null;
+  global: GlobalRecord | null;
+}
+
+export type ThrottleVerdict = ({ allowed: true } | { allowed: false; retryAfterSeconds: number }) & { records: ThrottleRecords };
 
 const GLOBAL_KEY = "throttle/global";
 const ipKey = (ip: string) => `throttle/ip/${secretHash(ip)}`;
@@ -40,19 +46,18 @@ export async function checkThrottle(store: KeyValueStore, ip: string, now: numbe
     store.get<IpRecord>(ipKey(ip)),
     store.get<GlobalRecord>(GLOBAL_KEY),
   ]);
+  const records = { ip: ipRecord, global: globalRecord };
   const lockedUntil = Math.max(ipRecord?.lockedUntil ?? 0, globalRecord?.lockedUntil ?? 0);
-  if (lockedUntil > now) return { allowed: false, retryAfterSeconds: Math.ceil((lockedUntil - now) / 1000) };
-  return { allowed: true };
+  if (lockedUntil > now) return { allowed: false, retryAfterSeconds: Math.ceil((lockedUntil - now) / 1000), records };
+  return { allowed: true, records };
 }
 
-/** Counts a failed password. Best effort under concurrency (read, then write): the limits are
- * about orders of magnitude, and a lost count only delays a lock by one attempt. */
-export async function recordFailure(store: KeyValueStore, ip: string, now: number): Promise<void> {
+/** Counts a failed password, from the records its check read. Best effort under concurrency
+ * (read, then write): the limits are about orders of magnitude, and a lost count only delays a
+ * lock by one attempt. */
+export async function recordFailure(store: KeyValueStore, ip: string, now: number, records: ThrottleRecords): Promise<void> {
   const p = THROTTLE_POLICY;
-  const [ipRecord, globalRecord] = await Promise.all([
-    store.get<IpRecord>(ipKey(ip)),
-    store.get<GlobalRecord>(GLOBAL_KEY),
-  ]);
+  const { ip: ipRecord, global: globalRecord } = records;
 
   const previous = ipRecord && ipRecord.expiresAt > now ? ipRecord.failures : 0;
   const failures = previous + 1;

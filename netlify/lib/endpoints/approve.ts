@@ -40,7 +40,7 @@ async function approve(rt: Runtime, config: Config, request: AuthorizationReques
   }
 
   if (!(await verifyPassword(form.get("password") ?? "", config.password))) {
-    await recordFailure(rt.store, info.ip, now);
+    await recordFailure(rt.store, info.ip, now, verdict.records);
     return backToSignIn(token, "password");
   }
   await recordSuccess(rt.store, info.ip);
