@@ -1,6 +1,7 @@
 // Grants: one record per approved client authorization. Its access and refresh tokens are
 // checked against it, so revoking the grant kills both at once, in one write.
 import { grantIdOf, newGrantToken, tokenHash, tokenKindOf, tokenMatches, type TokenKind } from "./grant-tokens.ts";
+import { constantTimeEqual } from "./secrets.ts";
 import type { KeyValueStore } from "./store.ts";
 
 export interface IssuedToken {
@@ -138,11 +139,11 @@ export async function rotateRefreshToken(
   const grant = versioned?.value ?? null;
   if (!isLive(grant, now)) return { ok: false, reason: "unknown" };
   const presented = tokenHash(refreshToken);
-  if (grant.retiredRefreshHashes.some((hash) => tokenMatches(refreshToken, hash))) {
+  if (grant.retiredRefreshHashes.some((hash) => constantTimeEqual(presented, hash))) {
     await revokeGrant(store, id, now);
     return { ok: false, reason: "reused" };
   }
-  if (!tokenMatches(refreshToken, grant.refresh.hash)) return { ok: false, reason: "unknown" };
+  if (!constantTimeEqual(presented, grant.refresh.hash)) return { ok: false, reason: "unknown" };
   if (grant.refresh.expiresAt <= now) return { ok: false, reason: "expired" };
   if (input.clientId !== grant.clientId) return { ok: false, reason: "client" };
   const scopes = input.scopes ?? grant.scopes;
@@ -176,5 +177,6 @@ export async function grantOwningToken(store: KeyValueStore, token: string): Pro
   const grant = await store.get<StoredGrant>(grantKey(id));
   if (!grant || grant.kind !== "grant") return null;
   const hashes = kind === "access" ? [grant.access.hash] : [grant.refresh.hash, ...grant.retiredRefreshHashes];
-  return hashes.some((hash) => tokenMatches(token, hash)) ? id : null;
+  const presented = tokenHash(token);
+  return hashes.some((hash) => constantTimeEqual(presented, hash)) ? id : null;
 }
