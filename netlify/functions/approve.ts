@@ -4,4 +4,4 @@ import { handleApprove } from "../lib/endpoints/approve.ts";
 import { guarded } from "../lib/endpoints/guard.ts";
 import { defaultRuntime } from "../lib/runtime.ts";
 
-export default guarded((req: Request, context: Context) => handleApprove(req, defaultRuntime(), { ip: context.ip }), "page");
+export default guarded((req: Request, context: Context) => handleApprove(req, defaultRuntime(), { ip: context.ip, userAgent: req.headers.get("user-agent") ?? "" }), "page");

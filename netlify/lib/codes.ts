@@ -2,6 +2,11 @@
 import { newSecret, secretHash } from "./secrets.ts";
 import type { KeyValueStore } from "./store.ts";
 
+export interface ClientDisplay {
+  name?: string;
+  logoUri?: string;
+}
+
 export const CODE_TTL_MS = 10 * 60 * 1000;
 
 export interface CodeRecord {
@@ -12,6 +17,8 @@ export interface CodeRecord {
   codeChallengeMethod: "S256";
   scopes: string[];
   me: string;
+  /** The app's name and logo as it claimed them at sign-in, for the owner's console. */
+  client?: ClientDisplay;
   issuedAt: number;
   expiresAt: number;
 }

@@ -25,7 +25,13 @@ export interface Config {
   keys: {
     /** Signs the authorization request that the static sign-in page carries to the approve step. */
     requestObject: Uint8Array;
+    /** Signs the owner's session cookies. */
+    session: Uint8Array;
+    /** Signs the tickets that carry a WebAuthn challenge from its options to its verification. */
+    webauthn: Uint8Array;
   };
+  /** PASSWORD_LOGIN: false ("off") lets only passkeys sign in, once at least one exists. */
+  passwordLogin: boolean;
   /** Access token lifetime (ACCESS_TOKEN_TTL), in milliseconds. */
   accessTokenTtlMs: number;
   /** Refresh token idle lifetime (REFRESH_TOKEN_TTL), in milliseconds. */
@@ -111,6 +117,16 @@ function readDuration(env: Env, variable: string, fallbackMs: number, problems: 
   return ms;
 }
 
+/** "on"/"off" (also true/false, yes/no, 1/0). */
+function readSwitch(env: Env, variable: string, fallback: boolean, problems: ConfigProblem[]): boolean {
+  const raw = env[variable]?.trim().toLowerCase();
+  if (!raw) return fallback;
+  if (["on", "true", "yes", "1"].includes(raw)) return true;
+  if (["off", "false", "no", "0"].includes(raw)) return false;
+  problems.push({ variable, message: `${variable} must be on or off` });
+  return fallback;
+}
+
 export function loadConfig(env: Env): ConfigResult {
   const problems: ConfigProblem[] = [];
   const development = isDevelopment(env);
@@ -147,6 +163,8 @@ export function loadConfig(env: Env): ConfigResult {
     problems.push({ variable: "INTROSPECTION_TOKEN", message: "INTROSPECTION_TOKEN must be at least 32 characters long" });
   }
 
+  const passwordLogin = readSwitch(env, "PASSWORD_LOGIN", true, problems);
+
   if (problems.length > 0 || !me || !secret || !password || !baseUrl) return { ok: false, problems };
   return {
     ok: true,
@@ -157,7 +175,12 @@ export function loadConfig(env: Env): ConfigResult {
       development,
       password,
       profile,
-      keys: { requestObject: deriveKey(secret, "authorization-request") },
+      keys: {
+        requestObject: deriveKey(secret, "authorization-request"),
+        session: deriveKey(secret, "owner-session"),
+        webauthn: deriveKey(secret, "webauthn-ticket"),
+      },
+      passwordLogin,
       accessTokenTtlMs,
       refreshTokenTtlMs,
       ...(introspectionToken ? { introspectionToken } : {}),

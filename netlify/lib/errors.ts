@@ -90,3 +90,24 @@ export class PayloadTooLarge extends OAuthError {
   readonly status = 413;
   override readonly toClient = false;
 }
+
+/** The owner console without a live session: sign in first. */
+export class LoginRequired extends OAuthError {
+  readonly error = "login_required";
+  readonly status = 401;
+  override readonly toClient = false;
+}
+
+/** A console path that does not exist. */
+export class NotFound extends OAuthError {
+  readonly error = "invalid_request";
+  readonly status = 404;
+  override readonly toClient = false;
+}
+
+/** A wrong password or a passkey answer that does not verify, on the console's API. */
+export class InvalidCredentials extends OAuthError {
+  readonly error = "access_denied";
+  readonly status = 401;
+  override readonly toClient = false;
+}

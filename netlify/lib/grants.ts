@@ -2,6 +2,7 @@
 // checked against it, so revoking the grant kills both at once, in one write.
 import { grantIdOf, newGrantToken, tokenHash, tokenKindOf, tokenMatches, type TokenKind } from "./grant-tokens.ts";
 import { constantTimeEqual } from "./secrets.ts";
+import type { ClientDisplay } from "./codes.ts";
 import type { KeyValueStore } from "./store.ts";
 
 export interface IssuedToken {
@@ -15,6 +16,8 @@ export interface GrantRecord {
   id: string;
   clientId: string;
   me: string;
+  /** The app's name and logo as it claimed them at sign-in (shown in the console). */
+  client?: ClientDisplay;
   /** What the owner approved: the ceiling for every refresh. */
   scopes: string[];
   /** The scopes of the current access token (a refresh may narrow them). */
@@ -73,7 +76,7 @@ function mintTokens(id: string, now: number, ttl: TokenLifetimes): { accessToken
 /** Creates the grant for a redeemed code. Null when the grant was revoked first (replay). */
 export async function createGrant(
   store: KeyValueStore,
-  input: { id: string; clientId: string; me: string; scopes: string[] },
+  input: { id: string; clientId: string; me: string; scopes: string[]; client?: ClientDisplay },
   now: number,
   ttl: TokenLifetimes,
 ): Promise<IssuedTokens | null> {

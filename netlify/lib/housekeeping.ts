@@ -4,7 +4,7 @@
 import type { KeyValueStore } from "./store.ts";
 
 /** Every prefix under which records with an `expiresAt` live. */
-export const EXPIRING_PREFIXES = ["codes/", "used-codes/", "grants/", "usage/", "throttle/"] as const;
+export const EXPIRING_PREFIXES = ["codes/", "used-codes/", "grants/", "usage/", "throttle/", "sessions/", "events/", "webauthn-used/"] as const;
 
 export interface SweepResult {
   examined: number;

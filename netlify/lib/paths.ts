@@ -5,3 +5,8 @@ export const HOME_PAGE = `${PAGES_PREFIX}/`;
 export const SIGN_IN_PAGE = `${PAGES_PREFIX}/sign-in/`;
 export const SELF_TEST_PAGE = `${PAGES_PREFIX}/self-test/`;
 export const ASSETS = `${PAGES_PREFIX}/assets`;
+export const ACCOUNT_PAGE = `${PAGES_PREFIX}/account/`;
+
+/** The owner console's JSON API (functions `account` and `passkeys`). */
+export const ACCOUNT_API = `${PAGES_PREFIX}/api/account`;
+export const PASSKEYS_API = `${PAGES_PREFIX}/api/passkeys`;

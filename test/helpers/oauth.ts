@@ -32,8 +32,8 @@ export function authorizationParams(overrides: Record<string, string | null> = {
   return search;
 }
 
-export function authorize(rt: Runtime, params: URLSearchParams | string): Promise<Response> {
-  return handleAuthorizationRequest(new Request(`${BASE}/auth?${params.toString()}`), rt);
+export function authorize(rt: Runtime, params: URLSearchParams | string, headers: Record<string, string> = {}): Promise<Response> {
+  return handleAuthorizationRequest(new Request(`${BASE}/auth?${params.toString()}`, { headers }), rt);
 }
 
 /** GET /auth, expecting the hand-over to the sign-in page; returns the signed request. */
@@ -55,11 +55,17 @@ export interface ApproveOptions {
   scopes?: string[];
   ip?: string;
   headers?: Record<string, string>;
+  /** Ticks "Keep me signed in on this device". */
+  remember?: boolean;
+  /** Extra form fields (a passkey's answer, say). */
+  fields?: Record<string, string>;
 }
 
 export function approve(rt: Runtime, request: string, options: ApproveOptions = {}): Promise<Response> {
   const body = new URLSearchParams({ request, decision: options.decision ?? "approve", password: options.password ?? TEST_PASSWORD });
   for (const scope of options.scopes ?? []) body.append("scope", scope);
+  if (options.remember) body.set("remember", "on");
+  for (const [name, value] of Object.entries(options.fields ?? {})) body.set(name, value);
   return handleApprove(
     new Request(`${BASE}/auth/approve`, {
       method: "POST",

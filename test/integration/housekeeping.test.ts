@@ -13,9 +13,10 @@ describe("housekeeping", () => {
     await signInForCode(rt);
     const tokens = await tokensFor(rt);
     await approve(rt, await signedRequest(rt), { password: "wrong" });
-    const keys = async () => (await Promise.all(["codes/", "used-codes/", "grants/", "throttle/"].map((p) => rt.store.list(p)))).flat();
+    await approve(rt, await signedRequest(rt), { remember: true });
+    const keys = async () => (await Promise.all(["codes/", "used-codes/", "grants/", "throttle/", "sessions/", "events/"].map((p) => rt.store.list(p)))).flat();
     const before = await keys();
-    expect(before.length).toBeGreaterThanOrEqual(6);
+    expect(before.length).toBeGreaterThanOrEqual(10);
 
     expect(await sweepExpired(rt.store, rt.clock.now)).toEqual({ examined: before.length, deleted: 0 });
 
@@ -24,6 +25,12 @@ describe("housekeeping", () => {
     expect(await rt.store.list("codes/")).toEqual([]);
     expect(await rt.store.list("used-codes/")).toEqual([]);
     expect(await rt.store.list("grants/")).toEqual([`grants/${tokens.access_token.slice(4, 26)}`]);
+
+    // After 31 days the session and the sign-in history are gone; the grant lives 90 days.
+    await sweepExpired(rt.store, rt.clock.now + 31 * DAY);
+    expect(await rt.store.list("sessions/")).toEqual([]);
+    expect(await rt.store.list("events/")).toEqual([]);
+    expect(await rt.store.list("grants/")).toHaveLength(1);
 
     await sweepExpired(rt.store, rt.clock.now + 91 * DAY);
     expect(await keys()).toEqual([]);

@@ -7,7 +7,7 @@ import { signRequest } from "../request-object.ts";
 import type { Runtime } from "../runtime.ts";
 import { setupPage } from "./setup.ts";
 import { HOME_PAGE, SIGN_IN_PAGE } from "../paths.ts";
-
+import { signInHints } from "./sign-in-hints.ts";
 
 export async function handleAuthorizationRequest(req: Request, rt: Runtime): Promise<Response> {
   if (!rt.config.ok) return setupPage(rt.config.problems);
@@ -20,7 +20,7 @@ export async function handleAuthorizationRequest(req: Request, rt: Runtime): Pro
     const { request } = await checkAuthorizationRequest({ params, ownerMe: config.me, discover: rt.discover });
     const signed = await signRequest(request, config.keys.requestObject, config.issuer, rt.now());
     // The fragment never reaches a server log or a Referer header.
-    return redirect(`${SIGN_IN_PAGE}#request=${signed}`, 303);
+    return redirect(`${SIGN_IN_PAGE}#request=${signed}${await signInHints(rt, config, req)}`, 303);
   } catch (error) {
     if (error instanceof UntrustedRedirect) {
       return page({ title: error.title, paragraphs: [error.description, "For your safety you were not sent back to the app."] }, 400);

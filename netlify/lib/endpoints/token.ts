@@ -46,7 +46,7 @@ async function authorizationCodeGrant(req: Request, rt: Runtime, config: Config,
   const code = await redeemCode(rt.store, redemptionInput(form), now, { grantTypeOptional: false, grantId });
   // Spec 5.3.3: a code issued with no scope proves identity only; it never buys a token.
   if (code.scopes.length === 0) throw new InvalidGrant("This authorization code was issued without a scope; redeem it at the authorization endpoint.");
-  const issued = await createGrant(rt.store, { id: grantId, clientId: code.clientId, me: code.me, scopes: code.scopes }, now, config);
+  const issued = await createGrant(rt.store, { id: grantId, clientId: code.clientId, me: code.me, scopes: code.scopes, ...(code.client ? { client: code.client } : {}) }, now, config);
   if (!issued) throw new InvalidGrant("The authorization code has already been used.");
   return tokenResponse(req, config, issued, now);
 }

@@ -1,0 +1,72 @@
+// What the owner console's API answers: shared by the `account` endpoint, which builds these
+// from the store, and the console page's script, which shows them (always as text).
+
+export interface AppView {
+  /** The grant's id: what Revoke sends back. */
+  id: string;
+  clientId: string;
+  /** The app's own claims from its client information; may be absent. */
+  name?: string;
+  logoUri?: string;
+  scopes: string[];
+  createdAt: number;
+  /** The last time one of its tokens was used (introspection, userinfo or refresh). */
+  lastUsedAt: number;
+  expiresAt: number;
+}
+
+export type SignInMethod = "password" | "passkey" | "session";
+
+export interface DeviceView {
+  /** The session's id: what Sign out sends back. */
+  id: string;
+  /** The session this request came with. */
+  current: boolean;
+  /** Browser and system, from the User-Agent at sign-in ("Chrome on Linux"). */
+  label: string;
+  ip: string;
+  method: Exclude<SignInMethod, "session">;
+  createdAt: number;
+  lastSeenAt: number;
+  expiresAt: number;
+  /** Kept after the browser closes ("Keep me signed in"), or only until it does. */
+  persistent: boolean;
+}
+
+export interface PasskeyView {
+  id: string;
+  name: string;
+  createdAt: number;
+  lastUsedAt?: number;
+  /** Synced by the platform (iCloud Keychain, Google Password Manager...). */
+  backedUp: boolean;
+}
+
+export interface SignInEventView {
+  at: number;
+  ip: string;
+  /** "authorization": the sign-in page of an app; "account": this console. */
+  where: "authorization" | "account";
+  clientId?: string;
+  method: SignInMethod;
+  outcome: "success" | "failure";
+  /** Why it failed, in words. */
+  reason?: string;
+}
+
+export interface AccountOverview {
+  me: string;
+  /** False when PASSWORD_LOGIN=off and a passkey exists: only passkeys sign in. */
+  passwordLogin: boolean;
+  apps: AppView[];
+  devices: DeviceView[];
+  passkeys: PasskeyView[];
+  events: SignInEventView[];
+}
+
+/** The 401 answer of the API without a live session: what the sign-in form should offer. */
+export interface LoginRequired {
+  error: "login_required";
+  error_description: string;
+  signIn: { password: boolean; passkey: boolean };
+}

@@ -1,0 +1,95 @@
+// How the owner proves it is them, wherever they sign in (an app's sign-in page or the
+// console): the password, under the guessing throttle, or a passkey. Each real attempt lands
+// in the sign-in history; a throttled one does not (an attacker must not be able to fill it).
+import type { SignInEventView } from "./account-view.ts";
+import type { Config } from "./config.ts";
+import { listPasskeys, passwordLoginAllowed, recordPasskeyUse } from "./passkeys.ts";
+import { verifyPassword } from "./password.ts";
+import type { Runtime } from "./runtime.ts";
+import { recordSignInEvent } from "./sign-in-events.ts";
+import { checkThrottle, recordFailure, recordSuccess } from "./throttle.ts";
+
+export type OwnerCredential =
+  | { method: "password"; password: string }
+  | { method: "passkey"; ticket: string; response: string };
+
+export type SignInFailure = "password" | "passkey" | "password-off" | "empty";
+
+export type SignInResult =
+  | { ok: true; method: OwnerCredential["method"] }
+  | { ok: false; reason: SignInFailure }
+  | { ok: false; reason: "throttled"; retryAfterSeconds: number };
+
+export interface AttemptContext {
+  ip: string;
+  where: SignInEventView["where"];
+  clientId?: string;
+}
+
+const FAILURE_WORDS: Record<SignInFailure, string> = {
+  password: "wrong password",
+  passkey: "passkey not accepted",
+  "password-off": "password sign-in is off",
+  empty: "no password given",
+};
+
+export async function recordAttempt(
+  rt: Runtime,
+  context: AttemptContext,
+  method: SignInEventView["method"],
+  failure?: SignInFailure,
+): Promise<void> {
+  const event: SignInEventView = { at: rt.now(), ip: context.ip, where: context.where, method, outcome: failure ? "failure" : "success" };
+  if (context.clientId) event.clientId = context.clientId;
+  if (failure) event.reason = FAILURE_WORDS[failure];
+  await recordSignInEvent(rt.store, event);
+}
+
+/** "sign-in" starts something; "confirm" re-checks a signed-in owner before a sensitive change
+ * (adding a passkey), where the password is accepted even with PASSWORD_LOGIN=off. */
+export type Purpose = "sign-in" | "confirm";
+
+async function checkPassword(rt: Runtime, config: Config, password: string, context: AttemptContext, purpose: Purpose): Promise<SignInResult> {
+  // An empty password is nobody's guess (a session that ended while the page was open).
+  if (password === "") return { ok: false, reason: "empty" };
+  if (purpose === "sign-in" && !config.passwordLogin && !passwordLoginAllowed(false, await listPasskeys(rt.store))) {
+    await recordAttempt(rt, context, "password", "password-off");
+    return { ok: false, reason: "password-off" };
+  }
+  const now = rt.now();
+  const verdict = await checkThrottle(rt.store, context.ip, now);
+  if (!verdict.allowed) return { ok: false, reason: "throttled", retryAfterSeconds: verdict.retryAfterSeconds };
+  if (!(await verifyPassword(password, config.password))) {
+    await Promise.all([recordFailure(rt.store, context.ip, now, verdict.records), recordAttempt(rt, context, "password", "password")]);
+    return { ok: false, reason: "password" };
+  }
+  await Promise.all([recordSuccess(rt.store, context.ip), recordAttempt(rt, context, "password")]);
+  return { ok: true, method: "password" };
+}
+
+async function checkPasskey(rt: Runtime, config: Config, ticket: string, response: string, context: AttemptContext): Promise<SignInResult> {
+  const passkeys = await listPasskeys(rt.store);
+  // Loaded only here: the WebAuthn library is the heaviest thing this server uses.
+  const { verifyAuthentication } = await import("./webauthn.ts");
+  const now = rt.now();
+  const verified = passkeys.length > 0 ? await verifyAuthentication(rt.store, config, passkeys, { ticket, response }, now) : null;
+  if (!verified) {
+    await recordAttempt(rt, context, "passkey", "passkey");
+    return { ok: false, reason: "passkey" };
+  }
+  await Promise.all([recordPasskeyUse(rt.store, verified.passkey.id, verified.counter, now), recordAttempt(rt, context, "passkey")]);
+  return { ok: true, method: "passkey" };
+}
+
+export async function signInOwner(rt: Runtime, config: Config, credential: OwnerCredential, context: AttemptContext, purpose: Purpose = "sign-in"): Promise<SignInResult> {
+  return credential.method === "password"
+    ? checkPassword(rt, config, credential.password, context, purpose)
+    : checkPasskey(rt, config, credential.ticket, credential.response, context);
+}
+
+/** The credential a form carries: a passkey answer when there is one, else the password. */
+export function credentialFrom(form: URLSearchParams): OwnerCredential {
+  const response = form.get("passkey_response");
+  if (response) return { method: "passkey", ticket: form.get("passkey_ticket") ?? "", response };
+  return { method: "password", password: form.get("password") ?? "" };
+}

@@ -1,0 +1,156 @@
+// Owner sessions ("Keep me signed in on this device", and the console). The cookie is a signed
+// JWT of its own type that names a session record; the record is what makes it revocable:
+// signing out deletes it, and a cookie whose record is gone is worth nothing.
+import { randomBytes } from "node:crypto";
+import { parse as parseCookies, serialize as serializeCookie } from "cookie";
+import { SignJWT, jwtVerify } from "jose";
+import type { KeyValueStore } from "./store.ts";
+
+export const SESSION_TYPE = "indieauth-session+jwt";
+/** "Keep me signed in": a cookie that outlives the browser. */
+export const PERSISTENT_SESSION_MS = 30 * 24 * 60 * 60 * 1000;
+/** Without it (console sign-in only): a browser-session cookie, and the record ends anyway. */
+export const BROWSER_SESSION_MS = 12 * 60 * 60 * 1000;
+/** lastSeenAt is refreshed at most this often, so that a busy session costs no write per request. */
+const TOUCH_INTERVAL_MS = 5 * 60 * 1000;
+
+export interface SessionRecord {
+  kind: "session";
+  id: string;
+  method: "password" | "passkey";
+  persistent: boolean;
+  ip: string;
+  userAgent: string;
+  createdAt: number;
+  lastSeenAt: number;
+  expiresAt: number;
+}
+
+export interface SessionSettings {
+  key: Uint8Array;
+  issuer: string;
+  /** Local development runs on http://localhost: no Secure attribute, so no __Host- prefix. */
+  development: boolean;
+}
+
+export const sessionKey = (id: string) => `sessions/${id}`;
+const SESSION_ID = /^[A-Za-z0-9_-]{22}$/;
+
+/** `__Host-`: only ever set by this exact origin, over HTTPS, for the whole site. Browsers
+ * refuse that prefix without `Secure`, which local http development cannot have. */
+export function sessionCookieName(development: boolean): string {
+  return development ? "indieauth_session" : "__Host-indieauth_session";
+}
+
+function cookieOptions(settings: SessionSettings) {
+  return { httpOnly: true, secure: !settings.development, sameSite: "lax" as const, path: "/" };
+}
+
+export interface NewSession {
+  method: SessionRecord["method"];
+  persistent: boolean;
+  ip: string;
+  userAgent: string;
+}
+
+/** Creates the record and the Set-Cookie header value that carries it. */
+export async function startSession(store: KeyValueStore, settings: SessionSettings, input: NewSession, now: number): Promise<{ session: SessionRecord; setCookie: string }> {
+  const id = randomBytes(16).toString("base64url");
+  const session: SessionRecord = {
+    kind: "session",
+    id,
+    method: input.method,
+    persistent: input.persistent,
+    ip: input.ip,
+    userAgent: input.userAgent.slice(0, 512),
+    createdAt: now,
+    lastSeenAt: now,
+    expiresAt: now + (input.persistent ? PERSISTENT_SESSION_MS : BROWSER_SESSION_MS),
+  };
+  if (!(await store.setIfNew(sessionKey(id), session))) throw new Error("session id collision");
+  const jwt = await new SignJWT({ sid: id })
+    .setProtectedHeader({ alg: "HS256", typ: SESSION_TYPE })
+    .setIssuer(settings.issuer)
+    .setAudience(`${settings.issuer}session`)
+    .setIssuedAt(Math.floor(now / 1000))
+    .setExpirationTime(Math.floor(session.expiresAt / 1000))
+    .sign(settings.key);
+  const setCookie = serializeCookie(sessionCookieName(settings.development), jwt, {
+    ...cookieOptions(settings),
+    ...(input.persistent ? { maxAge: Math.floor(PERSISTENT_SESSION_MS / 1000) } : {}),
+  });
+  return { session, setCookie };
+}
+
+/** The session id a request's cookie names, if its signature, type and expiry are right. */
+async function sessionIdOf(req: Request, settings: SessionSettings, now: number): Promise<string | null> {
+  const header = req.headers.get("cookie");
+  if (!header || header.length > 8192) return null;
+  let value: string | undefined;
+  try {
+    value = parseCookies(header)[sessionCookieName(settings.development)];
+  } catch {
+    return null;
+  }
+  if (!value || value.length > 2048) return null;
+  try {
+    const { payload } = await jwtVerify<{ sid?: unknown }>(value, settings.key, {
+      algorithms: ["HS256"],
+      typ: SESSION_TYPE,
+      issuer: settings.issuer,
+      audience: `${settings.issuer}session`,
+      currentDate: new Date(now),
+      requiredClaims: ["exp", "iat"],
+    });
+    return typeof payload.sid === "string" && SESSION_ID.test(payload.sid) ? payload.sid : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The live session of this request, or null. A forged cookie costs no storage read. */
+export async function currentSession(store: KeyValueStore, req: Request, settings: SessionSettings, now: number): Promise<SessionRecord | null> {
+  const id = await sessionIdOf(req, settings, now);
+  if (!id) return null;
+  const session = await store.get<SessionRecord>(sessionKey(id));
+  if (!session || session.kind !== "session" || session.id !== id || session.expiresAt <= now) return null;
+  if (now - session.lastSeenAt >= TOUCH_INTERVAL_MS) {
+    session.lastSeenAt = now;
+    await store.set(sessionKey(id), session);
+  }
+  return session;
+}
+
+/** Whether the request carries a session cookie at all (live or not). */
+export function hasSessionCookie(req: Request, settings: SessionSettings): boolean {
+  return (req.headers.get("cookie") ?? "").includes(`${sessionCookieName(settings.development)}=`);
+}
+
+/** The Set-Cookie value that removes the cookie from this browser. */
+export function clearSessionCookie(settings: SessionSettings): string {
+  return serializeCookie(sessionCookieName(settings.development), "", { ...cookieOptions(settings), maxAge: 0 });
+}
+
+export async function endSession(store: KeyValueStore, id: string): Promise<void> {
+  if (SESSION_ID.test(id)) await store.delete(sessionKey(id));
+}
+
+/** Every live session, newest first. */
+export async function listSessions(store: KeyValueStore, now: number): Promise<SessionRecord[]> {
+  const keys = await store.list("sessions/");
+  const records = await Promise.all(keys.map((key) => store.get<SessionRecord>(key)));
+  return records
+    .filter((s): s is SessionRecord => s !== null && s.kind === "session" && s.expiresAt > now)
+    .sort((a, b) => b.createdAt - a.createdAt);
+}
+
+/** Signs out everywhere. */
+export async function endAllSessions(store: KeyValueStore): Promise<number> {
+  const keys = await store.list("sessions/");
+  await Promise.all(keys.map((key) => store.delete(key)));
+  return keys.length;
+}
+
+export function sessionSettings(config: { keys: { session: Uint8Array }; issuer: string; development: boolean }): SessionSettings {
+  return { key: config.keys.session, issuer: config.issuer, development: config.development };
+}

@@ -1,0 +1,192 @@
+// Passkey ceremonies, with SimpleWebAuthn. Nothing is stored between the options and the
+// verification: the challenge travels in a signed ticket of its own type (5 minutes, one
+// purpose), and is marked used when it is verified, so a captured answer cannot be replayed.
+// This module is heavy (CBOR, ASN.1); endpoints import it only when a passkey is involved.
+import { createHash } from "node:crypto";
+import {
+  generateAuthenticationOptions,
+  generateRegistrationOptions,
+  verifyAuthenticationResponse,
+  verifyRegistrationResponse,
+  type AuthenticationResponseJSON,
+  type PublicKeyCredentialCreationOptionsJSON,
+  type PublicKeyCredentialRequestOptionsJSON,
+  type RegistrationResponseJSON,
+} from "@simplewebauthn/server";
+import { SignJWT, jwtVerify } from "jose";
+import type { Config } from "./config.ts";
+import type { PasskeyRecord } from "./passkeys.ts";
+import type { KeyValueStore } from "./store.ts";
+
+export const TICKET_TYPE = "indieauth-webauthn+jwt";
+export const TICKET_TTL_SECONDS = 5 * 60;
+
+export type Ceremony = "registration" | "authentication";
+
+interface RelyingParty {
+  /** The base URL's host name (WebAuthn RP IDs carry no scheme or port). */
+  id: string;
+  origin: string;
+  name: string;
+}
+
+export function relyingParty(config: Config): RelyingParty {
+  const id = new URL(config.baseUrl).hostname;
+  return { id, origin: config.baseUrl, name: config.profile.name ?? new URL(config.me).host };
+}
+
+/** A stable, non-secret user handle for the one owner. */
+function ownerHandle(me: string): Uint8Array<ArrayBuffer> {
+  return new Uint8Array(createHash("sha256").update(`indieauth-owner:${me}`).digest().subarray(0, 16));
+}
+
+async function signTicket(config: Config, ceremony: Ceremony, challenge: string, now: number): Promise<string> {
+  const iat = Math.floor(now / 1000);
+  return new SignJWT({ challenge, ceremony })
+    .setProtectedHeader({ alg: "HS256", typ: TICKET_TYPE })
+    .setIssuer(config.issuer)
+    .setAudience(`${config.issuer}webauthn`)
+    .setIssuedAt(iat)
+    .setExpirationTime(iat + TICKET_TTL_SECONDS)
+    .sign(config.keys.webauthn);
+}
+
+const usedChallengeKey = (challenge: string) => `webauthn-used/${createHash("sha256").update(challenge).digest("base64url")}`;
+
+/** The ticket's challenge if it is genuine, current and of this ceremony; marks it used, so
+ * each ticket verifies at most once. */
+async function redeemTicket(store: KeyValueStore, config: Config, ticket: string, ceremony: Ceremony, now: number): Promise<string | null> {
+  if (ticket.length > 2048) return null;
+  let challenge: string;
+  let expiresAt: number;
+  try {
+    const { payload } = await jwtVerify<{ challenge?: unknown; ceremony?: unknown }>(ticket, config.keys.webauthn, {
+      algorithms: ["HS256"],
+      typ: TICKET_TYPE,
+      issuer: config.issuer,
+      audience: `${config.issuer}webauthn`,
+      currentDate: new Date(now),
+      requiredClaims: ["exp", "iat"],
+    });
+    if (typeof payload.challenge !== "string" || payload.ceremony !== ceremony) return null;
+    challenge = payload.challenge;
+    expiresAt = payload.exp! * 1000;
+  } catch {
+    return null;
+  }
+  return (await store.setIfNew(usedChallengeKey(challenge), { usedAt: now, expiresAt })) ? challenge : null;
+}
+
+function parseResponse<T>(raw: string): T | null {
+  if (raw.length > 32_768) return null;
+  try {
+    const value: unknown = JSON.parse(raw);
+    if (typeof value !== "object" || value === null || typeof (value as { id?: unknown }).id !== "string") return null;
+    if (typeof (value as { response?: unknown }).response !== "object") return null;
+    return value as T;
+  } catch {
+    return null;
+  }
+}
+
+const fromBase64Url = (value: string) => new Uint8Array(Buffer.from(value, "base64url"));
+
+export async function registrationOptions(config: Config, existing: readonly PasskeyRecord[], now: number): Promise<{ options: PublicKeyCredentialCreationOptionsJSON; ticket: string }> {
+  const rp = relyingParty(config);
+  const options = await generateRegistrationOptions({
+    rpName: rp.name,
+    rpID: rp.id,
+    userName: new URL(config.me).host,
+    userDisplayName: config.profile.name ?? config.me,
+    userID: ownerHandle(config.me),
+    attestationType: "none",
+    // The same authenticator cannot be registered twice.
+    excludeCredentials: existing.map((p) => ({ id: p.id, ...(p.transports ? { transports: p.transports } : {}) })),
+    // A passkey replaces the password, so it must verify the person (PIN, fingerprint, face).
+    authenticatorSelection: { residentKey: "preferred", userVerification: "required" },
+  });
+  return { options, ticket: await signTicket(config, "registration", options.challenge, now) };
+}
+
+/** The new passkey, or null when the answer does not verify. */
+export async function verifyRegistration(
+  store: KeyValueStore,
+  config: Config,
+  input: { ticket: string; response: string; name: string },
+  now: number,
+): Promise<PasskeyRecord | null> {
+  const response = parseResponse<RegistrationResponseJSON>(input.response);
+  if (!response) return null;
+  const challenge = await redeemTicket(store, config, input.ticket, "registration", now);
+  if (!challenge) return null;
+  const rp = relyingParty(config);
+  try {
+    const result = await verifyRegistrationResponse({
+      response,
+      expectedChallenge: challenge,
+      expectedOrigin: rp.origin,
+      expectedRPID: rp.id,
+      requireUserVerification: true,
+    });
+    if (!result.verified) return null;
+    const { credential, credentialDeviceType, credentialBackedUp } = result.registrationInfo;
+    const passkey: PasskeyRecord = {
+      id: credential.id,
+      name: input.name,
+      publicKey: Buffer.from(credential.publicKey).toString("base64url"),
+      counter: credential.counter,
+      deviceType: credentialDeviceType,
+      backedUp: credentialBackedUp,
+      createdAt: now,
+    };
+    if (credential.transports) passkey.transports = credential.transports;
+    return passkey;
+  } catch {
+    return null;
+  }
+}
+
+export async function authenticationOptions(config: Config, passkeys: readonly PasskeyRecord[], now: number): Promise<{ options: PublicKeyCredentialRequestOptionsJSON; ticket: string }> {
+  const options = await generateAuthenticationOptions({
+    rpID: relyingParty(config).id,
+    // Listing the keys lets non-discoverable ones sign in too; their ids are not secrets.
+    allowCredentials: passkeys.map((p) => ({ id: p.id, ...(p.transports ? { transports: p.transports } : {}) })),
+    userVerification: "required",
+  });
+  return { options, ticket: await signTicket(config, "authentication", options.challenge, now) };
+}
+
+/** The passkey that signed, with its new counter, or null when the answer does not verify. */
+export async function verifyAuthentication(
+  store: KeyValueStore,
+  config: Config,
+  passkeys: readonly PasskeyRecord[],
+  input: { ticket: string; response: string },
+  now: number,
+): Promise<{ passkey: PasskeyRecord; counter: number } | null> {
+  const response = parseResponse<AuthenticationResponseJSON>(input.response);
+  if (!response) return null;
+  const passkey = passkeys.find((p) => p.id === response.id);
+  if (!passkey) return null;
+  const challenge = await redeemTicket(store, config, input.ticket, "authentication", now);
+  if (!challenge) return null;
+  const rp = relyingParty(config);
+  try {
+    const result = await verifyAuthenticationResponse({
+      response,
+      expectedChallenge: challenge,
+      expectedOrigin: rp.origin,
+      expectedRPID: rp.id,
+      requireUserVerification: true,
+      credential: {
+        id: passkey.id,
+        publicKey: fromBase64Url(passkey.publicKey),
+        counter: passkey.counter,
+        ...(passkey.transports ? { transports: passkey.transports } : {}),
+      },
+    });
+    return result.verified ? { passkey, counter: result.authenticationInfo.newCounter } : null;
+  } catch {
+    return null;
+  }
+}

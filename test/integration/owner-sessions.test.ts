@@ -1,0 +1,206 @@
+// "Keep me signed in on this device": the session cookie, what it skips (the password) and
+// what it never skips (Approve), and that a revoked, expired or forged cookie is worth nothing.
+import { SignJWT } from "jose";
+import { describe, expect, it } from "vitest";
+import { codeKey, type CodeRecord } from "../../netlify/lib/codes.ts";
+import { deriveKey } from "../../netlify/lib/secrets.ts";
+import { sessionKey, type SessionRecord } from "../../netlify/lib/sessions.ts";
+import { consoleGet, consolePost, cookieFrom } from "../helpers/console.ts";
+import { TEST_SECRET } from "../helpers/env.ts";
+import { approve, authorizationParams, authorize, REDIRECT_URI, redirectParams, signedRequest } from "../helpers/oauth.ts";
+import { testRuntime, type TestRuntime } from "../helpers/runtime.ts";
+
+const DAY = 24 * 60 * 60 * 1000;
+
+/** Signs in to an app with the password and "Keep me signed in"; returns the cookie. */
+async function rememberedSignIn(rt: TestRuntime): Promise<{ response: Response; cookie: string }> {
+  const response = await approve(rt, await signedRequest(rt), { remember: true });
+  expect(response.status).toBe(302);
+  return { response, cookie: cookieFrom(response) };
+}
+
+function fragmentOf(response: Response): URLSearchParams {
+  return new URLSearchParams((response.headers.get("location") ?? "").split("#")[1]);
+}
+
+async function sessionHint(rt: TestRuntime, cookie: string): Promise<string | null> {
+  const response = await authorize(rt, authorizationParams(), { Cookie: cookie });
+  expect(response.status).toBe(303);
+  return fragmentOf(response).get("session");
+}
+
+describe("starting a session", () => {
+  it("sets a __Host- cookie that is HttpOnly, Secure, SameSite=Lax, site-wide and lasts 30 days", async () => {
+    const rt = await testRuntime();
+    const { response } = await rememberedSignIn(rt);
+    const setCookie = response.headers.get("set-cookie")!;
+    expect(setCookie).toMatch(/^__Host-indieauth_session=[^;]+/);
+    const attributes = setCookie.split(";").slice(1).map((a) => a.trim().toLowerCase());
+    expect(attributes).toEqual(expect.arrayContaining(["httponly", "secure", "samesite=lax", "path=/", `max-age=${30 * 24 * 60 * 60}`]));
+    expect(attributes.some((a) => a.startsWith("domain="))).toBe(false);
+    // The person still goes back to the app with a code.
+    expect(redirectParams(response).get("code")).toMatch(/^ic_/);
+  });
+
+  it("stores one session record, which holds no secret of the cookie", async () => {
+    const rt = await testRuntime();
+    const { cookie } = await rememberedSignIn(rt);
+    const keys = await rt.store.list("sessions/");
+    expect(keys).toHaveLength(1);
+    const record = await rt.store.get<SessionRecord>(keys[0]!);
+    expect(record).toMatchObject({ method: "password", persistent: true, ip: "203.0.113.7" });
+    expect(record!.expiresAt - record!.createdAt).toBe(30 * DAY);
+    expect(JSON.stringify(record)).not.toContain(cookie.split("=")[1]!);
+  });
+
+  it("is not started unless the owner ticks the box", async () => {
+    const rt = await testRuntime();
+    const response = await approve(rt, await signedRequest(rt));
+    expect(response.status).toBe(302);
+    expect(response.headers.get("set-cookie")).toBeNull();
+    expect(await rt.store.list("sessions/")).toEqual([]);
+  });
+
+  it("is not started by a wrong password, even with the box ticked", async () => {
+    const rt = await testRuntime();
+    const response = await approve(rt, await signedRequest(rt), { remember: true, password: "wrong" });
+    expect(response.status).toBe(303);
+    expect(response.headers.get("set-cookie")).toBeNull();
+    expect(await rt.store.list("sessions/")).toEqual([]);
+  });
+
+  it("in local development drops the __Host- prefix and Secure (http://localhost cannot have them)", async () => {
+    const rt = await testRuntime({ env: { CONTEXT: "dev", BASE_URL: "http://localhost:8888", ME: "http://localhost:8888/" } });
+    const request = await signedRequest(rt, authorizationParams({ me: "http://localhost:8888/" }));
+    const response = await approve(rt, request, { remember: true, headers: { Origin: "http://localhost:8888" } });
+    const setCookie = response.headers.get("set-cookie")!;
+    expect(setCookie).toMatch(/^indieauth_session=/);
+    expect(setCookie.toLowerCase()).not.toContain("secure");
+    expect(setCookie.toLowerCase()).toContain("httponly");
+  });
+});
+
+describe("with a live session", () => {
+  it("the sign-in page is told to ask for Approve only", async () => {
+    const rt = await testRuntime();
+    const { cookie } = await rememberedSignIn(rt);
+    expect(await sessionHint(rt, cookie)).toBe("1");
+    expect(await sessionHint(rt, "")).toBeNull();
+  });
+
+  it("Approve without a password issues the code, and the history says so", async () => {
+    const rt = await testRuntime();
+    const { cookie } = await rememberedSignIn(rt);
+    rt.clock.advance(60_000);
+    const response = await approve(rt, await signedRequest(rt), { password: "", headers: { Cookie: cookie }, scopes: ["create"] });
+    expect(response.status).toBe(302);
+    const location = new URL(response.headers.get("location")!);
+    expect(`${location.origin}${location.pathname}`).toBe(REDIRECT_URI);
+    const record = await rt.store.get<CodeRecord>(codeKey(location.searchParams.get("code")!));
+    expect(record!.scopes).toEqual(["create"]);
+    // No second session is started by a session.
+    expect(await rt.store.list("sessions/")).toHaveLength(1);
+
+    const overview = (await (await consoleGet(rt, { cookie })).json()) as { events: { method: string; outcome: string }[] };
+    expect(overview.events[0]).toMatchObject({ method: "session", outcome: "success" });
+  });
+
+  it("still needs Approve: Deny sends access_denied and no code", async () => {
+    const rt = await testRuntime();
+    const { cookie } = await rememberedSignIn(rt);
+    const response = await approve(rt, await signedRequest(rt), { password: "", decision: "deny", headers: { Cookie: cookie } });
+    expect(redirectParams(response).get("error")).toBe("access_denied");
+    expect(redirectParams(response).has("code")).toBe(false);
+  });
+
+  it("cannot be used from another site: a cross-site post with the cookie is refused", async () => {
+    const rt = await testRuntime();
+    const { cookie } = await rememberedSignIn(rt);
+    const response = await approve(rt, await signedRequest(rt), {
+      password: "",
+      headers: { Cookie: cookie, "Sec-Fetch-Site": "cross-site", Origin: "https://evil.example" },
+    });
+    expect(response.status).toBe(403);
+    expect(response.headers.get("location")).toBeNull();
+    expect(await rt.store.list("codes/")).toHaveLength(1);
+  });
+});
+
+describe("a session that is no longer live skips nothing", () => {
+  async function expectPasswordAsked(rt: TestRuntime, cookie: string): Promise<void> {
+    expect(await sessionHint(rt, cookie)).toBeNull();
+    const codesBefore = (await rt.store.list("codes/")).length;
+    const response = await approve(rt, await signedRequest(rt), { password: "", headers: { Cookie: cookie } });
+    expect(response.status).toBe(303);
+    expect(fragmentOf(response).get("error")).toBe("session");
+    expect(await rt.store.list("codes/")).toHaveLength(codesBefore);
+  }
+
+  it("after Sign out on this device", async () => {
+    const rt = await testRuntime();
+    const { cookie } = await rememberedSignIn(rt);
+    const signOut = await consolePost(rt, "/sign-out", {}, { cookie });
+    expect(signOut.status).toBe(200);
+    expect(signOut.headers.get("set-cookie")).toMatch(/^__Host-indieauth_session=;.*Max-Age=0/i);
+    await expectPasswordAsked(rt, cookie);
+  });
+
+  it("after Sign out everywhere", async () => {
+    const rt = await testRuntime();
+    const first = await rememberedSignIn(rt);
+    const second = await rememberedSignIn(rt);
+    expect((await consolePost(rt, "/sign-out", { device: "all" }, { cookie: second.cookie })).status).toBe(200);
+    await expectPasswordAsked(rt, first.cookie);
+    await expectPasswordAsked(rt, second.cookie);
+  });
+
+  it("after 30 days", async () => {
+    const rt = await testRuntime();
+    const { cookie } = await rememberedSignIn(rt);
+    rt.clock.advance(30 * DAY + 1000);
+    await expectPasswordAsked(rt, cookie);
+  });
+
+  it("when the cookie is tampered with", async () => {
+    const rt = await testRuntime();
+    const { cookie } = await rememberedSignIn(rt);
+    const [name, jwt] = cookie.split("=") as [string, string];
+    const [header, payload, signature] = jwt.split(".") as [string, string, string];
+    const claims = JSON.parse(Buffer.from(payload, "base64url").toString()) as { sid: string };
+    const other = await rememberedSignIn(rt);
+    const otherSid = (JSON.parse(Buffer.from(other.cookie.split(".")[1]!, "base64url").toString()) as { sid: string }).sid;
+    const swapped = Buffer.from(JSON.stringify({ ...claims, sid: otherSid })).toString("base64url");
+    await expectPasswordAsked(rt, `${name}=${header}.${swapped}.${signature}`);
+  });
+
+  it("when it is signed with another key or is another kind of token", async () => {
+    const rt = await testRuntime();
+    const { cookie } = await rememberedSignIn(rt);
+    const sid = (JSON.parse(Buffer.from(cookie.split(".")[1]!, "base64url").toString()) as { sid: string }).sid;
+    const sign = (key: Uint8Array, typ: string) =>
+      new SignJWT({ sid })
+        .setProtectedHeader({ alg: "HS256", typ })
+        .setIssuer("https://auth.jane.example/")
+        .setAudience("https://auth.jane.example/session")
+        .setIssuedAt()
+        .setExpirationTime("1h")
+        .sign(key);
+    // The right session id, but the request-object key, or the request-object type.
+    await expectPasswordAsked(rt, `__Host-indieauth_session=${await sign(deriveKey(TEST_SECRET, "authorization-request"), "indieauth-session+jwt")}`);
+    await expectPasswordAsked(rt, `__Host-indieauth_session=${await sign(deriveKey(TEST_SECRET, "owner-session"), "indieauth-request+jwt")}`);
+    // A signed authorization request presented as a session cookie.
+    await expectPasswordAsked(rt, `__Host-indieauth_session=${await signedRequest(rt)}`);
+    // The session record itself is intact: the genuine cookie still works.
+    expect(await rt.store.get(sessionKey(sid))).not.toBeNull();
+    expect(await sessionHint(rt, cookie)).toBe("1");
+  });
+
+  it("an ended session's failed approve does not count as a wrong password", async () => {
+    const rt = await testRuntime();
+    const { cookie } = await rememberedSignIn(rt);
+    await consolePost(rt, "/sign-out", {}, { cookie });
+    for (let i = 0; i < 8; i++) await approve(rt, await signedRequest(rt), { password: "", headers: { Cookie: cookie } });
+    expect(await rt.store.list("throttle/")).toEqual([]);
+    expect((await approve(rt, await signedRequest(rt))).status).toBe(302);
+  });
+});
