@@ -1,4 +1,4 @@
-// Daily: delete expired codes, grants, usage and throttle records.
+// Daily: delete expired codes, grants, usage, throttle, session, history and challenge records.
 import type { Config } from "@netlify/functions";
 import { sweepExpired } from "../lib/housekeeping.ts";
 import { defaultRuntime } from "../lib/runtime.ts";

@@ -17,7 +17,8 @@ let runtime: Runtime | undefined;
 export function defaultRuntime(): Runtime {
   runtime ??= {
     config: getConfig(),
-    store: blobStore(),
+    // INDIEAUTH_STORE: another store name lets two servers (or test runs) share one site.
+    store: blobStore(process.env.INDIEAUTH_STORE?.trim() || undefined),
     now: Date.now,
     discover: (clientId) => discoverClient(clientId),
   };

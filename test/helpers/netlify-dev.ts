@@ -2,6 +2,7 @@
 // built into a temporary folder, and stops it again. Readiness is waited for by polling the
 // metadata endpoint, never by sleeping a fixed time.
 import { spawn, type ChildProcess } from "node:child_process";
+import { randomUUID } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -30,7 +31,7 @@ export function freePort(): Promise<number> {
 }
 
 /** Every variable the server reads, so that a developer's own .env cannot leak into a test. */
-const ALL_VARIABLES = ["ME", "SECRET", "PASSWORD_HASH", "PASSWORD_SECRET", "PROFILE_NAME", "PROFILE_PHOTO", "PROFILE_EMAIL", "PROFILE_URL", "BASE_URL", "ACCESS_TOKEN_TTL", "REFRESH_TOKEN_TTL", "INTROSPECTION_TOKEN"];
+const ALL_VARIABLES = ["ME", "SECRET", "PASSWORD_HASH", "PASSWORD_SECRET", "PROFILE_NAME", "PROFILE_PHOTO", "PROFILE_EMAIL", "PROFILE_URL", "BASE_URL", "ACCESS_TOKEN_TTL", "REFRESH_TOKEN_TTL", "INTROSPECTION_TOKEN", "PASSWORD_LOGIN", "INDIEAUTH_STORE"];
 
 async function waitUntilReady(url: string, child: ChildProcess, output: () => string, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -50,7 +51,8 @@ async function waitUntilReady(url: string, child: ChildProcess, output: () => st
 export async function startNetlifyDev(overrides: Env = {}): Promise<NetlifyDev> {
   const [port, functionsPort, staticPort] = await Promise.all([freePort(), freePort(), freePort()]);
   const baseUrl = `http://localhost:${port}`;
-  const env: Env = { ...(await testEnv({ BASE_URL: baseUrl })), NETLIFY_DEV: "true", ...overrides };
+  // A store of its own, so that servers started by different test files share no state.
+  const env: Env = { ...(await testEnv({ BASE_URL: baseUrl })), NETLIFY_DEV: "true", INDIEAUTH_STORE: `test-${randomUUID()}`, ...overrides };
   const childEnv: Record<string, string> = {};
   for (const [key, value] of Object.entries(process.env)) if (value !== undefined) childEnv[key] = value;
   for (const name of ALL_VARIABLES) childEnv[name] = env[name] ?? "";
