@@ -20,6 +20,9 @@ describe("netlify.toml", () => {
     ["/revoke", "revoke"],
     ["/userinfo", "userinfo"],
     ["/indieauth/self-test/me", "self-test"],
+    ["/indieauth/api/account", "account"],
+    ["/indieauth/api/account/*", "account"],
+    ["/indieauth/api/passkeys/*", "passkeys"],
   ])("maps %s onto the %s function, ahead of any static file", (from, fn) => {
     expect(toml.redirects).toContainEqual({ from, to: `/.netlify/functions/${fn}`, status: 200, force: true });
   });
@@ -32,5 +35,15 @@ describe("netlify.toml", () => {
     expect(csp).toContain("script-src 'self'");
     expect(csp).not.toMatch(/unsafe-inline|unsafe-eval/);
     expect(toml.headers.find((h) => h.for === "/*")?.values["Referrer-Policy"]).toBe("no-referrer");
+  });
+
+  it("gives the owner console the same protection, and /account leads to it", () => {
+    const rule = toml.headers.find((h) => h.for === "/indieauth/account/*");
+    expect(rule?.values).toMatchObject({ "X-Frame-Options": "DENY", "Cache-Control": "no-store" });
+    const csp = rule!.values["Content-Security-Policy"]!;
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(csp).toContain("connect-src 'self'");
+    expect(csp).not.toMatch(/unsafe-inline|unsafe-eval/);
+    expect(toml.redirects).toContainEqual({ from: "/account", to: "/indieauth/account/", status: 301 });
   });
 });
