@@ -7,7 +7,7 @@ import { fileURLToPath } from "node:url";
 import { build as esbuild } from "esbuild";
 import { Liquid } from "liquidjs";
 import { loadConfig, type ConfigProblem, type Env } from "../netlify/lib/config.ts";
-import { ASSETS, HOME_PAGE, PAGES_PREFIX, SELF_TEST_PAGE, SIGN_IN_PAGE } from "../netlify/lib/paths.ts";
+import { ACCOUNT_PAGE, ASSETS, HOME_PAGE, PAGES_PREFIX, SELF_TEST_PAGE, SIGN_IN_PAGE } from "../netlify/lib/paths.ts";
 import { expectedTargets } from "../netlify/lib/profile-links.ts";
 import { loadEnvFile } from "./env.ts";
 
@@ -80,12 +80,14 @@ export async function buildSite(env: Env = process.env, outDir = join(root, "dis
   }
   await write(SIGN_IN_PAGE, await render("sign-in", { me, name, photo: profile?.photo }, "Sign in", "sign-in"));
   await write(SELF_TEST_PAGE, await render("self-test", {}, "Self-test", "self-test"));
+  await write(ACCOUNT_PAGE, await render("account", { me, name, photo: profile?.photo }, "Your IndieAuth account", "account"));
 
   await esbuild({
     entryPoints: {
       "sign-in": join(site, "scripts", "sign-in.ts"),
       home: join(site, "scripts", "home.ts"),
       "self-test": join(site, "scripts", "self-test.ts"),
+      account: join(site, "scripts", "account.ts"),
     },
     outdir: join(outDir, ASSETS),
     bundle: true,

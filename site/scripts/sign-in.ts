@@ -1,6 +1,8 @@
 // The sign-in page's script. The page is static; the request it shows arrives, signed by the
 // server, in the URL fragment. Everything is written with textContent, never as HTML, and the
 // server checks the signature again when the form comes back, so nothing here is trusted.
+import { browserSupportsWebAuthn, startAuthentication } from "@simplewebauthn/browser";
+import { PASSKEYS_API } from "../../netlify/lib/paths.ts";
 import { isKnownScope, KNOWN_SCOPES } from "../../netlify/lib/scopes.ts";
 
 interface ShownRequest {
@@ -14,6 +16,10 @@ interface ShownRequest {
 const ERRORS: Record<string, string> = {
   password: "That password is not right. Please try again.",
   decision: "Choose Approve or Deny.",
+  empty: "Enter your password.",
+  session: "You are no longer signed in on this device. Enter your password to approve.",
+  passkey: "That passkey was not accepted. Try again, or use your password.",
+  "password-off": "Password sign-in is off: approve with a passkey.",
 };
 
 function byId<T extends HTMLElement>(id: string): T {
@@ -112,14 +118,64 @@ function show(): void {
   }
 
   const error = fragment.get("error");
-  if (error) {
-    const box = byId("error");
-    box.textContent = ERRORS[error] ?? "Something went wrong. Please try again.";
-    box.hidden = false;
-  }
+  if (error) showError(ERRORS[error] ?? "Something went wrong. Please try again.");
 
   byId("consent").hidden = false;
-  byId<HTMLInputElement>("password").focus();
+  offerSignInMethods(fragment);
+}
+
+/** The server's hints: a live session needs no password; a passkey may replace it. */
+function offerSignInMethods(fragment: URLSearchParams): void {
+  const password = byId<HTMLInputElement>("password");
+  if (fragment.get("session") === "1") {
+    byId("password-field").hidden = true;
+    byId("remember-field").hidden = true;
+    password.required = false;
+    byId("session-note").hidden = false;
+    byId("approve").focus();
+    return;
+  }
+  if (fragment.get("password") === "off") {
+    byId("password-field").hidden = true;
+    password.required = false;
+    byId("approve").hidden = true;
+  }
+  if (fragment.get("passkey") === "1" && browserSupportsWebAuthn()) {
+    byId("passkey-actions").hidden = false;
+    byId("passkey-button").addEventListener("click", () => void approveWithPasskey());
+  }
+  if (!byId("password-field").hidden) password.focus();
+}
+
+function showError(message: string): void {
+  const box = byId("error");
+  box.textContent = message;
+  box.hidden = false;
+}
+
+/** Asks the server for a challenge, lets the browser sign it, and sends the answer with the form. */
+async function approveWithPasskey(): Promise<void> {
+  const button = byId<HTMLButtonElement>("passkey-button");
+  button.disabled = true;
+  try {
+    const answer = await fetch(`${PASSKEYS_API}/authentication-options`, {
+      method: "POST",
+      credentials: "same-origin",
+      headers: { "Content-Type": "application/json" },
+      body: "{}",
+    });
+    const body = (await answer.json()) as { options?: Parameters<typeof startAuthentication>[0]["optionsJSON"]; ticket?: string; error_description?: string };
+    if (!answer.ok || !body.options || !body.ticket) throw new Error(body.error_description ?? "The server could not start a passkey sign-in.");
+    const response = await startAuthentication({ optionsJSON: body.options });
+    byId<HTMLInputElement>("passkey-ticket").value = body.ticket;
+    byId<HTMLInputElement>("passkey-response").value = JSON.stringify(response);
+    byId<HTMLInputElement>("password").required = false;
+    byId<HTMLFormElement>("consent").requestSubmit(byId<HTMLButtonElement>("approve"));
+  } catch (error) {
+    button.disabled = false;
+    const cancelled = error instanceof Error && error.name === "NotAllowedError";
+    showError(cancelled ? "The passkey sign-in was cancelled." : error instanceof Error ? error.message : "The passkey sign-in failed.");
+  }
 }
 
 // The owner's photo is baked in at build time; hide it rather than show a broken image.
