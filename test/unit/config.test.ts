@@ -67,4 +67,20 @@ describe("configuration", () => {
     expect(good.ok && good.config.introspectionToken).toBe("r".repeat(32));
     expect(problemsOf(loadConfig(await testEnv({ INTROSPECTION_TOKEN: "short" })))).toEqual(["INTROSPECTION_TOKEN"]);
   });
+
+  it("reads PASSWORD_LOGIN as on or off, on by default, and names a bad value", async () => {
+    const defaults = loadConfig(await testEnv());
+    expect(defaults.ok && defaults.config.passwordLogin).toBe(true);
+    const off = loadConfig(await testEnv({ PASSWORD_LOGIN: "OFF" }));
+    expect(off.ok && off.config.passwordLogin).toBe(false);
+    expect(problemsOf(loadConfig(await testEnv({ PASSWORD_LOGIN: "sometimes" })))).toEqual(["PASSWORD_LOGIN"]);
+  });
+
+  it("derives a different key for each signed object", async () => {
+    const result = loadConfig(await testEnv());
+    if (!result.ok) throw new Error("config");
+    const { requestObject, session, webauthn } = result.config.keys;
+    const hex = [requestObject, session, webauthn].map((k) => Buffer.from(k).toString("hex"));
+    expect(new Set(hex).size).toBe(3);
+  });
 });
