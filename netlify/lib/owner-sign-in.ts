@@ -1,6 +1,6 @@
 // How the owner proves it is them, wherever they sign in (an app's sign-in page or the
-// console): the password, under the guessing throttle, or a passkey. Each real attempt lands
-// in the sign-in history; a throttled one does not (an attacker must not be able to fill it).
+// console): the password or a passkey, both under the guessing throttle. Each real attempt
+// lands in the sign-in history; a throttled one does not, so an attacker cannot flood it.
 import type { SignInEventView } from "./account-view.ts";
 import type { Config } from "./config.ts";
 import { listPasskeys, passwordLoginAllowed, recordPasskeyUse } from "./passkeys.ts";
@@ -68,16 +68,24 @@ async function checkPassword(rt: Runtime, config: Config, password: string, cont
 }
 
 async function checkPasskey(rt: Runtime, config: Config, ticket: string, response: string, context: AttemptContext): Promise<SignInResult> {
+  // Failed passkey answers count like wrong passwords: this keeps an attacker's junk from
+  // flooding the history, which only a counted (and so limited) failure may write to.
+  const now = rt.now();
+  const verdict = await checkThrottle(rt.store, context.ip, now);
+  if (!verdict.allowed) return { ok: false, reason: "throttled", retryAfterSeconds: verdict.retryAfterSeconds };
   const passkeys = await listPasskeys(rt.store);
   // Loaded only here: the WebAuthn library is the heaviest thing this server uses.
   const { verifyAuthentication } = await import("./webauthn.ts");
-  const now = rt.now();
   const verified = passkeys.length > 0 ? await verifyAuthentication(rt.store, config, passkeys, { ticket, response }, now) : null;
   if (!verified) {
-    await recordAttempt(rt, context, "passkey", "passkey");
+    await Promise.all([recordFailure(rt.store, context.ip, now, verdict.records), recordAttempt(rt, context, "passkey", "passkey")]);
     return { ok: false, reason: "passkey" };
   }
-  await Promise.all([recordPasskeyUse(rt.store, verified.passkey.id, verified.counter, now), recordAttempt(rt, context, "passkey")]);
+  await Promise.all([
+    recordPasskeyUse(rt.store, verified.passkey.id, verified.counter, now),
+    recordSuccess(rt.store, context.ip),
+    recordAttempt(rt, context, "passkey"),
+  ]);
   return { ok: true, method: "passkey" };
 }
 

@@ -89,6 +89,13 @@ function parseResponse<T>(raw: string): T | null {
   }
 }
 
+/** The browser reports transports; only known names are kept, since they are sent back to
+ * every browser in the options, where anything else could break the ceremony. */
+const TRANSPORTS = new Set(["ble", "cable", "hybrid", "internal", "nfc", "smart-card", "usb"]);
+function knownTransports(value: unknown): string[] {
+  return Array.isArray(value) ? [...new Set(value.filter((t): t is string => typeof t === "string" && TRANSPORTS.has(t)))] : [];
+}
+
 const fromBase64Url = (value: string) => new Uint8Array(Buffer.from(value, "base64url"));
 
 export async function registrationOptions(config: Config, existing: readonly PasskeyRecord[], now: number): Promise<{ options: PublicKeyCredentialCreationOptionsJSON; ticket: string }> {
@@ -139,7 +146,8 @@ export async function verifyRegistration(
       backedUp: credentialBackedUp,
       createdAt: now,
     };
-    if (credential.transports) passkey.transports = credential.transports;
+    const transports = knownTransports(credential.transports);
+    if (transports.length > 0) passkey.transports = transports;
     return passkey;
   } catch {
     return null;
