@@ -1,8 +1,8 @@
 // The validated authorization request travels from GET /auth, through the static sign-in
 // page, to the approve step as a signed JWT of its own type: the page can show it, but any
 // change to it is noticed, and it cannot be mistaken for any other token this server makes.
-import { SignJWT, jwtVerify } from "jose";
 import type { ClientInfo } from "./clients/client-info.ts";
+import { signTyped, verifyTyped, type JwtKind } from "./typed-jwt.ts";
 
 export const REQUEST_OBJECT_TYPE = "indieauth-request+jwt";
 export const REQUEST_OBJECT_TTL_SECONDS = 15 * 60;
@@ -18,10 +18,7 @@ export interface AuthorizationRequest {
   client: { name?: string; logoUri?: string; uri?: string };
 }
 
-interface RequestClaims extends AuthorizationRequest {
-  iat: number;
-  exp: number;
-}
+type RequestClaims = AuthorizationRequest;
 
 export function clientDisplay(info: ClientInfo): AuthorizationRequest["client"] {
   const display: AuthorizationRequest["client"] = {};
@@ -31,37 +28,23 @@ export function clientDisplay(info: ClientInfo): AuthorizationRequest["client"] 
   return display;
 }
 
-export async function signRequest(request: AuthorizationRequest, key: Uint8Array, issuer: string, now: number): Promise<string> {
-  const iat = Math.floor(now / 1000);
-  return new SignJWT({ ...request })
-    .setProtectedHeader({ alg: "HS256", typ: REQUEST_OBJECT_TYPE })
-    .setIssuer(issuer)
-    .setAudience(`${issuer}auth/approve`)
-    .setIssuedAt(iat)
-    .setExpirationTime(iat + REQUEST_OBJECT_TTL_SECONDS)
-    .sign(key);
+function requestObjectKind(key: Uint8Array, issuer: string): JwtKind {
+  return { key, issuer, typ: REQUEST_OBJECT_TYPE, audience: `${issuer}auth/approve` };
+}
+
+export function signRequest(request: AuthorizationRequest, key: Uint8Array, issuer: string, now: number): Promise<string> {
+  return signTyped({ ...request }, requestObjectKind(key, issuer), now, now + REQUEST_OBJECT_TTL_SECONDS * 1000);
 }
 
 /** The request, or null when the signature, type, audience or expiry is wrong. */
 export async function verifyRequest(token: string, key: Uint8Array, issuer: string, now: number): Promise<AuthorizationRequest | null> {
-  if (token.length > 16_384) return null;
-  try {
-    const { payload } = await jwtVerify<RequestClaims>(token, key, {
-      algorithms: ["HS256"],
-      typ: REQUEST_OBJECT_TYPE,
-      issuer,
-      audience: `${issuer}auth/approve`,
-      currentDate: new Date(now),
-      requiredClaims: ["exp", "iat"],
-    });
-    const { clientId, redirectUri, state, codeChallenge, scopes, meMismatch, client } = payload;
-    if (typeof clientId !== "string" || typeof redirectUri !== "string" || typeof state !== "string" || typeof codeChallenge !== "string" || !Array.isArray(scopes)) {
-      return null;
-    }
-    const request: AuthorizationRequest = { clientId, redirectUri, state, codeChallenge, scopes, client: client ?? {} };
-    if (typeof meMismatch === "string") request.meMismatch = meMismatch;
-    return request;
-  } catch {
+  const payload = await verifyTyped<RequestClaims>(token, requestObjectKind(key, issuer), now, 16_384);
+  if (!payload) return null;
+  const { clientId, redirectUri, state, codeChallenge, scopes, meMismatch, client } = payload;
+  if (typeof clientId !== "string" || typeof redirectUri !== "string" || typeof state !== "string" || typeof codeChallenge !== "string" || !Array.isArray(scopes)) {
     return null;
   }
+  const request: AuthorizationRequest = { clientId, redirectUri, state, codeChallenge, scopes, client: client ?? {} };
+  if (typeof meMismatch === "string") request.meMismatch = meMismatch;
+  return request;
 }

@@ -3,8 +3,8 @@
 // signing out deletes it, and a cookie whose record is gone is worth nothing.
 import { randomBytes } from "node:crypto";
 import { parse as parseCookies, serialize as serializeCookie } from "cookie";
-import { SignJWT, jwtVerify } from "jose";
 import type { KeyValueStore } from "./store.ts";
+import { signTyped, verifyTyped, type JwtKind } from "./typed-jwt.ts";
 
 export const SESSION_TYPE = "indieauth-session+jwt";
 /** "Keep me signed in": a cookie that outlives the browser. */
@@ -42,6 +42,10 @@ export function sessionCookieName(development: boolean): string {
   return development ? "indieauth_session" : "__Host-indieauth_session";
 }
 
+function sessionKind(settings: SessionSettings): JwtKind {
+  return { key: settings.key, issuer: settings.issuer, typ: SESSION_TYPE, audience: `${settings.issuer}session` };
+}
+
 function cookieOptions(settings: SessionSettings) {
   return { httpOnly: true, secure: !settings.development, sameSite: "lax" as const, path: "/" };
 }
@@ -68,13 +72,7 @@ export async function startSession(store: KeyValueStore, settings: SessionSettin
     expiresAt: now + (input.persistent ? PERSISTENT_SESSION_MS : BROWSER_SESSION_MS),
   };
   if (!(await store.setIfNew(sessionKey(id), session))) throw new Error("session id collision");
-  const jwt = await new SignJWT({ sid: id })
-    .setProtectedHeader({ alg: "HS256", typ: SESSION_TYPE })
-    .setIssuer(settings.issuer)
-    .setAudience(`${settings.issuer}session`)
-    .setIssuedAt(Math.floor(now / 1000))
-    .setExpirationTime(Math.floor(session.expiresAt / 1000))
-    .sign(settings.key);
+  const jwt = await signTyped({ sid: id }, sessionKind(settings), now, session.expiresAt);
   const setCookie = serializeCookie(sessionCookieName(settings.development), jwt, {
     ...cookieOptions(settings),
     ...(input.persistent ? { maxAge: Math.floor(PERSISTENT_SESSION_MS / 1000) } : {}),
@@ -92,20 +90,9 @@ async function sessionIdOf(req: Request, settings: SessionSettings, now: number)
   } catch {
     return null;
   }
-  if (!value || value.length > 2048) return null;
-  try {
-    const { payload } = await jwtVerify<{ sid?: unknown }>(value, settings.key, {
-      algorithms: ["HS256"],
-      typ: SESSION_TYPE,
-      issuer: settings.issuer,
-      audience: `${settings.issuer}session`,
-      currentDate: new Date(now),
-      requiredClaims: ["exp", "iat"],
-    });
-    return typeof payload.sid === "string" && SESSION_ID.test(payload.sid) ? payload.sid : null;
-  } catch {
-    return null;
-  }
+  if (!value) return null;
+  const payload = await verifyTyped<{ sid: unknown }>(value, sessionKind(settings), now, 2048);
+  return typeof payload?.sid === "string" && SESSION_ID.test(payload.sid) ? payload.sid : null;
 }
 
 /** The live session of this request, or null. A forged cookie costs no storage read. */

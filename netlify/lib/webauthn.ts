@@ -13,10 +13,10 @@ import {
   type PublicKeyCredentialRequestOptionsJSON,
   type RegistrationResponseJSON,
 } from "@simplewebauthn/server";
-import { SignJWT, jwtVerify } from "jose";
 import type { Config } from "./config.ts";
 import type { PasskeyRecord } from "./passkeys.ts";
 import type { KeyValueStore } from "./store.ts";
+import { signTyped, verifyTyped, type JwtKind } from "./typed-jwt.ts";
 
 export const TICKET_TYPE = "indieauth-webauthn+jwt";
 export const TICKET_TTL_SECONDS = 5 * 60;
@@ -40,15 +40,12 @@ function ownerHandle(me: string): Uint8Array<ArrayBuffer> {
   return new Uint8Array(createHash("sha256").update(`indieauth-owner:${me}`).digest().subarray(0, 16));
 }
 
-async function signTicket(config: Config, ceremony: Ceremony, challenge: string, now: number): Promise<string> {
-  const iat = Math.floor(now / 1000);
-  return new SignJWT({ challenge, ceremony })
-    .setProtectedHeader({ alg: "HS256", typ: TICKET_TYPE })
-    .setIssuer(config.issuer)
-    .setAudience(`${config.issuer}webauthn`)
-    .setIssuedAt(iat)
-    .setExpirationTime(iat + TICKET_TTL_SECONDS)
-    .sign(config.keys.webauthn);
+function ticketKind(config: Config): JwtKind {
+  return { key: config.keys.webauthn, issuer: config.issuer, typ: TICKET_TYPE, audience: `${config.issuer}webauthn` };
+}
+
+function signTicket(config: Config, ceremony: Ceremony, challenge: string, now: number): Promise<string> {
+  return signTyped({ challenge, ceremony }, ticketKind(config), now, now + TICKET_TTL_SECONDS * 1000);
 }
 
 const usedChallengeKey = (challenge: string) => `webauthn-used/${createHash("sha256").update(challenge).digest("base64url")}`;
@@ -56,25 +53,10 @@ const usedChallengeKey = (challenge: string) => `webauthn-used/${createHash("sha
 /** The ticket's challenge if it is genuine, current and of this ceremony; marks it used, so
  * each ticket verifies at most once. */
 async function redeemTicket(store: KeyValueStore, config: Config, ticket: string, ceremony: Ceremony, now: number): Promise<string | null> {
-  if (ticket.length > 2048) return null;
-  let challenge: string;
-  let expiresAt: number;
-  try {
-    const { payload } = await jwtVerify<{ challenge?: unknown; ceremony?: unknown }>(ticket, config.keys.webauthn, {
-      algorithms: ["HS256"],
-      typ: TICKET_TYPE,
-      issuer: config.issuer,
-      audience: `${config.issuer}webauthn`,
-      currentDate: new Date(now),
-      requiredClaims: ["exp", "iat"],
-    });
-    if (typeof payload.challenge !== "string" || payload.ceremony !== ceremony) return null;
-    challenge = payload.challenge;
-    expiresAt = payload.exp! * 1000;
-  } catch {
-    return null;
-  }
-  return (await store.setIfNew(usedChallengeKey(challenge), { usedAt: now, expiresAt })) ? challenge : null;
+  const payload = await verifyTyped<{ challenge: unknown; ceremony: unknown }>(ticket, ticketKind(config), now, 2048);
+  if (!payload || typeof payload.challenge !== "string" || payload.ceremony !== ceremony) return null;
+  const { challenge } = payload;
+  return (await store.setIfNew(usedChallengeKey(challenge), { usedAt: now, expiresAt: payload.exp! * 1000 })) ? challenge : null;
 }
 
 function parseResponse<T>(raw: string): T | null {

@@ -10,6 +10,7 @@ import {
 } from "@simplewebauthn/browser";
 import type { AccountOverview, AppView, DeviceView, LoginRequired, PasskeyView, SignInEventView } from "../../netlify/lib/account-view.ts";
 import { ACCOUNT_API, PASSKEYS_API } from "../../netlify/lib/paths.ts";
+import { byId, hostOf } from "./dom.ts";
 
 type SignInMethods = LoginRequired["signIn"];
 
@@ -27,11 +28,6 @@ class ApiError extends Error {
 
 const webAuthn = browserSupportsWebAuthn();
 
-function byId<T extends HTMLElement = HTMLElement>(id: string): T {
-  const element = document.getElementById(id);
-  if (!element) throw new Error(`missing #${id}`);
-  return element as T;
-}
 
 function element<K extends keyof HTMLElementTagNameMap>(tag: K, text?: string, className?: string): HTMLElementTagNameMap[K] {
   const node = document.createElement(tag);
@@ -168,13 +164,6 @@ function buttons(...nodes: HTMLButtonElement[]): HTMLDivElement {
   return row;
 }
 
-function hostOf(url: string): string {
-  try {
-    return new URL(url).host;
-  } catch {
-    return url;
-  }
-}
 
 function appItem(app: AppView, index: number): HTMLLIElement {
   const { li, head, nameId } = item("app", app.id, index, app.name || hostOf(app.clientId), []);

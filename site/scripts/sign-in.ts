@@ -4,6 +4,7 @@
 import { browserSupportsWebAuthn, startAuthentication } from "@simplewebauthn/browser";
 import { PASSKEYS_API } from "../../netlify/lib/paths.ts";
 import { isKnownScope, KNOWN_SCOPES } from "../../netlify/lib/scopes.ts";
+import { byId, hostOf } from "./dom.ts";
 
 interface ShownRequest {
   clientId: string;
@@ -22,11 +23,6 @@ const ERRORS: Record<string, string> = {
   "password-off": "Password sign-in is off: approve with a passkey.",
 };
 
-function byId<T extends HTMLElement>(id: string): T {
-  const element = document.getElementById(id);
-  if (!element) throw new Error(`missing #${id}`);
-  return element as T;
-}
 
 /** Reads the payload of the signed request for display only. */
 function decodeRequest(token: string): ShownRequest | null {
@@ -69,13 +65,6 @@ function scopeItem(scope: string): HTMLLIElement {
   return item;
 }
 
-function hostOf(url: string): string {
-  try {
-    return new URL(url).host;
-  } catch {
-    return url;
-  }
-}
 
 function show(): void {
   const fragment = new URLSearchParams(location.hash.slice(1));

@@ -1,0 +1,42 @@
+// The server's signed objects (the authorization request the sign-in page carries, the
+// owner's session cookie, passkey challenge tickets) are HS256 JWTs, each with its own type,
+// audience and HKDF-derived key, so that none of them can pass for another.
+import { SignJWT, jwtVerify, type JWTPayload } from "jose";
+
+export interface JwtKind {
+  key: Uint8Array;
+  issuer: string;
+  /** The `typ` header, e.g. "indieauth-session+jwt". */
+  typ: string;
+  audience: string;
+}
+
+/** Times in milliseconds; the JWT carries them in seconds. */
+export function signTyped(claims: Record<string, unknown>, kind: JwtKind, issuedAt: number, expiresAt: number): Promise<string> {
+  return new SignJWT(claims)
+    .setProtectedHeader({ alg: "HS256", typ: kind.typ })
+    .setIssuer(kind.issuer)
+    .setAudience(kind.audience)
+    .setIssuedAt(Math.floor(issuedAt / 1000))
+    .setExpirationTime(Math.floor(expiresAt / 1000))
+    .sign(kind.key);
+}
+
+/** The claims, or null when the signature, type, issuer, audience or expiry is wrong, or the
+ * token is longer than anything this server makes. */
+export async function verifyTyped<T extends object>(token: string, kind: JwtKind, now: number, maxLength = 4096): Promise<(Partial<T> & JWTPayload) | null> {
+  if (token.length > maxLength) return null;
+  try {
+    const { payload } = await jwtVerify<Partial<T>>(token, kind.key, {
+      algorithms: ["HS256"],
+      typ: kind.typ,
+      issuer: kind.issuer,
+      audience: kind.audience,
+      currentDate: new Date(now),
+      requiredClaims: ["exp", "iat"],
+    });
+    return payload;
+  } catch {
+    return null;
+  }
+}
