@@ -129,9 +129,12 @@ function offerSignInMethods(fragment: URLSearchParams): void {
     password.required = false;
     byId("approve").hidden = true;
   }
-  if (fragment.get("passkey") === "1" && browserSupportsWebAuthn()) {
+  const passkeys = fragment.get("passkey") === "1";
+  if (passkeys && browserSupportsWebAuthn()) {
     byId("passkey-actions").hidden = false;
     byId("passkey-button").addEventListener("click", () => void approveWithPasskey());
+  } else if (fragment.get("password") === "off") {
+    showError("Only passkeys sign in here, and this browser cannot use them. Open this page in a browser that supports passkeys.");
   }
   if (!byId("password-field").hidden) password.focus();
 }
