@@ -9,20 +9,25 @@ import { addPasskey, listPasskeys, passkeyName, passkeyView, MAX_PASSKEYS } from
 import { PASSKEYS_API } from "../paths.ts";
 import type { Runtime } from "../runtime.ts";
 import { currentSession, sessionSettings, startSession } from "../sessions.ts";
-import { authenticationOptions, registrationOptions, verifyRegistration } from "../webauthn.ts";
 import { loginRequired, notConfigured, signInError, type ConsoleRequestInfo } from "./account.ts";
+
+/** The WebAuthn library is large; it is loaded after the request has passed the cheap checks
+ * (same origin, session), so that refusals and cold starts stay light. */
+const webauthn = () => import("../webauthn.ts");
 
 async function startRegistration(rt: Runtime, config: Config, form: URLSearchParams, info: ConsoleRequestInfo): Promise<Response> {
   const confirmed = await signInOwner(rt, config, { method: "password", password: form.get("password") ?? "" }, { ip: info.ip, where: "account" }, "confirm");
   if (!confirmed.ok) signInError(confirmed);
   const passkeys = await listPasskeys(rt.store);
   if (passkeys.length >= MAX_PASSKEYS) throw new InvalidRequest(`You have ${MAX_PASSKEYS} passkeys, the most this server keeps: remove one first.`);
+  const { registrationOptions } = await webauthn();
   return json(await registrationOptions(config, passkeys, rt.now()));
 }
 
 async function finishRegistration(rt: Runtime, config: Config, form: URLSearchParams): Promise<Response> {
   const name = passkeyName(form.get("name") ?? "") ?? "Passkey";
   const now = rt.now();
+  const { verifyRegistration } = await webauthn();
   const passkey = await verifyRegistration(rt.store, config, { ticket: form.get("ticket") ?? "", response: form.get("response") ?? "", name }, now);
   if (!passkey) throw new InvalidRequest("The passkey could not be verified. Please try again.");
   if (!(await addPasskey(rt.store, passkey))) throw new InvalidRequest("This passkey is already registered, or you have the most passkeys this server keeps.");
@@ -51,6 +56,7 @@ export async function handlePasskeys(req: Request, rt: Runtime, info: ConsoleReq
       case "/authentication-options": {
         const passkeys = await listPasskeys(rt.store);
         if (passkeys.length === 0) throw new InvalidRequest("No passkey is registered yet.");
+        const { authenticationOptions } = await webauthn();
         return json(await authenticationOptions(config, passkeys, rt.now()));
       }
       case "/sign-in":
