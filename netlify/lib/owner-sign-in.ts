@@ -7,7 +7,7 @@ import { listPasskeys, passwordLoginAllowed, recordPasskeyUse } from "./passkeys
 import { verifyPassword } from "./password.ts";
 import type { Runtime } from "./runtime.ts";
 import { recordSignInEvent } from "./sign-in-events.ts";
-import { checkThrottle, recordFailure, recordSuccess } from "./throttle.ts";
+import { attemptSucceeded, beginAttempt } from "./throttle.ts";
 
 export type OwnerCredential =
   | { method: "password"; password: string }
@@ -56,14 +56,14 @@ async function checkPassword(rt: Runtime, config: Config, password: string, cont
     await recordAttempt(rt, context, "password", "password-off");
     return { ok: false, reason: "password-off" };
   }
-  const now = rt.now();
-  const verdict = await checkThrottle(rt.store, context.ip, now);
+  const verdict = await beginAttempt(rt.store, context.ip, rt.now());
   if (!verdict.allowed) return { ok: false, reason: "throttled", retryAfterSeconds: verdict.retryAfterSeconds };
   if (!(await verifyPassword(password, config.password))) {
-    await Promise.all([recordFailure(rt.store, context.ip, now, verdict.records), recordAttempt(rt, context, "password", "password")]);
+    // The attempt's own record is the failure count.
+    await recordAttempt(rt, context, "password", "password");
     return { ok: false, reason: "password" };
   }
-  await Promise.all([recordSuccess(rt.store, context.ip), recordAttempt(rt, context, "password")]);
+  await Promise.all([attemptSucceeded(rt.store, verdict.attempt), recordAttempt(rt, context, "password")]);
   return { ok: true, method: "password" };
 }
 
@@ -71,19 +71,19 @@ async function checkPasskey(rt: Runtime, config: Config, ticket: string, respons
   // Failed passkey answers count like wrong passwords: this keeps an attacker's junk from
   // flooding the history, which only a counted (and so limited) failure may write to.
   const now = rt.now();
-  const verdict = await checkThrottle(rt.store, context.ip, now);
+  const verdict = await beginAttempt(rt.store, context.ip, now);
   if (!verdict.allowed) return { ok: false, reason: "throttled", retryAfterSeconds: verdict.retryAfterSeconds };
   const passkeys = await listPasskeys(rt.store);
   // Loaded only here: the WebAuthn library is the heaviest thing this server uses.
   const { verifyAuthentication } = await import("./webauthn.ts");
   const verified = passkeys.length > 0 ? await verifyAuthentication(rt.store, config, passkeys, { ticket, response }, now) : null;
   if (!verified) {
-    await Promise.all([recordFailure(rt.store, context.ip, now, verdict.records), recordAttempt(rt, context, "passkey", "passkey")]);
+    await recordAttempt(rt, context, "passkey", "passkey");
     return { ok: false, reason: "passkey" };
   }
   await Promise.all([
     recordPasskeyUse(rt.store, verified.passkey.id, verified.counter, now),
-    recordSuccess(rt.store, context.ip),
+    attemptSucceeded(rt.store, verdict.attempt),
     recordAttempt(rt, context, "passkey"),
   ]);
   return { ok: true, method: "passkey" };

@@ -1,83 +1,111 @@
 // Password guessing limits, counted in Blobs so they hold across function instances:
-// per client IP, a growing back-off after a few failures; overall, a lock after many
+// per client address, a growing back-off after a few failures; overall, a lock after many
 // failures in an hour (the owner is one person; twenty wrong passwords an hour is an attack).
+//
+// Every attempt is written down as a record of its own BEFORE the password is checked, then
+// the attempts before it are counted. Guesses sent at the same moment therefore see each
+// other (no read-then-write counter to lose updates), and a refused attempt removes its
+// record again, so being held back neither counts nor extends anything.
+import { randomBytes } from "node:crypto";
+import ipaddr from "ipaddr.js";
 import { secretHash } from "./secrets.ts";
 import type { KeyValueStore } from "./store.ts";
 
 export const THROTTLE_POLICY = {
-  /** Failures from one IP before back-off starts. */
+  /** Failures from one address before back-off starts. */
   freeFailuresPerIp: 5,
   /** First back-off; doubles with each further failure. */
   firstBackoffMs: 60_000,
   maxBackoffMs: 15 * 60_000,
-  /** An IP's record is forgotten a day after its last failure. */
+  /** An address's failures are remembered for a day. */
   ipMemoryMs: 24 * 60 * 60_000,
   globalFailures: 20,
   globalWindowMs: 60 * 60_000,
   globalLockMs: 15 * 60_000,
 } as const;
 
-interface IpRecord {
-  failures: number;
-  lockedUntil: number;
+interface AttemptRecord {
+  at: number;
   expiresAt: number;
 }
 
-interface GlobalRecord {
-  /** Times of recent failures, within the window. */
-  failures: number[];
-  lockedUntil: number;
-  expiresAt: number;
+/** An attempt that was let through: what the outcome must clean up. */
+export interface Attempt {
+  ipPrefix: string;
+  ipKey: string;
+  globalKey: string;
 }
 
-/** The records a check read, handed on to recordFailure so a failure costs no second read. */
-export interface ThrottleRecords {
-  ip: IpRecord | null;
-  global: GlobalRecord | null;
+export type ThrottleVerdict = { allowed: true; attempt: Attempt } | { allowed: false; retryAfterSeconds: number };
+
+/** A fixed-width millisecond count (readable, sortable), then randomness against ties. */
+function attemptKey(prefix: string, now: number): string {
+  return `${prefix}${String(now).padStart(15, "0")}-${randomBytes(6).toString("base64url")}`;
 }
 
-export type ThrottleVerdict = ({ allowed: true } | { allowed: false; retryAfterSeconds: number }) & { records: ThrottleRecords };
-
-const GLOBAL_KEY = "throttle/global";
-const ipKey = (ip: string) => `throttle/ip/${secretHash(ip)}`;
-
-export async function checkThrottle(store: KeyValueStore, ip: string, now: number): Promise<ThrottleVerdict> {
-  const [ipRecord, globalRecord] = await Promise.all([
-    store.get<IpRecord>(ipKey(ip)),
-    store.get<GlobalRecord>(GLOBAL_KEY),
-  ]);
-  const records = { ip: ipRecord, global: globalRecord };
-  const lockedUntil = Math.max(ipRecord?.lockedUntil ?? 0, globalRecord?.lockedUntil ?? 0);
-  if (lockedUntil > now) return { allowed: false, retryAfterSeconds: Math.ceil((lockedUntil - now) / 1000), records };
-  return { allowed: true, records };
+/** IPv6 users hold a whole /64: counting per address would give a guesser billions of them. */
+function addressGroup(ip: string): string {
+  try {
+    const address = ipaddr.process(ip);
+    if (address.kind() === "ipv6") return `${ipaddr.IPv6.networkAddressFromCIDR(`${address.toString()}/64`).toString()}/64`;
+    return address.toString();
+  } catch {
+    return ip;
+  }
 }
 
-/** Counts a failed password, from the records its check read. Best effort under concurrency
- * (read, then write): the limits are about orders of magnitude, and a lost count only delays a
- * lock by one attempt. */
-export async function recordFailure(store: KeyValueStore, ip: string, now: number, records: ThrottleRecords): Promise<void> {
+const ipPrefix = (ip: string) => `throttle/ip/${secretHash(addressGroup(ip))}/`;
+const GLOBAL_PREFIX = "throttle/global/";
+
+/** Every other attempt still remembered: the finished failures, and any made at the same
+ * moment (counted as failures too: in a burst, the safe reading). */
+async function others(store: KeyValueStore, prefix: string, own: string, since: number): Promise<AttemptRecord[]> {
+  const keys = (await store.list(prefix)).filter((key) => key !== own);
+  const records = await Promise.all(keys.map((key) => store.get<AttemptRecord>(key)));
+  return records.filter((r): r is AttemptRecord => r !== null && typeof r.at === "number" && r.at > since);
+}
+
+/** When the address may try again, given the failures before this attempt. */
+function ipLockedUntil(failures: AttemptRecord[]): number {
   const p = THROTTLE_POLICY;
-  const { ip: ipRecord, global: globalRecord } = records;
-
-  const previous = ipRecord && ipRecord.expiresAt > now ? ipRecord.failures : 0;
-  const failures = previous + 1;
-  const excess = failures - p.freeFailuresPerIp;
-  const backoff = excess >= 0 ? Math.min(p.firstBackoffMs * 2 ** excess, p.maxBackoffMs) : 0;
-  const nextIp: IpRecord = { failures, lockedUntil: backoff > 0 ? now + backoff : 0, expiresAt: now + p.ipMemoryMs };
-
-  const recent = (globalRecord?.failures ?? []).filter((t) => t > now - p.globalWindowMs);
-  recent.push(now);
-  const locked = recent.length >= p.globalFailures;
-  const nextGlobal: GlobalRecord = {
-    failures: locked ? [] : recent,
-    lockedUntil: locked ? now + p.globalLockMs : (globalRecord?.lockedUntil ?? 0),
-    expiresAt: now + p.globalWindowMs + p.globalLockMs,
-  };
-
-  await Promise.all([store.set(ipKey(ip), nextIp), store.set(GLOBAL_KEY, nextGlobal)]);
+  const excess = failures.length - p.freeFailuresPerIp;
+  if (excess < 0) return 0;
+  const last = Math.max(...failures.map((f) => f.at));
+  return last + Math.min(p.firstBackoffMs * 2 ** excess, p.maxBackoffMs);
 }
 
-/** A correct password clears that IP's count (the overall window stays). */
-export async function recordSuccess(store: KeyValueStore, ip: string): Promise<void> {
-  await store.delete(ipKey(ip));
+/** Twenty failures within an hour of the latest one lock everyone out for fifteen minutes. */
+function globalLockedUntil(failures: AttemptRecord[]): number {
+  const p = THROTTLE_POLICY;
+  if (failures.length === 0) return 0;
+  const last = Math.max(...failures.map((f) => f.at));
+  const recent = failures.filter((f) => f.at > last - p.globalWindowMs);
+  return recent.length >= p.globalFailures ? last + p.globalLockMs : 0;
+}
+
+/** Records the attempt, then decides; a refused attempt leaves no trace. */
+export async function beginAttempt(store: KeyValueStore, ip: string, now: number): Promise<ThrottleVerdict> {
+  const p = THROTTLE_POLICY;
+  const attempt: Attempt = { ipPrefix: ipPrefix(ip), ipKey: attemptKey(ipPrefix(ip), now), globalKey: attemptKey(GLOBAL_PREFIX, now) };
+  await Promise.all([
+    store.set(attempt.ipKey, { at: now, expiresAt: now + p.ipMemoryMs } satisfies AttemptRecord),
+    store.set(attempt.globalKey, { at: now, expiresAt: now + p.globalWindowMs + p.globalLockMs } satisfies AttemptRecord),
+  ]);
+  const [ipFailures, globalFailures] = await Promise.all([
+    others(store, attempt.ipPrefix, attempt.ipKey, now - p.ipMemoryMs),
+    others(store, GLOBAL_PREFIX, attempt.globalKey, now - p.globalWindowMs - p.globalLockMs),
+  ]);
+  const lockedUntil = Math.max(ipLockedUntil(ipFailures), globalLockedUntil(globalFailures));
+  if (lockedUntil > now) {
+    await Promise.all([store.delete(attempt.ipKey), store.delete(attempt.globalKey)]);
+    return { allowed: false, retryAfterSeconds: Math.ceil((lockedUntil - now) / 1000) };
+  }
+  return { allowed: true, attempt };
+}
+
+/** A right password clears its address's count; its own entry leaves the overall window,
+ * which otherwise stays (successes are not failures, and the window is not the owner's). */
+export async function attemptSucceeded(store: KeyValueStore, attempt: Attempt): Promise<void> {
+  const keys = await store.list(attempt.ipPrefix);
+  await Promise.all([...keys.map((key) => store.delete(key)), store.delete(attempt.globalKey)]);
 }

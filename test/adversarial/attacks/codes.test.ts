@@ -1,0 +1,178 @@
+// Attack catalogue: authorization codes. Replay (one after the other, and many at once, at
+// either redemption endpoint), expiry, redemption by another client_id, redirect_uri or PKCE
+// verifier, and every attempt to get a code without S256 PKCE or to redeem one without it.
+//
+// The concurrent replays run on atomicRuntime(): the server settles the race with one
+// conditional write (onlyIfNew), which production Blobs performs atomically but the local Blobs
+// server of the tests does not (see test/helpers/attack-kit.ts).
+import { describe, expect, it } from "vitest";
+import { codeKey, type CodeRecord } from "../../../netlify/lib/codes.ts";
+import { s256 } from "../../../netlify/lib/pkce.ts";
+import { atomicRuntime, fastRuntime } from "../../helpers/attack-kit.ts";
+import { approve, authorizationParams, authorize, CLIENT_ID, pkcePair, REDIRECT_URI, redirectParams, signedRequest } from "../../helpers/oauth.ts";
+import type { TestRuntime } from "../../helpers/runtime.ts";
+import { authEndpoint, codeForm, expectOAuthError, introspection, signInForCode, tokenEndpoint, type SignedIn, type Tokens } from "../../helpers/tokens.ts";
+
+const MINUTE = 60 * 1000;
+
+async function redeemed(response: Response): Promise<Tokens> {
+  expect(response.status).toBe(200);
+  return (await response.json()) as Tokens;
+}
+
+/** A code that has been refused once can never be redeemed afterwards, even correctly. */
+async function expectBurnt(rt: TestRuntime, signedIn: SignedIn): Promise<void> {
+  await expectOAuthError(await tokenEndpoint(rt, codeForm(signedIn)), 400, "invalid_grant");
+}
+
+describe("codes: replay", () => {
+  it("a second redemption at /token is refused, and the tokens of the first are revoked", async () => {
+    const rt = await fastRuntime();
+    const signedIn = await signInForCode(rt);
+    const first = await redeemed(await tokenEndpoint(rt, codeForm(signedIn)));
+    await expectOAuthError(await tokenEndpoint(rt, codeForm(signedIn)), 400, "invalid_grant");
+    expect(await introspection(rt, first.access_token)).toEqual({ active: false });
+    await expectOAuthError(await tokenEndpoint(rt, { grant_type: "refresh_token", refresh_token: first.refresh_token, client_id: CLIENT_ID }), 400, "invalid_grant");
+  });
+
+  it("a code redeemed at POST /auth is refused at /token, and the other way round", async () => {
+    const rt = await fastRuntime();
+    const a = await signInForCode(rt);
+    expect((await authEndpoint(rt, codeForm(a))).status).toBe(200);
+    await expectOAuthError(await tokenEndpoint(rt, codeForm(a)), 400, "invalid_grant");
+    const b = await signInForCode(rt);
+    expect((await tokenEndpoint(rt, codeForm(b))).status).toBe(200);
+    await expectOAuthError(await authEndpoint(rt, codeForm(b)), 400, "invalid_grant");
+  });
+
+  it("ten redemptions at once at /token: at most one succeeds, and nothing issued stays usable", async () => {
+    const rt = await atomicRuntime();
+    const signedIn = await signInForCode(rt);
+    const responses = await Promise.all(Array.from({ length: 10 }, () => tokenEndpoint(rt, codeForm(signedIn))));
+    const ok = responses.filter((r) => r.status === 200);
+    expect(ok.length).toBeLessThanOrEqual(1);
+    for (const r of responses.filter((r) => r.status !== 200)) await expectOAuthError(r, 400, "invalid_grant");
+    for (const r of ok) expect(await introspection(rt, ((await r.json()) as Tokens).access_token)).toEqual({ active: false });
+    // One grant at most was ever created, and it is revoked.
+    expect((await rt.store.list("grants/")).length).toBeLessThanOrEqual(1);
+  });
+
+  it("ten redemptions at once at POST /auth and /token together: at most one succeeds", async () => {
+    const rt = await atomicRuntime();
+    const signedIn = await signInForCode(rt);
+    const responses = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 === 0 ? authEndpoint : tokenEndpoint)(rt, codeForm(signedIn))));
+    expect(responses.filter((r) => r.status === 200).length).toBeLessThanOrEqual(1);
+  });
+
+  it("a code cannot be re-issued by approving the same signed request again: each approval is a new code", async () => {
+    const rt = await fastRuntime();
+    const request = await signedRequest(rt);
+    const first = redirectParams(await approve(rt, request, { scopes: ["create"] })).get("code");
+    const second = redirectParams(await approve(rt, request, { scopes: ["create"] })).get("code");
+    expect(first).not.toBe(second);
+    expect(await rt.store.list("codes/")).toHaveLength(2);
+  });
+});
+
+describe("codes: expiry", () => {
+  it("a code is refused ten minutes after it was issued (and accepted a moment before: the control)", async () => {
+    const rt = await fastRuntime();
+    const late = await signInForCode(rt);
+    const inTime = await signInForCode(rt);
+    rt.clock.advance(10 * MINUTE - 1000);
+    expect((await tokenEndpoint(rt, codeForm(inTime))).status).toBe(200);
+    rt.clock.advance(1000);
+    await expectOAuthError(await tokenEndpoint(rt, codeForm(late)), 400, "invalid_grant");
+  });
+
+  it("the stored expiry is what counts: a record kept past its time by a late sweep is still refused", async () => {
+    const rt = await fastRuntime();
+    const signedIn = await signInForCode(rt);
+    rt.clock.advance(24 * 60 * MINUTE);
+    expect(await rt.store.get<CodeRecord>(codeKey(signedIn.code))).not.toBeNull();
+    await expectOAuthError(await authEndpoint(rt, codeForm(signedIn)), 400, "invalid_grant");
+  });
+});
+
+describe("codes: redemption by someone else", () => {
+  it.each([
+    ["another client_id", { client_id: "https://evil.example/" }],
+    ["the client_id with another scheme", { client_id: "http://app.example.com/" }],
+    ["another redirect_uri", { redirect_uri: "https://evil.example/callback" }],
+    ["the redirect_uri with an added query", { redirect_uri: `${REDIRECT_URI}?x=1` }],
+    ["the redirect_uri with a trailing slash", { redirect_uri: `${REDIRECT_URI}/` }],
+    ["another verifier", { code_verifier: pkcePair().verifier }],
+  ])("%s is refused, and the code is spent: the rightful client cannot use it after that", async (_name, overrides) => {
+    const rt = await fastRuntime();
+    const signedIn = await signInForCode(rt);
+    await expectOAuthError(await tokenEndpoint(rt, codeForm(signedIn, overrides)), 400, "invalid_grant");
+    await expectBurnt(rt, signedIn);
+  });
+
+  it("a well-formed code that was never issued is refused", async () => {
+    const rt = await fastRuntime();
+    await expectOAuthError(await tokenEndpoint(rt, codeForm({ code: `ic_${"A".repeat(43)}`, verifier: pkcePair().verifier })), 400, "invalid_grant");
+  });
+
+  it("the store keeps only the code's hash: its record key and content give no usable code", async () => {
+    const rt = await fastRuntime();
+    const signedIn = await signInForCode(rt);
+    const [key] = await rt.store.list("codes/");
+    const record = await rt.store.get<CodeRecord>(key!);
+    expect(JSON.stringify({ key, record })).not.toContain(signedIn.code.slice(3));
+    await expectOAuthError(await tokenEndpoint(rt, codeForm(signedIn, { code: `ic_${key!.slice("codes/".length)}` })), 400, "invalid_grant");
+  });
+});
+
+describe("codes: PKCE downgrade", () => {
+  it.each([
+    ["without code_challenge", { code_challenge: null }],
+    ["with code_challenge_method=plain", { code_challenge_method: "plain" }],
+    ["with code_challenge_method in lower case (s256)", { code_challenge_method: "s256" }],
+    ["without code_challenge_method", { code_challenge_method: null }],
+    ["with a challenge too short to be a SHA-256", { code_challenge: "abc" }],
+  ])("a request %s gets an error back, never the sign-in page", async (_name, overrides) => {
+    const response = await authorize(await fastRuntime(), authorizationParams(overrides));
+    expect(response.status).toBe(302);
+    expect(redirectParams(response).get("error")).toBe("invalid_request");
+  });
+
+  it("redemption without a verifier is refused, and spends the code", async () => {
+    const rt = await fastRuntime();
+    const signedIn = await signInForCode(rt);
+    await expectOAuthError(await tokenEndpoint(rt, codeForm(signedIn, { code_verifier: null })), 400, "invalid_request");
+    await expectBurnt(rt, signedIn);
+  });
+
+  it("the challenge itself presented as the verifier (the plain method) is refused", async () => {
+    const rt = await fastRuntime();
+    const signedIn = await signInForCode(rt);
+    await expectOAuthError(await tokenEndpoint(rt, codeForm(signedIn, { code_verifier: s256(signedIn.verifier), code_challenge_method: "plain" })), 400, "invalid_grant");
+    await expectBurnt(rt, signedIn);
+  });
+
+  it("a verifier outside the RFC 7636 alphabet or length is refused before the code is looked up", async () => {
+    const rt = await fastRuntime();
+    const signedIn = await signInForCode(rt);
+    for (const verifier of ["short", `${signedIn.verifier}\u0000`, `${signedIn.verifier} `, "a".repeat(129)]) {
+      await expectOAuthError(await tokenEndpoint(rt, codeForm(signedIn, { code_verifier: verifier })), 400, "invalid_request");
+    }
+    // Those did not spend the code: they never reached it.
+    expect((await tokenEndpoint(rt, codeForm(signedIn))).status).toBe(200);
+  });
+
+  it("a wrong verifier first, then the right one: the code is already spent (no guessing the verifier)", async () => {
+    const rt = await fastRuntime();
+    const signedIn = await signInForCode(rt);
+    await expectOAuthError(await tokenEndpoint(rt, codeForm(signedIn, { code_verifier: pkcePair().verifier })), 400, "invalid_grant");
+    await expectBurnt(rt, signedIn);
+  });
+
+  it("every stored code records S256, whatever the request said", async () => {
+    const rt = await fastRuntime();
+    const { challenge } = pkcePair();
+    const request = await signedRequest(rt, authorizationParams({ code_challenge: challenge }));
+    const code = redirectParams(await approve(rt, request)).get("code")!;
+    expect(await rt.store.get<CodeRecord>(codeKey(code))).toMatchObject({ codeChallenge: challenge, codeChallengeMethod: "S256" });
+  });
+});
