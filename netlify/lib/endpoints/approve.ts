@@ -51,10 +51,8 @@ async function authenticate(
   context: AttemptContext,
 ): Promise<SignInResult | { ok: true; method: "session" }> {
   const settings = sessionSettings(config);
-  if (await currentSession(rt.store, req, settings, rt.now())) {
-    await recordAttempt(rt, context, "session");
-    return { ok: true, method: "session" };
-  }
+  // A session's approval is recorded in the history beside the code's write, not before it.
+  if (await currentSession(rt.store, req, settings, rt.now())) return { ok: true, method: "session" };
   return signInOwner(rt, config, credentialFrom(form), context);
 }
 
@@ -70,11 +68,14 @@ async function approve(rt: Runtime, config: Config, req: Request, request: Autho
 
   const now = rt.now();
   const scopes = grantedScopes(request.scopes, form.getAll("scope"));
-  const code = await issueCode(
-    rt.store,
-    { clientId: request.clientId, redirectUri: request.redirectUri, codeChallenge: request.codeChallenge, scopes, me: config.me, client: clientDisplayOf(request) },
-    now,
-  );
+  const [code] = await Promise.all([
+    issueCode(
+      rt.store,
+      { clientId: request.clientId, redirectUri: request.redirectUri, codeChallenge: request.codeChallenge, scopes, me: config.me, client: clientDisplayOf(request) },
+      now,
+    ),
+    outcome.method === "session" ? recordAttempt(rt, context, "session") : undefined,
+  ]);
   const response = redirect(redirectToClient(request.redirectUri, { code, state: request.state }, config.issuer), 302);
   if (outcome.method !== "session" && form.get("remember") === "on") {
     const { setCookie } = await startSession(rt.store, sessionSettings(config), { method: outcome.method, persistent: true, ip: info.ip, userAgent: info.userAgent ?? "" }, now);
