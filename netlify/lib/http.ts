@@ -5,7 +5,7 @@ import { renderMessagePage, type MessagePage } from "./html.ts";
 /** Bodies larger than this are refused with 413 before parsing. */
 export const MAX_BODY_BYTES = 64 * 1024;
 
-const COMMON_HEADERS = {
+export const COMMON_HEADERS = {
   "X-Content-Type-Options": "nosniff",
   "Referrer-Policy": "no-referrer",
 } as const;

@@ -6,6 +6,9 @@ import { signTyped, verifyTyped, type JwtKind } from "./typed-jwt.ts";
 
 export const REQUEST_OBJECT_TYPE = "indieauth-request+jwt";
 export const REQUEST_OBJECT_TTL_SECONDS = 15 * 60;
+/** The longest signed request the approve step reads (it travels in the sign-in page's URL
+ * fragment and back in its form). GET /auth refuses to make a longer one. */
+export const MAX_REQUEST_OBJECT_LENGTH = 32_768;
 
 export interface AuthorizationRequest {
   clientId: string;
@@ -38,7 +41,7 @@ export function signRequest(request: AuthorizationRequest, key: Uint8Array, issu
 
 /** The request, or null when the signature, type, audience or expiry is wrong. */
 export async function verifyRequest(token: string, key: Uint8Array, issuer: string, now: number): Promise<AuthorizationRequest | null> {
-  const payload = await verifyTyped<RequestClaims>(token, requestObjectKind(key, issuer), now, 16_384);
+  const payload = await verifyTyped<RequestClaims>(token, requestObjectKind(key, issuer), now, MAX_REQUEST_OBJECT_LENGTH);
   if (!payload) return null;
   const { clientId, redirectUri, state, codeChallenge, scopes, meMismatch, client } = payload;
   if (typeof clientId !== "string" || typeof redirectUri !== "string" || typeof state !== "string" || typeof codeChallenge !== "string" || !Array.isArray(scopes)) {

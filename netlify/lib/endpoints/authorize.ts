@@ -3,7 +3,7 @@ import { checkAuthorizationRequest, ClientBoundError } from "../authorization-re
 import { redirectToClient } from "../authorization-response.ts";
 import { OAuthError, UntrustedRedirect } from "../errors.ts";
 import { page, redirect } from "../http.ts";
-import { signRequest } from "../request-object.ts";
+import { MAX_REQUEST_OBJECT_LENGTH, signRequest } from "../request-object.ts";
 import type { Runtime } from "../runtime.ts";
 import { setupPage } from "./setup.ts";
 import { HOME_PAGE, SIGN_IN_PAGE } from "../paths.ts";
@@ -19,6 +19,15 @@ export async function handleAuthorizationRequest(req: Request, rt: Runtime): Pro
   try {
     const { request } = await checkAuthorizationRequest({ params, ownerMe: config.me, discover: rt.discover });
     const signed = await signRequest(request, config.keys.requestObject, config.issuer, rt.now());
+    // Long state, client_id and client details can add up to more than the approve step reads.
+    if (signed.length > MAX_REQUEST_OBJECT_LENGTH) {
+      const location = redirectToClient(
+        request.redirectUri,
+        { error: "invalid_request", error_description: "The authorization request is too large.", state: request.state },
+        config.issuer,
+      );
+      return redirect(location, 302);
+    }
     // The fragment never reaches a server log or a Referer header.
     return redirect(`${SIGN_IN_PAGE}#request=${signed}${await signInHints(rt, config, req)}`, 303);
   } catch (error) {

@@ -4,7 +4,7 @@ import type { Config } from "../config.ts";
 import { InvalidGrant, InvalidRequest, InvalidScope, UnsupportedGrantType } from "../errors.ts";
 import { newGrantId } from "../grant-tokens.ts";
 import { createGrant, rotateRefreshToken, type IssuedTokens } from "../grants.ts";
-import { answeringOAuthErrors, json, methodNotAllowed, readForm } from "../http.ts";
+import { answeringOAuthErrors, COMMON_HEADERS, json, methodNotAllowed, readForm } from "../http.ts";
 import { profileFor } from "../profile.ts";
 import { redeemCode, redemptionInput } from "../redemption.ts";
 import type { Runtime } from "../runtime.ts";
@@ -37,7 +37,7 @@ function tokenResponse(req: Request, config: Config, issued: IssuedTokens, now: 
   if (!wantsForm(req)) return json(body, 200, TOKEN_HEADERS);
   const form = new URLSearchParams();
   for (const [key, value] of Object.entries(body)) form.set(key, typeof value === "string" ? value : JSON.stringify(value));
-  return new Response(form.toString(), { status: 200, headers: { "Content-Type": "application/x-www-form-urlencoded", ...TOKEN_HEADERS } });
+  return new Response(form.toString(), { status: 200, headers: { ...COMMON_HEADERS, "Content-Type": "application/x-www-form-urlencoded", ...TOKEN_HEADERS } });
 }
 
 async function authorizationCodeGrant(req: Request, rt: Runtime, config: Config, form: URLSearchParams): Promise<Response> {
