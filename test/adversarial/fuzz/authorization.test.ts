@@ -247,14 +247,9 @@ describe("GET /auth", () => {
     outcomes.expectReached(["400 This app&#39;s return address is not allowed", "303 sign-in", "303 sign-in (published redirect URI)", "document published redirect URIs"]);
   }, propertyTimeout(RUNS.documents));
 
-  // BUG (not a 5xx): GET /auth accepts requests whose signed request object is longer than
-  // the 16,384 characters verifyRequest (netlify/lib/request-object.ts:41) accepts, so the
-  // approve step answers every such sign-in "This sign-in request has expired" (400).
-  // Minimal input: a valid request with state = "\u0001".repeat(2048) (allowed: at most 2048
-  // characters, authorization-request.ts:12,70); JSON escaping makes it 12 KB, and the signed
-  // JWT is 16,915 characters. Long non-ASCII client_id paths (percent-encoded up to 9x by
-  // URL.href) and an unbounded logo_uri from the client document have the same effect.
-  // Remove `.fails` once GET /auth bounds what it signs (or verifyRequest's cap matches it).
+  // Long state, non-ASCII client_id paths (percent-encoded up to 9x) and long client details
+  // can make a signed request longer than the approve step reads; GET /auth must then refuse
+  // the request rather than hand the page one that can never be approved.
   it(`every request GET /auth hands to the sign-in page is accepted by the approve step ${seedNote(RUNS.requestSize)}`, async () => {
     const rt = await fuzzRuntime();
     const config = configOf(rt);

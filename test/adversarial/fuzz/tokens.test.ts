@@ -264,12 +264,7 @@ describe("the form-encoded token answer", () => {
     expect(response.headers.get("cache-control")).toBe("no-store");
   });
 
-  // BUG (minor, not a 5xx): netlify/lib/endpoints/token.ts:40 builds this answer as a bare
-  // Response, without the headers json() gives every other answer (http.ts COMMON_HEADERS):
-  // X-Content-Type-Options: nosniff and Referrer-Policy: no-referrer. Input: a valid code
-  // redemption with `Accept: application/x-www-form-urlencoded`. expectDocumentedAnswer skips
-  // its nosniff check for this one answer so that the properties above stay meaningful; remove
-  // both that exception and `.fails` once the answer has the headers.
+  // The form-encoded answer is built apart from json(); it must carry the same headers.
   it("carries the headers every other answer carries", async () => {
     const rt = await fuzzRuntime();
     const response = await tokenEndpoint(rt, codeForm(await signInForCode(rt)), asksForForm);
