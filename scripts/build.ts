@@ -10,6 +10,7 @@ import { loadConfig, type ConfigProblem, type Env } from "../netlify/lib/config.
 import { ACCOUNT_PAGE, ASSETS, HOME_PAGE, PAGES_PREFIX, SELF_TEST_PAGE, SIGN_IN_PAGE } from "../netlify/lib/paths.ts";
 import { expectedTargets } from "../netlify/lib/profile-links.ts";
 import { loadEnvFile } from "./env.ts";
+import { copyOwnerPhoto } from "./owner-photo.ts";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const site = join(root, "site");
@@ -17,6 +18,8 @@ const site = join(root, "site");
 export interface BuildResult {
   outDir: string;
   problems: ConfigProblem[];
+  /** Things the build could not do that do not stop it (the owner's photo, say). */
+  warnings: string[];
 }
 
 function discoveryLinks(baseUrl: string): { rel: string; href: string }[] {
@@ -78,9 +81,16 @@ export async function buildSite(env: Env = process.env, outDir = join(root, "dis
     const isProfile = me !== "" && me === `${baseUrl}/`;
     await write("/", await render("index", homeData, `IndieAuth for ${me}`, "home", isProfile ? { discovery_links: discoveryLinks(baseUrl) } : {}));
   }
-  await write(SIGN_IN_PAGE, await render("sign-in", { me, name, photo: profile?.photo }, "Sign in", "sign-in"));
+  const warnings: string[] = [];
+  let photo: string | undefined;
+  if (profile?.photo) {
+    const copied = await copyOwnerPhoto(profile.photo, join(outDir, ASSETS));
+    if ("file" in copied) photo = `${ASSETS}/${copied.file}`;
+    else warnings.push(copied.warning);
+  }
+  await write(SIGN_IN_PAGE, await render("sign-in", { me, name, photo }, "Sign in", "sign-in"));
   await write(SELF_TEST_PAGE, await render("self-test", {}, "Self-test", "self-test"));
-  await write(ACCOUNT_PAGE, await render("account", { me, name, photo: profile?.photo }, "Your IndieAuth account", "account"));
+  await write(ACCOUNT_PAGE, await render("account", { me, name, photo }, "Your IndieAuth account", "account"));
 
   await esbuild({
     entryPoints: {
@@ -98,15 +108,16 @@ export async function buildSite(env: Env = process.env, outDir = join(root, "dis
   });
   await copyFile(join(site, "styles", "site.css"), join(outDir, ASSETS, "site.css"));
   await copyFile(join(site, "styles", "icon.svg"), join(outDir, ASSETS, "icon.svg"));
-  return { outDir, problems };
+  return { outDir, problems, warnings };
 }
 
 // Run as a script: `npm run build`.
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   loadEnvFile();
   const strict = process.env.CONTEXT === "production";
-  const { outDir, problems } = await buildSite();
+  const { outDir, problems, warnings } = await buildSite();
   for (const problem of problems) console.warn(`${strict ? "error" : "warning"}: ${problem.message}`);
+  for (const warning of warnings) console.warn(`warning: ${warning}`);
   if (strict && problems.length > 0) {
     console.error("The production build stops here: set the variables above in Netlify, then deploy again.");
     process.exit(1);

@@ -69,8 +69,9 @@ export const onPreBuild = async ({ constants, utils }) => {
   const unregister = register();
   try {
     const { buildSite } = await import(join(packageRoot, "scripts", "build.ts"));
-    const { problems } = await buildSite(process.env, publishDir, { standalone: false });
+    const { problems, warnings } = await buildSite(process.env, publishDir, { standalone: false });
     for (const problem of problems) console.warn(`netlify-indieauth ${production ? "error" : "warning"}: ${problem.message}`);
+    for (const warning of warnings) console.warn(`netlify-indieauth warning: ${warning}`);
     if (production && problems.length > 0) {
       return utils.build.failBuild(`netlify-indieauth: set ${problems.map((p) => p.variable).join(", ")} in the site's environment variables, then deploy again.`);
     }
