@@ -29,10 +29,14 @@ function clientUrl(path: string): URL {
   return new URL(`http://client.test:${port}${path}`);
 }
 
-const localFetcher: Fetcher = (url) => {
+const localFetcher: Fetcher = async (url) => {
   const local = new URL(url);
   local.hostname = "127.0.0.1";
-  return fetchDocument(local, { policy: onlyLocal });
+  const doc = await fetchDocument(local, { policy: onlyLocal });
+  // As a real fetch would report it: the final URL under the name that was asked for.
+  const final = new URL(doc.url);
+  if (final.hostname === "127.0.0.1") final.hostname = url.hostname;
+  return { ...doc, url: final.href };
 };
 
 function route(req: IncomingMessage, res: ServerResponse): void {
@@ -208,7 +212,7 @@ describe("discoverClient", () => {
       clientId: clientId.href,
       name: "Local JSON App",
       uri: `http://client.test:${port}/`,
-      logoUri: `${base}/logo.png`,
+      logoUri: `http://client.test:${port}/logo.png`,
       redirectUris: ["https://elsewhere.example/callback"],
       fetched: true,
     });
@@ -217,9 +221,21 @@ describe("discoverClient", () => {
   it("reads an h-app page with rel=redirect_uri from the page and the Link header", async () => {
     const info = await discoverClient(clientUrl("/app"), { fetcher: localFetcher });
     expect(info.name).toBe("Local H App");
-    expect(info.logoUri).toBe(`${base}/logo.png`);
-    expect(info.redirectUris).toEqual([`${base}/from-header`, `${base}/callback`]);
+    expect(info.logoUri).toBe(`http://client.test:${port}/logo.png`);
+    expect(info.redirectUris).toEqual([`http://client.test:${port}/from-header`, `http://client.test:${port}/callback`]);
     expect(info.fetched).toBe(true);
+  });
+
+  it("does not let a document on another origin, reached by a redirect, speak for the client", async () => {
+    // The client's site redirects (an open redirect, say) to a document it does not control.
+    const clientId = clientUrl("/redirects-away");
+    const document = { client_id: clientId.href, client_name: "Not the app", redirect_uris: ["https://attacker.example/callback"] };
+    const landed = (url: string): Fetcher => async () => ({ url, status: 200, contentType: "application/json", linkHeaders: [], body: JSON.stringify(document) });
+    const info = await discoverClient(clientId, { fetcher: landed("https://attacker.example/client.json"), cacheMs: 0 });
+    expect(info).toEqual({ clientId: clientId.href, redirectUris: [], fetched: false });
+    // The same document, served from the client's own origin, is the client's word.
+    const own = await discoverClient(clientId, { fetcher: landed(clientUrl("/client.json").href), cacheMs: 0 });
+    expect(own.redirectUris).toEqual(["https://attacker.example/callback"]);
   });
 
   it("caches a result for cacheMs, then fetches again", async () => {

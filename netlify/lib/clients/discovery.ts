@@ -53,7 +53,9 @@ export async function discoverClient(clientId: URL, options: DiscoveryOptions = 
   const fetcher = options.fetcher ?? defaultFetcher;
   try {
     const doc = await fetcher(clientId);
-    const info = await parseClientDocument(doc, clientId.href);
+    // Only the client's own origin speaks for it: a redirect elsewhere (an open redirect on
+    // its site, say) must not let another site's document publish redirect URIs.
+    const info = new URL(doc.url).origin === clientId.origin ? await parseClientDocument(doc, clientId.href) : bare;
     remember(key, info, now() + (options.cacheMs ?? DEFAULT_CACHE_MS));
     return info;
   } catch {
