@@ -6,7 +6,7 @@ import { listAuthorisedApps, revokeAllApps, revokeApp } from "../authorised-apps
 import { describeProblems, type Config, type ConfigProblem } from "../config.ts";
 import { AccessDenied, InvalidCredentials, InvalidRequest, NotFound, TooManyAttempts } from "../errors.ts";
 import { answeringOAuthErrors, isSameOriginPost, json, methodNotAllowed, readForm } from "../http.ts";
-import { signInOwner, type SignInResult } from "../owner-sign-in.ts";
+import type { SignInResult } from "../owner-sign-in.ts";
 import { listPasskeys, passkeyName, passkeyView, passwordLoginAllowed, removePasskey, renamePasskey } from "../passkeys.ts";
 import { ACCOUNT_API } from "../paths.ts";
 import type { Runtime } from "../runtime.ts";
@@ -79,6 +79,8 @@ async function overview(rt: Runtime, config: Config, session: SessionRecord): Pr
 }
 
 async function signIn(rt: Runtime, config: Config, form: URLSearchParams, info: ConsoleRequestInfo): Promise<Response> {
+  // Loaded for sign-ins only: the console's other calls never check a password.
+  const { signInOwner } = await import("../owner-sign-in.ts");
   const result = await signInOwner(rt, config, { method: "password", password: form.get("password") ?? "" }, { ip: info.ip, where: "account" });
   if (!result.ok) signInError(result);
   const persistent = form.get("remember") === "true";
