@@ -6,6 +6,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { AddressPolicy } from "../../netlify/lib/clients/address-guard.ts";
 import { clearClientCache, discoverClient } from "../../netlify/lib/clients/discovery.ts";
 import { FetchFailed, FetchRefused, fetchDocument, type Fetcher } from "../../netlify/lib/clients/safe-fetch.ts";
+import { serveHostile } from "../helpers/hostile-responses.ts";
 
 const onlyLocal: AddressPolicy = (ip) => ip === "127.0.0.1";
 
@@ -44,6 +45,7 @@ function route(req: IncomingMessage, res: ServerResponse): void {
   const path = url.pathname;
   hits.set(path, count(path) + 1);
   lastHeaders = req.headers;
+  if (serveHostile(path, res)) return;
 
   if (path === "/client.json") {
     res.writeHead(200, { "Content-Type": "application/json" });
@@ -76,32 +78,6 @@ function route(req: IncomingMessage, res: ServerResponse): void {
       res.writeHead(200, { "Content-Type": "text/plain" });
       res.end("arrived");
     }
-    return;
-  }
-  if (path === "/big") {
-    res.writeHead(200, { "Content-Type": "text/html" });
-    res.end("x".repeat(600 * 1024));
-    return;
-  }
-  if (path === "/endless") {
-    // No Content-Length, writes as fast as the client reads, until the client goes away.
-    res.writeHead(200, { "Content-Type": "text/html" });
-    const chunk = "y".repeat(16 * 1024);
-    const pump = (): void => {
-      while (!res.destroyed && res.write(chunk));
-      if (!res.destroyed) res.once("drain", pump);
-    };
-    pump();
-    return;
-  }
-  if (path === "/drip") {
-    res.writeHead(200, { "Content-Type": "text/html" });
-    const timer = setInterval(() => res.write("."), 20);
-    res.on("close", () => clearInterval(timer));
-    return;
-  }
-  if (path === "/silent") {
-    // Never answers: the headers never come.
     return;
   }
   if (path === "/to-metadata") {

@@ -19,6 +19,7 @@ import { FetchFailed, FetchRefused, fetchDocument } from "../../../netlify/lib/c
 import { checkProfileLinks } from "../../../netlify/lib/profile-links.ts";
 import { fastRuntime } from "../../helpers/attack-kit.ts";
 import { authorizationParams, authorize } from "../../helpers/oauth.ts";
+import { serveHostile } from "../../helpers/hostile-responses.ts";
 
 type Answer = string[] | (() => string[]);
 const dns = vi.hoisted(() => ({ answers: new Map<string, Answer>(), queries: [] as string[] }));
@@ -51,6 +52,7 @@ function route(req: IncomingMessage, res: ServerResponse): void {
   hits.push(path);
   requestHeaders.push(req.headers);
   const host = req.headers.host ?? "";
+  if (serveHostile(path, res)) return;
   if (path === "/client") {
     // An attacker's client document: it publishes a redirect URI on another site.
     res.writeHead(200, { "Content-Type": "application/json" });
@@ -62,32 +64,10 @@ function route(req: IncomingMessage, res: ServerResponse): void {
     res.end('<link rel="authorization_endpoint" href="https://auth.jane.example/auth">');
     return;
   }
-  if (path === "/silent") return; // the headers never come
-  if (path === "/drip") {
-    res.writeHead(200, { "Content-Type": "text/html" });
-    const timer = setInterval(() => res.write("."), 20);
-    res.on("close", () => clearInterval(timer));
-    return;
-  }
-  if (path === "/endless") {
-    res.writeHead(200, { "Content-Type": "text/html" });
-    const chunk = "y".repeat(16 * 1024);
-    const pump = (): void => {
-      while (!res.destroyed && res.write(chunk));
-      if (!res.destroyed) res.once("drain", pump);
-    };
-    pump();
-    return;
-  }
   if (path === "/declared-huge") {
     // Announces 100 MB, sends one byte, then waits: only the announcement can stop it early.
     res.writeHead(200, { "Content-Type": "text/html", "Content-Length": String(100 * 1024 * 1024) });
     res.write("x");
-    return;
-  }
-  if (path === "/big") {
-    res.writeHead(200, { "Content-Type": "text/html" });
-    res.end("x".repeat(600 * 1024));
     return;
   }
   if (path === "/gzip-bomb") {
