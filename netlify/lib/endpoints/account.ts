@@ -3,7 +3,7 @@
 // needs a live session; every POST must come from this site's own pages.
 import type { AccountOverview, LoginRequired } from "../account-view.ts";
 import { listAuthorisedApps, revokeAllApps, revokeApp } from "../authorised-apps.ts";
-import { describeProblems, type Config, type ConfigProblem } from "../config.ts";
+import type { Config } from "../config.ts";
 import { AccessDenied, InvalidCredentials, InvalidRequest, NotFound, TooManyAttempts } from "../errors.ts";
 import { answeringOAuthErrors, isSameOriginPost, json, methodNotAllowed, readForm } from "../http.ts";
 import type { SignInResult } from "../owner-sign-in.ts";
@@ -13,6 +13,7 @@ import type { Runtime } from "../runtime.ts";
 import { clearSessionCookie, currentSession, endAllSessions, endSession, listSessions, sessionSettings, startSession, type SessionRecord } from "../sessions.ts";
 import { recentSignInEvents } from "../sign-in-events.ts";
 import { deviceLabel } from "../user-agent.ts";
+import { setupJson } from "./setup.ts";
 
 export interface ConsoleRequestInfo {
   ip: string;
@@ -28,10 +29,6 @@ export async function loginRequired(rt: Runtime, config: Config): Promise<Respon
     signIn: { password: passwordLoginAllowed(config.passwordLogin, passkeys), passkey: passkeys.length > 0 },
   };
   return json(body, 401);
-}
-
-export function notConfigured(problems: ConfigProblem[]): Response {
-  return json({ error: "temporarily_unavailable", error_description: describeProblems(problems) }, 503);
 }
 
 /** Turns a failed sign-in into the console's answer. */
@@ -120,7 +117,7 @@ async function changePasskey(rt: Runtime, form: URLSearchParams, change: "rename
 }
 
 export async function handleAccount(req: Request, rt: Runtime, info: ConsoleRequestInfo): Promise<Response> {
-  if (!rt.config.ok) return notConfigured(rt.config.problems);
+  if (!rt.config.ok) return setupJson(rt.config.problems);
   const { config } = rt.config;
   const action = new URL(req.url).pathname.slice(ACCOUNT_API.length).replace(/\/$/, "");
 

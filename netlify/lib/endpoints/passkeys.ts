@@ -9,7 +9,8 @@ import { addPasskey, listPasskeys, passkeyName, passkeyView, MAX_PASSKEYS } from
 import { PASSKEYS_API } from "../paths.ts";
 import type { Runtime } from "../runtime.ts";
 import { currentSession, sessionSettings, startSession } from "../sessions.ts";
-import { loginRequired, notConfigured, signInError, type ConsoleRequestInfo } from "./account.ts";
+import { loginRequired, signInError, type ConsoleRequestInfo } from "./account.ts";
+import { setupJson } from "./setup.ts";
 
 /** The WebAuthn library is large; it is loaded after the request has passed the cheap checks
  * (same origin, session), so that refusals and cold starts stay light. */
@@ -44,7 +45,7 @@ async function signIn(rt: Runtime, config: Config, form: URLSearchParams, info: 
 }
 
 export async function handlePasskeys(req: Request, rt: Runtime, info: ConsoleRequestInfo): Promise<Response> {
-  if (!rt.config.ok) return notConfigured(rt.config.problems);
+  if (!rt.config.ok) return setupJson(rt.config.problems);
   const { config } = rt.config;
   const action = new URL(req.url).pathname.slice(PASSKEYS_API.length).replace(/\/$/, "");
 
