@@ -21,8 +21,8 @@ import { gzipSync } from "node:zlib";
 import { getStore, type Store } from "@netlify/blobs";
 import { BlobsServer } from "@netlify/blobs/server";
 import { build as esbuild, type Metafile } from "esbuild";
-import { issueCode } from "../netlify/lib/codes.ts";
-import { describeProblems, loadConfig, type Config, type Env } from "../netlify/lib/config.ts";
+import { issueCode } from "../netlify/lib/protocol/codes.ts";
+import { describeProblems, loadConfig, type Config, type Env } from "../netlify/lib/platform/config.ts";
 import { handleAccount } from "../netlify/lib/endpoints/account.ts";
 import { handleApprove } from "../netlify/lib/endpoints/approve.ts";
 import { handleAuthorizationRequest } from "../netlify/lib/endpoints/authorize.ts";
@@ -32,14 +32,14 @@ import { handleRevocation } from "../netlify/lib/endpoints/revocation.ts";
 import { handleToken } from "../netlify/lib/endpoints/token.ts";
 import { handleTokenVerification } from "../netlify/lib/endpoints/token-verification.ts";
 import { handleUserinfo } from "../netlify/lib/endpoints/userinfo.ts";
-import { newGrantId } from "../netlify/lib/grant-tokens.ts";
-import { createGrant, type IssuedTokens } from "../netlify/lib/grants.ts";
-import { hashPassword, verifyPassword } from "../netlify/lib/password.ts";
-import { ACCOUNT_API, SIGN_IN_PAGE } from "../netlify/lib/paths.ts";
-import type { Runtime } from "../netlify/lib/runtime.ts";
-import { sessionSettings, startSession } from "../netlify/lib/sessions.ts";
-import { recordSignInEvent } from "../netlify/lib/sign-in-events.ts";
-import { blobStore, storageOperations } from "../netlify/lib/store.ts";
+import { newGrantId } from "../netlify/lib/protocol/grant-tokens.ts";
+import { createGrant, type IssuedTokens } from "../netlify/lib/protocol/grants.ts";
+import { hashPassword, verifyPassword } from "../netlify/lib/owner/password.ts";
+import { ACCOUNT_API, SIGN_IN_PAGE } from "../netlify/lib/pages/paths.ts";
+import type { Runtime } from "../netlify/lib/platform/runtime.ts";
+import { sessionSettings, startSession } from "../netlify/lib/owner/sessions.ts";
+import { recordSignInEvent } from "../netlify/lib/owner/sign-in-events.ts";
+import { blobStore, storageOperations } from "../netlify/lib/platform/store.ts";
 import { buildSite } from "./build.ts";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -700,7 +700,7 @@ process.stdout.write(String(performance.now() - start));
 `;
 
 /** Where the owner's password is checked: its presence in a bundle marks a password-checking function. */
-const SIGN_IN_MODULE = "netlify/lib/owner-sign-in.ts";
+const SIGN_IN_MODULE = "netlify/lib/owner/sign-in.ts";
 const HASHING_LIBRARY = "bcryptjs";
 
 interface ColdStart {

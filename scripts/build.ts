@@ -6,9 +6,9 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build as esbuild } from "esbuild";
 import { Liquid } from "liquidjs";
-import { loadConfig, type ConfigProblem, type Env } from "../netlify/lib/config.ts";
-import { ACCOUNT_PAGE, ASSETS, HOME_PAGE, PAGES_PREFIX, SELF_TEST_PAGE, SIGN_IN_PAGE } from "../netlify/lib/paths.ts";
-import { expectedTargets } from "../netlify/lib/profile-links.ts";
+import { loadConfig, type ConfigProblem, type Env } from "../netlify/lib/platform/config.ts";
+import { ACCOUNT_PAGE, ASSETS, HOME_PAGE, PAGES_PREFIX, SELF_TEST_PAGE, SIGN_IN_PAGE } from "../netlify/lib/pages/paths.ts";
+import { expectedTargets } from "../netlify/lib/owner/profile-links.ts";
 import { loadEnvFile } from "./env.ts";
 import { copyOwnerPhoto } from "./owner-photo.ts";
 

@@ -1,6 +1,6 @@
 // `npm run check-config`: validates the environment (and .env, for local runs) the way the
 // functions will, and prints each problem with its fix. Exits 1 when something is wrong.
-import { loadConfig } from "../netlify/lib/config.ts";
+import { loadConfig } from "../netlify/lib/platform/config.ts";
 import { loadEnvFile } from "./env.ts";
 
 const FIXES: Record<string, string> = {

@@ -5,7 +5,7 @@ import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { hashPassword } from "../netlify/lib/password.ts";
+import { hashPassword } from "../netlify/lib/owner/password.ts";
 import { buildSite } from "./build.ts";
 import { ENV_FILE, loadEnvFile } from "./env.ts";
 

@@ -2,7 +2,7 @@
 // twice without echo; otherwise it reads the password from standard input and prints only
 // the hash (for scripts: `printf %s "$PW" | npm run -s hash-password`).
 import { stdin, stdout, stderr } from "node:process";
-import { hashPassword } from "../netlify/lib/password.ts";
+import { hashPassword } from "../netlify/lib/owner/password.ts";
 
 function askHidden(question: string): Promise<string> {
   return new Promise((resolve, reject) => {

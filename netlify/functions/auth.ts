@@ -1,10 +1,10 @@
 // /auth: GET starts a sign-in (the authorization request); POST redeems a code for the
 // profile URL.
 import { handleAuthorizationRequest } from "../lib/endpoints/authorize.ts";
-import { guarded } from "../lib/endpoints/guard.ts";
+import { guarded } from "../lib/http/guard.ts";
 import { handleProfileRedemption } from "../lib/endpoints/profile-redemption.ts";
-import { methodNotAllowed } from "../lib/http.ts";
-import { defaultRuntime } from "../lib/runtime.ts";
+import { methodNotAllowed } from "../lib/http/responses.ts";
+import { defaultRuntime } from "../lib/platform/runtime.ts";
 
 const authorizationPage = guarded((req: Request) => handleAuthorizationRequest(req, defaultRuntime()), "page");
 const profileRedemption = guarded((req: Request) => handleProfileRedemption(req, defaultRuntime()), "json");

@@ -1,7 +1,7 @@
 // Daily: delete expired codes, grants, usage, throttle, session, history and challenge records.
 import type { Config } from "@netlify/functions";
-import { sweepExpired } from "../lib/housekeeping.ts";
-import { defaultRuntime } from "../lib/runtime.ts";
+import { sweepExpired } from "../lib/platform/housekeeping.ts";
+import { defaultRuntime } from "../lib/platform/runtime.ts";
 
 export default async (): Promise<Response> => {
   const rt = defaultRuntime();

@@ -1,7 +1,7 @@
 // /token: access tokens (POST) and legacy verification (GET).
-import { guarded } from "../lib/endpoints/guard.ts";
+import { guarded } from "../lib/http/guard.ts";
 import { handleToken } from "../lib/endpoints/token.ts";
-import { withCors } from "../lib/http.ts";
-import { defaultRuntime } from "../lib/runtime.ts";
+import { withCors } from "../lib/http/responses.ts";
+import { defaultRuntime } from "../lib/platform/runtime.ts";
 
 export default withCors(guarded((req: Request) => handleToken(req, defaultRuntime()), "json"), ["GET", "POST"]);

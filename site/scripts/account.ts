@@ -8,8 +8,8 @@ import {
   type PublicKeyCredentialCreationOptionsJSON,
   type PublicKeyCredentialRequestOptionsJSON,
 } from "@simplewebauthn/browser";
-import type { AccountOverview, AppView, DeviceView, LoginRequired, PasskeyView, SignInEventView } from "../../netlify/lib/account-view.ts";
-import { ACCOUNT_API, PASSKEYS_API } from "../../netlify/lib/paths.ts";
+import type { AccountOverview, AppView, DeviceView, LoginRequired, PasskeyView, SignInEventView } from "../../netlify/lib/pages/account-view.ts";
+import { ACCOUNT_API, PASSKEYS_API } from "../../netlify/lib/pages/paths.ts";
 import { byId, hostOf } from "./dom.ts";
 
 type SignInMethods = LoginRequired["signIn"];

@@ -1,4 +1,4 @@
-import { SELF_TEST_PAGE } from "../../netlify/lib/paths.ts";
+import { SELF_TEST_PAGE } from "../../netlify/lib/pages/paths.ts";
 
 // The self-test as a client: PKCE values and state for a sign-in in which this deployment is
 // its own app (client_id = its base URL, redirect to its self-test page). Kept in sessionStorage

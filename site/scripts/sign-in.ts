@@ -2,8 +2,8 @@
 // server, in the URL fragment. Everything is written with textContent, never as HTML, and the
 // server checks the signature again when the form comes back, so nothing here is trusted.
 import { browserSupportsWebAuthn, startAuthentication } from "@simplewebauthn/browser";
-import { PASSKEYS_API } from "../../netlify/lib/paths.ts";
-import { isKnownScope, KNOWN_SCOPES } from "../../netlify/lib/scopes.ts";
+import { PASSKEYS_API } from "../../netlify/lib/pages/paths.ts";
+import { isKnownScope, KNOWN_SCOPES } from "../../netlify/lib/protocol/scopes.ts";
 import { byId, hostOf } from "./dom.ts";
 
 interface ShownRequest {

@@ -6,8 +6,8 @@
 // text and run nothing".)
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, BrowserContext, Page } from "playwright-core";
-import { signRequest } from "../../netlify/lib/request-object.ts";
-import { deriveKey } from "../../netlify/lib/secrets.ts";
+import { signRequest } from "../../netlify/lib/protocol/request-object.ts";
+import { deriveKey } from "../../netlify/lib/crypto/secrets.ts";
 import { launchChromium } from "../helpers/browser.ts";
 import { TEST_PASSWORD, TEST_SECRET } from "../helpers/env.ts";
 import { startNetlifyDev, type NetlifyDev } from "../helpers/netlify-dev.ts";

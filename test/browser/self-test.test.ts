@@ -5,7 +5,7 @@ import { mkdir } from "node:fs/promises";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { launchChromium } from "../helpers/browser.ts";
-import { SELF_TEST_PAGE, SIGN_IN_PAGE } from "../../netlify/lib/paths.ts";
+import { SELF_TEST_PAGE, SIGN_IN_PAGE } from "../../netlify/lib/pages/paths.ts";
 import { TEST_PASSWORD } from "../helpers/env.ts";
 import { freePort, startNetlifyDev, type NetlifyDev } from "../helpers/netlify-dev.ts";
 

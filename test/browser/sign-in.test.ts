@@ -3,10 +3,10 @@
 import { mkdir } from "node:fs/promises";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Browser, BrowserContext, Page } from "playwright-core";
-import { signRequest } from "../../netlify/lib/request-object.ts";
-import { deriveKey } from "../../netlify/lib/secrets.ts";
+import { signRequest } from "../../netlify/lib/protocol/request-object.ts";
+import { deriveKey } from "../../netlify/lib/crypto/secrets.ts";
 import { launchChromium } from "../helpers/browser.ts";
-import { SIGN_IN_PAGE } from "../../netlify/lib/paths.ts";
+import { SIGN_IN_PAGE } from "../../netlify/lib/pages/paths.ts";
 import { startClientSite, type ClientSite } from "../helpers/client-site.ts";
 import { TEST_PASSWORD, TEST_SECRET } from "../helpers/env.ts";
 import { startNetlifyDev, type NetlifyDev } from "../helpers/netlify-dev.ts";

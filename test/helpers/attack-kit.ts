@@ -3,10 +3,10 @@
 // reading of server-rendered HTML as a browser would show it.
 import { hashSync } from "bcryptjs";
 import { expect } from "vitest";
-import type { KeyValueStore } from "../../netlify/lib/store.ts";
+import type { KeyValueStore } from "../../netlify/lib/platform/store.ts";
 import { TEST_PASSWORD } from "./env.ts";
 import { testRuntime, type TestRuntime } from "./runtime.ts";
-import type { Runtime } from "../../netlify/lib/runtime.ts";
+import type { Runtime } from "../../netlify/lib/platform/runtime.ts";
 
 /** bcrypt at cost 4 (the server accepts any bcrypt cost): a guess costs a millisecond instead
  * of scrypt's hundred, so suites that make dozens of attempts stay quick. The throttle and the

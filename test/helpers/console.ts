@@ -3,8 +3,8 @@
 import { expect } from "vitest";
 import { handleAccount } from "../../netlify/lib/endpoints/account.ts";
 import { handlePasskeys } from "../../netlify/lib/endpoints/passkeys.ts";
-import { ACCOUNT_API, PASSKEYS_API } from "../../netlify/lib/paths.ts";
-import type { Runtime } from "../../netlify/lib/runtime.ts";
+import { ACCOUNT_API, PASSKEYS_API } from "../../netlify/lib/pages/paths.ts";
+import type { Runtime } from "../../netlify/lib/platform/runtime.ts";
 import { BASE } from "./oauth.ts";
 import { TEST_PASSWORD } from "./env.ts";
 

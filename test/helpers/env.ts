@@ -1,6 +1,6 @@
 // A valid environment for tests, built once (an scrypt hash takes a moment).
-import { hashPassword } from "../../netlify/lib/password.ts";
-import type { Env } from "../../netlify/lib/config.ts";
+import { hashPassword } from "../../netlify/lib/owner/password.ts";
+import type { Env } from "../../netlify/lib/platform/config.ts";
 
 export const TEST_PASSWORD = "correct horse battery staple";
 export const TEST_SECRET = "test-secret-that-is-at-least-32-characters-long";

@@ -3,7 +3,7 @@
 // writes only ("hang-writes"). Stores pointed at it see exactly what an outage looks like.
 import { createServer, request, type IncomingMessage, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
-import type { BlobsConnection } from "../../netlify/lib/store.ts";
+import type { BlobsConnection } from "../../netlify/lib/platform/store.ts";
 
 export type FaultMode = "pass" | "down" | "hang" | "hang-writes";
 

@@ -5,8 +5,8 @@
 import bcrypt from "bcryptjs";
 import fc, { type Arbitrary, type Parameters } from "fast-check";
 import { expect } from "vitest";
-import type { Config, Env } from "../../netlify/lib/config.ts";
-import type { Runtime } from "../../netlify/lib/runtime.ts";
+import type { Config, Env } from "../../netlify/lib/platform/config.ts";
+import type { Runtime } from "../../netlify/lib/platform/runtime.ts";
 import { TEST_PASSWORD } from "./env.ts";
 import { BASE } from "./oauth.ts";
 import { testRuntime, type TestRuntime } from "./runtime.ts";

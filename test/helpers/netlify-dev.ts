@@ -8,7 +8,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createRequire } from "node:module";
-import type { Env } from "../../netlify/lib/config.ts";
+import type { Env } from "../../netlify/lib/platform/config.ts";
 import { buildSite } from "../../scripts/build.ts";
 import { testEnv } from "./env.ts";
 

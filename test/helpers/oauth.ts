@@ -3,7 +3,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { expect } from "vitest";
 import { handleAuthorizationRequest } from "../../netlify/lib/endpoints/authorize.ts";
 import { handleApprove } from "../../netlify/lib/endpoints/approve.ts";
-import type { Runtime } from "../../netlify/lib/runtime.ts";
+import type { Runtime } from "../../netlify/lib/platform/runtime.ts";
 import { TEST_PASSWORD } from "./env.ts";
 
 export const BASE = "https://auth.jane.example";

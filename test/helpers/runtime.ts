@@ -2,9 +2,9 @@
 // own), an injectable clock, and client discovery that the test controls.
 import { randomUUID } from "node:crypto";
 import type { ClientInfo } from "../../netlify/lib/clients/client-info.ts";
-import { loadConfig, type Env } from "../../netlify/lib/config.ts";
-import type { Runtime } from "../../netlify/lib/runtime.ts";
-import { blobStore } from "../../netlify/lib/store.ts";
+import { loadConfig, type Env } from "../../netlify/lib/platform/config.ts";
+import type { Runtime } from "../../netlify/lib/platform/runtime.ts";
+import { blobStore } from "../../netlify/lib/platform/store.ts";
 import { testEnv } from "./env.ts";
 
 export interface TestClock {

@@ -5,7 +5,7 @@ import { handleRevocation } from "../../netlify/lib/endpoints/revocation.ts";
 import { handleToken } from "../../netlify/lib/endpoints/token.ts";
 import { handleTokenVerification } from "../../netlify/lib/endpoints/token-verification.ts";
 import { handleUserinfo } from "../../netlify/lib/endpoints/userinfo.ts";
-import type { Runtime } from "../../netlify/lib/runtime.ts";
+import type { Runtime } from "../../netlify/lib/platform/runtime.ts";
 import { approve, authorizationParams, BASE, CLIENT_ID, pkcePair, REDIRECT_URI, redirectParams, signedRequest } from "./oauth.ts";
 
 export interface SignedIn {

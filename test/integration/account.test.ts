@@ -2,8 +2,8 @@
 // it shows, revoking apps (their tokens die at once), signing devices out, and refusing
 // anything that does not come from its own page with a live session.
 import { describe, expect, it } from "vitest";
-import type { AccountOverview, LoginRequired } from "../../netlify/lib/account-view.ts";
-import { THROTTLE_POLICY } from "../../netlify/lib/throttle.ts";
+import type { AccountOverview, LoginRequired } from "../../netlify/lib/pages/account-view.ts";
+import { THROTTLE_POLICY } from "../../netlify/lib/owner/throttle.ts";
 import { CHROME_UA, CONSOLE_IP, consoleGet, consolePost, consoleSignIn, cookieFrom, passkeysPost } from "../helpers/console.ts";
 import { TEST_PASSWORD } from "../helpers/env.ts";
 import { approve, authorizationParams, CLIENT_ID, signedRequest } from "../helpers/oauth.ts";

@@ -1,9 +1,9 @@
 // The sign-in page's form (POST /auth/approve), in-process against the real local Blobs
 // server: codes, denial, wrong passwords, throttling and cross-site refusal.
 import { describe, expect, it } from "vitest";
-import { codeKey, type CodeRecord } from "../../netlify/lib/codes.ts";
+import { codeKey, type CodeRecord } from "../../netlify/lib/protocol/codes.ts";
 import { handleApprove } from "../../netlify/lib/endpoints/approve.ts";
-import { THROTTLE_POLICY } from "../../netlify/lib/throttle.ts";
+import { THROTTLE_POLICY } from "../../netlify/lib/owner/throttle.ts";
 import { approve, authorizationParams, BASE, CLIENT_ID, REDIRECT_URI, redirectParams, signedRequest } from "../helpers/oauth.ts";
 import { testRuntime } from "../helpers/runtime.ts";
 import { TEST_PASSWORD } from "../helpers/env.ts";

@@ -1,6 +1,6 @@
 // The daily sweep, against the real local Blobs server and an injected clock.
 import { describe, expect, it } from "vitest";
-import { sweepExpired } from "../../netlify/lib/housekeeping.ts";
+import { sweepExpired } from "../../netlify/lib/platform/housekeeping.ts";
 import { approve, signedRequest } from "../helpers/oauth.ts";
 import { testRuntime } from "../helpers/runtime.ts";
 import { signInForCode, tokensFor } from "../helpers/tokens.ts";

@@ -2,9 +2,9 @@
 // what it never skips (Approve), and that a revoked, expired or forged cookie is worth nothing.
 import { SignJWT } from "jose";
 import { describe, expect, it } from "vitest";
-import { codeKey, type CodeRecord } from "../../netlify/lib/codes.ts";
-import { deriveKey } from "../../netlify/lib/secrets.ts";
-import { sessionKey, type SessionRecord } from "../../netlify/lib/sessions.ts";
+import { codeKey, type CodeRecord } from "../../netlify/lib/protocol/codes.ts";
+import { deriveKey } from "../../netlify/lib/crypto/secrets.ts";
+import { sessionKey, type SessionRecord } from "../../netlify/lib/owner/sessions.ts";
 import { consoleGet, consolePost, cookieFrom } from "../helpers/console.ts";
 import { TEST_SECRET } from "../helpers/env.ts";
 import { approve, authorizationParams, authorize, REDIRECT_URI, redirectParams, signedRequest } from "../helpers/oauth.ts";

@@ -9,9 +9,9 @@ import type {
   RegistrationResponseJSON,
 } from "@simplewebauthn/server";
 import { describe, expect, it } from "vitest";
-import type { AccountOverview, LoginRequired } from "../../netlify/lib/account-view.ts";
-import { listPasskeys } from "../../netlify/lib/passkeys.ts";
-import { THROTTLE_POLICY } from "../../netlify/lib/throttle.ts";
+import type { AccountOverview, LoginRequired } from "../../netlify/lib/pages/account-view.ts";
+import { listPasskeys } from "../../netlify/lib/owner/passkeys.ts";
+import { THROTTLE_POLICY } from "../../netlify/lib/owner/throttle.ts";
 import { consoleGet, consolePost, consoleSignIn, cookieFrom, passkeysPost } from "../helpers/console.ts";
 import { TEST_PASSWORD } from "../helpers/env.ts";
 import { approve, authorizationParams, authorize, decodePayload, REDIRECT_URI, redirectParams, signedRequest } from "../helpers/oauth.ts";

@@ -1,7 +1,7 @@
 // The store module against the real local Blobs server.
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { blobStore } from "../../netlify/lib/store.ts";
+import { blobStore } from "../../netlify/lib/platform/store.ts";
 
 describe("the Blobs store", () => {
   it("round-trips JSON records and lists them by prefix", async () => {

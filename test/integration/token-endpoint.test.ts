@@ -1,6 +1,6 @@
 // POST /token and POST /auth redemption, in-process against the real local Blobs server.
 import { describe, expect, it } from "vitest";
-import { grantKey } from "../../netlify/lib/grants.ts";
+import { grantKey } from "../../netlify/lib/protocol/grants.ts";
 import { CLIENT_ID } from "../helpers/oauth.ts";
 import { testRuntime } from "../helpers/runtime.ts";
 import { authEndpoint, codeForm, expectOAuthError, introspection, refreshForm, signInForCode, tokenEndpoint, tokensFor, userinfo } from "../helpers/tokens.ts";

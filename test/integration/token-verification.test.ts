@@ -2,7 +2,7 @@
 // real local Blobs server.
 import { describe, expect, it } from "vitest";
 import { handleToken } from "../../netlify/lib/endpoints/token.ts";
-import { usageKey } from "../../netlify/lib/grants.ts";
+import { usageKey } from "../../netlify/lib/protocol/grants.ts";
 import { BASE, CLIENT_ID } from "../helpers/oauth.ts";
 import { testRuntime } from "../helpers/runtime.ts";
 import { expectOAuthError, introspect, introspection, refreshForm, revoke, tokenEndpoint, tokensFor, userinfo } from "../helpers/tokens.ts";

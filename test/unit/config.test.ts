@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { loadConfig } from "../../netlify/lib/config.ts";
+import { loadConfig } from "../../netlify/lib/platform/config.ts";
 import { testEnv } from "../helpers/env.ts";
 
 function problemsOf(result: ReturnType<typeof loadConfig>): string[] {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { grantIdOf, newGrantId, newGrantToken, tokenKindOf } from "../../netlify/lib/grant-tokens.ts";
-import { newSecret } from "../../netlify/lib/secrets.ts";
+import { grantIdOf, newGrantId, newGrantToken, tokenKindOf } from "../../netlify/lib/protocol/grant-tokens.ts";
+import { newSecret } from "../../netlify/lib/crypto/secrets.ts";
 
 describe("grant tokens", () => {
   const id = newGrantId();

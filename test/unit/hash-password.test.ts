@@ -3,7 +3,7 @@
 import { spawnSync } from "node:child_process";
 import { createRequire } from "node:module";
 import { describe, expect, it } from "vitest";
-import { parsePasswordHash, verifyPassword } from "../../netlify/lib/password.ts";
+import { parsePasswordHash, verifyPassword } from "../../netlify/lib/owner/password.ts";
 
 const tsx = createRequire(import.meta.url).resolve("tsx/cli");
 const script = new URL("../../scripts/hash-password.ts", import.meta.url).pathname;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { isValidCodeChallenge, s256, verifierMatches } from "../../netlify/lib/pkce.ts";
-import { grantedScopes, parseScope } from "../../netlify/lib/scopes.ts";
+import { isValidCodeChallenge, s256, verifierMatches } from "../../netlify/lib/protocol/pkce.ts";
+import { grantedScopes, parseScope } from "../../netlify/lib/protocol/scopes.ts";
 
 describe("PKCE", () => {
   // RFC 7636 appendix B

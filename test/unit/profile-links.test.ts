@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { FetchedDocument } from "../../netlify/lib/clients/safe-fetch.ts";
 import { FetchRefused } from "../../netlify/lib/clients/safe-fetch.ts";
-import { checkProfileLinks } from "../../netlify/lib/profile-links.ts";
-import { loadConfig } from "../../netlify/lib/config.ts";
+import { checkProfileLinks } from "../../netlify/lib/owner/profile-links.ts";
+import { loadConfig } from "../../netlify/lib/platform/config.ts";
 import { testEnv } from "../helpers/env.ts";
 
 async function config() {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { SignJWT } from "jose";
-import { signRequest, verifyRequest, type AuthorizationRequest } from "../../netlify/lib/request-object.ts";
-import { deriveKey } from "../../netlify/lib/secrets.ts";
+import { signRequest, verifyRequest, type AuthorizationRequest } from "../../netlify/lib/protocol/request-object.ts";
+import { deriveKey } from "../../netlify/lib/crypto/secrets.ts";
 
 const key = deriveKey("x".repeat(40), "authorization-request");
 const issuer = "https://auth.jane.example/";

@@ -1,6 +1,6 @@
 // The throttle counts an IPv6 /64 as one address (one subscriber holds a whole /64).
 import { expect, it } from "vitest";
-import { addressGroup } from "../../netlify/lib/throttle.ts";
+import { addressGroup } from "../../netlify/lib/owner/throttle.ts";
 it.each([
   ["203.0.113.7", "203.0.113.7"],
   ["::ffff:203.0.113.7", "203.0.113.7"],

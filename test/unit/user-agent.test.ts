@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { deviceLabel } from "../../netlify/lib/user-agent.ts";
+import { deviceLabel } from "../../netlify/lib/owner/user-agent.ts";
 
 describe("device labels in the console", () => {
   it.each([

@@ -3,7 +3,7 @@
 // rel=redirect_uri links or Link headers (4.2.2). Everything here is untrusted input: URLs
 // are resolved and filtered, the name is cleaned, and nothing ever throws.
 import type { FetchedDocument } from "./safe-fetch.ts";
-import { canonicalUrl, parseRedirectUri, sameOrigin } from "../urls.ts";
+import { canonicalUrl, parseRedirectUri, sameOrigin } from "../protocol/urls.ts";
 import { linkTargets } from "./link-header.ts";
 import { parseMicroformats } from "./microformats.ts";
 

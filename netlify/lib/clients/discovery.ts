@@ -3,7 +3,7 @@
 import { publicOnly } from "./address-guard.ts";
 import { parseClientDocument, type ClientInfo } from "./client-info.ts";
 import { fetchDocument, type Fetcher } from "./safe-fetch.ts";
-import { isLoopbackHost } from "../urls.ts";
+import { isLoopbackHost } from "../protocol/urls.ts";
 
 export interface DiscoveryOptions {
   fetcher?: Fetcher;

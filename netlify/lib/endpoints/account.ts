@@ -1,19 +1,19 @@
 // The owner console's API (/indieauth/api/account): what is authorised, from where one is
 // signed in, what happened, and the means to cut any of it off. Everything but signing in
 // needs a live session; every POST must come from this site's own pages.
-import type { AccountOverview, LoginRequired } from "../account-view.ts";
-import { listAuthorisedApps, revokeAllApps, revokeApp } from "../authorised-apps.ts";
-import type { Config } from "../config.ts";
+import type { AccountOverview, LoginRequired } from "../pages/account-view.ts";
+import { listAuthorisedApps, revokeAllApps, revokeApp } from "../owner/authorised-apps.ts";
+import type { Config } from "../platform/config.ts";
 import { AccessDenied, InvalidCredentials, InvalidRequest, NotFound, TooManyAttempts } from "../errors.ts";
-import { answeringOAuthErrors, isSameOriginPost, json, methodNotAllowed, readForm } from "../http.ts";
-import type { SignInResult } from "../owner-sign-in.ts";
-import { listPasskeys, passkeyName, passkeyView, passwordLoginAllowed, removePasskey, renamePasskey } from "../passkeys.ts";
-import { ACCOUNT_API } from "../paths.ts";
-import type { Runtime } from "../runtime.ts";
-import { clearSessionCookie, currentSession, endAllSessions, endSession, listSessions, sessionSettings, startSession, type SessionRecord } from "../sessions.ts";
-import { recentSignInEvents } from "../sign-in-events.ts";
-import { deviceLabel } from "../user-agent.ts";
-import { setupJson } from "./setup.ts";
+import { answeringOAuthErrors, isSameOriginPost, json, methodNotAllowed, readForm } from "../http/responses.ts";
+import type { SignInResult } from "../owner/sign-in.ts";
+import { listPasskeys, passkeyName, passkeyView, passwordLoginAllowed, removePasskey, renamePasskey } from "../owner/passkeys.ts";
+import { ACCOUNT_API } from "../pages/paths.ts";
+import type { Runtime } from "../platform/runtime.ts";
+import { clearSessionCookie, currentSession, endAllSessions, endSession, listSessions, sessionSettings, startSession, type SessionRecord } from "../owner/sessions.ts";
+import { recentSignInEvents } from "../owner/sign-in-events.ts";
+import { deviceLabel } from "../owner/user-agent.ts";
+import { setupJson } from "../http/setup.ts";
 
 export interface ConsoleRequestInfo {
   ip: string;
@@ -77,7 +77,7 @@ async function overview(rt: Runtime, config: Config, session: SessionRecord): Pr
 
 async function signIn(rt: Runtime, config: Config, form: URLSearchParams, info: ConsoleRequestInfo): Promise<Response> {
   // Loaded for sign-ins only: the console's other calls never check a password.
-  const { signInOwner } = await import("../owner-sign-in.ts");
+  const { signInOwner } = await import("../owner/sign-in.ts");
   const result = await signInOwner(rt, config, { method: "password", password: form.get("password") ?? "" }, { ip: info.ip, where: "account" });
   if (!result.ok) signInError(result);
   const persistent = form.get("remember") === "true";

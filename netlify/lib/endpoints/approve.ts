@@ -2,18 +2,18 @@
 // and unaltered, refuses cross-site posts, checks who is approving (a live session on this
 // device, the password under the throttle, or a passkey), then issues the code and sends the
 // person back to the client; with "Keep me signed in", it also starts a session.
-import { redirectToClient } from "../authorization-response.ts";
-import { issueCode, type ClientDisplay } from "../codes.ts";
-import type { Config } from "../config.ts";
+import { redirectToClient } from "../protocol/authorization-response.ts";
+import { issueCode, type ClientDisplay } from "../protocol/codes.ts";
+import type { Config } from "../platform/config.ts";
 import { OAuthError } from "../errors.ts";
-import { isSameOriginPost, methodNotAllowed, page, readForm, redirect } from "../http.ts";
-import { verifyRequest, type AuthorizationRequest } from "../request-object.ts";
-import type { Runtime } from "../runtime.ts";
-import { grantedScopes } from "../scopes.ts";
-import { credentialFrom, recordAttempt, signInOwner, type AttemptContext, type SignInResult } from "../owner-sign-in.ts";
-import { currentSession, hasSessionCookie, sessionSettings, startSession } from "../sessions.ts";
-import { SIGN_IN_PAGE } from "../paths.ts";
-import { setupPage } from "./setup.ts";
+import { isSameOriginPost, methodNotAllowed, page, readForm, redirect } from "../http/responses.ts";
+import { verifyRequest, type AuthorizationRequest } from "../protocol/request-object.ts";
+import type { Runtime } from "../platform/runtime.ts";
+import { grantedScopes } from "../protocol/scopes.ts";
+import { credentialFrom, recordAttempt, signInOwner, type AttemptContext, type SignInResult } from "../owner/sign-in.ts";
+import { currentSession, hasSessionCookie, sessionSettings, startSession } from "../owner/sessions.ts";
+import { SIGN_IN_PAGE } from "../pages/paths.ts";
+import { setupPage } from "../http/setup.ts";
 import { signInHints } from "./sign-in-hints.ts";
 
 export interface RequestInfo {

@@ -1,12 +1,12 @@
 // GET /auth: check the authorization request, then hand it, signed, to the static sign-in page.
-import { checkAuthorizationRequest, ClientBoundError } from "../authorization-request.ts";
-import { redirectToClient } from "../authorization-response.ts";
+import { checkAuthorizationRequest, ClientBoundError } from "../protocol/authorization-request.ts";
+import { redirectToClient } from "../protocol/authorization-response.ts";
 import { OAuthError, UntrustedRedirect } from "../errors.ts";
-import { page, redirect } from "../http.ts";
-import { MAX_REQUEST_OBJECT_LENGTH, signRequest } from "../request-object.ts";
-import type { Runtime } from "../runtime.ts";
-import { setupPage } from "./setup.ts";
-import { HOME_PAGE, SIGN_IN_PAGE } from "../paths.ts";
+import { page, redirect } from "../http/responses.ts";
+import { MAX_REQUEST_OBJECT_LENGTH, signRequest } from "../protocol/request-object.ts";
+import type { Runtime } from "../platform/runtime.ts";
+import { setupPage } from "../http/setup.ts";
+import { HOME_PAGE, SIGN_IN_PAGE } from "../pages/paths.ts";
 import { signInHints } from "./sign-in-hints.ts";
 
 export async function handleAuthorizationRequest(req: Request, rt: Runtime): Promise<Response> {

@@ -1,9 +1,9 @@
 // GET /.well-known/oauth-authorization-server: RFC 8414 metadata with the IndieAuth fields.
-import type { Config } from "../config.ts";
-import { json, methodNotAllowed } from "../http.ts";
-import type { Runtime } from "../runtime.ts";
-import { SUPPORTED_SCOPES } from "../scopes.ts";
-import { setupJson } from "./setup.ts";
+import type { Config } from "../platform/config.ts";
+import { json, methodNotAllowed } from "../http/responses.ts";
+import type { Runtime } from "../platform/runtime.ts";
+import { SUPPORTED_SCOPES } from "../protocol/scopes.ts";
+import { setupJson } from "../http/setup.ts";
 
 export function metadataDocument(config: Config): Record<string, unknown> {
   const base = config.baseUrl;

@@ -1,20 +1,20 @@
 // The passkey API (/indieauth/api/passkeys): registering one from the console (a live session,
 // and the password asked again), and signing in to the console with one. Signing in to an app
 // with a passkey goes through the approve step, which verifies the same way.
-import type { Config } from "../config.ts";
+import type { Config } from "../platform/config.ts";
 import { AccessDenied, InvalidRequest, NotFound } from "../errors.ts";
-import { answeringOAuthErrors, isSameOriginPost, json, methodNotAllowed, readForm } from "../http.ts";
-import { signInOwner } from "../owner-sign-in.ts";
-import { addPasskey, listPasskeys, passkeyName, passkeyView, MAX_PASSKEYS } from "../passkeys.ts";
-import { PASSKEYS_API } from "../paths.ts";
-import type { Runtime } from "../runtime.ts";
-import { currentSession, sessionSettings, startSession } from "../sessions.ts";
+import { answeringOAuthErrors, isSameOriginPost, json, methodNotAllowed, readForm } from "../http/responses.ts";
+import { signInOwner } from "../owner/sign-in.ts";
+import { addPasskey, listPasskeys, passkeyName, passkeyView, MAX_PASSKEYS } from "../owner/passkeys.ts";
+import { PASSKEYS_API } from "../pages/paths.ts";
+import type { Runtime } from "../platform/runtime.ts";
+import { currentSession, sessionSettings, startSession } from "../owner/sessions.ts";
 import { loginRequired, signInError, type ConsoleRequestInfo } from "./account.ts";
-import { setupJson } from "./setup.ts";
+import { setupJson } from "../http/setup.ts";
 
 /** The WebAuthn library is large; it is loaded after the request has passed the cheap checks
  * (same origin, session), so that refusals and cold starts stay light. */
-const webauthn = () => import("../webauthn.ts");
+const webauthn = () => import("../owner/webauthn.ts");
 
 async function startRegistration(rt: Runtime, config: Config, form: URLSearchParams, info: ConsoleRequestInfo): Promise<Response> {
   const confirmed = await signInOwner(rt, config, { method: "password", password: form.get("password") ?? "" }, { ip: info.ip, where: "account" }, "confirm");

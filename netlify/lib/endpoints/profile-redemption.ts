@@ -1,10 +1,10 @@
 // POST /auth: redeem a code for the profile URL (and profile information), never a token
 // (spec 5.3.2).
-import { answeringOAuthErrors, json, readForm } from "../http.ts";
-import { profileFor } from "../profile.ts";
-import { redeemCode, redemptionInput } from "../redemption.ts";
-import type { Runtime } from "../runtime.ts";
-import { setupJson } from "./setup.ts";
+import { answeringOAuthErrors, json, readForm } from "../http/responses.ts";
+import { profileFor } from "../protocol/profile.ts";
+import { redeemCode, redemptionInput } from "../protocol/redemption.ts";
+import type { Runtime } from "../platform/runtime.ts";
+import { setupJson } from "../http/setup.ts";
 
 export async function handleProfileRedemption(req: Request, rt: Runtime): Promise<Response> {
   if (!rt.config.ok) return setupJson(rt.config.problems);

@@ -1,10 +1,10 @@
 // POST /revoke (RFC 7009), and the legacy POST /token with action=revoke: the token's whole
 // grant is revoked. Unknown tokens get 200 too, so that the answer reveals nothing.
 import { InvalidRequest } from "../errors.ts";
-import { grantOwningToken, revokeGrant } from "../grants.ts";
-import { answeringOAuthErrors, json, readForm } from "../http.ts";
-import type { Runtime } from "../runtime.ts";
-import { setupJson } from "./setup.ts";
+import { grantOwningToken, revokeGrant } from "../protocol/grants.ts";
+import { answeringOAuthErrors, json, readForm } from "../http/responses.ts";
+import type { Runtime } from "../platform/runtime.ts";
+import { setupJson } from "../http/setup.ts";
 
 /** token_type_hint is ignored: the token's own prefix says what it is. */
 export async function revokeToken(rt: Runtime, form: URLSearchParams): Promise<Response> {

@@ -1,8 +1,8 @@
 // GET /indieauth/self-test/me: the home page's check of the owner's page (see profile-links.ts).
-import { json, methodNotAllowed } from "../http.ts";
-import { checkProfileLinks } from "../profile-links.ts";
-import type { Runtime } from "../runtime.ts";
-import { setupJson } from "./setup.ts";
+import { json, methodNotAllowed } from "../http/responses.ts";
+import { checkProfileLinks } from "../owner/profile-links.ts";
+import type { Runtime } from "../platform/runtime.ts";
+import { setupJson } from "../http/setup.ts";
 
 export async function handleProfileLinksCheck(req: Request, rt: Runtime): Promise<Response> {
   if (req.method !== "GET") return methodNotAllowed(["GET"]);

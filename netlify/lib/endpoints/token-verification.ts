@@ -2,13 +2,13 @@
 // The caller is authorised by a Bearer header that carries the very token being checked (what
 // IndieAuth clients and most Micropub endpoints send), or by the resource-server credential
 // INTROSPECTION_TOKEN, in which case the token comes from the `token` field or parameter.
-import type { Config } from "../config.ts";
+import type { Config } from "../platform/config.ts";
 import { InvalidRequest, InvalidToken, MissingBearerToken } from "../errors.ts";
-import { answeringOAuthErrors, bearerToken, json, readForm } from "../http.ts";
-import type { Runtime } from "../runtime.ts";
-import { constantTimeEqual } from "../secrets.ts";
-import { introspectionBody, verifyAccessToken } from "../verification.ts";
-import { setupJson } from "./setup.ts";
+import { answeringOAuthErrors, bearerToken, json, readForm } from "../http/responses.ts";
+import type { Runtime } from "../platform/runtime.ts";
+import { constantTimeEqual } from "../crypto/secrets.ts";
+import { introspectionBody, verifyAccessToken } from "../protocol/verification.ts";
+import { setupJson } from "../http/setup.ts";
 
 /** The token to check, once the caller is known to be allowed to ask. */
 function tokenToCheck(req: Request, config: Config, form: URLSearchParams | null): string {

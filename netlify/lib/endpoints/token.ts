@@ -1,17 +1,17 @@
 // /token: POST redeems a code (or a refresh token) for an access token, or revokes one with
 // the legacy action=revoke; GET is the legacy token verification.
-import type { Config } from "../config.ts";
+import type { Config } from "../platform/config.ts";
 import { InvalidGrant, InvalidRequest, InvalidScope, UnsupportedGrantType } from "../errors.ts";
-import { newGrantId } from "../grant-tokens.ts";
-import { createGrant, rotateRefreshToken, type IssuedTokens } from "../grants.ts";
-import { answeringOAuthErrors, COMMON_HEADERS, json, methodNotAllowed, readForm } from "../http.ts";
-import { profileFor } from "../profile.ts";
-import { redeemCode, redemptionInput } from "../redemption.ts";
-import type { Runtime } from "../runtime.ts";
-import { parseScope } from "../scopes.ts";
-import { canonicalUrl } from "../urls.ts";
+import { newGrantId } from "../protocol/grant-tokens.ts";
+import { createGrant, rotateRefreshToken, type IssuedTokens } from "../protocol/grants.ts";
+import { answeringOAuthErrors, COMMON_HEADERS, json, methodNotAllowed, readForm } from "../http/responses.ts";
+import { profileFor } from "../protocol/profile.ts";
+import { redeemCode, redemptionInput } from "../protocol/redemption.ts";
+import type { Runtime } from "../platform/runtime.ts";
+import { parseScope } from "../protocol/scopes.ts";
+import { canonicalUrl } from "../protocol/urls.ts";
 import { revokeToken } from "./revocation.ts";
-import { setupJson } from "./setup.ts";
+import { setupJson } from "../http/setup.ts";
 import { handleTokenVerification } from "./token-verification.ts";
 
 const TOKEN_HEADERS = { "Cache-Control": "no-store", Pragma: "no-cache" };

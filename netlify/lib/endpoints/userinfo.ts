@@ -1,11 +1,11 @@
 // GET /userinfo: the owner's profile for an access token with the `profile` scope
 // (spec 9; `sub` is the owner's `me`, so that standard OAuth clients accept the answer).
 import { InsufficientScope, InvalidToken, MissingBearerToken } from "../errors.ts";
-import { answeringOAuthErrors, bearerToken, json } from "../http.ts";
-import { profileFor } from "../profile.ts";
-import type { Runtime } from "../runtime.ts";
-import { verifyAccessToken } from "../verification.ts";
-import { setupJson } from "./setup.ts";
+import { answeringOAuthErrors, bearerToken, json } from "../http/responses.ts";
+import { profileFor } from "../protocol/profile.ts";
+import type { Runtime } from "../platform/runtime.ts";
+import { verifyAccessToken } from "../protocol/verification.ts";
+import { setupJson } from "../http/setup.ts";
 
 export async function handleUserinfo(req: Request, rt: Runtime): Promise<Response> {
   if (!rt.config.ok) return setupJson(rt.config.problems);

@@ -16,7 +16,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vites
 import { publicOnly, type AddressPolicy } from "../../../netlify/lib/clients/address-guard.ts";
 import { clearClientCache, discoverClient } from "../../../netlify/lib/clients/discovery.ts";
 import { FetchFailed, FetchRefused, fetchDocument } from "../../../netlify/lib/clients/safe-fetch.ts";
-import { checkProfileLinks } from "../../../netlify/lib/profile-links.ts";
+import { checkProfileLinks } from "../../../netlify/lib/owner/profile-links.ts";
 import { fastRuntime } from "../../helpers/attack-kit.ts";
 import { authorizationParams, authorize } from "../../helpers/oauth.ts";
 import { serveHostile } from "../../helpers/hostile-responses.ts";

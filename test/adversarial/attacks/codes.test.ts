@@ -6,8 +6,8 @@
 // conditional write (onlyIfNew), which production Blobs performs atomically but the local Blobs
 // server of the tests does not (see test/helpers/attack-kit.ts).
 import { describe, expect, it } from "vitest";
-import { codeKey, type CodeRecord } from "../../../netlify/lib/codes.ts";
-import { s256 } from "../../../netlify/lib/pkce.ts";
+import { codeKey, type CodeRecord } from "../../../netlify/lib/protocol/codes.ts";
+import { s256 } from "../../../netlify/lib/protocol/pkce.ts";
 import { atomicRuntime, fastRuntime } from "../../helpers/attack-kit.ts";
 import { approve, authorizationParams, authorize, CLIENT_ID, pkcePair, REDIRECT_URI, redirectParams, signedRequest } from "../../helpers/oauth.ts";
 import type { TestRuntime } from "../../helpers/runtime.ts";

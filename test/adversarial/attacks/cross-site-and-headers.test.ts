@@ -11,16 +11,16 @@ import { parse } from "smol-toml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { handleAccount } from "../../../netlify/lib/endpoints/account.ts";
 import { handleApprove } from "../../../netlify/lib/endpoints/approve.ts";
-import { guarded } from "../../../netlify/lib/endpoints/guard.ts";
+import { guarded } from "../../../netlify/lib/http/guard.ts";
 import { handlePasskeys } from "../../../netlify/lib/endpoints/passkeys.ts";
 import { handleRevocation } from "../../../netlify/lib/endpoints/revocation.ts";
 import { handleToken } from "../../../netlify/lib/endpoints/token.ts";
 import { handleTokenVerification } from "../../../netlify/lib/endpoints/token-verification.ts";
 import { handleUserinfo } from "../../../netlify/lib/endpoints/userinfo.ts";
-import { withCors } from "../../../netlify/lib/http.ts";
-import { addPasskey } from "../../../netlify/lib/passkeys.ts";
-import { ACCOUNT_API, PASSKEYS_API } from "../../../netlify/lib/paths.ts";
-import { THROTTLE_POLICY } from "../../../netlify/lib/throttle.ts";
+import { withCors } from "../../../netlify/lib/http/responses.ts";
+import { addPasskey } from "../../../netlify/lib/owner/passkeys.ts";
+import { ACCOUNT_API, PASSKEYS_API } from "../../../netlify/lib/pages/paths.ts";
+import { THROTTLE_POLICY } from "../../../netlify/lib/owner/throttle.ts";
 import { buildSite } from "../../../scripts/build.ts";
 import { fastRuntime, storeSnapshot } from "../../helpers/attack-kit.ts";
 import { CHROME_UA, consoleSignIn } from "../../helpers/console.ts";
@@ -170,8 +170,8 @@ async function reachable(entry: string): Promise<Set<string>> {
 describe("CORS-open endpoints (token, introspection, revocation, userinfo, metadata) never set or read cookies", () => {
   it.each(["token", "introspect", "revoke", "userinfo", "metadata"])("netlify/functions/%s.ts cannot reach the session module or a cookie parser", async (fn) => {
     const modules = await reachable(`netlify/functions/${fn}.ts`);
-    expect(modules.has("netlify/lib/http.ts")).toBe(true);
-    expect([...modules].filter((m) => m === "netlify/lib/sessions.ts" || m === "cookie" || /owner-sign-in|endpoints\/(account|approve|passkeys)/.test(m))).toEqual([]);
+    expect(modules.has("netlify/lib/http/responses.ts")).toBe(true);
+    expect([...modules].filter((m) => m === "netlify/lib/owner/sessions.ts" || m === "cookie" || /owner\/sign-in|endpoints\/(account|approve|passkeys)/.test(m))).toEqual([]);
   });
 
   it.each(["token", "introspect", "revoke", "userinfo"])("/%s's preflight allows any origin but never credentials", async (fn) => {

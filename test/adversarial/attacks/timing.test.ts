@@ -20,8 +20,8 @@ vi.mock("node:crypto", async (importOriginal) => {
   return { ...real, default: { ...real, timingSafeEqual }, timingSafeEqual };
 });
 
-vi.mock("../../../netlify/lib/secrets.ts", async (importOriginal) => {
-  const real = await importOriginal<typeof import("../../../netlify/lib/secrets.ts")>();
+vi.mock("../../../netlify/lib/crypto/secrets.ts", async (importOriginal) => {
+  const real = await importOriginal<typeof import("../../../netlify/lib/crypto/secrets.ts")>();
   return {
     ...real,
     constantTimeEqual: (a: string, b: string) => {
@@ -31,10 +31,10 @@ vi.mock("../../../netlify/lib/secrets.ts", async (importOriginal) => {
   };
 });
 
-const { constantTimeEqual, secretHash } = await import("../../../netlify/lib/secrets.ts");
-const { verifierMatches, s256 } = await import("../../../netlify/lib/pkce.ts");
-const { tokenMatches, newGrantToken, newGrantId } = await import("../../../netlify/lib/grant-tokens.ts");
-const { hashPassword, parsePasswordHash, verifyPassword } = await import("../../../netlify/lib/password.ts");
+const { constantTimeEqual, secretHash } = await import("../../../netlify/lib/crypto/secrets.ts");
+const { verifierMatches, s256 } = await import("../../../netlify/lib/protocol/pkce.ts");
+const { tokenMatches, newGrantToken, newGrantId } = await import("../../../netlify/lib/protocol/grant-tokens.ts");
+const { hashPassword, parsePasswordHash, verifyPassword } = await import("../../../netlify/lib/owner/password.ts");
 
 const LIB = new URL("../../../netlify/lib/", import.meta.url).pathname;
 
@@ -91,9 +91,9 @@ function exemptByRule(left: ts.Expression, right: ts.Expression): boolean {
 /** Comparisons that name a secret but compare nothing secret, each with its reason. Keyed by
  * file and the expression's text, so that any new comparison needs a new, reasoned entry. */
 const ALLOWED: Record<string, string> = {
-  "password.ts: bcrypt.compare(password, hash.hash)":
+  "owner/password.ts: bcrypt.compare(password, hash.hash)":
     "bcryptjs computes the candidate's hash and compares it with its own constant-time string comparison (safeStringCompare).",
-  "secrets.ts: value.startsWith(SECRET_PREFIX[kind])": "compares the public type prefix (ic_), not the secret part.",
+  "crypto/secrets.ts: value.startsWith(SECRET_PREFIX[kind])": "compares the public type prefix (ic_), not the secret part.",
 };
 
 interface Finding {
@@ -189,7 +189,7 @@ describe("timing: reading the code", () => {
   });
 
   it("constantTimeEqual compares contents only with crypto.timingSafeEqual, and never with ===", async () => {
-    const source = await parse("secrets.ts");
+    const source = await parse("crypto/secrets.ts");
     expect(source.text).toMatch(/import \{[^}]*\btimingSafeEqual\b[^}]*\} from "node:crypto"/);
     const fn = functionNamed(source, "constantTimeEqual");
     expect(callsIn(fn, source).filter((c) => c === "timingSafeEqual").length).toBeGreaterThanOrEqual(1);
@@ -203,14 +203,14 @@ describe("timing: reading the code", () => {
   });
 
   it.each([
-    ["pkce.ts", "verifierMatches", "constantTimeEqual"],
-    ["grant-tokens.ts", "tokenMatches", "constantTimeEqual"],
-    ["grants.ts", "grantForToken", "tokenMatches"],
-    ["grants.ts", "rotateRefreshToken", "constantTimeEqual"],
-    ["grants.ts", "grantOwningToken", "constantTimeEqual"],
+    ["protocol/pkce.ts", "verifierMatches", "constantTimeEqual"],
+    ["protocol/grant-tokens.ts", "tokenMatches", "constantTimeEqual"],
+    ["protocol/grants.ts", "grantForToken", "tokenMatches"],
+    ["protocol/grants.ts", "rotateRefreshToken", "constantTimeEqual"],
+    ["protocol/grants.ts", "grantOwningToken", "constantTimeEqual"],
     ["endpoints/token-verification.ts", "tokenToCheck", "constantTimeEqual"],
-    ["password.ts", "verifyPassword", "timingSafeEqual"],
-    ["password.ts", "verifyPassword", "bcrypt.compare"],
+    ["owner/password.ts", "verifyPassword", "timingSafeEqual"],
+    ["owner/password.ts", "verifyPassword", "bcrypt.compare"],
   ])("%s %s checks its secret with %s", async (file, name, primitive) => {
     const source = await parse(file);
     expect(callsIn(functionNamed(source, name), source)).toContain(primitive);

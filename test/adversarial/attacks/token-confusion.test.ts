@@ -5,11 +5,11 @@
 // tokens; and tokens of a revoked grant.
 import { describe, expect, it } from "vitest";
 import { handleTokenVerification } from "../../../netlify/lib/endpoints/token-verification.ts";
-import { REQUEST_OBJECT_TYPE, type AuthorizationRequest } from "../../../netlify/lib/request-object.ts";
-import { deriveKey } from "../../../netlify/lib/secrets.ts";
-import { SESSION_TYPE } from "../../../netlify/lib/sessions.ts";
-import { signTyped, type JwtKind } from "../../../netlify/lib/typed-jwt.ts";
-import { TICKET_TYPE } from "../../../netlify/lib/webauthn.ts";
+import { REQUEST_OBJECT_TYPE, type AuthorizationRequest } from "../../../netlify/lib/protocol/request-object.ts";
+import { deriveKey } from "../../../netlify/lib/crypto/secrets.ts";
+import { SESSION_TYPE } from "../../../netlify/lib/owner/sessions.ts";
+import { signTyped, type JwtKind } from "../../../netlify/lib/crypto/typed-jwt.ts";
+import { TICKET_TYPE } from "../../../netlify/lib/owner/webauthn.ts";
 import { fastRuntime } from "../../helpers/attack-kit.ts";
 import { consoleGet, consolePost, consoleSignIn, passkeysPost } from "../../helpers/console.ts";
 import { TEST_PASSWORD, TEST_SECRET } from "../../helpers/env.ts";

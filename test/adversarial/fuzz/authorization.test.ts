@@ -7,11 +7,11 @@ import { describe, expect, it } from "vitest";
 import { parseClientDocument, type ClientInfo } from "../../../netlify/lib/clients/client-info.ts";
 import { handleApprove } from "../../../netlify/lib/endpoints/approve.ts";
 import { handleAuthorizationRequest } from "../../../netlify/lib/endpoints/authorize.ts";
-import { HOME_PAGE, SIGN_IN_PAGE } from "../../../netlify/lib/paths.ts";
-import { signRequest, verifyRequest, type AuthorizationRequest } from "../../../netlify/lib/request-object.ts";
-import { sessionSettings, startSession } from "../../../netlify/lib/sessions.ts";
-import { THROTTLE_POLICY } from "../../../netlify/lib/throttle.ts";
-import { parseClientId, parseRedirectUri, sameOrigin } from "../../../netlify/lib/urls.ts";
+import { HOME_PAGE, SIGN_IN_PAGE } from "../../../netlify/lib/pages/paths.ts";
+import { signRequest, verifyRequest, type AuthorizationRequest } from "../../../netlify/lib/protocol/request-object.ts";
+import { sessionSettings, startSession } from "../../../netlify/lib/owner/sessions.ts";
+import { THROTTLE_POLICY } from "../../../netlify/lib/owner/throttle.ts";
+import { parseClientId, parseRedirectUri, sameOrigin } from "../../../netlify/lib/protocol/urls.ts";
 import { TEST_PASSWORD } from "../../helpers/env.ts";
 import {
   answered,

@@ -12,9 +12,9 @@ import { handleProfileRedemption } from "../../../netlify/lib/endpoints/profile-
 import { handleRevocation } from "../../../netlify/lib/endpoints/revocation.ts";
 import { handleTokenVerification } from "../../../netlify/lib/endpoints/token-verification.ts";
 import { handleToken } from "../../../netlify/lib/endpoints/token.ts";
-import { MAX_BODY_BYTES } from "../../../netlify/lib/http.ts";
-import { ACCOUNT_API, PASSKEYS_API } from "../../../netlify/lib/paths.ts";
-import { recentSignInEvents } from "../../../netlify/lib/sign-in-events.ts";
+import { MAX_BODY_BYTES } from "../../../netlify/lib/http/responses.ts";
+import { ACCOUNT_API, PASSKEYS_API } from "../../../netlify/lib/pages/paths.ts";
+import { recentSignInEvents } from "../../../netlify/lib/owner/sign-in-events.ts";
 import { TEST_PASSWORD } from "../../helpers/env.ts";
 import { answered, expectDocumentedAnswer, FORM_TYPES, fuzzRuns, fuzzRuntime, JSON_TYPES, propertyTimeout, seedNote } from "../../helpers/fuzz.ts";
 import { BASE, signedRequest } from "../../helpers/oauth.ts";

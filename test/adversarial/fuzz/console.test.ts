@@ -8,11 +8,11 @@ import type { AuthenticationResponseJSON } from "@simplewebauthn/server";
 import { handleAccount } from "../../../netlify/lib/endpoints/account.ts";
 import { handlePasskeys } from "../../../netlify/lib/endpoints/passkeys.ts";
 import { handleProfileLinksCheck } from "../../../netlify/lib/endpoints/self-test.ts";
-import { listPasskeys } from "../../../netlify/lib/passkeys.ts";
-import { ACCOUNT_API, PASSKEYS_API } from "../../../netlify/lib/paths.ts";
-import { sessionCookieName, sessionSettings, startSession } from "../../../netlify/lib/sessions.ts";
-import { THROTTLE_POLICY } from "../../../netlify/lib/throttle.ts";
-import { authenticationOptions } from "../../../netlify/lib/webauthn.ts";
+import { listPasskeys } from "../../../netlify/lib/owner/passkeys.ts";
+import { ACCOUNT_API, PASSKEYS_API } from "../../../netlify/lib/pages/paths.ts";
+import { sessionCookieName, sessionSettings, startSession } from "../../../netlify/lib/owner/sessions.ts";
+import { THROTTLE_POLICY } from "../../../netlify/lib/owner/throttle.ts";
+import { authenticationOptions } from "../../../netlify/lib/owner/webauthn.ts";
 import { consoleSignIn, passkeysPost } from "../../helpers/console.ts";
 import { TEST_PASSWORD } from "../../helpers/env.ts";
 import {

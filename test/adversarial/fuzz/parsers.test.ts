@@ -5,21 +5,21 @@
 // quickly, and keeps the invariants the endpoints rely on.
 import fc, { type Arbitrary } from "fast-check";
 import { describe, expect, it } from "vitest";
-import { checkAuthorizationRequest, ClientBoundError } from "../../../netlify/lib/authorization-request.ts";
-import { redirectToClient } from "../../../netlify/lib/authorization-response.ts";
+import { checkAuthorizationRequest, ClientBoundError } from "../../../netlify/lib/protocol/authorization-request.ts";
+import { redirectToClient } from "../../../netlify/lib/protocol/authorization-response.ts";
 import { parseClientDocument } from "../../../netlify/lib/clients/client-info.ts";
 import { linkTargets, parseLinkHeader } from "../../../netlify/lib/clients/link-header.ts";
 import { OAuthError, UntrustedRedirect } from "../../../netlify/lib/errors.ts";
-import { escapeHtml, renderMessagePage } from "../../../netlify/lib/html.ts";
-import { bearerToken, isSameOriginPost, MAX_BODY_BYTES, readForm } from "../../../netlify/lib/http.ts";
-import { passkeyName } from "../../../netlify/lib/passkeys.ts";
-import { checkProfileLinks, DISCOVERY_RELS } from "../../../netlify/lib/profile-links.ts";
-import { signRequest, verifyRequest, type AuthorizationRequest } from "../../../netlify/lib/request-object.ts";
-import { grantedScopes, parseScope } from "../../../netlify/lib/scopes.ts";
-import { currentSession, hasSessionCookie, sessionCookieName, sessionSettings, startSession } from "../../../netlify/lib/sessions.ts";
-import { signTyped, verifyTyped, type JwtKind } from "../../../netlify/lib/typed-jwt.ts";
-import { canonicalUrl, parseClientId, parseProfileUrl, parseRedirectUri, sameOrigin } from "../../../netlify/lib/urls.ts";
-import { deviceLabel } from "../../../netlify/lib/user-agent.ts";
+import { escapeHtml, renderMessagePage } from "../../../netlify/lib/http/message-page.ts";
+import { bearerToken, isSameOriginPost, MAX_BODY_BYTES, readForm } from "../../../netlify/lib/http/responses.ts";
+import { passkeyName } from "../../../netlify/lib/owner/passkeys.ts";
+import { checkProfileLinks, DISCOVERY_RELS } from "../../../netlify/lib/owner/profile-links.ts";
+import { signRequest, verifyRequest, type AuthorizationRequest } from "../../../netlify/lib/protocol/request-object.ts";
+import { grantedScopes, parseScope } from "../../../netlify/lib/protocol/scopes.ts";
+import { currentSession, hasSessionCookie, sessionCookieName, sessionSettings, startSession } from "../../../netlify/lib/owner/sessions.ts";
+import { signTyped, verifyTyped, type JwtKind } from "../../../netlify/lib/crypto/typed-jwt.ts";
+import { canonicalUrl, parseClientId, parseProfileUrl, parseRedirectUri, sameOrigin } from "../../../netlify/lib/protocol/urls.ts";
+import { deviceLabel } from "../../../netlify/lib/owner/user-agent.ts";
 import { bareClient } from "../../helpers/runtime.ts";
 import {
   answered,

@@ -3,8 +3,8 @@
 // signing out deletes it, and a cookie whose record is gone is worth nothing.
 import { randomBytes } from "node:crypto";
 import { parse as parseCookies, serialize as serializeCookie } from "cookie";
-import type { KeyValueStore } from "./store.ts";
-import { signTyped, verifyTyped, type JwtKind } from "./typed-jwt.ts";
+import type { KeyValueStore } from "../platform/store.ts";
+import { signTyped, verifyTyped, type JwtKind } from "../crypto/typed-jwt.ts";
 
 export const SESSION_TYPE = "indieauth-session+jwt";
 /** "Keep me signed in": a cookie that outlives the browser. */

@@ -1,6 +1,6 @@
 // The profile information a code or token may carry (spec 5.3.4): `profile` gives name, url
 // and photo; `email` adds the e-mail address.
-import type { Profile } from "./config.ts";
+import type { Profile } from "../platform/config.ts";
 
 export interface ProfileInfo {
   name?: string;

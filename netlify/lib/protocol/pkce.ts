@@ -1,6 +1,6 @@
 // PKCE (RFC 7636), S256 only: "plain" would let a stolen code be redeemed by anyone.
 import { createHash } from "node:crypto";
-import { constantTimeEqual } from "./secrets.ts";
+import { constantTimeEqual } from "../crypto/secrets.ts";
 
 /** 43 to 128 characters of the unreserved set: the shape of both a verifier and an S256 challenge. */
 const PKCE_VALUE = /^[A-Za-z0-9\-._~]{43,128}$/;

@@ -2,10 +2,10 @@
 // The code is consumed by a single conditional write before anything else is checked, so a
 // code can never be tried twice, even with a wrong verifier the first time.
 import { codeKey, type CodeRecord } from "./codes.ts";
-import { InvalidGrant, InvalidRequest, UnsupportedGrantType } from "./errors.ts";
+import { InvalidGrant, InvalidRequest, UnsupportedGrantType } from "../errors.ts";
 import { isValidCodeVerifier, verifierMatches } from "./pkce.ts";
-import { isSecretOfKind, secretHash } from "./secrets.ts";
-import type { KeyValueStore } from "./store.ts";
+import { isSecretOfKind, secretHash } from "../crypto/secrets.ts";
+import type { KeyValueStore } from "../platform/store.ts";
 import { canonicalUrl } from "./urls.ts";
 import { revokeGrant } from "./grants.ts";
 

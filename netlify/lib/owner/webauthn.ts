@@ -13,10 +13,10 @@ import {
   type PublicKeyCredentialRequestOptionsJSON,
   type RegistrationResponseJSON,
 } from "@simplewebauthn/server";
-import type { Config } from "./config.ts";
+import type { Config } from "../platform/config.ts";
 import type { PasskeyRecord } from "./passkeys.ts";
-import type { KeyValueStore } from "./store.ts";
-import { signTyped, verifyTyped, type JwtKind } from "./typed-jwt.ts";
+import type { KeyValueStore } from "../platform/store.ts";
+import { signTyped, verifyTyped, type JwtKind } from "../crypto/typed-jwt.ts";
 
 export const TICKET_TYPE = "indieauth-webauthn+jwt";
 export const TICKET_TTL_SECONDS = 5 * 60;

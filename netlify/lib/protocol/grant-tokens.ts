@@ -4,7 +4,7 @@
 // grant) and a copy of the store yields no usable token. The prefix types the token: a code,
 // an access token and a refresh token can never stand in for one another.
 import { randomBytes } from "node:crypto";
-import { constantTimeEqual, secretHash } from "./secrets.ts";
+import { constantTimeEqual, secretHash } from "../crypto/secrets.ts";
 
 export type TokenKind = "access" | "refresh";
 

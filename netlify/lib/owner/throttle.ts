@@ -8,8 +8,8 @@
 // record again, so being held back neither counts nor extends anything.
 import { randomBytes } from "node:crypto";
 import { isIPv4, isIPv6 } from "node:net";
-import { secretHash } from "./secrets.ts";
-import type { KeyValueStore } from "./store.ts";
+import { secretHash } from "../crypto/secrets.ts";
+import type { KeyValueStore } from "../platform/store.ts";
 
 export const THROTTLE_POLICY = {
   /** Failures from one address before back-off starts. */

@@ -1,9 +1,9 @@
 // Grants: one record per approved client authorization. Its access and refresh tokens are
 // checked against it, so revoking the grant kills both at once, in one write.
 import { grantIdOf, newGrantToken, tokenHash, tokenKindOf, tokenMatches, type TokenKind } from "./grant-tokens.ts";
-import { constantTimeEqual } from "./secrets.ts";
+import { constantTimeEqual } from "../crypto/secrets.ts";
 import type { ClientDisplay } from "./codes.ts";
-import type { KeyValueStore } from "./store.ts";
+import type { KeyValueStore } from "../platform/store.ts";
 
 export interface IssuedToken {
   hash: string;

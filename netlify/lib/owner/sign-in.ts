@@ -1,11 +1,11 @@
 // How the owner proves it is them, wherever they sign in (an app's sign-in page or the
 // console): the password or a passkey, both under the guessing throttle. Each real attempt
 // lands in the sign-in history; a throttled one does not, so an attacker cannot flood it.
-import type { SignInEventView } from "./account-view.ts";
-import type { Config } from "./config.ts";
+import type { SignInEventView } from "../pages/account-view.ts";
+import type { Config } from "../platform/config.ts";
 import { listPasskeys, passwordLoginAllowed, recordPasskeyUse } from "./passkeys.ts";
 import { verifyPassword } from "./password.ts";
-import type { Runtime } from "./runtime.ts";
+import type { Runtime } from "../platform/runtime.ts";
 import { recordSignInEvent } from "./sign-in-events.ts";
 import { attemptSucceeded, beginAttempt } from "./throttle.ts";
 

@@ -1,8 +1,8 @@
 // The environment, read and validated once per cold start. A problem never throws: endpoints
 // answer with a message that names the variable, and the build prints the same warnings.
-import { parsePasswordHash, type PasswordHash } from "./password.ts";
-import { parseProfileUrl } from "./urls.ts";
-import { deriveKey } from "./secrets.ts";
+import { parsePasswordHash, type PasswordHash } from "../owner/password.ts";
+import { parseProfileUrl } from "../protocol/urls.ts";
+import { deriveKey } from "../crypto/secrets.ts";
 
 export interface Profile {
   name?: string;

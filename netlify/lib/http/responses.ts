@@ -1,6 +1,6 @@
 // Turning results and OAuth errors into Responses with the right headers, and reading bodies.
-import { InsufficientScope, InvalidRequest, InvalidToken, MissingBearerToken, OAuthError, PayloadTooLarge, TooManyAttempts } from "./errors.ts";
-import { renderMessagePage, type MessagePage } from "./html.ts";
+import { InsufficientScope, InvalidRequest, InvalidToken, MissingBearerToken, OAuthError, PayloadTooLarge, TooManyAttempts } from "../errors.ts";
+import { renderMessagePage, type MessagePage } from "./message-page.ts";
 
 /** Bodies larger than this are refused with 413 before parsing. */
 export const MAX_BODY_BYTES = 64 * 1024;

@@ -1,8 +1,8 @@
 // The validated authorization request travels from GET /auth, through the static sign-in
 // page, to the approve step as a signed JWT of its own type: the page can show it, but any
 // change to it is noticed, and it cannot be mistaken for any other token this server makes.
-import type { ClientInfo } from "./clients/client-info.ts";
-import { signTyped, verifyTyped, type JwtKind } from "./typed-jwt.ts";
+import type { ClientInfo } from "../clients/client-info.ts";
+import { signTyped, verifyTyped, type JwtKind } from "../crypto/typed-jwt.ts";
 
 export const REQUEST_OBJECT_TYPE = "indieauth-request+jwt";
 export const REQUEST_OBJECT_TTL_SECONDS = 15 * 60;

@@ -1,7 +1,7 @@
 // The owner's passkeys: one small record holds them all (one owner, a handful of keys), so the
 // sign-in page learns whether any exist, and a sign-in finds its key, with one read.
-import type { PasskeyView } from "./account-view.ts";
-import type { KeyValueStore } from "./store.ts";
+import type { PasskeyView } from "../pages/account-view.ts";
+import type { KeyValueStore } from "../platform/store.ts";
 
 export interface PasskeyRecord {
   /** The credential id, base64url. */

@@ -1,4 +1,4 @@
-import { ASSETS } from "./paths.ts";
+import { ASSETS } from "../pages/paths.ts";
 
 // The few pages a function renders itself (errors, setup, throttling). The sign-in page is
 // static; these are plain text in a fixed frame, every value escaped.

@@ -2,12 +2,12 @@
 // It is fetched server-side through the same address guard as client documents (in local
 // development, where ME is usually http://localhost:8888/, loopback is allowed: ME is the
 // owner's own setting, not something a visitor can choose).
-import type { AddressPolicy } from "./clients/address-guard.ts";
-import { publicOnly } from "./clients/address-guard.ts";
-import { linkTargets } from "./clients/link-header.ts";
-import { parseMicroformats } from "./clients/microformats.ts";
-import { fetchDocument, type FetchedDocument } from "./clients/safe-fetch.ts";
-import type { Config } from "./config.ts";
+import type { AddressPolicy } from "../clients/address-guard.ts";
+import { publicOnly } from "../clients/address-guard.ts";
+import { linkTargets } from "../clients/link-header.ts";
+import { parseMicroformats } from "../clients/microformats.ts";
+import { fetchDocument, type FetchedDocument } from "../clients/safe-fetch.ts";
+import type { Config } from "../platform/config.ts";
 
 export const DISCOVERY_RELS = ["indieauth-metadata", "authorization_endpoint", "token_endpoint"] as const;
 export type DiscoveryRel = (typeof DISCOVERY_RELS)[number];

@@ -1,8 +1,8 @@
 // The owner's sign-in history: every sign-in and failed attempt, kept 30 days, one record each
 // (appending to a shared list would lose events when two sign-ins race).
 import { randomBytes } from "node:crypto";
-import type { SignInEventView } from "./account-view.ts";
-import type { KeyValueStore } from "./store.ts";
+import type { SignInEventView } from "../pages/account-view.ts";
+import type { KeyValueStore } from "../platform/store.ts";
 
 export const EVENT_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
 const SHOWN = 50;

@@ -1,7 +1,7 @@
 // The last line of defence around every function: an unexpected failure (storage down or
 // slow, a bug) becomes a clean 503 or a plain page, logged on the server, never a stack trace.
-import { json, page } from "../http.ts";
-import { StorageUnavailable } from "../store.ts";
+import { json, page } from "./responses.ts";
+import { StorageUnavailable } from "../platform/store.ts";
 
 type Handler<C> = (req: Request, context: C) => Promise<Response> | Response;
 

@@ -1,8 +1,8 @@
 // The apps that hold tokens, as the owner's console shows them, and revoking them from there.
-import type { AppView } from "./account-view.ts";
-import { grantKey, isLive, revokeGrant, usageKey, type StoredGrant } from "./grants.ts";
-import type { KeyValueStore } from "./store.ts";
-import type { Usage } from "./verification.ts";
+import type { AppView } from "../pages/account-view.ts";
+import { grantKey, isLive, revokeGrant, usageKey, type StoredGrant } from "../protocol/grants.ts";
+import type { KeyValueStore } from "../platform/store.ts";
+import type { Usage } from "../protocol/verification.ts";
 
 async function liveGrants(store: KeyValueStore, now: number) {
   const keys = await store.list("grants/");

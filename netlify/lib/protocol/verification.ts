@@ -2,7 +2,7 @@
 // GET /userinfo: one storage read (the grant), plus at most one usage write per grant every
 // few minutes per function instance.
 import { grantForToken, usageKey, type GrantRecord } from "./grants.ts";
-import type { KeyValueStore } from "./store.ts";
+import type { KeyValueStore } from "../platform/store.ts";
 
 const USAGE_WRITE_INTERVAL_MS = 5 * 60 * 1000;
 const lastUsageWrite = new Map<string, number>();

@@ -1,8 +1,8 @@
 // What endpoints answer while the environment is incomplete: JSON endpoints a server_error
 // naming the variable, pages a setup page. Never a crash.
-import type { ConfigProblem } from "../config.ts";
-import { describeProblems } from "../config.ts";
-import { json, page } from "../http.ts";
+import type { ConfigProblem } from "../platform/config.ts";
+import { describeProblems } from "../platform/config.ts";
+import { json, page } from "./responses.ts";
 
 export function setupJson(problems: ConfigProblem[]): Response {
   return json({ error: "server_error", error_description: describeProblems(problems) }, 500);

@@ -1,6 +1,6 @@
 // Authorization codes: 256 random bits, stored only as a hash, ten minutes, single use.
-import { newSecret, secretHash } from "./secrets.ts";
-import type { KeyValueStore } from "./store.ts";
+import { newSecret, secretHash } from "../crypto/secrets.ts";
+import type { KeyValueStore } from "../platform/store.ts";
 
 export interface ClientDisplay {
   name?: string;

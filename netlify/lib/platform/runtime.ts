@@ -1,6 +1,6 @@
 // What every endpoint needs, injected so that tests can pass a clock, a store of their own
 // and a client fetcher that reaches their local servers. The functions use `defaultRuntime()`.
-import type { ClientInfo } from "./clients/client-info.ts";
+import type { ClientInfo } from "../clients/client-info.ts";
 import { getConfig, type ConfigResult } from "./config.ts";
 import { blobStore, type KeyValueStore } from "./store.ts";
 
@@ -21,7 +21,7 @@ export function defaultRuntime(): Runtime {
     now: Date.now,
     // Loaded on first use: only GET /auth discovers clients, and the fetcher, its address guard
     // and the HTML parser would otherwise weigh on every function's cold start.
-    discover: async (clientId) => (await import("./clients/discovery.ts")).discoverClient(clientId),
+    discover: async (clientId) => (await import("../clients/discovery.ts")).discoverClient(clientId),
   };
   return runtime;
 }

@@ -1,8 +1,8 @@
 // Checking GET /auth, as a short pipeline of named steps (after panva/oidc-provider).
 // Until the redirect URI is verified, failures are UntrustedRedirect (shown to the person);
 // after that, they are OAuth errors that go back to the client.
-import type { ClientInfo } from "./clients/client-info.ts";
-import { InvalidRequest, InvalidScope, UnsupportedResponseType, UntrustedRedirect } from "./errors.ts";
+import type { ClientInfo } from "../clients/client-info.ts";
+import { InvalidRequest, InvalidScope, UnsupportedResponseType, UntrustedRedirect } from "../errors.ts";
 import { isValidCodeChallenge } from "./pkce.ts";
 import type { AuthorizationRequest } from "./request-object.ts";
 import { clientDisplay } from "./request-object.ts";
