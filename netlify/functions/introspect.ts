@@ -1,10 +1,5 @@
 // /introspect: token verification (RFC 7662) for resource servers.
-import { guarded } from "../lib/http/guard.ts";
-import { handleTokenVerification } from "../lib/endpoints/token-verification.ts";
-import { methodNotAllowed, withCors } from "../lib/http/responses.ts";
-import { defaultRuntime } from "../lib/platform/runtime.ts";
+import { introspectionEndpoint } from "../lib/endpoints/token-verification.ts";
+import { asFunction } from "../lib/platform/function-adapter.ts";
 
-export default withCors(
-  guarded(async (req: Request) => (req.method === "POST" ? handleTokenVerification(req, defaultRuntime(), { readBody: true }) : methodNotAllowed(["POST"])), "json"),
-  ["POST"],
-);
+export default asFunction(introspectionEndpoint);

@@ -1,6 +1,5 @@
-// /.well-known/oauth-authorization-server
-import { handleMetadata } from "../lib/endpoints/metadata.ts";
-import { guarded } from "../lib/http/guard.ts";
-import { defaultRuntime } from "../lib/platform/runtime.ts";
+// /.well-known/oauth-authorization-server: RFC 8414 metadata.
+import { metadataEndpoint } from "../lib/endpoints/metadata.ts";
+import { asFunction } from "../lib/platform/function-adapter.ts";
 
-export default guarded(async (req: Request) => handleMetadata(req, defaultRuntime()), "json");
+export default asFunction(metadataEndpoint);

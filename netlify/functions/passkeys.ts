@@ -1,10 +1,5 @@
 // /indieauth/api/passkeys: registering passkeys, and signing in to the console with one.
-import type { Context } from "@netlify/functions";
-import { guarded } from "../lib/http/guard.ts";
-import { handlePasskeys } from "../lib/endpoints/passkeys.ts";
-import { defaultRuntime } from "../lib/platform/runtime.ts";
+import { passkeysApi } from "../lib/endpoints/passkeys.ts";
+import { asFunction } from "../lib/platform/function-adapter.ts";
 
-export default guarded(
-  (req: Request, context: Context) => handlePasskeys(req, defaultRuntime(), { ip: context.ip, userAgent: req.headers.get("user-agent") ?? "" }),
-  "json",
-);
+export default asFunction(passkeysApi);

@@ -1,10 +1,5 @@
 // /revoke: token revocation (RFC 7009).
-import { guarded } from "../lib/http/guard.ts";
-import { handleRevocation } from "../lib/endpoints/revocation.ts";
-import { methodNotAllowed, withCors } from "../lib/http/responses.ts";
-import { defaultRuntime } from "../lib/platform/runtime.ts";
+import { revocationEndpoint } from "../lib/endpoints/revocation.ts";
+import { asFunction } from "../lib/platform/function-adapter.ts";
 
-export default withCors(
-  guarded(async (req: Request) => (req.method === "POST" ? handleRevocation(req, defaultRuntime()) : methodNotAllowed(["POST"])), "json"),
-  ["POST"],
-);
+export default asFunction(revocationEndpoint);

@@ -1,6 +1,5 @@
 // /indieauth/self-test/me: does the owner's page link to this deployment?
-import { guarded } from "../lib/http/guard.ts";
-import { handleProfileLinksCheck } from "../lib/endpoints/self-test.ts";
-import { defaultRuntime } from "../lib/platform/runtime.ts";
+import { selfTestEndpoint } from "../lib/endpoints/self-test.ts";
+import { asFunction } from "../lib/platform/function-adapter.ts";
 
-export default guarded((req: Request) => handleProfileLinksCheck(req, defaultRuntime()), "json");
+export default asFunction(selfTestEndpoint);

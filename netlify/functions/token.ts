@@ -1,7 +1,5 @@
 // /token: access tokens (POST) and legacy verification (GET).
-import { guarded } from "../lib/http/guard.ts";
-import { handleToken } from "../lib/endpoints/token.ts";
-import { withCors } from "../lib/http/responses.ts";
-import { defaultRuntime } from "../lib/platform/runtime.ts";
+import { tokenEndpoint } from "../lib/endpoints/token.ts";
+import { asFunction } from "../lib/platform/function-adapter.ts";
 
-export default withCors(guarded((req: Request) => handleToken(req, defaultRuntime()), "json"), ["GET", "POST"]);
+export default asFunction(tokenEndpoint);

@@ -1,22 +1,63 @@
-// One class per OAuth error, as in panva/oidc-provider. Each knows its code and HTTP status;
-// `toClient` says whether it may travel back to a verified redirect_uri (RFC 6749 4.1.2.1).
+// Every refusal this server answers is one of these classes, and this module is the only
+// source of error bodies. One class per OAuth error, as in panva/oidc-provider: each knows its
+// code, its HTTP status, the headers it needs, and (`toClient`) whether it may travel back to
+// the client's redirect_uri once that URI is verified (RFC 6749 4.1.2.1). The owner console
+// has its own, non-OAuth refusals (ConsoleError). `http/answer-error.ts` decides how each is
+// answered: JSON, a page for the person, or a redirect to the client.
 
-export abstract class OAuthError extends Error {
+/** The JSON body of every refusal. */
+export interface ErrorBody {
+  error: string;
+  error_description: string;
+  [extra: string]: unknown;
+}
+
+/** A link on the page that shows an error to a person (e.g. back to the sign-in page). */
+export interface PageLink {
+  href: string;
+  text: string;
+}
+
+export abstract class AnsweredError extends Error {
   abstract readonly error: string;
   abstract readonly status: number;
   /** May go back to the client's redirect_uri once that URI is verified. */
-  readonly toClient: boolean = true;
+  readonly toClient: boolean = false;
+  /** The heading when a person sees it on a page. */
+  readonly title: string = "Request refused";
+  /** An optional way on from the page that shows it. */
+  link?: PageLink;
+
   constructor(readonly description: string) {
     super(description);
   }
+
+  body(): ErrorBody {
+    return { error: this.error, error_description: this.description };
+  }
+
+  headers(): Record<string, string> {
+    return {};
+  }
+
+  /** What a person reads on the page. */
+  paragraphs(): string[] {
+    return [this.description];
+  }
+
+  /** Adds a way on from the page that shows it. */
+  withLink(link: PageLink): this {
+    this.link = link;
+    return this;
+  }
+}
+
+export abstract class OAuthError extends AnsweredError {
+  override readonly toClient: boolean = true;
 }
 
 export class InvalidRequest extends OAuthError {
   readonly error = "invalid_request";
-  readonly status = 400;
-}
-export class UnauthorizedClient extends OAuthError {
-  readonly error = "unauthorized_client";
   readonly status = 400;
 }
 export class AccessDenied extends OAuthError {
@@ -39,13 +80,24 @@ export class UnsupportedGrantType extends OAuthError {
   readonly error = "unsupported_grant_type";
   readonly status = 400;
 }
-export class InvalidClient extends OAuthError {
-  readonly error = "invalid_client";
+
+/** RFC 6750 3: a protected resource's refusals carry a Bearer challenge. */
+const REALM = 'Bearer realm="indieauth"';
+
+/** No credential at all (RFC 6750 3.1): the challenge carries no error code. */
+export class MissingBearerToken extends OAuthError {
+  readonly error = "invalid_request";
   readonly status = 401;
+  override headers(): Record<string, string> {
+    return { "WWW-Authenticate": REALM };
+  }
 }
 export class InvalidToken extends OAuthError {
   readonly error = "invalid_token";
   readonly status = 401;
+  override headers(): Record<string, string> {
+    return { "WWW-Authenticate": `${REALM}, error="invalid_token", error_description="${this.description}"` };
+  }
 }
 export class InsufficientScope extends OAuthError {
   readonly error = "insufficient_scope";
@@ -53,34 +105,57 @@ export class InsufficientScope extends OAuthError {
   constructor(description: string, readonly scope: string) {
     super(description);
   }
+  override headers(): Record<string, string> {
+    return { "WWW-Authenticate": `${REALM}, error="insufficient_scope", scope="${this.scope}", error_description="${this.description}"` };
+  }
 }
-/** No credential at all (RFC 6750 3.1): the challenge carries no error code. */
-export class MissingBearerToken extends OAuthError {
-  readonly error = "invalid_request";
-  readonly status = 401;
-}
+
 export class TooManyAttempts extends OAuthError {
   readonly error = "temporarily_unavailable";
   readonly status = 429;
   override readonly toClient = false;
+  override readonly title = "Too many attempts";
   constructor(description: string, readonly retryAfterSeconds: number) {
     super(description);
   }
+  override headers(): Record<string, string> {
+    return { "Retry-After": String(this.retryAfterSeconds) };
+  }
 }
-export class ServerError extends OAuthError {
+
+/** The environment is incomplete: JSON endpoints name the variable, pages explain the setup. */
+export class SetupIncomplete extends OAuthError {
   readonly error = "server_error";
   readonly status = 500;
+  override readonly toClient = false;
+  override readonly title = "Almost there: finish the setup";
+  constructor(description: string, readonly problems: readonly string[]) {
+    super(description);
+  }
+  override paragraphs(): string[] {
+    return [
+      "This IndieAuth server is deployed but its environment variables are not complete yet. Set them in Netlify (Site configuration, Environment variables) or in .env for local development, then redeploy:",
+      ...this.problems,
+    ];
+  }
 }
+
+const RETRY_AFTER_SECONDS = "30";
+
+/** Storage down or slow, or a bug: nothing was completed, try again (logged on the server). */
 export class TemporarilyUnavailable extends OAuthError {
   readonly error = "temporarily_unavailable";
   readonly status = 503;
-}
-
-/** A request whose client_id or redirect_uri cannot be trusted: shown to the person, never
- * redirected (RFC 6749 4.1.2.1). */
-export class UntrustedRedirect extends Error {
-  constructor(readonly title: string, readonly description: string) {
-    super(description);
+  override readonly toClient = false;
+  override readonly title = "Something went wrong";
+  constructor(readonly what: string) {
+    super(`${what}; try again in a moment.`);
+  }
+  override headers(): Record<string, string> {
+    return { "Retry-After": RETRY_AFTER_SECONDS };
+  }
+  override paragraphs(): string[] {
+    return [`${this.what}. No sign-in was completed; please try again in a moment.`];
   }
 }
 
@@ -91,23 +166,68 @@ export class PayloadTooLarge extends OAuthError {
   override readonly toClient = false;
 }
 
-/** The owner console without a live session: sign in first. */
-export class LoginRequired extends OAuthError {
+export class MethodNotAllowed extends OAuthError {
+  readonly error = "invalid_request";
+  readonly status = 405;
+  override readonly toClient = false;
+  constructor(readonly allow: readonly string[]) {
+    super(`This endpoint accepts ${allow.join(", ")} only.`);
+  }
+  override headers(): Record<string, string> {
+    return { Allow: this.allow.join(", ") };
+  }
+}
+
+/** A request whose client_id or redirect_uri cannot be trusted: shown to the person, never
+ * redirected (RFC 6749 4.1.2.1). */
+export class UntrustedRedirect extends OAuthError {
+  readonly error = "invalid_request";
+  readonly status = 400;
+  override readonly toClient = false;
+  constructor(override readonly title: string, description: string) {
+    super(description);
+  }
+  override paragraphs(): string[] {
+    return [this.description, "For your safety you were not sent back to the app."];
+  }
+}
+
+/** The signed sign-in request that came back from the page is too old, or was changed. */
+export class ExpiredSignIn extends OAuthError {
+  readonly error = "invalid_request";
+  readonly status = 400;
+  override readonly toClient = false;
+  override readonly title = "This sign-in request has expired";
+  constructor() {
+    super("The request is no longer valid: it is more than 15 minutes old, or it was changed. Go back to the app and sign in again.");
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// The owner console's own refusals: not OAuth, never sent to a client.
+
+export abstract class ConsoleError extends AnsweredError {}
+
+/** No live session: sign in first. The body says which ways of signing in are open. */
+export class LoginRequired extends ConsoleError {
   readonly error = "login_required";
   readonly status = 401;
-  override readonly toClient = false;
+  constructor(readonly signIn: { password: boolean; passkey: boolean }) {
+    super("Sign in to see your account.");
+  }
+  override body(): ErrorBody {
+    return { ...super.body(), signIn: this.signIn };
+  }
 }
 
-/** A console path that does not exist. */
-export class NotFound extends OAuthError {
-  readonly error = "invalid_request";
-  readonly status = 404;
-  override readonly toClient = false;
-}
-
-/** A wrong password or a passkey answer that does not verify, on the console's API. */
-export class InvalidCredentials extends OAuthError {
-  readonly error = "access_denied";
+/** A wrong password, or a passkey answer that does not verify. */
+export class WrongCredentials extends ConsoleError {
+  readonly error = "wrong_credentials";
   readonly status = 401;
-  override readonly toClient = false;
+}
+
+/** A console path, app or passkey that does not exist. */
+export class NotFound extends ConsoleError {
+  readonly error = "not_found";
+  readonly status = 404;
 }

@@ -8,11 +8,11 @@ import {
   type PublicKeyCredentialCreationOptionsJSON,
   type PublicKeyCredentialRequestOptionsJSON,
 } from "@simplewebauthn/browser";
-import type { AccountOverview, AppView, DeviceView, LoginRequired, PasskeyView, SignInEventView } from "../../netlify/lib/pages/account-view.ts";
+import type { AccountOverview, AppView, DeviceView, LoginRequiredView, PasskeyView, SignInEventView } from "../../netlify/lib/pages/account-view.ts";
 import { ACCOUNT_API, PASSKEYS_API } from "../../netlify/lib/pages/paths.ts";
 import { byId, hostOf } from "./dom.ts";
 
-type SignInMethods = LoginRequired["signIn"];
+type SignInMethods = LoginRequiredView["signIn"];
 
 /** A refused API call: its OAuth error code, and the words to show. */
 class ApiError extends Error {

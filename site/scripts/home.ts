@@ -1,18 +1,6 @@
 // The home page: copying the tags, checking the owner's page, starting the self-test.
+import type { ProfileLinksReport } from "../../netlify/lib/owner/profile-links.ts";
 import { challengeFor, randomValue, SELF_TEST_KEY, selfTestClient, type PendingSignIn } from "./self-test-flow.ts";
-
-interface RelCheck {
-  rel: string;
-  found: string | null;
-  ok: boolean;
-  tag: string;
-}
-interface ProfileLinksReport {
-  me: string;
-  fetched: boolean;
-  error?: string;
-  checks: RelCheck[];
-}
 
 function setUpCopy(): void {
   const button = document.querySelector<HTMLButtonElement>("button[data-copy]");

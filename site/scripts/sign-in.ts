@@ -3,43 +3,9 @@
 // server checks the signature again when the form comes back, so nothing here is trusted.
 import { browserSupportsWebAuthn, startAuthentication } from "@simplewebauthn/browser";
 import { PASSKEYS_API } from "../../netlify/lib/pages/paths.ts";
+import { readSignInFragment, shownRequest, SIGN_IN_PROBLEMS, type SignInOffer } from "../../netlify/lib/pages/sign-in-fragment.ts";
 import { isKnownScope, KNOWN_SCOPES } from "../../netlify/lib/protocol/scopes.ts";
 import { byId, hostOf } from "./dom.ts";
-
-interface ShownRequest {
-  clientId: string;
-  redirectUri: string;
-  scopes: string[];
-  meMismatch?: string;
-  client: { name?: string; logoUri?: string };
-}
-
-const ERRORS: Record<string, string> = {
-  password: "That password is not right. Please try again.",
-  decision: "Choose Approve or Deny.",
-  empty: "Enter your password.",
-  session: "You are no longer signed in on this device. Enter your password to approve.",
-  passkey: "That passkey was not accepted. Try again, or use your password.",
-  "password-off": "Password sign-in is off: approve with a passkey.",
-};
-
-
-/** Reads the payload of the signed request for display only. */
-function decodeRequest(token: string): ShownRequest | null {
-  const payload = token.split(".")[1];
-  if (!payload) return null;
-  try {
-    const base64 = payload.replace(/-/g, "+").replace(/_/g, "/");
-    const bytes = Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
-    const value: unknown = JSON.parse(new TextDecoder().decode(bytes));
-    if (typeof value !== "object" || value === null) return null;
-    const request = value as Partial<ShownRequest>;
-    if (typeof request.clientId !== "string" || typeof request.redirectUri !== "string" || !Array.isArray(request.scopes)) return null;
-    return { client: {}, ...request } as ShownRequest;
-  } catch {
-    return null;
-  }
-}
 
 function scopeItem(scope: string): HTMLLIElement {
   const known = isKnownScope(scope);
@@ -67,9 +33,9 @@ function scopeItem(scope: string): HTMLLIElement {
 
 
 function show(): void {
-  const fragment = new URLSearchParams(location.hash.slice(1));
-  const token = fragment.get("request") ?? "";
-  const request = decodeRequest(token);
+  const fragment = readSignInFragment(location.hash);
+  const token = fragment.request;
+  const request = shownRequest(token);
   if (!request) {
     byId("no-request").hidden = false;
     return;
@@ -106,17 +72,17 @@ function show(): void {
     byId("identity-only").hidden = true;
   }
 
-  const error = fragment.get("error");
-  if (error) showError(ERRORS[error] ?? "Something went wrong. Please try again.");
+  if (fragment.problem) showError(SIGN_IN_PROBLEMS[fragment.problem]);
+  else if (fragment.unknownProblem) showError("Something went wrong. Please try again.");
 
   byId("consent").hidden = false;
-  offerSignInMethods(fragment);
+  offerSignInMethods(fragment.offer);
 }
 
 /** The server's hints: a live session needs no password; a passkey may replace it. */
-function offerSignInMethods(fragment: URLSearchParams): void {
+function offerSignInMethods(offer: SignInOffer): void {
   const password = byId<HTMLInputElement>("password");
-  if (fragment.get("session") === "1") {
+  if (offer.session) {
     byId("password-field").hidden = true;
     byId("remember-field").hidden = true;
     password.required = false;
@@ -124,16 +90,15 @@ function offerSignInMethods(fragment: URLSearchParams): void {
     byId("approve").focus();
     return;
   }
-  if (fragment.get("password") === "off") {
+  if (!offer.password) {
     byId("password-field").hidden = true;
     password.required = false;
     byId("approve").hidden = true;
   }
-  const passkeys = fragment.get("passkey") === "1";
-  if (passkeys && browserSupportsWebAuthn()) {
+  if (offer.passkey && browserSupportsWebAuthn()) {
     byId("passkey-actions").hidden = false;
     byId("passkey-button").addEventListener("click", () => void approveWithPasskey());
-  } else if (fragment.get("password") === "off") {
+  } else if (!offer.password) {
     showError("Only passkeys sign in here, and this browser cannot use them. Open this page in a browser that supports passkeys.");
   }
   if (!byId("password-field").hidden) password.focus();

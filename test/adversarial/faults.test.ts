@@ -7,17 +7,15 @@ import { createServer, type Server } from "node:http";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { fetchDocument } from "../../netlify/lib/clients/safe-fetch.ts";
 import { discoverClient } from "../../netlify/lib/clients/discovery.ts";
-import { handleAccount } from "../../netlify/lib/endpoints/account.ts";
-import { handleApprove } from "../../netlify/lib/endpoints/approve.ts";
-import { handleAuthorizationRequest } from "../../netlify/lib/endpoints/authorize.ts";
-import { guarded } from "../../netlify/lib/http/guard.ts";
-import { handleMetadata } from "../../netlify/lib/endpoints/metadata.ts";
-import { handlePasskeys } from "../../netlify/lib/endpoints/passkeys.ts";
-import { handleProfileRedemption } from "../../netlify/lib/endpoints/profile-redemption.ts";
-import { handleRevocation } from "../../netlify/lib/endpoints/revocation.ts";
-import { handleToken } from "../../netlify/lib/endpoints/token.ts";
-import { handleTokenVerification } from "../../netlify/lib/endpoints/token-verification.ts";
-import { handleUserinfo } from "../../netlify/lib/endpoints/userinfo.ts";
+import { accountApi } from "../../netlify/lib/endpoints/account.ts";
+import { approveEndpoint } from "../../netlify/lib/endpoints/approve.ts";
+import { metadataEndpoint } from "../../netlify/lib/endpoints/metadata.ts";
+import { passkeysApi } from "../../netlify/lib/endpoints/passkeys.ts";
+import { authorizationEndpoint } from "../../netlify/lib/endpoints/auth.ts";
+import { revocationEndpoint } from "../../netlify/lib/endpoints/revocation.ts";
+import { tokenEndpoint } from "../../netlify/lib/endpoints/token.ts";
+import { introspectionEndpoint } from "../../netlify/lib/endpoints/token-verification.ts";
+import { userinfoEndpoint } from "../../netlify/lib/endpoints/userinfo.ts";
 import { ACCOUNT_API, PASSKEYS_API } from "../../netlify/lib/pages/paths.ts";
 import { blobStore } from "../../netlify/lib/platform/store.ts";
 import { startFaultyBlobs, type FaultMode, type FaultyBlobs } from "../helpers/faulty-blobs.ts";
@@ -58,26 +56,26 @@ interface Prepared {
 
 type EndpointCall = (p: Prepared) => Promise<Response>;
 
-function call(kind: "json" | "page", handler: (req: Request) => Promise<Response>, path: string, init: RequestInit = {}): Promise<Response> {
-  return guarded(handler, kind)(new Request(`${BASE}${path}`, init));
+function call(handler: (req: Request) => Promise<Response>, path: string, init: RequestInit = {}): Promise<Response> {
+  return handler(new Request(`${BASE}${path}`, init));
 }
 const bearer = (p: Prepared) => ({ headers: { Authorization: `Bearer ${p.tokens.access_token}` } });
 const unknownCode = () => ({ grant_type: "authorization_code", code: `ic_${"A".repeat(43)}`, client_id: CLIENT_ID, redirect_uri: REDIRECT_URI, code_verifier: pkcePair().verifier });
 
-/** Every endpoint that touches storage, called as its function calls it (inside guarded). */
+/** Every endpoint that touches storage, called as its function calls it (inside its frame). */
 const ENDPOINTS: [string, "json" | "page", EndpointCall][] = [
-  ["GET /auth", "page", () => call("page", (r) => handleAuthorizationRequest(r, rt), `/auth?${authorizationParams()}`)],
-  ["POST /auth/approve", "page", (p) => call("page", (r) => handleApprove(r, rt, info), "/auth/approve", form({ request: p.request, decision: "approve", password: TEST_PASSWORD }))],
-  ["POST /auth", "json", () => call("json", (r) => handleProfileRedemption(r, rt), "/auth", form(unknownCode()))],
-  ["POST /token (code)", "json", () => call("json", (r) => handleToken(r, rt), "/token", form(unknownCode()))],
-  ["POST /token (refresh)", "json", (p) => call("json", (r) => handleToken(r, rt), "/token", form({ grant_type: "refresh_token", refresh_token: p.tokens.refresh_token, client_id: CLIENT_ID }))],
-  ["GET /token", "json", (p) => call("json", (r) => handleTokenVerification(r, rt, { readBody: false }), "/token", bearer(p))],
-  ["POST /introspect", "json", (p) => call("json", (r) => handleTokenVerification(r, rt, { readBody: true }), "/introspect", { method: "POST", ...bearer(p) })],
-  ["POST /revoke", "json", (p) => call("json", (r) => handleRevocation(r, rt), "/revoke", form({ token: p.tokens.access_token }))],
-  ["GET /userinfo", "json", (p) => call("json", (r) => handleUserinfo(r, rt), "/userinfo", bearer(p))],
-  ["GET account", "json", () => call("json", (r) => handleAccount(r, rt, info), ACCOUNT_API)],
-  ["POST account sign-in", "json", () => call("json", (r) => handleAccount(r, rt, info), `${ACCOUNT_API}/sign-in`, jsonPost({ password: TEST_PASSWORD, remember: "true" }))],
-  ["POST passkey options", "json", () => call("json", (r) => handlePasskeys(r, rt, info), `${PASSKEYS_API}/authentication-options`, jsonPost({}))],
+  ["GET /auth", "page", () => call((r) => authorizationEndpoint(r, rt), `/auth?${authorizationParams()}`)],
+  ["POST /auth/approve", "page", (p) => call((r) => approveEndpoint(r, rt, info), "/auth/approve", form({ request: p.request, decision: "approve", password: TEST_PASSWORD }))],
+  ["POST /auth", "json", () => call((r) => authorizationEndpoint(r, rt), "/auth", form(unknownCode()))],
+  ["POST /token (code)", "json", () => call((r) => tokenEndpoint(r, rt), "/token", form(unknownCode()))],
+  ["POST /token (refresh)", "json", (p) => call((r) => tokenEndpoint(r, rt), "/token", form({ grant_type: "refresh_token", refresh_token: p.tokens.refresh_token, client_id: CLIENT_ID }))],
+  ["GET /token", "json", (p) => call((r) => tokenEndpoint(r, rt), "/token", bearer(p))],
+  ["POST /introspect", "json", (p) => call((r) => introspectionEndpoint(r, rt), "/introspect", { method: "POST", ...bearer(p) })],
+  ["POST /revoke", "json", (p) => call((r) => revocationEndpoint(r, rt), "/revoke", form({ token: p.tokens.access_token }))],
+  ["GET /userinfo", "json", (p) => call((r) => userinfoEndpoint(r, rt), "/userinfo", bearer(p))],
+  ["GET account", "json", () => call((r) => accountApi(r, rt, info), ACCOUNT_API)],
+  ["POST account sign-in", "json", () => call((r) => accountApi(r, rt, info), `${ACCOUNT_API}/sign-in`, jsonPost({ password: TEST_PASSWORD, remember: "true" }))],
+  ["POST passkey options", "json", () => call((r) => passkeysApi(r, rt, info), `${PASSKEYS_API}/authentication-options`, jsonPost({}))],
 ];
 
 async function expectUnavailable(response: Response, kind: "json" | "page"): Promise<void> {
@@ -106,7 +104,7 @@ describe.each<FaultMode>(["down", "hang"])("with Blobs %s, every endpoint answer
 
   it("the metadata document needs no storage and still answers", async () => {
     blobs.mode = mode;
-    const response = handleMetadata(new Request(`${BASE}/.well-known/oauth-authorization-server`), rt);
+    const response = await metadataEndpoint(new Request(`${BASE}/.well-known/oauth-authorization-server`), rt);
     expect(response.status).toBe(200);
   });
 });
@@ -116,9 +114,7 @@ describe("nothing is half-issued", () => {
     const request = await signedRequest(rt);
     blobs.mode = "hang-writes";
     const approve = () =>
-      guarded((r: Request) => handleApprove(r, rt, info), "page")(
-        new Request(`${BASE}/auth/approve`, form({ request, decision: "approve", password: TEST_PASSWORD })),
-      );
+      approveEndpoint(new Request(`${BASE}/auth/approve`, form({ request, decision: "approve", password: TEST_PASSWORD })), rt, info);
     await expectUnavailable(await approve(), "page");
     blobs.mode = "pass";
     expect(await rt.store.list("codes/")).toEqual([]);
@@ -130,7 +126,7 @@ describe("nothing is half-issued", () => {
   it("a token endpoint that cannot write gives out no token, and the client's retry succeeds", async () => {
     const signedIn = await signInForCode(rt);
     blobs.mode = "hang-writes";
-    const redeem = () => guarded((r: Request) => handleToken(r, rt), "json")(new Request(`${BASE}/token`, form(codeForm(signedIn))));
+    const redeem = () => tokenEndpoint(new Request(`${BASE}/token`, form(codeForm(signedIn))), rt);
     await expectUnavailable(await redeem(), "json");
     blobs.mode = "pass";
     const retried = await redeem();
@@ -168,7 +164,7 @@ describe("a client document that times out", () => {
   it("leaves the sign-in going for a redirect_uri on the client's own origin", async () => {
     slowClientRuntime();
     const clientId = `http://slow-client.test:${port}/`;
-    const response = await handleAuthorizationRequest(
+    const response = await authorizationEndpoint(
       new Request(`${BASE}/auth?${authorizationParams({ client_id: clientId, redirect_uri: `${clientId}callback` })}`),
       rt,
     );
@@ -179,7 +175,7 @@ describe("a client document that times out", () => {
   it("refuses a redirect_uri elsewhere, which only the unread document could have allowed", async () => {
     slowClientRuntime();
     const clientId = `http://slow-client.test:${port}/`;
-    const response = await handleAuthorizationRequest(
+    const response = await authorizationEndpoint(
       new Request(`${BASE}/auth?${authorizationParams({ client_id: clientId, redirect_uri: "https://elsewhere.example/callback" })}`),
       rt,
     );

@@ -1,8 +1,8 @@
 // Calling the owner console's API in-process, as its page would (same-origin fetches with
 // the session cookie), and reading the cookies it sets.
 import { expect } from "vitest";
-import { handleAccount } from "../../netlify/lib/endpoints/account.ts";
-import { handlePasskeys } from "../../netlify/lib/endpoints/passkeys.ts";
+import { accountApi } from "../../netlify/lib/endpoints/account.ts";
+import { passkeysApi } from "../../netlify/lib/endpoints/passkeys.ts";
 import { ACCOUNT_API, PASSKEYS_API } from "../../netlify/lib/pages/paths.ts";
 import type { Runtime } from "../../netlify/lib/platform/runtime.ts";
 import { BASE } from "./oauth.ts";
@@ -32,11 +32,11 @@ function headers(options: CallOptions, json: boolean): Record<string, string> {
 
 export function consoleGet(rt: Runtime, options: CallOptions = {}): Promise<Response> {
   const { Origin: _origin, ...get } = headers(options, false);
-  return handleAccount(new Request(`${BASE}${ACCOUNT_API}`, { headers: get }), rt, { ip: options.ip ?? CONSOLE_IP, userAgent: CHROME_UA });
+  return accountApi(new Request(`${BASE}${ACCOUNT_API}`, { headers: get }), rt, { ip: options.ip ?? CONSOLE_IP, userAgent: CHROME_UA });
 }
 
 export function consolePost(rt: Runtime, action: string, body: Record<string, string>, options: CallOptions = {}): Promise<Response> {
-  return handleAccount(
+  return accountApi(
     new Request(`${BASE}${ACCOUNT_API}${action}`, { method: "POST", headers: headers(options, true), body: JSON.stringify(body) }),
     rt,
     { ip: options.ip ?? CONSOLE_IP, userAgent: CHROME_UA },
@@ -44,7 +44,7 @@ export function consolePost(rt: Runtime, action: string, body: Record<string, st
 }
 
 export function passkeysPost(rt: Runtime, action: string, body: Record<string, string>, options: CallOptions = {}): Promise<Response> {
-  return handlePasskeys(
+  return passkeysApi(
     new Request(`${BASE}${PASSKEYS_API}${action}`, { method: "POST", headers: headers(options, true), body: JSON.stringify(body) }),
     rt,
     { ip: options.ip ?? CONSOLE_IP, userAgent: CHROME_UA },

@@ -1,8 +1,8 @@
 // Building authorization requests and walking them through GET /auth and the approve step.
 import { createHash, randomBytes } from "node:crypto";
 import { expect } from "vitest";
-import { handleAuthorizationRequest } from "../../netlify/lib/endpoints/authorize.ts";
-import { handleApprove } from "../../netlify/lib/endpoints/approve.ts";
+import { authorizationEndpoint } from "../../netlify/lib/endpoints/auth.ts";
+import { approveEndpoint } from "../../netlify/lib/endpoints/approve.ts";
 import type { Runtime } from "../../netlify/lib/platform/runtime.ts";
 import { TEST_PASSWORD } from "./env.ts";
 
@@ -33,7 +33,7 @@ export function authorizationParams(overrides: Record<string, string | null> = {
 }
 
 export function authorize(rt: Runtime, params: URLSearchParams | string, headers: Record<string, string> = {}): Promise<Response> {
-  return handleAuthorizationRequest(new Request(`${BASE}/auth?${params.toString()}`, { headers }), rt);
+  return authorizationEndpoint(new Request(`${BASE}/auth?${params.toString()}`, { headers }), rt);
 }
 
 /** GET /auth, expecting the hand-over to the sign-in page; returns the signed request. */
@@ -66,7 +66,7 @@ export function approve(rt: Runtime, request: string, options: ApproveOptions = 
   for (const scope of options.scopes ?? []) body.append("scope", scope);
   if (options.remember) body.set("remember", "on");
   for (const [name, value] of Object.entries(options.fields ?? {})) body.set(name, value);
-  return handleApprove(
+  return approveEndpoint(
     new Request(`${BASE}/auth/approve`, {
       method: "POST",
       body,

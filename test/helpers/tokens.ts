@@ -1,10 +1,10 @@
 // Signing in and calling the token endpoints in-process, for the token integration tests.
 import { expect } from "vitest";
-import { handleProfileRedemption } from "../../netlify/lib/endpoints/profile-redemption.ts";
-import { handleRevocation } from "../../netlify/lib/endpoints/revocation.ts";
-import { handleToken } from "../../netlify/lib/endpoints/token.ts";
-import { handleTokenVerification } from "../../netlify/lib/endpoints/token-verification.ts";
-import { handleUserinfo } from "../../netlify/lib/endpoints/userinfo.ts";
+import { authorizationEndpoint } from "../../netlify/lib/endpoints/auth.ts";
+import { revocationEndpoint } from "../../netlify/lib/endpoints/revocation.ts";
+import { tokenEndpoint } from "../../netlify/lib/endpoints/token.ts";
+import { introspectionEndpoint } from "../../netlify/lib/endpoints/token-verification.ts";
+import { userinfoEndpoint } from "../../netlify/lib/endpoints/userinfo.ts";
 import type { Runtime } from "../../netlify/lib/platform/runtime.ts";
 import { approve, authorizationParams, BASE, CLIENT_ID, pkcePair, REDIRECT_URI, redirectParams, signedRequest } from "./oauth.ts";
 
@@ -37,13 +37,13 @@ export function post(path: string, fields: Record<string, string>, headers: Reco
   return new Request(`${BASE}${path}`, { method: "POST", body: new URLSearchParams(fields), headers });
 }
 
-export const tokenEndpoint = (rt: Runtime, fields: Record<string, string>, headers: Record<string, string> = {}) => handleToken(post("/token", fields, headers), rt);
-export const authEndpoint = (rt: Runtime, fields: Record<string, string>) => handleProfileRedemption(post("/auth", fields), rt);
-export const revoke = (rt: Runtime, fields: Record<string, string>) => handleRevocation(post("/revoke", fields), rt);
+export const postToken = (rt: Runtime, fields: Record<string, string>, headers: Record<string, string> = {}) => tokenEndpoint(post("/token", fields, headers), rt);
+export const postAuth = (rt: Runtime, fields: Record<string, string>) => authorizationEndpoint(post("/auth", fields), rt);
+export const revoke = (rt: Runtime, fields: Record<string, string>) => revocationEndpoint(post("/revoke", fields), rt);
 
 export function introspect(rt: Runtime, bearer: string | null, fields: Record<string, string> = {}, query = ""): Promise<Response> {
   const headers: Record<string, string> = bearer === null ? {} : { Authorization: `Bearer ${bearer}` };
-  return handleTokenVerification(new Request(`${BASE}/introspect${query}`, { method: "POST", body: new URLSearchParams(fields), headers }), rt, { readBody: true });
+  return introspectionEndpoint(new Request(`${BASE}/introspect${query}`, { method: "POST", body: new URLSearchParams(fields), headers }), rt);
 }
 
 export async function introspection(rt: Runtime, token: string): Promise<Record<string, unknown>> {
@@ -53,7 +53,7 @@ export async function introspection(rt: Runtime, token: string): Promise<Record<
 }
 
 export function userinfo(rt: Runtime, token: string | null): Promise<Response> {
-  return handleUserinfo(new Request(`${BASE}/userinfo`, { headers: token === null ? {} : { Authorization: `Bearer ${token}` } }), rt);
+  return userinfoEndpoint(new Request(`${BASE}/userinfo`, { headers: token === null ? {} : { Authorization: `Bearer ${token}` } }), rt);
 }
 
 export interface Tokens {
@@ -65,7 +65,7 @@ export interface Tokens {
 
 /** Signs in and redeems the code at /token. */
 export async function tokensFor(rt: Runtime, scope = "profile email create"): Promise<Tokens> {
-  const response = await tokenEndpoint(rt, codeForm(await signInForCode(rt, scope)));
+  const response = await postToken(rt, codeForm(await signInForCode(rt, scope)));
   expect(response.status).toBe(200);
   return (await response.json()) as Tokens;
 }

@@ -2,7 +2,7 @@
 // server: codes, denial, wrong passwords, throttling and cross-site refusal.
 import { describe, expect, it } from "vitest";
 import { codeKey, type CodeRecord } from "../../netlify/lib/protocol/codes.ts";
-import { handleApprove } from "../../netlify/lib/endpoints/approve.ts";
+import { approveEndpoint } from "../../netlify/lib/endpoints/approve.ts";
 import { THROTTLE_POLICY } from "../../netlify/lib/owner/throttle.ts";
 import { approve, authorizationParams, BASE, CLIENT_ID, REDIRECT_URI, redirectParams, signedRequest } from "../helpers/oauth.ts";
 import { testRuntime } from "../helpers/runtime.ts";
@@ -101,7 +101,7 @@ describe("approving a sign-in", () => {
   });
 
   it("answers GET with 405", async () => {
-    const response = await handleApprove(new Request(`${BASE}/auth/approve`), await testRuntime(), { ip: "203.0.113.7" });
+    const response = await approveEndpoint(new Request(`${BASE}/auth/approve`), await testRuntime(), { ip: "203.0.113.7" });
     expect(response.status).toBe(405);
     expect(response.headers.get("allow")).toBe("POST");
   });
@@ -131,7 +131,7 @@ describe("cross-site posts are refused", () => {
     const rt = await testRuntime();
     const request = await signedRequest(rt);
     const body = new URLSearchParams({ request, decision: "approve", password: TEST_PASSWORD });
-    const response = await handleApprove(new Request(`${BASE}/auth/approve`, { method: "POST", body, headers: { Origin: BASE } }), rt, { ip: "203.0.113.7" });
+    const response = await approveEndpoint(new Request(`${BASE}/auth/approve`, { method: "POST", body, headers: { Origin: BASE } }), rt, { ip: "203.0.113.7" });
     expect(response.status).toBe(302);
   });
 
@@ -139,7 +139,7 @@ describe("cross-site posts are refused", () => {
     const rt = await testRuntime();
     const request = await signedRequest(rt);
     const body = new URLSearchParams({ request, decision: "approve", password: "x" });
-    const response = await handleApprove(new Request(`${BASE}/auth/approve`, { method: "POST", body }), rt, { ip: "203.0.113.7" });
+    const response = await approveEndpoint(new Request(`${BASE}/auth/approve`, { method: "POST", body }), rt, { ip: "203.0.113.7" });
     expect(response.status).toBe(403);
   });
 });

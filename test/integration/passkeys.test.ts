@@ -9,7 +9,7 @@ import type {
   RegistrationResponseJSON,
 } from "@simplewebauthn/server";
 import { describe, expect, it } from "vitest";
-import type { AccountOverview, LoginRequired } from "../../netlify/lib/pages/account-view.ts";
+import type { AccountOverview, LoginRequiredView } from "../../netlify/lib/pages/account-view.ts";
 import { listPasskeys } from "../../netlify/lib/owner/passkeys.ts";
 import { THROTTLE_POLICY } from "../../netlify/lib/owner/throttle.ts";
 import { consoleGet, consolePost, consoleSignIn, cookieFrom, passkeysPost } from "../helpers/console.ts";
@@ -96,13 +96,13 @@ describe("registering a passkey needs a session, the password again, and this si
     expect(await listPasskeys(rt.store)).toEqual([]);
   });
 
-  it("with a session but the wrong password: 401 access_denied and no options", async () => {
+  it("with a session but the wrong password: 401 wrong_credentials and no options", async () => {
     const rt = await testRuntime();
     const cookie = await consoleSignIn(rt);
     const response = await passkeysPost(rt, "/registration-options", { password: "not the password" }, { cookie });
     expect(response.status).toBe(401);
     const body = (await response.json()) as Record<string, unknown>;
-    expect(body).toMatchObject({ error: "access_denied" });
+    expect(body).toMatchObject({ error: "wrong_credentials" });
     expect(body).not.toHaveProperty("ticket");
     expect(body).not.toHaveProperty("options");
   });
@@ -184,7 +184,7 @@ describe("registering a passkey needs a session, the password again, and this si
     const registration = await registrationOptions(rt, cookie);
     const { options } = await authenticationOptions(rt);
     const answer = authenticator.authenticate({ ...options, challenge: registration.options.challenge });
-    await expectRefused(await passkeySignIn(rt, registration.ticket, answer), 401, "access_denied");
+    await expectRefused(await passkeySignIn(rt, registration.ticket, answer), 401, "wrong_credentials");
   });
 
   it("a ticket older than 5 minutes is refused (400)", async () => {
@@ -267,20 +267,20 @@ describe("signing in with a passkey", () => {
     const { options, ticket } = await authenticationOptions(rt);
     const answer = authenticator.authenticate(options);
     expect((await passkeySignIn(rt, ticket, answer)).status).toBe(200);
-    await expectRefused(await passkeySignIn(rt, ticket, answer), 401, "access_denied");
+    await expectRefused(await passkeySignIn(rt, ticket, answer), 401, "wrong_credentials");
   });
 
   it("an assertion from an authenticator never registered is refused (401), and recorded as a failure", async () => {
     const { rt, cookie } = await ownerWithPasskey();
     rt.clock.advance(MINUTE);
-    await expectRefused(await signInWith(rt, createSoftAuthenticator()), 401, "access_denied");
+    await expectRefused(await signInWith(rt, createSoftAuthenticator()), 401, "wrong_credentials");
     expect((await overview(rt, cookie)).events[0]).toMatchObject({ method: "passkey", outcome: "failure", reason: "passkey not accepted" });
   });
 
   it("an assertion signed with another key is refused (401)", async () => {
     const { rt, authenticator } = await ownerWithPasskey();
     const impostor = createSoftAuthenticator();
-    await expectRefused(await signInWith(rt, authenticator, { signWith: impostor.privateKey }), 401, "access_denied");
+    await expectRefused(await signInWith(rt, authenticator, { signWith: impostor.privateKey }), 401, "wrong_credentials");
     // The registered key still works: the refusal was the signature's.
     expect((await signInWith(rt, authenticator)).status).toBe(200);
   });
@@ -293,7 +293,7 @@ describe("signing in with a passkey", () => {
     const signature = Buffer.from(answer.response.signature, "base64url");
     signature[signature.length - 1]! ^= 0x01;
     const forged = { ...answer, response: { ...answer.response, signature: signature.toString("base64url") } };
-    await expectRefused(await passkeySignIn(rt, ticket, forged), 401, "access_denied");
+    await expectRefused(await passkeySignIn(rt, ticket, forged), 401, "wrong_credentials");
   });
 
   it.each<[string, CeremonyOverrides]>([
@@ -303,14 +303,14 @@ describe("signing in with a passkey", () => {
     ["of the wrong ceremony type (webauthn.create)", { type: "webauthn.create" }],
   ])("an assertion %s is refused (401)", async (_name, overrides) => {
     const { rt, authenticator } = await ownerWithPasskey();
-    await expectRefused(await signInWith(rt, authenticator, overrides), 401, "access_denied");
+    await expectRefused(await signInWith(rt, authenticator, overrides), 401, "wrong_credentials");
   });
 
   it("an authentication ticket older than 5 minutes is refused (401)", async () => {
     const { rt, authenticator } = await ownerWithPasskey();
     const { options, ticket } = await authenticationOptions(rt);
     rt.clock.advance(6 * MINUTE);
-    await expectRefused(await passkeySignIn(rt, ticket, authenticator.authenticate(options)), 401, "access_denied");
+    await expectRefused(await passkeySignIn(rt, ticket, authenticator.authenticate(options)), 401, "wrong_credentials");
   });
 
   // SimpleWebAuthn refuses a counter that is not above the stored one once either is non-zero
@@ -320,9 +320,9 @@ describe("signing in with a passkey", () => {
     expect((await signInWith(rt, authenticator)).status).toBe(200); // counter 1
     expect((await signInWith(rt, authenticator)).status).toBe(200); // counter 2
     expect((await listPasskeys(rt.store))[0]?.counter).toBe(2);
-    await expectRefused(await signInWith(rt, authenticator, { counter: 1 }), 401, "access_denied");
-    await expectRefused(await signInWith(rt, authenticator, { counter: 2 }), 401, "access_denied");
-    await expectRefused(await signInWith(rt, authenticator, { counter: 0 }), 401, "access_denied");
+    await expectRefused(await signInWith(rt, authenticator, { counter: 1 }), 401, "wrong_credentials");
+    await expectRefused(await signInWith(rt, authenticator, { counter: 2 }), 401, "wrong_credentials");
+    await expectRefused(await signInWith(rt, authenticator, { counter: 0 }), 401, "wrong_credentials");
     expect((await signInWith(rt, authenticator, { counter: 7 })).status).toBe(200);
     expect((await listPasskeys(rt.store))[0]?.counter).toBe(7);
   });
@@ -380,7 +380,7 @@ describe("PASSWORD_LOGIN=off", () => {
 
   it("with no passkey yet, the password still signs in (the owner cannot be locked out)", async () => {
     const rt = await testRuntime({ env: OFF });
-    const unauthenticated = (await (await consoleGet(rt)).json()) as LoginRequired;
+    const unauthenticated = (await (await consoleGet(rt)).json()) as LoginRequiredView;
     expect(unauthenticated.signIn).toEqual({ password: true, passkey: false });
     await consoleSignIn(rt);
     const response = await approve(rt, await signedRequest(rt));
@@ -391,7 +391,7 @@ describe("PASSWORD_LOGIN=off", () => {
   it("once a passkey exists, the console refuses the password (403) and offers only the passkey", async () => {
     const { rt } = await ownerWithPasskey(OFF);
     await expectRefused(await consolePost(rt, "/sign-in", { password: TEST_PASSWORD, remember: "true" }), 403, "access_denied");
-    expect(((await (await consoleGet(rt)).json()) as LoginRequired).signIn).toEqual({ password: false, passkey: true });
+    expect(((await (await consoleGet(rt)).json()) as LoginRequiredView).signIn).toEqual({ password: false, passkey: true });
   });
 
   it("once a passkey exists, an app's sign-in page is told so, and the password is refused with error=password-off", async () => {

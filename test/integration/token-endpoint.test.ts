@@ -3,14 +3,14 @@ import { describe, expect, it } from "vitest";
 import { grantKey } from "../../netlify/lib/protocol/grants.ts";
 import { CLIENT_ID } from "../helpers/oauth.ts";
 import { testRuntime } from "../helpers/runtime.ts";
-import { authEndpoint, codeForm, expectOAuthError, introspection, refreshForm, signInForCode, tokenEndpoint, tokensFor, userinfo } from "../helpers/tokens.ts";
+import { postAuth, codeForm, expectOAuthError, introspection, refreshForm, signInForCode, postToken, tokensFor, userinfo } from "../helpers/tokens.ts";
 
 const DAY = 24 * 60 * 60 * 1000;
 
 describe("POST /token with an authorization code", () => {
   it("answers the access token response, never cached, and stores no raw token", async () => {
     const rt = await testRuntime();
-    const response = await tokenEndpoint(rt, codeForm(await signInForCode(rt)), { Accept: "application/json" });
+    const response = await postToken(rt, codeForm(await signInForCode(rt)), { Accept: "application/json" });
     expect(response.status).toBe(200);
     expect(response.headers.get("cache-control")).toBe("no-store");
     expect(response.headers.get("pragma")).toBe("no-cache");
@@ -33,24 +33,24 @@ describe("POST /token with an authorization code", () => {
 
   it("answers form-encoded only when the client asks for that and not JSON", async () => {
     const rt = await testRuntime();
-    const form = await tokenEndpoint(rt, codeForm(await signInForCode(rt)), { Accept: "application/x-www-form-urlencoded" });
+    const form = await postToken(rt, codeForm(await signInForCode(rt)), { Accept: "application/x-www-form-urlencoded" });
     expect(form.headers.get("content-type")).toBe("application/x-www-form-urlencoded");
     expect(new URLSearchParams(await form.text()).get("token_type")).toBe("Bearer");
-    const both = await tokenEndpoint(rt, codeForm(await signInForCode(rt)), { Accept: "application/x-www-form-urlencoded, application/json" });
+    const both = await postToken(rt, codeForm(await signInForCode(rt)), { Accept: "application/x-www-form-urlencoded, application/json" });
     expect(both.headers.get("content-type")).toBe("application/json");
   });
 
   it("accepts JSON bodies and form bodies with a charset", async () => {
     const rt = await testRuntime();
-    const json = await tokenEndpoint(rt, {}, {});
+    const json = await postToken(rt, {}, {});
     await expectOAuthError(json, 400, "invalid_request");
-    const { handleToken } = await import("../../netlify/lib/endpoints/token.ts");
-    const jsonBody = await handleToken(
+    const { tokenEndpoint } = await import("../../netlify/lib/endpoints/token.ts");
+    const jsonBody = await tokenEndpoint(
       new Request("https://auth.jane.example/token", { method: "POST", body: JSON.stringify(codeForm(await signInForCode(rt))), headers: { "Content-Type": "application/json" } }),
       rt,
     );
     expect(jsonBody.status).toBe(200);
-    const charset = await handleToken(
+    const charset = await tokenEndpoint(
       new Request("https://auth.jane.example/token", {
         method: "POST",
         body: new URLSearchParams(codeForm(await signInForCode(rt))).toString(),
@@ -63,24 +63,24 @@ describe("POST /token with an authorization code", () => {
 
   it("refuses a code issued without a scope (spec 5.3.3)", async () => {
     const rt = await testRuntime();
-    await expectOAuthError(await tokenEndpoint(rt, codeForm(await signInForCode(rt, null))), 400, "invalid_grant");
+    await expectOAuthError(await postToken(rt, codeForm(await signInForCode(rt, null))), 400, "invalid_grant");
   });
 
   it("refuses a replayed code and revokes what the first redemption issued", async () => {
     const rt = await testRuntime();
     const signedIn = await signInForCode(rt);
-    const first = await (await tokenEndpoint(rt, codeForm(signedIn))).json();
+    const first = await (await postToken(rt, codeForm(signedIn))).json();
     expect(await introspection(rt, first.access_token)).toMatchObject({ active: true });
-    await expectOAuthError(await tokenEndpoint(rt, codeForm(signedIn)), 400, "invalid_grant");
+    await expectOAuthError(await postToken(rt, codeForm(signedIn)), 400, "invalid_grant");
     expect(await introspection(rt, first.access_token)).toEqual({ active: false });
-    await expectOAuthError(await tokenEndpoint(rt, refreshForm(first.refresh_token)), 400, "invalid_grant");
+    await expectOAuthError(await postToken(rt, refreshForm(first.refresh_token)), 400, "invalid_grant");
   });
 
   it("refuses a code already redeemed at POST /auth", async () => {
     const rt = await testRuntime();
     const signedIn = await signInForCode(rt);
-    expect((await authEndpoint(rt, codeForm(signedIn))).status).toBe(200);
-    await expectOAuthError(await tokenEndpoint(rt, codeForm(signedIn)), 400, "invalid_grant");
+    expect((await postAuth(rt, codeForm(signedIn))).status).toBe(200);
+    await expectOAuthError(await postToken(rt, codeForm(signedIn)), 400, "invalid_grant");
   });
 
   it.each([
@@ -95,7 +95,7 @@ describe("POST /token with an authorization code", () => {
     ["no redirect_uri", { redirect_uri: null }, "invalid_request"],
   ])("refuses %s", async (_name, overrides, error) => {
     const rt = await testRuntime();
-    await expectOAuthError(await tokenEndpoint(rt, codeForm(await signInForCode(rt), overrides)), 400, error);
+    await expectOAuthError(await postToken(rt, codeForm(await signInForCode(rt), overrides)), 400, error);
   });
 
   // Codes without a challenge cannot exist: GET /auth refuses requests without one
@@ -103,7 +103,7 @@ describe("POST /token with an authorization code", () => {
 
   it("accepts a client_id that differs only by the trailing slash", async () => {
     const rt = await testRuntime();
-    const response = await tokenEndpoint(rt, codeForm(await signInForCode(rt), { client_id: CLIENT_ID.replace(/\/$/, "") }));
+    const response = await postToken(rt, codeForm(await signInForCode(rt), { client_id: CLIENT_ID.replace(/\/$/, "") }));
     expect(response.status).toBe(200);
   });
 
@@ -111,21 +111,21 @@ describe("POST /token with an authorization code", () => {
     const rt = await testRuntime();
     const signedIn = await signInForCode(rt);
     rt.clock.advance(10 * 60 * 1000 + 1000);
-    await expectOAuthError(await tokenEndpoint(rt, codeForm(signedIn)), 400, "invalid_grant");
+    await expectOAuthError(await postToken(rt, codeForm(signedIn)), 400, "invalid_grant");
   });
 });
 
 describe("POST /auth", () => {
   it("answers me and the profile, never a token", async () => {
     const rt = await testRuntime();
-    const response = await authEndpoint(rt, codeForm(await signInForCode(rt, "profile")));
+    const response = await postAuth(rt, codeForm(await signInForCode(rt, "profile")));
     expect(response.headers.get("cache-control")).toBe("no-store");
     expect(await response.json()).toEqual({ me: "https://jane.example/", profile: { name: "Jane Doe", url: "https://jane.example/", photo: "https://jane.example/photo.jpg" } });
   });
 
   it("tolerates a missing grant_type and answers only me without the profile scope", async () => {
     const rt = await testRuntime();
-    const response = await authEndpoint(rt, codeForm(await signInForCode(rt, "create"), { grant_type: null }));
+    const response = await postAuth(rt, codeForm(await signInForCode(rt, "create"), { grant_type: null }));
     expect(await response.json()).toEqual({ me: "https://jane.example/" });
   });
 });
@@ -134,7 +134,7 @@ describe("refreshing (spec 5.5)", () => {
   it("rotates both tokens; the old access token stops working", async () => {
     const rt = await testRuntime();
     const first = await tokensFor(rt);
-    const response = await tokenEndpoint(rt, refreshForm(first.refresh_token));
+    const response = await postToken(rt, refreshForm(first.refresh_token));
     expect(response.status).toBe(200);
     const second = await response.json();
     expect(second.access_token).not.toBe(first.access_token);
@@ -146,33 +146,33 @@ describe("refreshing (spec 5.5)", () => {
   it("revokes the whole grant when a rotated-out refresh token comes back", async () => {
     const rt = await testRuntime();
     const first = await tokensFor(rt);
-    const second = await (await tokenEndpoint(rt, refreshForm(first.refresh_token))).json();
-    await expectOAuthError(await tokenEndpoint(rt, refreshForm(first.refresh_token)), 400, "invalid_grant");
+    const second = await (await postToken(rt, refreshForm(first.refresh_token))).json();
+    await expectOAuthError(await postToken(rt, refreshForm(first.refresh_token)), 400, "invalid_grant");
     expect(await introspection(rt, second.access_token)).toEqual({ active: false });
-    await expectOAuthError(await tokenEndpoint(rt, refreshForm(second.refresh_token)), 400, "invalid_grant");
+    await expectOAuthError(await postToken(rt, refreshForm(second.refresh_token)), 400, "invalid_grant");
   });
 
   it("narrows the scope on request, and refuses a wider one", async () => {
     const rt = await testRuntime();
     const first = await tokensFor(rt);
-    const narrow = await (await tokenEndpoint(rt, refreshForm(first.refresh_token, { scope: "create" }))).json();
+    const narrow = await (await postToken(rt, refreshForm(first.refresh_token, { scope: "create" }))).json();
     expect(narrow.scope).toBe("create");
     expect(await introspection(rt, narrow.access_token)).toMatchObject({ scope: "create" });
-    await expectOAuthError(await tokenEndpoint(rt, refreshForm(narrow.refresh_token, { scope: "create delete" })), 400, "invalid_scope");
+    await expectOAuthError(await postToken(rt, refreshForm(narrow.refresh_token, { scope: "create delete" })), 400, "invalid_scope");
   });
 
   it("refuses a scope that leaves nothing (email alone means nothing without profile)", async () => {
     const rt = await testRuntime();
     const first = await tokensFor(rt);
-    await expectOAuthError(await tokenEndpoint(rt, refreshForm(first.refresh_token, { scope: "email" })), 400, "invalid_scope");
+    await expectOAuthError(await postToken(rt, refreshForm(first.refresh_token, { scope: "email" })), 400, "invalid_scope");
   });
 
   it("requires the grant's own client_id", async () => {
     const rt = await testRuntime();
     const first = await tokensFor(rt);
-    await expectOAuthError(await tokenEndpoint(rt, refreshForm(first.refresh_token, { client_id: "https://other.example/" })), 400, "invalid_grant");
+    await expectOAuthError(await postToken(rt, refreshForm(first.refresh_token, { client_id: "https://other.example/" })), 400, "invalid_grant");
     const { client_id: _, ...withoutClient } = refreshForm(first.refresh_token);
-    await expectOAuthError(await tokenEndpoint(rt, withoutClient), 400, "invalid_request");
+    await expectOAuthError(await postToken(rt, withoutClient), 400, "invalid_request");
   });
 
   it("lets access tokens expire after 30 days while the refresh token still works", async () => {
@@ -180,14 +180,14 @@ describe("refreshing (spec 5.5)", () => {
     const first = await tokensFor(rt);
     rt.clock.advance(30 * DAY + 1000);
     expect(await introspection(rt, first.access_token)).toEqual({ active: false });
-    expect((await tokenEndpoint(rt, refreshForm(first.refresh_token))).status).toBe(200);
+    expect((await postToken(rt, refreshForm(first.refresh_token))).status).toBe(200);
   });
 
   it("refuses a refresh token unused for 90 days", async () => {
     const rt = await testRuntime();
     const first = await tokensFor(rt);
     rt.clock.advance(90 * DAY + 1000);
-    await expectOAuthError(await tokenEndpoint(rt, refreshForm(first.refresh_token)), 400, "invalid_grant");
+    await expectOAuthError(await postToken(rt, refreshForm(first.refresh_token)), 400, "invalid_grant");
   });
 });
 
@@ -204,10 +204,10 @@ describe("no secret stands in for another", () => {
   it("an access token is not a refresh token, and neither token is a code", async () => {
     const rt = await testRuntime();
     const tokens = await tokensFor(rt);
-    await expectOAuthError(await tokenEndpoint(rt, refreshForm(tokens.access_token)), 400, "invalid_grant");
+    await expectOAuthError(await postToken(rt, refreshForm(tokens.access_token)), 400, "invalid_grant");
     const signedIn = await signInForCode(rt);
-    await expectOAuthError(await tokenEndpoint(rt, codeForm(signedIn, { code: tokens.refresh_token })), 400, "invalid_grant");
-    await expectOAuthError(await tokenEndpoint(rt, codeForm(signedIn, { code: tokens.access_token })), 400, "invalid_grant");
+    await expectOAuthError(await postToken(rt, codeForm(signedIn, { code: tokens.refresh_token })), 400, "invalid_grant");
+    await expectOAuthError(await postToken(rt, codeForm(signedIn, { code: tokens.access_token })), 400, "invalid_grant");
   });
 
   it("a forged or truncated token is inactive", async () => {

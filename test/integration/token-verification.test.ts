@@ -1,11 +1,11 @@
 // POST /introspect, legacy GET /token, POST /revoke and GET /userinfo, in-process against the
 // real local Blobs server.
 import { describe, expect, it } from "vitest";
-import { handleToken } from "../../netlify/lib/endpoints/token.ts";
+import { tokenEndpoint } from "../../netlify/lib/endpoints/token.ts";
 import { usageKey } from "../../netlify/lib/protocol/grants.ts";
 import { BASE, CLIENT_ID } from "../helpers/oauth.ts";
 import { testRuntime } from "../helpers/runtime.ts";
-import { expectOAuthError, introspect, introspection, refreshForm, revoke, tokenEndpoint, tokensFor, userinfo } from "../helpers/tokens.ts";
+import { expectOAuthError, introspect, introspection, refreshForm, revoke, postToken, tokensFor, userinfo } from "../helpers/tokens.ts";
 
 const RESOURCE_SERVER = "r".repeat(40);
 const MINUTE = 60 * 1000;
@@ -27,7 +27,7 @@ describe("verification: POST /introspect and legacy GET /token", () => {
   it("gives the same body at the legacy GET /token", async () => {
     const rt = await testRuntime();
     const { access_token } = await tokensFor(rt);
-    const legacy = await handleToken(new Request(`${BASE}/token`, { headers: { Authorization: `Bearer ${access_token}` } }), rt);
+    const legacy = await tokenEndpoint(new Request(`${BASE}/token`, { headers: { Authorization: `Bearer ${access_token}` } }), rt);
     expect(legacy.status).toBe(200);
     expect(await legacy.json()).toEqual(await introspection(rt, access_token));
   });
@@ -88,7 +88,7 @@ describe("revocation: POST /revoke and legacy action=revoke", () => {
     const response = await revoke(rt, { token: tokens.access_token });
     expect(response.status).toBe(200);
     expect(await introspection(rt, tokens.access_token)).toEqual({ active: false });
-    await expectOAuthError(await tokenEndpoint(rt, refreshForm(tokens.refresh_token)), 400, "invalid_grant");
+    await expectOAuthError(await postToken(rt, refreshForm(tokens.refresh_token)), 400, "invalid_grant");
   });
 
   it("revoking the refresh token kills the access token, whatever the hint says", async () => {
@@ -114,7 +114,7 @@ describe("revocation: POST /revoke and legacy action=revoke", () => {
   it("legacy POST /token action=revoke revokes too", async () => {
     const rt = await testRuntime();
     const tokens = await tokensFor(rt);
-    expect((await tokenEndpoint(rt, { action: "revoke", token: tokens.access_token })).status).toBe(200);
+    expect((await postToken(rt, { action: "revoke", token: tokens.access_token })).status).toBe(200);
     expect(await introspection(rt, tokens.access_token)).toEqual({ active: false });
   });
 });

@@ -12,11 +12,6 @@ function unbracket(host: string): string {
   return host.startsWith("[") && host.endsWith("]") ? host.slice(1, -1) : host;
 }
 
-/** True when a URL hostname is an IP literal (so no DNS lookup happens before connecting). */
-export function hostIsIpLiteral(hostname: string): boolean {
-  return isIP(unbracket(hostname)) !== 0;
-}
-
 /** The IP literal of a URL hostname without brackets, or null for a domain name. */
 export function ipLiteralOf(hostname: string): string | null {
   const bare = unbracket(hostname);

@@ -6,12 +6,10 @@ import type { FetchedDocument } from "./safe-fetch.ts";
 import { canonicalUrl, parseRedirectUri, sameOrigin } from "../protocol/urls.ts";
 import { linkTargets } from "./link-header.ts";
 import { parseMicroformats } from "./microformats.ts";
+import type { ClientDisplay } from "./client-display.ts";
 
-export interface ClientInfo {
+export interface ClientInfo extends ClientDisplay {
   clientId: string;
-  name?: string;
-  uri?: string;
-  logoUri?: string;
   /** Absolute redirect URIs (URL.href form), deduplicated. */
   redirectUris: string[];
   /** Whether the client_id was fetched at all (false: loopback client or fetch failed). */

@@ -1,53 +1,20 @@
 // The owner console's API (/indieauth/api/account): what is authorised, from where one is
 // signed in, what happened, and the means to cut any of it off. Everything but signing in
 // needs a live session; every POST must come from this site's own pages.
-import type { AccountOverview, LoginRequired } from "../pages/account-view.ts";
+import { InvalidRequest, NotFound } from "../errors.ts";
+import { actionsEndpoint, type Handler, type RequestContext, type Route } from "../http/endpoint.ts";
+import { json } from "../http/responses.ts";
 import { listAuthorisedApps, revokeAllApps, revokeApp } from "../owner/authorised-apps.ts";
-import type { Config } from "../platform/config.ts";
-import { AccessDenied, InvalidCredentials, InvalidRequest, NotFound, TooManyAttempts } from "../errors.ts";
-import { answeringOAuthErrors, isSameOriginPost, json, methodNotAllowed, readForm } from "../http/responses.ts";
-import type { SignInResult } from "../owner/sign-in.ts";
 import { listPasskeys, passkeyName, passkeyView, passwordLoginAllowed, removePasskey, renamePasskey } from "../owner/passkeys.ts";
-import { ACCOUNT_API } from "../pages/paths.ts";
-import type { Runtime } from "../platform/runtime.ts";
-import { clearSessionCookie, currentSession, endAllSessions, endSession, listSessions, sessionSettings, startSession, type SessionRecord } from "../owner/sessions.ts";
+import { clearSessionCookie, endAllSessions, endSession, listSessions, rememberRequested, startSession, type SessionRecord } from "../owner/sessions.ts";
 import { recentSignInEvents } from "../owner/sign-in-events.ts";
 import { deviceLabel } from "../owner/user-agent.ts";
-import { setupJson } from "../http/setup.ts";
+import type { AccountOverview } from "../pages/account-view.ts";
+import { ACCOUNT_API } from "../pages/paths.ts";
+import { signedIn } from "./console-session.ts";
 
-export interface ConsoleRequestInfo {
-  ip: string;
-  userAgent: string;
-}
-
-/** The 401 of every console call without a session, with what the sign-in form should offer. */
-export async function loginRequired(rt: Runtime, config: Config): Promise<Response> {
-  const passkeys = await listPasskeys(rt.store);
-  const body: LoginRequired = {
-    error: "login_required",
-    error_description: "Sign in to see your account.",
-    signIn: { password: passwordLoginAllowed(config.passwordLogin, passkeys), passkey: passkeys.length > 0 },
-  };
-  return json(body, 401);
-}
-
-/** Turns a failed sign-in into the console's answer. */
-export function signInError(result: Exclude<SignInResult, { ok: true }>): never {
-  switch (result.reason) {
-    case "throttled":
-      throw new TooManyAttempts(`Too many wrong passwords. Signing in is paused for ${Math.ceil(result.retryAfterSeconds / 60)} minutes.`, result.retryAfterSeconds);
-    case "password":
-      throw new InvalidCredentials("That password is not right.");
-    case "passkey":
-      throw new InvalidCredentials("That passkey was not accepted. Try again, or use another one.");
-    case "password-off":
-      throw new AccessDenied("Password sign-in is off (PASSWORD_LOGIN=off): sign in with a passkey.");
-    case "empty":
-      throw new InvalidRequest("Enter your password.");
-  }
-}
-
-async function overview(rt: Runtime, config: Config, session: SessionRecord): Promise<AccountOverview> {
+async function overview(ctx: RequestContext, session: SessionRecord): Promise<Response> {
+  const { rt, config } = ctx;
   const now = rt.now();
   const [apps, sessions, passkeys, events] = await Promise.all([
     listAuthorisedApps(rt.store, now),
@@ -55,7 +22,7 @@ async function overview(rt: Runtime, config: Config, session: SessionRecord): Pr
     listPasskeys(rt.store),
     recentSignInEvents(rt.store, now),
   ]);
-  return {
+  const body: AccountOverview = {
     me: config.me,
     passwordLogin: passwordLoginAllowed(config.passwordLogin, passkeys),
     apps,
@@ -73,78 +40,65 @@ async function overview(rt: Runtime, config: Config, session: SessionRecord): Pr
     passkeys: passkeys.map(passkeyView),
     events,
   };
+  return json(body);
 }
 
-async function signIn(rt: Runtime, config: Config, form: URLSearchParams, info: ConsoleRequestInfo): Promise<Response> {
+async function signIn(ctx: RequestContext): Promise<Response> {
+  const { rt, config, requester } = ctx;
+  const form = await ctx.form();
   // Loaded for sign-ins only: the console's other calls never check a password.
-  const { signInOwner } = await import("../owner/sign-in.ts");
-  const result = await signInOwner(rt, config, { method: "password", password: form.get("password") ?? "" }, { ip: info.ip, where: "account" });
-  if (!result.ok) signInError(result);
-  const persistent = form.get("remember") === "true";
-  const { setCookie } = await startSession(rt.store, sessionSettings(config), { method: "password", persistent, ip: info.ip, userAgent: info.userAgent }, rt.now());
+  const { signInOwner, refusalFor } = await import("../owner/sign-in.ts");
+  const result = await signInOwner(rt, config, { method: "password", password: form.get("password") ?? "" }, { ip: requester.ip, where: "account" });
+  if (!result.ok) throw refusalFor(result);
+  const session = { method: "password", persistent: rememberRequested(form), ip: requester.ip, userAgent: requester.userAgent } as const;
+  const { setCookie } = await startSession(rt.store, config, session, rt.now());
   return json({ ok: true }, 200, { "Set-Cookie": setCookie });
 }
 
-async function signOut(rt: Runtime, config: Config, form: URLSearchParams, session: SessionRecord): Promise<Response> {
-  const device = form.get("device") ?? session.id;
-  const clear = { "Set-Cookie": clearSessionCookie(sessionSettings(config)) };
+async function signOut(ctx: RequestContext, session: SessionRecord): Promise<Response> {
+  const device = (await ctx.form()).get("device") ?? session.id;
+  const clear = { "Set-Cookie": clearSessionCookie(ctx.config) };
   if (device === "all") {
-    await endAllSessions(rt.store);
+    await endAllSessions(ctx.rt.store);
     return json({ ok: true }, 200, clear);
   }
-  await endSession(rt.store, device);
+  await endSession(ctx.rt.store, device);
   return json({ ok: true }, 200, device === session.id ? clear : {});
 }
 
-async function revoke(rt: Runtime, form: URLSearchParams): Promise<Response> {
-  const app = form.get("app");
+async function revoke(ctx: RequestContext): Promise<Response> {
+  const { rt } = ctx;
+  const app = (await ctx.form()).get("app");
   if (!app) throw new InvalidRequest("Say which app to revoke (app), or all.");
   if (app === "all") return json({ ok: true, revoked: await revokeAllApps(rt.store, rt.now()) });
   if (!(await revokeApp(rt.store, app, rt.now()))) throw new NotFound("No such app holds a token.");
   return json({ ok: true, revoked: 1 });
 }
 
-async function changePasskey(rt: Runtime, form: URLSearchParams, change: "rename" | "delete"): Promise<Response> {
-  const id = form.get("id") ?? "";
-  if (change === "delete") {
-    if (!(await removePasskey(rt.store, id))) throw new NotFound("No such passkey.");
-    return json({ ok: true });
-  }
+async function renameKey(ctx: RequestContext): Promise<Response> {
+  const form = await ctx.form();
   const name = passkeyName(form.get("name") ?? "");
   if (!name) throw new InvalidRequest("Give the passkey a name.");
-  if (!(await renamePasskey(rt.store, id, name))) throw new NotFound("No such passkey.");
+  if (!(await renamePasskey(ctx.rt.store, form.get("id") ?? "", name))) throw new NotFound("No such passkey.");
   return json({ ok: true });
 }
 
-export async function handleAccount(req: Request, rt: Runtime, info: ConsoleRequestInfo): Promise<Response> {
-  if (!rt.config.ok) return setupJson(rt.config.problems);
-  const { config } = rt.config;
-  const action = new URL(req.url).pathname.slice(ACCOUNT_API.length).replace(/\/$/, "");
-
-  return answeringOAuthErrors(async () => {
-    if (action === "") {
-      if (req.method !== "GET" && req.method !== "HEAD") return methodNotAllowed(["GET"]);
-      const session = await currentSession(rt.store, req, sessionSettings(config), rt.now());
-      return session ? json(await overview(rt, config, session)) : loginRequired(rt, config);
-    }
-    if (req.method !== "POST") return methodNotAllowed(["POST"]);
-    if (!isSameOriginPost(req, config.baseUrl)) throw new AccessDenied("The console accepts requests from its own page only.");
-    const form = await readForm(req, undefined, { json: true });
-    if (action === "/sign-in") return signIn(rt, config, form, info);
-
-    const session = await currentSession(rt.store, req, sessionSettings(config), rt.now());
-    if (!session) return loginRequired(rt, config);
-    switch (action) {
-      case "/sign-out":
-        return signOut(rt, config, form, session);
-      case "/revoke":
-        return revoke(rt, form);
-      case "/passkeys/rename":
-        return changePasskey(rt, form, "rename");
-      case "/passkeys/delete":
-        return changePasskey(rt, form, "delete");
-      default:
-        throw new NotFound("There is no such console action.");
-    }
-  });
+async function deleteKey(ctx: RequestContext): Promise<Response> {
+  if (!(await removePasskey(ctx.rt.store, (await ctx.form()).get("id") ?? ""))) throw new NotFound("No such passkey.");
+  return json({ ok: true });
 }
+
+const action = (run: Handler): Route => ({ answers: "json", sameOriginOnly: "The console accepts requests from its own page only.", run });
+
+export const accountApi = actionsEndpoint({
+  base: ACCOUNT_API,
+  unknownAction: "There is no such console action.",
+  actions: {
+    "": { GET: { answers: "json", run: signedIn(overview) } },
+    "/sign-in": { POST: action(signIn) },
+    "/sign-out": { POST: action(signedIn(signOut)) },
+    "/revoke": { POST: action(signedIn(revoke)) },
+    "/passkeys/rename": { POST: action(signedIn(renameKey)) },
+    "/passkeys/delete": { POST: action(signedIn(deleteKey)) },
+  },
+});

@@ -1,9 +1,8 @@
 // GET /.well-known/oauth-authorization-server: RFC 8414 metadata with the IndieAuth fields.
 import type { Config } from "../platform/config.ts";
-import { json, methodNotAllowed } from "../http/responses.ts";
-import type { Runtime } from "../platform/runtime.ts";
+import { endpoint } from "../http/endpoint.ts";
+import { json } from "../http/responses.ts";
 import { SUPPORTED_SCOPES } from "../protocol/scopes.ts";
-import { setupJson } from "../http/setup.ts";
 
 export function metadataDocument(config: Config): Record<string, unknown> {
   const base = config.baseUrl;
@@ -25,11 +24,8 @@ export function metadataDocument(config: Config): Record<string, unknown> {
   };
 }
 
-export function handleMetadata(req: Request, rt: Runtime): Response {
-  // Readable from any origin: clients running in a browser discover the server too.
-  const cors = { "Access-Control-Allow-Origin": "*" };
-  if (req.method === "OPTIONS") return new Response(null, { status: 204, headers: { ...cors, "Access-Control-Allow-Methods": "GET" } });
-  if (req.method !== "GET" && req.method !== "HEAD") return methodNotAllowed(["GET"]);
-  if (!rt.config.ok) return setupJson(rt.config.problems);
-  return json(metadataDocument(rt.config.config), 200, cors);
-}
+// Readable from any origin: clients running in a browser discover the server too.
+export const metadataEndpoint = endpoint({
+  cors: true,
+  GET: { answers: "json", run: async (ctx) => json(metadataDocument(ctx.config)) },
+});

@@ -2,9 +2,9 @@
 // grant is revoked. Unknown tokens get 200 too, so that the answer reveals nothing.
 import { InvalidRequest } from "../errors.ts";
 import { grantOwningToken, revokeGrant } from "../protocol/grants.ts";
-import { answeringOAuthErrors, json, readForm } from "../http/responses.ts";
+import { endpoint } from "../http/endpoint.ts";
+import { json } from "../http/responses.ts";
 import type { Runtime } from "../platform/runtime.ts";
-import { setupJson } from "../http/setup.ts";
 
 /** token_type_hint is ignored: the token's own prefix says what it is. */
 export async function revokeToken(rt: Runtime, form: URLSearchParams): Promise<Response> {
@@ -15,7 +15,7 @@ export async function revokeToken(rt: Runtime, form: URLSearchParams): Promise<R
   return json({});
 }
 
-export async function handleRevocation(req: Request, rt: Runtime): Promise<Response> {
-  if (!rt.config.ok) return setupJson(rt.config.problems);
-  return answeringOAuthErrors(async () => revokeToken(rt, await readForm(req, undefined, { json: true })));
-}
+export const revocationEndpoint = endpoint({
+  cors: true,
+  POST: { answers: "json", run: async (ctx) => revokeToken(ctx.rt, await ctx.form()) },
+});

@@ -4,11 +4,11 @@
 // INTROSPECTION_TOKEN, in which case the token comes from the `token` field or parameter.
 import type { Config } from "../platform/config.ts";
 import { InvalidRequest, InvalidToken, MissingBearerToken } from "../errors.ts";
-import { answeringOAuthErrors, bearerToken, json, readForm } from "../http/responses.ts";
-import type { Runtime } from "../platform/runtime.ts";
+import { endpoint, type RequestContext } from "../http/endpoint.ts";
+import { bearerToken } from "../http/request.ts";
+import { json } from "../http/responses.ts";
 import { constantTimeEqual } from "../crypto/secrets.ts";
 import { introspectionBody, verifyAccessToken } from "../protocol/verification.ts";
-import { setupJson } from "../http/setup.ts";
 
 /** The token to check, once the caller is known to be allowed to ask. */
 function tokenToCheck(req: Request, config: Config, form: URLSearchParams | null): string {
@@ -26,12 +26,13 @@ function tokenToCheck(req: Request, config: Config, form: URLSearchParams | null
   return bearer;
 }
 
-export async function handleTokenVerification(req: Request, rt: Runtime, options: { readBody: boolean }): Promise<Response> {
-  if (!rt.config.ok) return setupJson(rt.config.problems);
-  const { config } = rt.config;
-  return answeringOAuthErrors(async () => {
-    const form = options.readBody ? await readForm(req, undefined, { json: true }) : null;
-    const token = tokenToCheck(req, config, form);
-    return json(introspectionBody(await verifyAccessToken(rt.store, token, rt.now())));
-  });
+/** The introspection answer for the token the request asks about (`form`: the POST body). */
+export async function verifyToken(ctx: RequestContext, form: URLSearchParams | null): Promise<Response> {
+  const token = tokenToCheck(ctx.req, ctx.config, form);
+  return json(introspectionBody(await verifyAccessToken(ctx.rt.store, token, ctx.rt.now())));
 }
+
+export const introspectionEndpoint = endpoint({
+  cors: true,
+  POST: { answers: "json", run: async (ctx) => verifyToken(ctx, await ctx.form()) },
+});

@@ -1,20 +1,17 @@
 // /token: POST redeems a code (or a refresh token) for an access token, or revokes one with
 // the legacy action=revoke; GET is the legacy token verification.
-import type { Config } from "../platform/config.ts";
 import { InvalidGrant, InvalidRequest, InvalidScope, UnsupportedGrantType } from "../errors.ts";
+import { endpoint, type RequestContext } from "../http/endpoint.ts";
+import type { Config } from "../platform/config.ts";
 import { newGrantId } from "../protocol/grant-tokens.ts";
 import { createGrant, rotateRefreshToken, type IssuedTokens } from "../protocol/grants.ts";
-import { answeringOAuthErrors, COMMON_HEADERS, json, methodNotAllowed, readForm } from "../http/responses.ts";
+import { COMMON_HEADERS, json } from "../http/responses.ts";
 import { profileFor } from "../protocol/profile.ts";
 import { redeemCode, redemptionInput } from "../protocol/redemption.ts";
-import type { Runtime } from "../platform/runtime.ts";
 import { parseScope } from "../protocol/scopes.ts";
 import { canonicalUrl } from "../protocol/urls.ts";
 import { revokeToken } from "./revocation.ts";
-import { setupJson } from "../http/setup.ts";
-import { handleTokenVerification } from "./token-verification.ts";
-
-const TOKEN_HEADERS = { "Cache-Control": "no-store", Pragma: "no-cache" };
+import { verifyToken } from "./token-verification.ts";
 
 /** JSON, unless the client explicitly asks for form encoding and not for JSON. */
 function wantsForm(req: Request): boolean {
@@ -34,13 +31,13 @@ function tokenResponse(req: Request, config: Config, issued: IssuedTokens, now: 
   };
   const profile = profileFor(grant.accessScopes, config.profile);
   if (profile) body.profile = profile;
-  if (!wantsForm(req)) return json(body, 200, TOKEN_HEADERS);
+  if (!wantsForm(req)) return json(body);
   const form = new URLSearchParams();
   for (const [key, value] of Object.entries(body)) form.set(key, typeof value === "string" ? value : JSON.stringify(value));
-  return new Response(form.toString(), { status: 200, headers: { ...COMMON_HEADERS, "Content-Type": "application/x-www-form-urlencoded", ...TOKEN_HEADERS } });
+  return new Response(form.toString(), { status: 200, headers: { ...COMMON_HEADERS, "Content-Type": "application/x-www-form-urlencoded", "Cache-Control": "no-store", Pragma: "no-cache" } });
 }
 
-async function authorizationCodeGrant(req: Request, rt: Runtime, config: Config, form: URLSearchParams): Promise<Response> {
+async function authorizationCodeGrant({ req, rt, config }: RequestContext, form: URLSearchParams): Promise<Response> {
   const now = rt.now();
   const grantId = newGrantId();
   const code = await redeemCode(rt.store, redemptionInput(form), now, { grantTypeOptional: false, grantId });
@@ -59,7 +56,7 @@ const REFRESH_ERRORS = {
   conflict: "The refresh token was used by another request at the same time.",
 } as const;
 
-async function refreshTokenGrant(req: Request, rt: Runtime, config: Config, form: URLSearchParams): Promise<Response> {
+async function refreshTokenGrant({ req, rt, config }: RequestContext, form: URLSearchParams): Promise<Response> {
   const refreshToken = form.get("refresh_token");
   const clientId = form.get("client_id");
   if (!refreshToken) throw new InvalidRequest("refresh_token is required.");
@@ -79,20 +76,19 @@ async function refreshTokenGrant(req: Request, rt: Runtime, config: Config, form
   throw new InvalidGrant(REFRESH_ERRORS[outcome.reason]);
 }
 
-async function handleTokenPost(req: Request, rt: Runtime, config: Config): Promise<Response> {
-  const form = await readForm(req, undefined, { json: true });
-  if (form.get("action") === "revoke") return revokeToken(rt, form);
+async function tokenRequest(ctx: RequestContext): Promise<Response> {
+  const form = await ctx.form();
+  if (form.get("action") === "revoke") return revokeToken(ctx.rt, form);
   const grantType = form.get("grant_type");
-  if (grantType === "authorization_code") return authorizationCodeGrant(req, rt, config, form);
-  if (grantType === "refresh_token") return refreshTokenGrant(req, rt, config, form);
+  if (grantType === "authorization_code") return authorizationCodeGrant(ctx, form);
+  if (grantType === "refresh_token") return refreshTokenGrant(ctx, form);
   if (grantType === null || grantType === "") throw new InvalidRequest("grant_type is required.");
   throw new UnsupportedGrantType(`grant_type ${grantType} is not supported; use authorization_code or refresh_token.`);
 }
 
-export async function handleToken(req: Request, rt: Runtime): Promise<Response> {
-  if (req.method === "GET" || req.method === "HEAD") return handleTokenVerification(req, rt, { readBody: false });
-  if (req.method !== "POST") return methodNotAllowed(["GET", "POST"]);
-  if (!rt.config.ok) return setupJson(rt.config.problems);
-  const { config } = rt.config;
-  return answeringOAuthErrors(() => handleTokenPost(req, rt, config), TOKEN_HEADERS);
-}
+export const tokenEndpoint = endpoint({
+  cors: true,
+  // The legacy token verification: the same answer as POST /introspect.
+  GET: { answers: "json", run: (ctx) => verifyToken(ctx, null) },
+  POST: { answers: "json", run: tokenRequest },
+});

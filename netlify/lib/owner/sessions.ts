@@ -3,6 +3,7 @@
 // signing out deletes it, and a cookie whose record is gone is worth nothing.
 import { randomBytes } from "node:crypto";
 import { parse as parseCookies, serialize as serializeCookie } from "cookie";
+import type { Config } from "../platform/config.ts";
 import type { KeyValueStore } from "../platform/store.ts";
 import { signTyped, verifyTyped, type JwtKind } from "../crypto/typed-jwt.ts";
 
@@ -26,12 +27,9 @@ export interface SessionRecord {
   expiresAt: number;
 }
 
-export interface SessionSettings {
-  key: Uint8Array;
-  issuer: string;
-  /** Local development runs on http://localhost: no Secure attribute, so no __Host- prefix. */
-  development: boolean;
-}
+/** What sessions need of the configuration: their key, the issuer, and whether this is local
+ * development (http://localhost: no Secure attribute, so no __Host- prefix). */
+export type SessionSettings = Pick<Config, "issuer" | "development"> & { keys: Pick<Config["keys"], "session"> };
 
 export const sessionKey = (id: string) => `sessions/${id}`;
 const SESSION_ID = /^[A-Za-z0-9_-]{22}$/;
@@ -43,7 +41,7 @@ export function sessionCookieName(development: boolean): string {
 }
 
 function sessionKind(settings: SessionSettings): JwtKind {
-  return { key: settings.key, issuer: settings.issuer, typ: SESSION_TYPE, audience: `${settings.issuer}session` };
+  return { key: settings.keys.session, issuer: settings.issuer, typ: SESSION_TYPE, audience: `${settings.issuer}session` };
 }
 
 function cookieOptions(settings: SessionSettings) {
@@ -138,6 +136,8 @@ export async function endAllSessions(store: KeyValueStore): Promise<number> {
   return keys.length;
 }
 
-export function sessionSettings(config: { keys: { session: Uint8Array }; issuer: string; development: boolean }): SessionSettings {
-  return { key: config.keys.session, issuer: config.issuer, development: config.development };
+/** "Keep me signed in" ticked: the sign-in page's checkbox sends "on", the console "true". */
+export function rememberRequested(form: URLSearchParams): boolean {
+  const value = form.get("remember");
+  return value === "on" || value === "true";
 }

@@ -1,11 +1,13 @@
 // How the owner proves it is them, wherever they sign in (an app's sign-in page or the
 // console): the password or a passkey, both under the guessing throttle. Each real attempt
 // lands in the sign-in history; a throttled one does not, so an attacker cannot flood it.
+import { AccessDenied, InvalidRequest, TooManyAttempts, WrongCredentials, type AnsweredError } from "../errors.ts";
 import type { SignInEventView } from "../pages/account-view.ts";
 import type { Config } from "../platform/config.ts";
 import { listPasskeys, passwordLoginAllowed, recordPasskeyUse } from "./passkeys.ts";
 import { verifyPassword } from "./password.ts";
 import type { Runtime } from "../platform/runtime.ts";
+import { SIGN_IN_FAILURES, type SignInFailure } from "./sign-in-failures.ts";
 import { recordSignInEvent } from "./sign-in-events.ts";
 import { attemptSucceeded, beginAttempt } from "./throttle.ts";
 
@@ -13,7 +15,6 @@ export type OwnerCredential =
   | { method: "password"; password: string }
   | { method: "passkey"; ticket: string; response: string };
 
-export type SignInFailure = "password" | "passkey" | "password-off" | "empty";
 
 export type SignInResult =
   | { ok: true; method: OwnerCredential["method"] }
@@ -26,13 +27,6 @@ export interface AttemptContext {
   clientId?: string;
 }
 
-const FAILURE_WORDS: Record<SignInFailure, string> = {
-  password: "wrong password",
-  passkey: "passkey not accepted",
-  "password-off": "password sign-in is off",
-  empty: "no password given",
-};
-
 export async function recordAttempt(
   rt: Runtime,
   context: AttemptContext,
@@ -41,7 +35,7 @@ export async function recordAttempt(
 ): Promise<void> {
   const event: SignInEventView = { at: rt.now(), ip: context.ip, where: context.where, method, outcome: failure ? "failure" : "success" };
   if (context.clientId) event.clientId = context.clientId;
-  if (failure) event.reason = FAILURE_WORDS[failure];
+  if (failure) event.reason = SIGN_IN_FAILURES[failure].logged;
   await recordSignInEvent(rt.store, event);
 }
 
@@ -100,4 +94,25 @@ export function credentialFrom(form: URLSearchParams): OwnerCredential {
   const response = form.get("passkey_response");
   if (response) return { method: "passkey", ticket: form.get("passkey_ticket") ?? "", response };
   return { method: "password", password: form.get("password") ?? "" };
+}
+
+/** Held back by the guessing throttle, in the words every sign-in form shows. */
+export function throttled(retryAfterSeconds: number): TooManyAttempts {
+  const minutes = Math.ceil(retryAfterSeconds / 60);
+  return new TooManyAttempts(`Too many wrong passwords. For your safety, signing in is paused: try again in ${minutes} minute${minutes === 1 ? "" : "s"}.`, retryAfterSeconds);
+}
+
+/** A failed sign-in as the console's API refuses it. */
+export function refusalFor(result: Exclude<SignInResult, { ok: true }>): AnsweredError {
+  if (result.reason === "throttled") return throttled(result.retryAfterSeconds);
+  const shown = SIGN_IN_FAILURES[result.reason].shown;
+  switch (result.reason) {
+    case "password":
+    case "passkey":
+      return new WrongCredentials(shown);
+    case "password-off":
+      return new AccessDenied(shown);
+    case "empty":
+      return new InvalidRequest(shown);
+  }
 }

@@ -65,7 +65,7 @@ export interface AccountOverview {
 }
 
 /** The 401 answer of the API without a live session: what the sign-in form should offer. */
-export interface LoginRequired {
+export interface LoginRequiredView {
   error: "login_required";
   error_description: string;
   signIn: { password: boolean; passkey: boolean };

@@ -196,6 +196,6 @@ export function getConfig(env: Env = process.env): ConfigResult {
   return cached;
 }
 
-export function describeProblems(problems: ConfigProblem[]): string {
+export function describeProblems(problems: readonly ConfigProblem[]): string {
   return `This IndieAuth server is not configured yet: ${problems.map((p) => p.message).join("; ")}.`;
 }

@@ -1,11 +1,9 @@
 // Checking GET /auth, as a short pipeline of named steps (after panva/oidc-provider).
-// Until the redirect URI is verified, failures are UntrustedRedirect (shown to the person);
-// after that, they are OAuth errors that go back to the client.
+import { clientDisplay } from "../clients/client-display.ts";
 import type { ClientInfo } from "../clients/client-info.ts";
-import { InvalidRequest, InvalidScope, UnsupportedResponseType, UntrustedRedirect } from "../errors.ts";
+import { InvalidRequest, InvalidScope, OAuthError, UnsupportedResponseType, UntrustedRedirect } from "../errors.ts";
 import { isValidCodeChallenge } from "./pkce.ts";
 import type { AuthorizationRequest } from "./request-object.ts";
-import { clientDisplay } from "./request-object.ts";
 import { parseScope } from "./scopes.ts";
 import { canonicalUrl, parseClientId, parseProfileUrl, parseRedirectUri, sameOrigin } from "./urls.ts";
 
@@ -14,12 +12,6 @@ const MAX_STATE_LENGTH = 2048;
 export interface TrustedTarget {
   clientId: URL;
   redirectUri: URL;
-}
-
-/** The one value of a parameter that must appear at most once. */
-function single(params: URLSearchParams, name: string): string | null {
-  const values = params.getAll(name);
-  return values.length === 1 ? values[0]! : null;
 }
 
 /** Step 1: client_id and redirect_uri are well-formed URLs (spec 3.3), each given once. */
@@ -106,47 +98,47 @@ export interface PipelineInput {
   params: URLSearchParams;
   ownerMe: string;
   discover: (clientId: URL) => Promise<ClientInfo>;
+  /** Called once the redirect URI is verified: from then on, errors go back to the client. */
+  onRedirectUriVerified: (target: { redirectUri: string; state?: string }) => void;
 }
 
-export interface CheckedRequest {
-  target: TrustedTarget;
-  request: AuthorizationRequest;
+type CheckedParameters = Pick<AuthorizationRequest, "state" | "codeChallenge" | "scopes" | "meMismatch">;
+
+/** Steps 4 to 9: no network, so they run before the client's page is fetched. */
+function checkParameters(params: URLSearchParams, ownerMe: string): CheckedParameters {
+  checkNoDuplicateParameters(params);
+  checkResponseType(params);
+  const checked: CheckedParameters = { state: checkState(params), codeChallenge: checkPkce(params), scopes: checkScope(params) };
+  const meMismatch = checkMe(params, ownerMe);
+  if (meMismatch !== undefined) checked.meMismatch = meMismatch;
+  return checked;
 }
 
-/** Runs the steps in order. Throws UntrustedRedirect before the redirect URI is verified;
- * afterwards, errors carry the verified target so they can go back to the client. */
-export async function checkAuthorizationRequest(input: PipelineInput): Promise<CheckedRequest> {
+/** Runs the steps. Until the redirect URI is verified, failures are UntrustedRedirect (shown
+ * to the person); after that, they are OAuth errors that may go back to the client. The cheap
+ * checks run first: a bad request with a same-origin redirect URI costs no fetch at all. */
+export async function checkAuthorizationRequest(input: PipelineInput): Promise<AuthorizationRequest> {
   const { params } = input;
   const target = checkClientIdAndRedirectUri(params);
-  const client = await input.discover(target.clientId);
-  checkRedirectUriAllowed(target, client);
+  let checked: CheckedParameters | OAuthError;
   try {
-    checkNoDuplicateParameters(params);
-    checkResponseType(params);
-    const state = checkState(params);
-    const codeChallenge = checkPkce(params);
-    const scopes = checkScope(params);
-    const meMismatch = checkMe(params, input.ownerMe);
-    const request: AuthorizationRequest = {
-      clientId: target.clientId.href,
-      // Kept exactly as sent: the code redemption must present the very same string.
-      redirectUri: params.get("redirect_uri")!,
-      state,
-      codeChallenge,
-      scopes,
-      client: clientDisplay(client),
-    };
-    if (meMismatch !== undefined) request.meMismatch = meMismatch;
-    return { target, request };
+    checked = checkParameters(params, input.ownerMe);
   } catch (error) {
-    if (error instanceof Error && !(error instanceof UntrustedRedirect)) throw new ClientBoundError(target, error);
-    throw error;
+    if (!(error instanceof OAuthError)) throw error;
+    checked = error;
   }
-}
-
-/** An error that may go back to the (now verified) redirect URI. */
-export class ClientBoundError extends Error {
-  constructor(readonly target: TrustedTarget, override readonly cause: Error) {
-    super(cause.message);
-  }
+  const needsClient = !(checked instanceof OAuthError && sameOrigin(target.clientId, target.redirectUri));
+  const client = needsClient ? await input.discover(target.clientId) : null;
+  if (client) checkRedirectUriAllowed(target, client);
+  // The state goes back with an error only when it was given once.
+  const states = params.getAll("state");
+  input.onRedirectUriVerified({ redirectUri: params.get("redirect_uri")!, ...(states.length === 1 ? { state: states[0]! } : {}) });
+  if (checked instanceof OAuthError) throw checked;
+  return {
+    clientId: target.clientId.href,
+    // Kept exactly as sent: the code redemption must present the very same string.
+    redirectUri: params.get("redirect_uri")!,
+    ...checked,
+    client: clientDisplay(client!),
+  };
 }

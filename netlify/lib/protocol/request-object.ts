@@ -1,7 +1,7 @@
 // The validated authorization request travels from GET /auth, through the static sign-in
 // page, to the approve step as a signed JWT of its own type: the page can show it, but any
 // change to it is noticed, and it cannot be mistaken for any other token this server makes.
-import type { ClientInfo } from "../clients/client-info.ts";
+import type { ClientDisplay } from "../clients/client-display.ts";
 import { signTyped, verifyTyped, type JwtKind } from "../crypto/typed-jwt.ts";
 
 export const REQUEST_OBJECT_TYPE = "indieauth-request+jwt";
@@ -18,18 +18,10 @@ export interface AuthorizationRequest {
   scopes: string[];
   /** The `me` the client sent, when it is not the owner's profile URL. */
   meMismatch?: string;
-  client: { name?: string; logoUri?: string; uri?: string };
+  client: ClientDisplay;
 }
 
 type RequestClaims = AuthorizationRequest;
-
-export function clientDisplay(info: ClientInfo): AuthorizationRequest["client"] {
-  const display: AuthorizationRequest["client"] = {};
-  if (info.name) display.name = info.name;
-  if (info.logoUri) display.logoUri = info.logoUri;
-  if (info.uri) display.uri = info.uri;
-  return display;
-}
 
 function requestObjectKind(key: Uint8Array, issuer: string): JwtKind {
   return { key, issuer, typ: REQUEST_OBJECT_TYPE, audience: `${issuer}auth/approve` };

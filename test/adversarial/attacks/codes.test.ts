@@ -11,7 +11,7 @@ import { s256 } from "../../../netlify/lib/protocol/pkce.ts";
 import { atomicRuntime, fastRuntime } from "../../helpers/attack-kit.ts";
 import { approve, authorizationParams, authorize, CLIENT_ID, pkcePair, REDIRECT_URI, redirectParams, signedRequest } from "../../helpers/oauth.ts";
 import type { TestRuntime } from "../../helpers/runtime.ts";
-import { authEndpoint, codeForm, expectOAuthError, introspection, signInForCode, tokenEndpoint, type SignedIn, type Tokens } from "../../helpers/tokens.ts";
+import { postAuth, codeForm, expectOAuthError, introspection, signInForCode, postToken, type SignedIn, type Tokens } from "../../helpers/tokens.ts";
 
 const MINUTE = 60 * 1000;
 
@@ -22,33 +22,33 @@ async function redeemed(response: Response): Promise<Tokens> {
 
 /** A code that has been refused once can never be redeemed afterwards, even correctly. */
 async function expectBurnt(rt: TestRuntime, signedIn: SignedIn): Promise<void> {
-  await expectOAuthError(await tokenEndpoint(rt, codeForm(signedIn)), 400, "invalid_grant");
+  await expectOAuthError(await postToken(rt, codeForm(signedIn)), 400, "invalid_grant");
 }
 
 describe("codes: replay", () => {
   it("a second redemption at /token is refused, and the tokens of the first are revoked", async () => {
     const rt = await fastRuntime();
     const signedIn = await signInForCode(rt);
-    const first = await redeemed(await tokenEndpoint(rt, codeForm(signedIn)));
-    await expectOAuthError(await tokenEndpoint(rt, codeForm(signedIn)), 400, "invalid_grant");
+    const first = await redeemed(await postToken(rt, codeForm(signedIn)));
+    await expectOAuthError(await postToken(rt, codeForm(signedIn)), 400, "invalid_grant");
     expect(await introspection(rt, first.access_token)).toEqual({ active: false });
-    await expectOAuthError(await tokenEndpoint(rt, { grant_type: "refresh_token", refresh_token: first.refresh_token, client_id: CLIENT_ID }), 400, "invalid_grant");
+    await expectOAuthError(await postToken(rt, { grant_type: "refresh_token", refresh_token: first.refresh_token, client_id: CLIENT_ID }), 400, "invalid_grant");
   });
 
   it("a code redeemed at POST /auth is refused at /token, and the other way round", async () => {
     const rt = await fastRuntime();
     const a = await signInForCode(rt);
-    expect((await authEndpoint(rt, codeForm(a))).status).toBe(200);
-    await expectOAuthError(await tokenEndpoint(rt, codeForm(a)), 400, "invalid_grant");
+    expect((await postAuth(rt, codeForm(a))).status).toBe(200);
+    await expectOAuthError(await postToken(rt, codeForm(a)), 400, "invalid_grant");
     const b = await signInForCode(rt);
-    expect((await tokenEndpoint(rt, codeForm(b))).status).toBe(200);
-    await expectOAuthError(await authEndpoint(rt, codeForm(b)), 400, "invalid_grant");
+    expect((await postToken(rt, codeForm(b))).status).toBe(200);
+    await expectOAuthError(await postAuth(rt, codeForm(b)), 400, "invalid_grant");
   });
 
   it("ten redemptions at once at /token: at most one succeeds, and nothing issued stays usable", async () => {
     const rt = await atomicRuntime();
     const signedIn = await signInForCode(rt);
-    const responses = await Promise.all(Array.from({ length: 10 }, () => tokenEndpoint(rt, codeForm(signedIn))));
+    const responses = await Promise.all(Array.from({ length: 10 }, () => postToken(rt, codeForm(signedIn))));
     const ok = responses.filter((r) => r.status === 200);
     expect(ok.length).toBeLessThanOrEqual(1);
     for (const r of responses.filter((r) => r.status !== 200)) await expectOAuthError(r, 400, "invalid_grant");
@@ -60,7 +60,7 @@ describe("codes: replay", () => {
   it("ten redemptions at once at POST /auth and /token together: at most one succeeds", async () => {
     const rt = await atomicRuntime();
     const signedIn = await signInForCode(rt);
-    const responses = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 === 0 ? authEndpoint : tokenEndpoint)(rt, codeForm(signedIn))));
+    const responses = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 === 0 ? postAuth : postToken)(rt, codeForm(signedIn))));
     expect(responses.filter((r) => r.status === 200).length).toBeLessThanOrEqual(1);
   });
 
@@ -80,9 +80,9 @@ describe("codes: expiry", () => {
     const late = await signInForCode(rt);
     const inTime = await signInForCode(rt);
     rt.clock.advance(10 * MINUTE - 1000);
-    expect((await tokenEndpoint(rt, codeForm(inTime))).status).toBe(200);
+    expect((await postToken(rt, codeForm(inTime))).status).toBe(200);
     rt.clock.advance(1000);
-    await expectOAuthError(await tokenEndpoint(rt, codeForm(late)), 400, "invalid_grant");
+    await expectOAuthError(await postToken(rt, codeForm(late)), 400, "invalid_grant");
   });
 
   it("the stored expiry is what counts: a record kept past its time by a late sweep is still refused", async () => {
@@ -90,7 +90,7 @@ describe("codes: expiry", () => {
     const signedIn = await signInForCode(rt);
     rt.clock.advance(24 * 60 * MINUTE);
     expect(await rt.store.get<CodeRecord>(codeKey(signedIn.code))).not.toBeNull();
-    await expectOAuthError(await authEndpoint(rt, codeForm(signedIn)), 400, "invalid_grant");
+    await expectOAuthError(await postAuth(rt, codeForm(signedIn)), 400, "invalid_grant");
   });
 });
 
@@ -105,13 +105,13 @@ describe("codes: redemption by someone else", () => {
   ])("%s is refused, and the code is spent: the rightful client cannot use it after that", async (_name, overrides) => {
     const rt = await fastRuntime();
     const signedIn = await signInForCode(rt);
-    await expectOAuthError(await tokenEndpoint(rt, codeForm(signedIn, overrides)), 400, "invalid_grant");
+    await expectOAuthError(await postToken(rt, codeForm(signedIn, overrides)), 400, "invalid_grant");
     await expectBurnt(rt, signedIn);
   });
 
   it("a well-formed code that was never issued is refused", async () => {
     const rt = await fastRuntime();
-    await expectOAuthError(await tokenEndpoint(rt, codeForm({ code: `ic_${"A".repeat(43)}`, verifier: pkcePair().verifier })), 400, "invalid_grant");
+    await expectOAuthError(await postToken(rt, codeForm({ code: `ic_${"A".repeat(43)}`, verifier: pkcePair().verifier })), 400, "invalid_grant");
   });
 
   it("the store keeps only the code's hash: its record key and content give no usable code", async () => {
@@ -120,7 +120,7 @@ describe("codes: redemption by someone else", () => {
     const [key] = await rt.store.list("codes/");
     const record = await rt.store.get<CodeRecord>(key!);
     expect(JSON.stringify({ key, record })).not.toContain(signedIn.code.slice(3));
-    await expectOAuthError(await tokenEndpoint(rt, codeForm(signedIn, { code: `ic_${key!.slice("codes/".length)}` })), 400, "invalid_grant");
+    await expectOAuthError(await postToken(rt, codeForm(signedIn, { code: `ic_${key!.slice("codes/".length)}` })), 400, "invalid_grant");
   });
 });
 
@@ -140,14 +140,14 @@ describe("codes: PKCE downgrade", () => {
   it("redemption without a verifier is refused, and spends the code", async () => {
     const rt = await fastRuntime();
     const signedIn = await signInForCode(rt);
-    await expectOAuthError(await tokenEndpoint(rt, codeForm(signedIn, { code_verifier: null })), 400, "invalid_request");
+    await expectOAuthError(await postToken(rt, codeForm(signedIn, { code_verifier: null })), 400, "invalid_request");
     await expectBurnt(rt, signedIn);
   });
 
   it("the challenge itself presented as the verifier (the plain method) is refused", async () => {
     const rt = await fastRuntime();
     const signedIn = await signInForCode(rt);
-    await expectOAuthError(await tokenEndpoint(rt, codeForm(signedIn, { code_verifier: s256(signedIn.verifier), code_challenge_method: "plain" })), 400, "invalid_grant");
+    await expectOAuthError(await postToken(rt, codeForm(signedIn, { code_verifier: s256(signedIn.verifier), code_challenge_method: "plain" })), 400, "invalid_grant");
     await expectBurnt(rt, signedIn);
   });
 
@@ -155,16 +155,16 @@ describe("codes: PKCE downgrade", () => {
     const rt = await fastRuntime();
     const signedIn = await signInForCode(rt);
     for (const verifier of ["short", `${signedIn.verifier}\u0000`, `${signedIn.verifier} `, "a".repeat(129)]) {
-      await expectOAuthError(await tokenEndpoint(rt, codeForm(signedIn, { code_verifier: verifier })), 400, "invalid_request");
+      await expectOAuthError(await postToken(rt, codeForm(signedIn, { code_verifier: verifier })), 400, "invalid_request");
     }
     // Those did not spend the code: they never reached it.
-    expect((await tokenEndpoint(rt, codeForm(signedIn))).status).toBe(200);
+    expect((await postToken(rt, codeForm(signedIn))).status).toBe(200);
   });
 
   it("a wrong verifier first, then the right one: the code is already spent (no guessing the verifier)", async () => {
     const rt = await fastRuntime();
     const signedIn = await signInForCode(rt);
-    await expectOAuthError(await tokenEndpoint(rt, codeForm(signedIn, { code_verifier: pkcePair().verifier })), 400, "invalid_grant");
+    await expectOAuthError(await postToken(rt, codeForm(signedIn, { code_verifier: pkcePair().verifier })), 400, "invalid_grant");
     await expectBurnt(rt, signedIn);
   });
 

@@ -9,15 +9,14 @@ import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { parse } from "smol-toml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { handleAccount } from "../../../netlify/lib/endpoints/account.ts";
-import { handleApprove } from "../../../netlify/lib/endpoints/approve.ts";
-import { guarded } from "../../../netlify/lib/http/guard.ts";
-import { handlePasskeys } from "../../../netlify/lib/endpoints/passkeys.ts";
-import { handleRevocation } from "../../../netlify/lib/endpoints/revocation.ts";
-import { handleToken } from "../../../netlify/lib/endpoints/token.ts";
-import { handleTokenVerification } from "../../../netlify/lib/endpoints/token-verification.ts";
-import { handleUserinfo } from "../../../netlify/lib/endpoints/userinfo.ts";
-import { withCors } from "../../../netlify/lib/http/responses.ts";
+import { accountApi } from "../../../netlify/lib/endpoints/account.ts";
+import { approveEndpoint } from "../../../netlify/lib/endpoints/approve.ts";
+import { passkeysApi } from "../../../netlify/lib/endpoints/passkeys.ts";
+import { revocationEndpoint } from "../../../netlify/lib/endpoints/revocation.ts";
+import { tokenEndpoint } from "../../../netlify/lib/endpoints/token.ts";
+import { introspectionEndpoint } from "../../../netlify/lib/endpoints/token-verification.ts";
+import { userinfoEndpoint } from "../../../netlify/lib/endpoints/userinfo.ts";
+import { endpoint } from "../../../netlify/lib/http/endpoint.ts";
 import { addPasskey } from "../../../netlify/lib/owner/passkeys.ts";
 import { ACCOUNT_API, PASSKEYS_API } from "../../../netlify/lib/pages/paths.ts";
 import { THROTTLE_POLICY } from "../../../netlify/lib/owner/throttle.ts";
@@ -83,19 +82,19 @@ interface Target {
 const info = { ip: "198.51.100.20", userAgent: CHROME_UA };
 const account = (action: string, fields: Record<string, string>, changes: boolean): Target => ({
   name: `POST ${ACCOUNT_API}${action}`,
-  send: (w, headers) => handleAccount(formPost(`${ACCOUNT_API}${action}`, fields, headers, w.cookie), w.rt, info),
+  send: (w, headers) => accountApi(formPost(`${ACCOUNT_API}${action}`, fields, headers, w.cookie), w.rt, info),
   changes,
 });
 const passkeys = (action: string, fields: Record<string, string>, changes: boolean): Target => ({
   name: `POST ${PASSKEYS_API}${action}`,
-  send: (w, headers) => handlePasskeys(formPost(`${PASSKEYS_API}${action}`, fields, headers, w.cookie), w.rt, info),
+  send: (w, headers) => passkeysApi(formPost(`${PASSKEYS_API}${action}`, fields, headers, w.cookie), w.rt, info),
   changes,
 });
 
 const TARGETS: Target[] = [
   {
     name: "POST /auth/approve",
-    send: (w, headers) => handleApprove(formPost("/auth/approve", { request: w.request, decision: "approve", password: TEST_PASSWORD, remember: "on" }, headers, w.cookie), w.rt, info),
+    send: (w, headers) => approveEndpoint(formPost("/auth/approve", { request: w.request, decision: "approve", password: TEST_PASSWORD, remember: "on" }, headers, w.cookie), w.rt, info),
     changes: true,
   },
   account("/sign-in", { password: TEST_PASSWORD, remember: "true" }, true),
@@ -189,14 +188,14 @@ describe("CORS-open endpoints (token, introspection, revocation, userinfo, metad
     const tokens = await tokensFor(rt);
     const cross = { Origin: "https://evil.example", "Sec-Fetch-Site": "cross-site", Cookie: cookie };
     const calls: [string, (req: Request) => Promise<Response>, Request, number][] = [
-      ["userinfo", (req) => handleUserinfo(req, rt), new Request(`${BASE}/userinfo`, { headers: cross }), 401],
-      ["introspect", (req) => handleTokenVerification(req, rt, { readBody: true }), new Request(`${BASE}/introspect`, { method: "POST", headers: cross, body: new URLSearchParams({ token: tokens.access_token }) }), 401],
-      ["legacy GET /token", (req) => handleToken(req, rt), new Request(`${BASE}/token`, { headers: cross }), 401],
-      ["refresh without a token", (req) => handleToken(req, rt), new Request(`${BASE}/token`, { method: "POST", headers: cross, body: new URLSearchParams({ grant_type: "refresh_token", client_id: "https://app.example.com/" }) }), 400],
-      ["revoke without a token", (req) => handleRevocation(req, rt), new Request(`${BASE}/revoke`, { method: "POST", headers: cross, body: new URLSearchParams({}) }), 400],
+      ["userinfo", (req) => userinfoEndpoint(req, rt), new Request(`${BASE}/userinfo`, { headers: cross }), 401],
+      ["introspect", (req) => introspectionEndpoint(req, rt), new Request(`${BASE}/introspect`, { method: "POST", headers: cross, body: new URLSearchParams({ token: tokens.access_token }) }), 401],
+      ["legacy GET /token", (req) => tokenEndpoint(req, rt), new Request(`${BASE}/token`, { headers: cross }), 401],
+      ["refresh without a token", (req) => tokenEndpoint(req, rt), new Request(`${BASE}/token`, { method: "POST", headers: cross, body: new URLSearchParams({ grant_type: "refresh_token", client_id: "https://app.example.com/" }) }), 400],
+      ["revoke without a token", (req) => revocationEndpoint(req, rt), new Request(`${BASE}/revoke`, { method: "POST", headers: cross, body: new URLSearchParams({}) }), 400],
     ];
     for (const [name, handler, request, status] of calls) {
-      const response = await withCors(handler, ["GET", "POST"])(request);
+      const response = await handler(request);
       expect([name, response.status]).toEqual([name, status]);
       expect(response.headers.get("set-cookie")).toBeNull();
       expect(response.headers.get("access-control-allow-credentials")).toBeNull();
@@ -293,7 +292,7 @@ describe("framing and headers: pages the functions render", () => {
     const throttled = await fastRuntime();
     const throttledRequest = await signedRequest(throttled);
     for (let i = 0; i < THROTTLE_POLICY.freeFailuresPerIp; i++) await approve(throttled, throttledRequest, { password: "wrong" });
-    const failing = guarded(() => Promise.reject(new Error("storage down")), "page");
+    const failing = endpoint({ GET: { answers: "page", run: () => Promise.reject(new Error("storage down")) } });
     const quiet = console.error;
     console.error = () => undefined;
     try {
@@ -304,7 +303,7 @@ describe("framing and headers: pages the functions render", () => {
         ["approve, expired request", await approve(rt, `${request}x`)],
         ["approve, oversized body", await approve(rt, "x".repeat(70 * 1024))],
         ["approve, throttled", await approve(throttled, throttledRequest)],
-        ["any function's unexpected failure", await failing(new Request(`${BASE}/auth`))],
+        ["any function's unexpected failure", await failing(new Request(`${BASE}/auth`), rt)],
       ];
     } finally {
       console.error = quiet;
@@ -331,9 +330,9 @@ describe("framing and headers: pages the functions render", () => {
   it("JSON answers are nosniff and never cached, so none can be read as a page or from a cache", async () => {
     const rt = await fastRuntime();
     const responses = [
-      await handleToken(new Request(`${BASE}/token`, { method: "POST", body: new URLSearchParams({ grant_type: "<b>x</b>" }) }), rt),
-      await handleAccount(new Request(`${BASE}${ACCOUNT_API}`), rt, info),
-      await handleUserinfo(new Request(`${BASE}/userinfo`), rt),
+      await tokenEndpoint(new Request(`${BASE}/token`, { method: "POST", body: new URLSearchParams({ grant_type: "<b>x</b>" }) }), rt),
+      await accountApi(new Request(`${BASE}${ACCOUNT_API}`), rt, info),
+      await userinfoEndpoint(new Request(`${BASE}/userinfo`), rt),
     ];
     for (const response of responses) {
       expect(response.headers.get("content-type")).toBe("application/json");

@@ -76,11 +76,11 @@ describe("password guessing: the throttle holds across function instances sharin
     const [a] = await twoInstances();
     await failFreely([a], p.freeFailuresPerIp);
     vi.resetModules();
-    const { handleApprove } = await import("../../../netlify/lib/endpoints/approve.ts");
+    const { approveEndpoint } = await import("../../../netlify/lib/endpoints/approve.ts");
     const { testRuntime: freshRuntime } = await import("../../helpers/runtime.ts");
     const cold = await freshRuntime({ storeName: a.storeName, env: { PASSWORD_HASH: FAST_PASSWORD_HASH } });
     const body = new URLSearchParams({ request: await signedRequest(a), decision: "approve", password: TEST_PASSWORD });
-    const response = await handleApprove(new Request(`${BASE}/auth/approve`, { method: "POST", body, headers: { Origin: BASE, "Sec-Fetch-Site": "same-origin" } }), cold, { ip: ATTACKER });
+    const response = await approveEndpoint(new Request(`${BASE}/auth/approve`, { method: "POST", body, headers: { Origin: BASE, "Sec-Fetch-Site": "same-origin" } }), cold, { ip: ATTACKER });
     await expectHeldBack(response);
   });
 
@@ -100,8 +100,10 @@ describe("password guessing: the throttle holds across function instances sharin
       const source = await readFile(join(dir, file), "utf8");
       expect({ file, reads: source.match(/x-forwarded-for|x-real-ip|x-nf-client-connection-ip|forwarded|cf-connecting-ip|true-client-ip/gi) }).toEqual({ file, reads: null });
     }
+    // Every function passes the platform's context.ip to its endpoint, through one adapter.
     const functions = await Promise.all(["approve", "account", "passkeys"].map((fn) => readFile(join(dir, "functions", `${fn}.ts`), "utf8")));
-    for (const source of functions) expect(source).toContain("ip: context.ip");
+    for (const source of functions) expect(source).toMatch(/export default asFunction\(\w+\);/);
+    expect(await readFile(join(dir, "lib", "platform", "function-adapter.ts"), "utf8")).toContain("ip: context?.ip");
   });
 });
 

@@ -12,8 +12,8 @@ import { join } from "node:path";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
 import { parseClientDocument } from "../../../netlify/lib/clients/client-info.ts";
-import { handleApprove } from "../../../netlify/lib/endpoints/approve.ts";
-import { handleToken } from "../../../netlify/lib/endpoints/token.ts";
+import { approveEndpoint } from "../../../netlify/lib/endpoints/approve.ts";
+import { tokenEndpoint } from "../../../netlify/lib/endpoints/token.ts";
 import { renderMessagePage } from "../../../netlify/lib/http/message-page.ts";
 import { THROTTLE_POLICY } from "../../../netlify/lib/owner/throttle.ts";
 import { expectShownAsText, fastRuntime } from "../../helpers/attack-kit.ts";
@@ -67,7 +67,7 @@ describe("script injection: server-rendered pages show hostile values as text", 
     const rt = await fastRuntime({ env: { BASE_URL: baseUrl } });
     expectShownAsText(await pageHtml(await authorize(rt, authorizationParams()), 500), `BASE_URL is not a URL: "${baseUrl}"`);
     const post = new Request(`${BASE}/auth/approve`, { method: "POST", body: "request=x", headers: { "Content-Type": "application/x-www-form-urlencoded" } });
-    expectShownAsText(await pageHtml(await handleApprove(post, rt, { ip: "203.0.113.7" }), 500), `BASE_URL is not a URL: "${baseUrl}"`);
+    expectShownAsText(await pageHtml(await approveEndpoint(post, rt, { ip: "203.0.113.7" }), 500), `BASE_URL is not a URL: "${baseUrl}"`);
   });
 
   it("the approve step's pages (refused, expired, throttled) echo none of the request's values", async () => {
@@ -173,7 +173,7 @@ describe("script injection: error descriptions that echo input", () => {
 
   it("JSON errors that echo input are served as application/json with nosniff, so no browser renders them as a page", async () => {
     const rt = await fastRuntime();
-    const response = await handleToken(new Request(`${BASE}/token`, { method: "POST", body: new URLSearchParams({ grant_type: SCRIPT }) }), rt);
+    const response = await tokenEndpoint(new Request(`${BASE}/token`, { method: "POST", body: new URLSearchParams({ grant_type: SCRIPT }) }), rt);
     expect(response.status).toBe(400);
     expect(response.headers.get("content-type")).toBe("application/json");
     expect(response.headers.get("x-content-type-options")).toBe("nosniff");

@@ -4,7 +4,7 @@
 // JWTs of one kind re-signed to look like another, one check at a time; forged and truncated
 // tokens; and tokens of a revoked grant.
 import { describe, expect, it } from "vitest";
-import { handleTokenVerification } from "../../../netlify/lib/endpoints/token-verification.ts";
+import { tokenEndpoint } from "../../../netlify/lib/endpoints/token.ts";
 import { REQUEST_OBJECT_TYPE, type AuthorizationRequest } from "../../../netlify/lib/protocol/request-object.ts";
 import { deriveKey } from "../../../netlify/lib/crypto/secrets.ts";
 import { SESSION_TYPE } from "../../../netlify/lib/owner/sessions.ts";
@@ -16,7 +16,7 @@ import { TEST_PASSWORD, TEST_SECRET } from "../../helpers/env.ts";
 import { approve, BASE, CLIENT_ID, decodePayload, pkcePair, REDIRECT_URI, signedRequest } from "../../helpers/oauth.ts";
 import type { TestRuntime } from "../../helpers/runtime.ts";
 import {
-  authEndpoint,
+  postAuth,
   codeForm,
   expectOAuthError,
   introspect,
@@ -24,7 +24,7 @@ import {
   refreshForm,
   revoke,
   signInForCode,
-  tokenEndpoint,
+  postToken,
   tokensFor,
   userinfo,
   type Tokens,
@@ -91,7 +91,7 @@ async function isAccessToken(rt: TestRuntime, token: string): Promise<boolean> {
 }
 
 async function refreshes(rt: TestRuntime, token: string): Promise<boolean> {
-  const response = await tokenEndpoint(rt, refreshForm(token));
+  const response = await postToken(rt, refreshForm(token));
   if (response.status === 200) return true;
   await expectOAuthError(response, 400, "invalid_grant");
   return false;
@@ -99,7 +99,7 @@ async function refreshes(rt: TestRuntime, token: string): Promise<boolean> {
 
 async function redeemsAsCode(rt: TestRuntime, value: string): Promise<boolean> {
   const form = codeForm({ code: value, verifier: pkcePair().verifier });
-  const [token, auth] = await Promise.all([tokenEndpoint(rt, form), authEndpoint(rt, form)]);
+  const [token, auth] = await Promise.all([postToken(rt, form), postAuth(rt, form)]);
   for (const response of [token, auth]) if (response.status !== 200) await expectOAuthError(response, 400, "invalid_grant");
   return token.status === 200 || auth.status === 200;
 }
@@ -168,11 +168,9 @@ describe("token confusion: each kind of secret presented where another is expect
     const other = await tokensFor(s.rt);
     const response = await introspect(s.rt, s.tokens.access_token, { token: other.access_token });
     await expectOAuthError(response, 401, "invalid_token");
-    const legacy = await handleTokenVerification(
+    const legacy = await tokenEndpoint(
       new Request(`${BASE}/token?token=${other.access_token}`, { headers: { Authorization: `Bearer ${s.tokens.access_token}` } }),
-      s.rt,
-      { readBody: false },
-    );
+      s.rt);
     await expectOAuthError(legacy, 401, "invalid_token");
   });
 
@@ -322,7 +320,7 @@ describe("token confusion: tokens of a revoked grant", () => {
   it("revoked because a rotated-out refresh token came back: the newest pair dies too", async () => {
     const rt = await fastRuntime();
     const first = await tokensFor(rt);
-    const response = await tokenEndpoint(rt, refreshForm(first.refresh_token));
+    const response = await postToken(rt, refreshForm(first.refresh_token));
     expect(response.status).toBe(200);
     const second = (await response.json()) as Tokens;
     expect(await refreshes(rt, first.refresh_token)).toBe(false);
@@ -332,9 +330,9 @@ describe("token confusion: tokens of a revoked grant", () => {
   it("revoked by a replayed code: the first redemption's tokens die", async () => {
     const rt = await fastRuntime();
     const signedIn = await signInForCode(rt);
-    const response = await tokenEndpoint(rt, codeForm(signedIn));
+    const response = await postToken(rt, codeForm(signedIn));
     const tokens = (await response.json()) as Tokens;
-    await tokenEndpoint(rt, codeForm(signedIn));
+    await postToken(rt, codeForm(signedIn));
     await expectDead(rt, tokens);
   });
 

@@ -5,11 +5,11 @@
 import fc, { type Arbitrary } from "fast-check";
 import { describe, expect, it } from "vitest";
 import { parseClientDocument, type ClientInfo } from "../../../netlify/lib/clients/client-info.ts";
-import { handleApprove } from "../../../netlify/lib/endpoints/approve.ts";
-import { handleAuthorizationRequest } from "../../../netlify/lib/endpoints/authorize.ts";
+import { approveEndpoint } from "../../../netlify/lib/endpoints/approve.ts";
+import { authorizationEndpoint } from "../../../netlify/lib/endpoints/auth.ts";
 import { HOME_PAGE, SIGN_IN_PAGE } from "../../../netlify/lib/pages/paths.ts";
 import { signRequest, verifyRequest, type AuthorizationRequest } from "../../../netlify/lib/protocol/request-object.ts";
-import { sessionSettings, startSession } from "../../../netlify/lib/owner/sessions.ts";
+import { startSession } from "../../../netlify/lib/owner/sessions.ts";
 import { THROTTLE_POLICY } from "../../../netlify/lib/owner/throttle.ts";
 import { parseClientId, parseRedirectUri, sameOrigin } from "../../../netlify/lib/protocol/urls.ts";
 import { TEST_PASSWORD } from "../../helpers/env.ts";
@@ -140,7 +140,7 @@ function authorizeSpec(): Arbitrary<RequestSpec> {
 
 /** A live session cookie for the runtime, minted now (the approve and sign-in hints read it). */
 async function sessionCookieValue(rt: TestRuntime): Promise<string> {
-  const { setCookie } = await startSession(rt.store, sessionSettings(configOf(rt)), { method: "password", persistent: true, ip: "192.0.2.1", userAgent: "fuzz" }, rt.now());
+  const { setCookie } = await startSession(rt.store, configOf(rt), { method: "password", persistent: true, ip: "192.0.2.1", userAgent: "fuzz" }, rt.now());
   return setCookie.split(";", 1)[0]!.split("=").slice(1).join("=");
 }
 
@@ -188,7 +188,7 @@ async function getAuth(rt: TestRuntime, spec: RequestSpec): Promise<{ answer: An
   const resolved = await resolvePlaceholders(spec, { session: () => sessionCookieValue(rt) });
   const req = buildRequest(resolved);
   const params = new URL(req.url).searchParams;
-  const response = await answered("GET /auth", () => handleAuthorizationRequest(req, rt));
+  const response = await answered("GET /auth", () => authorizationEndpoint(req, rt));
   return { answer: await expectDocumentedAnswer(response, { statuses: [302, 303, 400] }), params };
 }
 
@@ -273,7 +273,7 @@ describe("GET /auth", () => {
           ["scope", scope.join(" ")],
           ["me", `https://${me}.example/`],
         ];
-        const response = await answered("GET /auth", () => handleAuthorizationRequest(buildRequest({ method: "GET", target: `/auth?${encodeForm(pairs, "encoded")}`, headers: {}, body: null }), rt));
+        const response = await answered("GET /auth", () => authorizationEndpoint(buildRequest({ method: "GET", target: `/auth?${encodeForm(pairs, "encoded")}`, headers: {}, body: null }), rt));
         if (response.status !== 303) return;
         const token = new URLSearchParams(response.headers.get("location")!.split("#")[1]).get("request")!;
         expect(await verifyRequest(token, config.keys.requestObject, config.issuer, rt.now()), `a ${token.length}-character request object`).not.toBeNull();
@@ -365,7 +365,7 @@ async function postApprove(rt: TestRuntime, spec: RequestSpec, ip: string): Prom
     request: () => signRequest(SIGNED_REQUEST, config.keys.requestObject, config.issuer, rt.now()),
     session: () => sessionCookieValue(rt),
   });
-  const response = await answered("POST /auth/approve", () => handleApprove(buildRequest(resolved), rt, { ip, userAgent: resolved.headers["user-agent"] ?? "" }));
+  const response = await answered("POST /auth/approve", () => approveEndpoint(buildRequest(resolved), rt, { ip, userAgent: resolved.headers["user-agent"] ?? "" }));
   const answer = await expectDocumentedAnswer(response, { statuses: APPROVE_STATUSES });
   expectApproveRedirect(answer);
   return answer;

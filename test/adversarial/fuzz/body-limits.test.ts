@@ -1,18 +1,18 @@
-// The 64 KB body limit (netlify/lib/http.ts MAX_BODY_BYTES) at every endpoint that reads a
+// The 64 KB body limit (netlify/lib/http/body.ts MAX_BODY_BYTES) at every endpoint that reads a
 // body: a body one byte over is refused with 413 before it is parsed: with a truthful
 // Content-Length, before a single byte is read; streamed without one (or endless), once the
 // limit is passed, with the rest left unread. A body of exactly 64 KB is read as usual. And a
 // refused body has no effect, even when it carries a valid request.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { handleAccount } from "../../../netlify/lib/endpoints/account.ts";
-import { handleApprove } from "../../../netlify/lib/endpoints/approve.ts";
-import { handlePasskeys } from "../../../netlify/lib/endpoints/passkeys.ts";
-import { handleProfileRedemption } from "../../../netlify/lib/endpoints/profile-redemption.ts";
-import { handleRevocation } from "../../../netlify/lib/endpoints/revocation.ts";
-import { handleTokenVerification } from "../../../netlify/lib/endpoints/token-verification.ts";
-import { handleToken } from "../../../netlify/lib/endpoints/token.ts";
-import { MAX_BODY_BYTES } from "../../../netlify/lib/http/responses.ts";
+import { accountApi } from "../../../netlify/lib/endpoints/account.ts";
+import { approveEndpoint } from "../../../netlify/lib/endpoints/approve.ts";
+import { passkeysApi } from "../../../netlify/lib/endpoints/passkeys.ts";
+import { authorizationEndpoint } from "../../../netlify/lib/endpoints/auth.ts";
+import { revocationEndpoint } from "../../../netlify/lib/endpoints/revocation.ts";
+import { introspectionEndpoint } from "../../../netlify/lib/endpoints/token-verification.ts";
+import { tokenEndpoint } from "../../../netlify/lib/endpoints/token.ts";
+import { MAX_BODY_BYTES } from "../../../netlify/lib/http/body.ts";
 import { ACCOUNT_API, PASSKEYS_API } from "../../../netlify/lib/pages/paths.ts";
 import { recentSignInEvents } from "../../../netlify/lib/owner/sign-in-events.ts";
 import { TEST_PASSWORD } from "../../helpers/env.ts";
@@ -36,16 +36,16 @@ interface BodyEndpoint {
 
 const info = { ip: "198.51.100.30", userAgent: "fuzz" };
 const ENDPOINTS: BodyEndpoint[] = [
-  { name: "POST /auth", path: "/auth", kind: "json", handle: (req, rt) => handleProfileRedemption(req, rt) },
-  { name: "POST /auth/approve", path: "/auth/approve", kind: "page", handle: (req, rt) => handleApprove(req, rt, info) },
-  { name: "POST /token", path: "/token", kind: "json", handle: (req, rt) => handleToken(req, rt) },
-  { name: "POST /introspect", path: "/introspect", kind: "json", handle: (req, rt) => handleTokenVerification(req, rt, { readBody: true }) },
-  { name: "POST /revoke", path: "/revoke", kind: "json", handle: (req, rt) => handleRevocation(req, rt) },
+  { name: "POST /auth", path: "/auth", kind: "json", handle: (req, rt) => authorizationEndpoint(req, rt) },
+  { name: "POST /auth/approve", path: "/auth/approve", kind: "page", handle: (req, rt) => approveEndpoint(req, rt, info) },
+  { name: "POST /token", path: "/token", kind: "json", handle: (req, rt) => tokenEndpoint(req, rt) },
+  { name: "POST /introspect", path: "/introspect", kind: "json", handle: (req, rt) => introspectionEndpoint(req, rt) },
+  { name: "POST /revoke", path: "/revoke", kind: "json", handle: (req, rt) => revocationEndpoint(req, rt) },
   ...["/sign-in", "/sign-out", "/revoke", "/passkeys/rename", "/passkeys/delete"].map(
-    (action): BodyEndpoint => ({ name: `POST ${ACCOUNT_API}${action}`, path: `${ACCOUNT_API}${action}`, kind: "json", handle: (req, rt) => handleAccount(req, rt, info) }),
+    (action): BodyEndpoint => ({ name: `POST ${ACCOUNT_API}${action}`, path: `${ACCOUNT_API}${action}`, kind: "json", handle: (req, rt) => accountApi(req, rt, info) }),
   ),
   ...["/authentication-options", "/sign-in", "/registration-options", "/registration"].map(
-    (action): BodyEndpoint => ({ name: `POST ${PASSKEYS_API}${action}`, path: `${PASSKEYS_API}${action}`, kind: "json", handle: (req, rt) => handlePasskeys(req, rt, info) }),
+    (action): BodyEndpoint => ({ name: `POST ${PASSKEYS_API}${action}`, path: `${PASSKEYS_API}${action}`, kind: "json", handle: (req, rt) => passkeysApi(req, rt, info) }),
   ),
 ];
 

@@ -5,12 +5,12 @@
 import fc, { type Arbitrary } from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { AuthenticationResponseJSON } from "@simplewebauthn/server";
-import { handleAccount } from "../../../netlify/lib/endpoints/account.ts";
-import { handlePasskeys } from "../../../netlify/lib/endpoints/passkeys.ts";
-import { handleProfileLinksCheck } from "../../../netlify/lib/endpoints/self-test.ts";
+import { accountApi } from "../../../netlify/lib/endpoints/account.ts";
+import { passkeysApi } from "../../../netlify/lib/endpoints/passkeys.ts";
+import { selfTestEndpoint } from "../../../netlify/lib/endpoints/self-test.ts";
 import { listPasskeys } from "../../../netlify/lib/owner/passkeys.ts";
 import { ACCOUNT_API, PASSKEYS_API } from "../../../netlify/lib/pages/paths.ts";
-import { sessionCookieName, sessionSettings, startSession } from "../../../netlify/lib/owner/sessions.ts";
+import { sessionCookieName, startSession } from "../../../netlify/lib/owner/sessions.ts";
 import { THROTTLE_POLICY } from "../../../netlify/lib/owner/throttle.ts";
 import { authenticationOptions } from "../../../netlify/lib/owner/webauthn.ts";
 import { consoleSignIn, passkeysPost } from "../../helpers/console.ts";
@@ -111,20 +111,20 @@ async function wrongPasswords(rt: TestRuntime, ip: string): Promise<Answer[]> {
   const answers: Answer[] = [];
   for (let i = 0; i <= THROTTLE_POLICY.freeFailuresPerIp + 1; i++) {
     const req = new Request(`${BASE}${ACCOUNT_API}/sign-in`, { method: "POST", headers: { origin: BASE, "sec-fetch-site": "same-origin" }, body: new URLSearchParams({ password: `wrong ${i}` }) });
-    answers.push(await expectDocumentedAnswer(await answered("wrong password", () => handleAccount(req, rt, { ip, userAgent: "" })), { statuses: [401, 429] }));
+    answers.push(await expectDocumentedAnswer(await answered("wrong password", () => accountApi(req, rt, { ip, userAgent: "" })), { statuses: [401, 429] }));
   }
   expect(answers.at(-1)?.status, "a burst of wrong passwords is held back").toBe(429);
   return answers;
 }
 
 /** Runs one generated console request against a handler with its run-time values filled in. */
-async function consoleCall(rt: TestRuntime, handler: typeof handleAccount, run: RunContext, resolvers: Resolvers, outcomes: Outcomes): Promise<Answer> {
+async function consoleCall(rt: TestRuntime, handler: typeof accountApi, run: RunContext, resolvers: Resolvers, outcomes: Outcomes): Promise<Answer> {
   if (run.wait) rt.clock.advance(PAST_THROTTLE_MS);
   if (run.burst) for (const answer of await wrongPasswords(rt, run.ip)) outcomes.add(`burst ${answer.status}`);
   const config = configOf(rt);
   const spec = await resolvePlaceholders(run.spec, {
     session: async () => {
-      const { setCookie } = await startSession(rt.store, sessionSettings(config), { method: "password", persistent: true, ip: run.ip, userAgent: "fuzz" }, rt.now());
+      const { setCookie } = await startSession(rt.store, config, { method: "password", persistent: true, ip: run.ip, userAgent: "fuzz" }, rt.now());
       return setCookie.split(";", 1)[0]!.split("=").slice(1).join("=");
     },
     ...resolvers,
@@ -161,12 +161,12 @@ describe("the owner console answers generated requests with a documented status"
     const outcomes = new Outcomes("account");
     await fc.assert(
       fc.asyncProperty(requests, async (run) => {
-        const answer = await consoleCall(rt, handleAccount, run, {}, outcomes);
+        const answer = await consoleCall(rt, accountApi, run, {}, outcomes);
         outcomes.add(outcomeOf(answer, run.spec, ACCOUNT_API));
       }),
       fuzzRuns(RUNS.account),
     );
-    outcomes.expectReached(["200 /", "200 /sign-in", "200 /sign-out", "200 /revoke", "400 invalid_request", "401 login_required", "401 access_denied", "403 access_denied", "404 invalid_request", "405 invalid_request", "413 invalid_request", "burst 401", "burst 429"]);
+    outcomes.expectReached(["200 /", "200 /sign-in", "200 /sign-out", "200 /revoke", "400 invalid_request", "401 login_required", "401 wrong_credentials", "403 access_denied", "404 not_found", "405 invalid_request", "413 invalid_request", "burst 401", "burst 429"]);
   }, propertyTimeout(RUNS.account));
 
   it(`/indieauth/api/passkeys, with a registered passkey ${seedNote(RUNS.passkeys)}`, async () => {
@@ -206,7 +206,7 @@ describe("the owner console answers generated requests with a documented status"
             const assertion: AuthenticationResponseJSON = authenticator.authenticate(options);
             return { ticket, assertion: JSON.stringify(assertion) };
           })());
-        const answer = await consoleCall(rt, handlePasskeys, run, {
+        const answer = await consoleCall(rt, passkeysApi, run, {
           ticket: async () => (await ceremonyNow()).ticket,
           assertion: async () => (await ceremonyNow()).assertion,
           passkey: () => credentialId,
@@ -215,22 +215,22 @@ describe("the owner console answers generated requests with a documented status"
       }),
       fuzzRuns(RUNS.passkeys),
     );
-    outcomes.expectReached(["200 /authentication-options", "200 /sign-in", "200 /registration-options", "400 invalid_request", "401 access_denied", "401 login_required", "403 access_denied", "404 invalid_request", "405 invalid_request", "413 invalid_request", "burst 401", "burst 429"]);
+    outcomes.expectReached(["200 /authentication-options", "200 /sign-in", "200 /registration-options", "400 invalid_request", "401 wrong_credentials", "401 login_required", "403 access_denied", "404 not_found", "405 invalid_request", "413 invalid_request", "burst 401", "burst 429"]);
   }, propertyTimeout(RUNS.passkeys));
 
-  it(`/indieauth/self-test/me refuses every method but GET ${seedNote(RUNS.selfTest)}`, async () => {
+  it(`/indieauth/self-test/me refuses every method but GET (and HEAD, which is GET without the body) ${seedNote(RUNS.selfTest)}`, async () => {
     // GET fetches the owner's page over the network, so it is not fuzzed here; the parsers it
     // uses (Link headers, microformats rels) are, in parsers.test.ts.
     const rt = await fuzzRuntime();
     const spec = fc.record({
-      method: methodArb.filter((m) => m.toUpperCase() !== "GET"),
+      method: methodArb.filter((m) => !["GET", "HEAD"].includes(m.toUpperCase())),
       target: fc.constantFrom("/indieauth/self-test/me", "/indieauth/self-test/me?x=1"),
       headers: fc.record({ cookie: fc.option(headerString), authorization: fc.option(headerString) }),
       body: bodyArb(fc.constant<Pairs>([["a", "b"]])),
     });
     await fc.assert(
       fc.asyncProperty(spec, async (s) => {
-        const response = await answered("self-test", () => handleProfileLinksCheck(buildRequest(s), rt));
+        const response = await answered("self-test", () => selfTestEndpoint(buildRequest(s), rt));
         const answer = await expectDocumentedAnswer(response, { statuses: [405] });
         expect(answer.status).toBe(405);
       }),

@@ -5,18 +5,19 @@
 // quickly, and keeps the invariants the endpoints rely on.
 import fc, { type Arbitrary } from "fast-check";
 import { describe, expect, it } from "vitest";
-import { checkAuthorizationRequest, ClientBoundError } from "../../../netlify/lib/protocol/authorization-request.ts";
+import { checkAuthorizationRequest } from "../../../netlify/lib/protocol/authorization-request.ts";
 import { redirectToClient } from "../../../netlify/lib/protocol/authorization-response.ts";
 import { parseClientDocument } from "../../../netlify/lib/clients/client-info.ts";
 import { linkTargets, parseLinkHeader } from "../../../netlify/lib/clients/link-header.ts";
 import { OAuthError, UntrustedRedirect } from "../../../netlify/lib/errors.ts";
 import { escapeHtml, renderMessagePage } from "../../../netlify/lib/http/message-page.ts";
-import { bearerToken, isSameOriginPost, MAX_BODY_BYTES, readForm } from "../../../netlify/lib/http/responses.ts";
+import { MAX_BODY_BYTES, readForm } from "../../../netlify/lib/http/body.ts";
+import { bearerToken, isSameOriginPost } from "../../../netlify/lib/http/request.ts";
 import { passkeyName } from "../../../netlify/lib/owner/passkeys.ts";
 import { checkProfileLinks, DISCOVERY_RELS } from "../../../netlify/lib/owner/profile-links.ts";
 import { signRequest, verifyRequest, type AuthorizationRequest } from "../../../netlify/lib/protocol/request-object.ts";
 import { grantedScopes, parseScope } from "../../../netlify/lib/protocol/scopes.ts";
-import { currentSession, hasSessionCookie, sessionCookieName, sessionSettings, startSession } from "../../../netlify/lib/owner/sessions.ts";
+import { currentSession, hasSessionCookie, sessionCookieName, startSession } from "../../../netlify/lib/owner/sessions.ts";
 import { signTyped, verifyTyped, type JwtKind } from "../../../netlify/lib/crypto/typed-jwt.ts";
 import { canonicalUrl, parseClientId, parseProfileUrl, parseRedirectUri, sameOrigin } from "../../../netlify/lib/protocol/urls.ts";
 import { deviceLabel } from "../../../netlify/lib/owner/user-agent.ts";
@@ -201,21 +202,28 @@ describe("the authorization request pipeline", () => {
   ]);
   const values = fc.oneof(urlLike, hostileString(["code", "id", "S256", "plain", "profile email", "jane.example", "https://jane.example/", "http://jane.example"]));
 
-  it(`fails only as UntrustedRedirect (before the redirect URI is verified) or ClientBoundError (after) ${seedNote(RUNS.pipeline)}`, async () => {
+  it(`fails only as UntrustedRedirect (before the redirect URI is verified) or an OAuth error for the client (after) ${seedNote(RUNS.pipeline)}`, async () => {
     await fc.assert(
       fc.asyncProperty(mutatedPairs(valid, names, values), formStyle, async (pairs, style) => {
         // As the endpoint reads them: from a real URL's query.
         const params = new URL(`${BASE}/auth?${encodeForm(pairs, style)}`).searchParams;
+        let verified: { redirectUri: string; state?: string } | undefined;
+        const onRedirectUriVerified = (target: { redirectUri: string; state?: string }) => (verified = target);
         try {
-          const { request, target } = await checkAuthorizationRequest({ params, ownerMe: "https://jane.example/", discover: bareClient });
-          expect(sameOrigin(target.clientId, target.redirectUri)).toBe(true);
+          const request = await checkAuthorizationRequest({ params, ownerMe: "https://jane.example/", discover: bareClient, onRedirectUriVerified });
+          expect(sameOrigin(new URL(request.clientId), new URL(request.redirectUri))).toBe(true);
+          expect(verified?.redirectUri).toBe(request.redirectUri);
           expect(request.redirectUri).toBe(params.get("redirect_uri"));
           expect(request.state.length).toBeLessThanOrEqual(2048);
           expect(request.meMismatch?.length ?? 0).toBeLessThanOrEqual(300);
         } catch (error) {
-          if (error instanceof UntrustedRedirect) return;
-          expect(error).toBeInstanceOf(ClientBoundError);
-          expect((error as ClientBoundError).cause).toBeInstanceOf(OAuthError);
+          if (error instanceof UntrustedRedirect) {
+            expect(verified).toBeUndefined();
+            return;
+          }
+          expect(error).toBeInstanceOf(OAuthError);
+          expect((error as OAuthError).toClient).toBe(true);
+          expect(verified?.redirectUri).toBe(params.get("redirect_uri"));
         }
       }),
       fuzzRuns(RUNS.pipeline),
@@ -327,7 +335,7 @@ describe("request bodies and headers", () => {
 
   it(`session cookies: any Cookie header finds the live session only through its own cookie ${seedNote(RUNS.cookies)}`, async () => {
     const rt = await fuzzRuntime();
-    const settings = sessionSettings(configOf(rt));
+    const settings = configOf(rt);
     const name = sessionCookieName(false);
     const { session, setCookie } = await startSession(rt.store, settings, { method: "password", persistent: true, ip: "192.0.2.1", userAgent: "fuzz" }, rt.now());
     const jwt = setCookie.split(";", 1)[0]!.slice(name.length + 1);

@@ -5,12 +5,12 @@
 // runs reach the answers a valid request gets, not only the first refusal.
 import fc, { type Arbitrary } from "fast-check";
 import { describe, expect, it } from "vitest";
-import { handleMetadata } from "../../../netlify/lib/endpoints/metadata.ts";
-import { handleProfileRedemption } from "../../../netlify/lib/endpoints/profile-redemption.ts";
-import { handleRevocation } from "../../../netlify/lib/endpoints/revocation.ts";
-import { handleTokenVerification } from "../../../netlify/lib/endpoints/token-verification.ts";
-import { handleToken } from "../../../netlify/lib/endpoints/token.ts";
-import { handleUserinfo } from "../../../netlify/lib/endpoints/userinfo.ts";
+import { metadataEndpoint } from "../../../netlify/lib/endpoints/metadata.ts";
+import { authorizationEndpoint } from "../../../netlify/lib/endpoints/auth.ts";
+import { revocationEndpoint } from "../../../netlify/lib/endpoints/revocation.ts";
+import { introspectionEndpoint } from "../../../netlify/lib/endpoints/token-verification.ts";
+import { tokenEndpoint } from "../../../netlify/lib/endpoints/token.ts";
+import { userinfoEndpoint } from "../../../netlify/lib/endpoints/userinfo.ts";
 import {
   acceptArb,
   answered,
@@ -37,7 +37,7 @@ import {
 } from "../../helpers/fuzz.ts";
 import { CLIENT_ID, REDIRECT_URI } from "../../helpers/oauth.ts";
 import type { TestRuntime } from "../../helpers/runtime.ts";
-import { codeForm, signInForCode, tokenEndpoint, tokensFor, type SignedIn } from "../../helpers/tokens.ts";
+import { codeForm, signInForCode, postToken, tokensFor, type SignedIn } from "../../helpers/tokens.ts";
 
 const RUNS = { redemption: 300, token: 400, introspect: 300, revoke: 300, userinfo: 300, metadata: 200 } as const;
 const INTROSPECTION_TOKEN = "resource-server-credential-0123456789abcdef";
@@ -98,12 +98,16 @@ interface SpecShape {
   authorization?: Arbitrary<string | null>;
   /** POST most of the time; any method now and then. */
   postWeight?: number;
+  /** Leave out GET and HEAD (where the path's GET is another endpoint's business). */
+  postOnly?: boolean;
 }
 
 function specArb(shape: SpecShape): Arbitrary<RequestSpec> {
   const query = fc.oneof({ weight: 3, arbitrary: fc.constant("") }, { weight: 1, arbitrary: fc.tuple(shape.form, formStyle).map(([pairs, style]) => `?${encodeForm(pairs, style)}`) });
   return fc.record({
-    method: fc.oneof({ weight: shape.postWeight ?? 4, arbitrary: fc.constant("POST") }, { weight: 1, arbitrary: fc.constantFrom("GET", "HEAD") }, { weight: 1, arbitrary: methodArb }),
+    method: shape.postOnly
+      ? fc.oneof({ weight: shape.postWeight ?? 4, arbitrary: fc.constant("POST") }, { weight: 1, arbitrary: methodArb.filter((m) => !["GET", "HEAD"].includes(m.toUpperCase())) })
+      : fc.oneof({ weight: shape.postWeight ?? 4, arbitrary: fc.constant("POST") }, { weight: 1, arbitrary: fc.constantFrom("GET", "HEAD") }, { weight: 1, arbitrary: methodArb }),
     target: fc.tuple(shape.paths, query).map(([path, q]) => `${path}${q}`),
     headers: fc.record({
       authorization: shape.authorization ?? fc.option(headerString, { freq: 5 }),
@@ -150,10 +154,11 @@ describe("the token endpoints answer generated requests with a documented status
     const p = await pools(rt, 8);
     const me = configOf(rt).me;
     const outcomes = new Outcomes("POST /auth");
-    const spec = specArb({ paths: fc.constantFrom("/auth", "/auth/"), form: mutatedPairs(validTokenForms(p, null), TOKEN_NAMES, valuesOf(p)) });
+    // GET /auth is the sign-in itself, fuzzed in authorization.test.ts.
+    const spec = specArb({ paths: fc.constantFrom("/auth", "/auth/"), form: mutatedPairs(validTokenForms(p, null), TOKEN_NAMES, valuesOf(p)), postOnly: true });
     await fc.assert(
       fc.asyncProperty(spec, async (s) => {
-        const answer = await send("POST /auth", (req) => handleProfileRedemption(req, rt), s, { statuses: [200, 400, 413] });
+        const answer = await send("POST /auth", (req) => authorizationEndpoint(req, rt), s, { statuses: [200, 400, 405, 413] });
         if (answer.status === 200) expect((answer.json as { me?: unknown }).me).toBe(me);
         outcomes.add(answer.status === 200 ? 200 : `${answer.status} ${(answer.json as { error?: string }).error}`);
       }),
@@ -175,7 +180,7 @@ describe("the token endpoints answer generated requests with a documented status
     });
     await fc.assert(
       fc.asyncProperty(spec, async (s) => {
-        const answer = await send("/token", (req) => handleToken(req, rt), s, { statuses: [200, 400, 401, 405, 413], bearerChallenge: true });
+        const answer = await send("/token", (req) => tokenEndpoint(req, rt), s, { statuses: [200, 204, 400, 401, 405, 413], bearerChallenge: true });
         harvest(p, answer);
         const method = s.method.toUpperCase();
         outcomes.add(method === "GET" || method === "HEAD" ? `GET ${expectIntrospection(answer, me)}` : answer.status);
@@ -194,7 +199,7 @@ describe("the token endpoints answer generated requests with a documented status
     const spec = specArb({ paths: fc.constant("/introspect"), form, authorization: authorizationArb(() => [...p.access, INTROSPECTION_TOKEN]) });
     await fc.assert(
       fc.asyncProperty(spec, async (s) => {
-        const answer = await send("POST /introspect", (req) => handleTokenVerification(req, rt, { readBody: true }), s, { statuses: [200, 400, 401, 413], bearerChallenge: true });
+        const answer = await send("POST /introspect", (req) => introspectionEndpoint(req, rt), s, { statuses: [200, 204, 400, 401, 405, 413], bearerChallenge: true });
         outcomes.add(expectIntrospection(answer, me));
       }),
       fuzzRuns(RUNS.introspect),
@@ -210,7 +215,7 @@ describe("the token endpoints answer generated requests with a documented status
     const spec = specArb({ paths: fc.constant("/revoke"), form });
     await fc.assert(
       fc.asyncProperty(spec, async (s) => {
-        const answer = await send("POST /revoke", (req) => handleRevocation(req, rt), s, { statuses: [200, 400, 413] });
+        const answer = await send("POST /revoke", (req) => revocationEndpoint(req, rt), s, { statuses: [200, 204, 400, 405, 413] });
         // RFC 7009: the same empty answer whether the token was known or not.
         if (answer.status === 200) expect(answer.json).toEqual({});
         outcomes.add(answer.status);
@@ -228,7 +233,7 @@ describe("the token endpoints answer generated requests with a documented status
     const spec = specArb({ paths: fc.constant("/userinfo"), form: fc.constant<Pairs>([]), authorization: authorizationArb(() => p.access), postWeight: 1 });
     await fc.assert(
       fc.asyncProperty(spec, async (s) => {
-        const answer = await send("GET /userinfo", (req) => handleUserinfo(req, rt), s, { statuses: [200, 401, 403], bearerChallenge: true });
+        const answer = await send("GET /userinfo", (req) => userinfoEndpoint(req, rt), s, { statuses: [200, 204, 401, 403, 405], bearerChallenge: true });
         if (answer.status === 200) expect((answer.json as { sub?: unknown }).sub).toBe(me);
         outcomes.add(answer.status);
       }),
@@ -243,7 +248,7 @@ describe("the token endpoints answer generated requests with a documented status
     const spec = specArb({ paths: fc.constantFrom("/.well-known/oauth-authorization-server", "/.well-known/oauth-authorization-server/"), form: fc.constant<Pairs>([]), postWeight: 1 });
     await fc.assert(
       fc.asyncProperty(spec, async (s) => {
-        const answer = await send("metadata", (req) => handleMetadata(req, rt), s, { statuses: [200, 204, 405] });
+        const answer = await send("metadata", (req) => metadataEndpoint(req, rt), s, { statuses: [200, 204, 405] });
         if (answer.status === 200) expect((answer.json as { issuer?: unknown }).issuer).toBe(configOf(rt).issuer);
         outcomes.add(answer.status);
       }),
@@ -258,7 +263,7 @@ describe("the form-encoded token answer", () => {
 
   it("is what a client that asks for form encoding gets", async () => {
     const rt = await fuzzRuntime();
-    const response = await tokenEndpoint(rt, codeForm(await signInForCode(rt)), asksForForm);
+    const response = await postToken(rt, codeForm(await signInForCode(rt)), asksForForm);
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toBe("application/x-www-form-urlencoded");
     expect(response.headers.get("cache-control")).toBe("no-store");
@@ -267,7 +272,7 @@ describe("the form-encoded token answer", () => {
   // The form-encoded answer is built apart from json(); it must carry the same headers.
   it("carries the headers every other answer carries", async () => {
     const rt = await fuzzRuntime();
-    const response = await tokenEndpoint(rt, codeForm(await signInForCode(rt)), asksForForm);
+    const response = await postToken(rt, codeForm(await signInForCode(rt)), asksForForm);
     expect(response.headers.get("x-content-type-options")).toBe("nosniff");
     expect(response.headers.get("referrer-policy")).toBe("no-referrer");
   });

@@ -1,0 +1,15 @@
+// The owner console's APIs act only for a signed-in owner: a handler wrapped in `signedIn`
+// gets the live session, and a request without one is refused with the ways to sign in.
+import { LoginRequired } from "../errors.ts";
+import type { Handler, RequestContext } from "../http/endpoint.ts";
+import { listPasskeys, passwordLoginAllowed } from "../owner/passkeys.ts";
+import { currentSession, type SessionRecord } from "../owner/sessions.ts";
+
+export function signedIn(run: (ctx: RequestContext, session: SessionRecord) => Promise<Response>): Handler {
+  return async (ctx) => {
+    const session = await currentSession(ctx.rt.store, ctx.req, ctx.config, ctx.rt.now());
+    if (session) return run(ctx, session);
+    const passkeys = await listPasskeys(ctx.rt.store);
+    throw new LoginRequired({ password: passwordLoginAllowed(ctx.config.passwordLogin, passkeys), passkey: passkeys.length > 0 });
+  };
+}

@@ -1,0 +1,116 @@
+// The frame every endpoint runs in. An endpoint declares what it is: its paths and methods,
+// whether each answers JSON or pages, whether other origins may read it (CORS), and which
+// posts must come from this site's own pages. The frame alone answers OPTIONS, unknown paths,
+// wrong methods, an incomplete setup, cross-site posts, storage outages and anything thrown;
+// the handlers only do their own work.
+import { AccessDenied, MethodNotAllowed, NotFound, SetupIncomplete } from "../errors.ts";
+import { describeProblems, type Config, type ConfigProblem } from "../platform/config.ts";
+import type { Runtime } from "../platform/runtime.ts";
+import { answerError, type Answers, type ClientReply } from "./answer-error.ts";
+import { readForm } from "./body.ts";
+import { preflight, readableByAnyOrigin } from "./cors.ts";
+import { isSameOriginPost } from "./request.ts";
+
+/** Who sent the request, as the platform reports it. */
+export interface Requester {
+  ip: string;
+  userAgent: string;
+}
+
+/** A redirect URI that has been verified, and the state to send back with it. */
+export interface ReplyTarget {
+  redirectUri: string;
+  state?: string;
+}
+
+export interface RequestContext {
+  readonly req: Request;
+  readonly url: URL;
+  readonly rt: Runtime;
+  readonly config: Config;
+  readonly requester: Requester;
+  /** The body as form fields (JSON too, for the JSON APIs), read once. */
+  form(): Promise<URLSearchParams>;
+  /** From here on, refusals that may go to the client are redirected to this verified URI. */
+  replyTo(target: ReplyTarget): void;
+}
+
+export type Handler = (ctx: RequestContext) => Promise<Response>;
+
+export interface Route {
+  answers: Answers;
+  run: Handler;
+  /** Posts from other sites are refused (403), with these words. */
+  sameOriginOnly?: string;
+}
+
+type Method = "GET" | "POST";
+export type Methods = Partial<Record<Method, Route>>;
+
+export interface EndpointSpec extends Methods {
+  /** Readable from any origin, for browser-based clients. Such endpoints never use cookies. */
+  cors?: boolean;
+}
+
+/** An API with actions under one path, e.g. /indieauth/api/account/sign-in. */
+export interface ActionsSpec {
+  base: string;
+  actions: Record<string, Methods>;
+  /** The words for a path that is no action. */
+  unknownAction: string;
+}
+
+export type Endpoint = (req: Request, rt: Runtime, requester?: Partial<Requester>) => Promise<Response>;
+
+function setupIncomplete(problems: readonly ConfigProblem[]): SetupIncomplete {
+  return new SetupIncomplete(describeProblems(problems), problems.map((p) => `${p.variable}: ${p.message}`));
+}
+
+async function runRoute(route: Route, req: Request, rt: Runtime, requester: Requester): Promise<Response> {
+  let reply: ClientReply | undefined;
+  try {
+    if (!rt.config.ok) throw setupIncomplete(rt.config.problems);
+    const { config } = rt.config;
+    if (route.sameOriginOnly !== undefined && !isSameOriginPost(req, config.baseUrl)) throw new AccessDenied(route.sameOriginOnly);
+    let form: Promise<URLSearchParams> | undefined;
+    const ctx: RequestContext = {
+      req,
+      url: new URL(req.url),
+      rt,
+      config,
+      requester,
+      form: () => (form ??= readForm(req, undefined, { json: route.answers === "json" })),
+      replyTo: (target) => (reply = { ...target, issuer: config.issuer }),
+    };
+    // Every body is read, and refused when too large or malformed, before any work is done.
+    if (req.method === "POST") await ctx.form();
+    return await route.run(ctx);
+  } catch (error) {
+    return answerError(error, route.answers, reply);
+  }
+}
+
+function serve(methods: (req: Request) => Methods | NotFound, cors: boolean): Endpoint {
+  return async (req, rt, requester) => {
+    const found = methods(req);
+    if (found instanceof NotFound) return answerError(found, "json");
+    const allowed = Object.keys(found);
+    if (cors && req.method === "OPTIONS") return preflight(allowed);
+    const route = found[req.method === "HEAD" ? "GET" : (req.method as Method)];
+    const who = { ip: requester?.ip ?? "", userAgent: requester?.userAgent ?? req.headers.get("user-agent") ?? "" };
+    const response = route ? await runRoute(route, req, rt, who) : answerError(new MethodNotAllowed(allowed), "json");
+    return cors ? readableByAnyOrigin(response) : response;
+  };
+}
+
+export function endpoint(spec: EndpointSpec): Endpoint {
+  const { cors = false, ...methods } = spec;
+  return serve(() => methods, cors);
+}
+
+export function actionsEndpoint(spec: ActionsSpec): Endpoint {
+  return serve((req) => {
+    const action = new URL(req.url).pathname.slice(spec.base.length).replace(/\/$/, "");
+    return Object.hasOwn(spec.actions, action) ? spec.actions[action]! : new NotFound(spec.unknownAction);
+  }, false);
+}
