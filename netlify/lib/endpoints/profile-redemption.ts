@@ -2,7 +2,7 @@
 // (spec 5.3.2).
 import { answeringOAuthErrors, json, readForm } from "../http/responses.ts";
 import { profileFor } from "../protocol/profile.ts";
-import { redeemCode, redemptionInput } from "../protocol/redemption.ts";
+import { redeemCode, redemptionInput } from "../protocol/codes.ts";
 import type { Runtime } from "../platform/runtime.ts";
 import { setupJson } from "../http/setup.ts";
 
@@ -11,7 +11,7 @@ export async function handleProfileRedemption(req: Request, rt: Runtime): Promis
   const { config } = rt.config;
   return answeringOAuthErrors(async () => {
     const form = await readForm(req, undefined, { json: true });
-    const record = await redeemCode(rt.store, redemptionInput(form), rt.now(), { grantTypeOptional: true });
+    const { record } = await redeemCode(rt.store, redemptionInput(form), rt.now(), { grantTypeOptional: true });
     const profile = profileFor(record.scopes, config.profile);
     return json(profile ? { me: record.me, profile } : { me: record.me });
   });

@@ -3,6 +3,7 @@
 // signing out deletes it, and a cookie whose record is gone is worth nothing.
 import { randomBytes } from "node:crypto";
 import { parse as parseCookies, serialize as serializeCookie } from "cookie";
+import { RECORDS } from "../platform/records.ts";
 import type { KeyValueStore } from "../platform/store.ts";
 import { signTyped, verifyTyped, type JwtKind } from "../crypto/typed-jwt.ts";
 
@@ -33,7 +34,7 @@ export interface SessionSettings {
   development: boolean;
 }
 
-export const sessionKey = (id: string) => `sessions/${id}`;
+const sessionKey = RECORDS.session.key;
 const SESSION_ID = /^[A-Za-z0-9_-]{22}$/;
 
 /** `__Host-`: only ever set by this exact origin, over HTTPS, for the whole site. Browsers
@@ -124,7 +125,7 @@ export async function endSession(store: KeyValueStore, id: string): Promise<void
 
 /** Every live session, newest first. */
 export async function listSessions(store: KeyValueStore, now: number): Promise<SessionRecord[]> {
-  const keys = await store.list("sessions/");
+  const keys = await store.list(RECORDS.session.prefix);
   const records = await Promise.all(keys.map((key) => store.get<SessionRecord>(key)));
   return records
     .filter((s): s is SessionRecord => s !== null && s.kind === "session" && s.expiresAt > now)
@@ -133,7 +134,7 @@ export async function listSessions(store: KeyValueStore, now: number): Promise<S
 
 /** Signs out everywhere. */
 export async function endAllSessions(store: KeyValueStore): Promise<number> {
-  const keys = await store.list("sessions/");
+  const keys = await store.list(RECORDS.session.prefix);
   await Promise.all(keys.map((key) => store.delete(key)));
   return keys.length;
 }
