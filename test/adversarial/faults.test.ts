@@ -23,6 +23,7 @@ import { TEST_PASSWORD } from "../helpers/env.ts";
 import { authorizationParams, BASE, CLIENT_ID, pkcePair, REDIRECT_URI, signedRequest } from "../helpers/oauth.ts";
 import { testRuntime, type TestRuntime } from "../helpers/runtime.ts";
 import { codeForm, signInForCode, tokensFor, type Tokens } from "../helpers/tokens.ts";
+import { RECORDS } from "../../netlify/lib/platform/records.ts";
 
 /** Short, so that "hang" costs the suite little; production uses STORAGE_DEADLINE_MS. */
 const DEADLINE_MS = 300;
@@ -117,7 +118,7 @@ describe("nothing is half-issued", () => {
       approveEndpoint(new Request(`${BASE}/auth/approve`, form({ request, decision: "approve", password: TEST_PASSWORD })), rt, info);
     await expectUnavailable(await approve(), "page");
     blobs.mode = "pass";
-    expect(await rt.store.list("codes/")).toEqual([]);
+    expect(await rt.store.list(RECORDS.code.prefix)).toEqual([]);
     const retried = await approve();
     expect(retried.status).toBe(302);
     expect(new URL(retried.headers.get("location")!).searchParams.get("code")).toMatch(/^ic_/);

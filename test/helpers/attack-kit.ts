@@ -3,7 +3,7 @@
 // reading of server-rendered HTML as a browser would show it.
 import { hashSync } from "bcryptjs";
 import { expect } from "vitest";
-import type { KeyValueStore } from "../../netlify/lib/platform/store.ts";
+import type { KeyValueStore, Version } from "../../netlify/lib/platform/store.ts";
 import { TEST_PASSWORD } from "./env.ts";
 import { testRuntime, type TestRuntime } from "./runtime.ts";
 import type { Runtime } from "../../netlify/lib/platform/runtime.ts";
@@ -84,7 +84,7 @@ export function withAtomicWrites(store: KeyValueStore, storeName: string): KeyVa
     list: (prefix: string) => store.list(prefix),
     set: (key: string, value: unknown) => queued(key, () => store.set(key, value)),
     setIfNew: (key: string, value: unknown) => queued(key, () => store.setIfNew(key, value)),
-    setIfMatch: (key: string, value: unknown, etag: string) => queued(key, () => store.setIfMatch(key, value, etag)),
+    setIfUnchanged: (key: string, value: unknown, version: Version) => queued(key, () => store.setIfUnchanged(key, value, version)),
     delete: (key: string) => queued(key, () => store.delete(key)),
   };
 }

@@ -10,6 +10,7 @@ import { approve, authorizationParams, CLIENT_ID, signedRequest } from "../helpe
 import { testRuntime, type TestRuntime } from "../helpers/runtime.ts";
 import { codeForm, introspection, postToken, type Tokens } from "../helpers/tokens.ts";
 import { pkcePair, redirectParams } from "../helpers/oauth.ts";
+import { RECORDS } from "../../netlify/lib/platform/records.ts";
 
 async function overview(rt: TestRuntime, cookie: string): Promise<AccountOverview> {
   const response = await consoleGet(rt, { cookie });
@@ -157,13 +158,13 @@ describe("revoking from the console", () => {
   it("an unknown app answers 404 and writes nothing", async () => {
     const rt = await testRuntime();
     const cookie = await consoleSignIn(rt);
-    const before = await rt.store.list("grants/");
+    const before = await rt.store.list(RECORDS.grant.prefix);
     for (const app of ["AAAAAAAAAAAAAAAAAAAAAA", "../sessions/x", ""]) {
       const response = await consolePost(rt, "/revoke", { app }, { cookie });
       // An empty app is a malformed request (400); an app that holds no token is not found (404).
       expect([response.status, (await response.json()).error]).toEqual(app === "" ? [400, "invalid_request"] : [404, "not_found"]);
     }
-    expect(await rt.store.list("grants/")).toEqual(before);
+    expect(await rt.store.list(RECORDS.grant.prefix)).toEqual(before);
   });
 });
 
@@ -192,7 +193,7 @@ describe("signed-in devices", () => {
     expect(response.headers.get("set-cookie")).toMatch(/Max-Age=0/i);
     expect((await consoleGet(rt, { cookie: laptop })).status).toBe(401);
     expect((await consoleGet(rt, { cookie: phone })).status).toBe(401);
-    expect(await rt.store.list("sessions/")).toEqual([]);
+    expect(await rt.store.list(RECORDS.session.prefix)).toEqual([]);
   });
 });
 
@@ -229,7 +230,7 @@ describe("the console refuses what does not come from its own page with a live s
     const response = await consolePost(rt, "/sign-in", { password: TEST_PASSWORD, remember: "true" }, { crossSite: true });
     expect(response.status).toBe(403);
     expect(response.headers.get("set-cookie")).toBeNull();
-    expect(await rt.store.list("events/")).toEqual([]);
+    expect(await rt.store.list(RECORDS.signInEvent.prefix)).toEqual([]);
   });
 
   it("passkey registration cross-site or without a session is refused", async () => {

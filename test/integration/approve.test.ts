@@ -1,12 +1,13 @@
 // The sign-in page's form (POST /auth/approve), in-process against the real local Blobs
 // server: codes, denial, wrong passwords, throttling and cross-site refusal.
 import { describe, expect, it } from "vitest";
-import { codeKey, type CodeRecord } from "../../netlify/lib/protocol/codes.ts";
+import type { CodeRecord } from "../../netlify/lib/protocol/codes.ts";
 import { approveEndpoint } from "../../netlify/lib/endpoints/approve.ts";
 import { THROTTLE_POLICY } from "../../netlify/lib/owner/throttle.ts";
 import { approve, authorizationParams, BASE, CLIENT_ID, REDIRECT_URI, redirectParams, signedRequest } from "../helpers/oauth.ts";
 import { testRuntime } from "../helpers/runtime.ts";
 import { TEST_PASSWORD } from "../helpers/env.ts";
+import { RECORDS } from "../../netlify/lib/platform/records.ts";
 
 describe("approving a sign-in", () => {
   it("redirects with code, state and iss, each once, and stores only the code's hash", async () => {
@@ -21,17 +22,17 @@ describe("approving a sign-in", () => {
     const code = location.searchParams.get("code")!;
     expect(code).toMatch(/^ic_[A-Za-z0-9_-]{43}$/);
 
-    const record = await rt.store.get<CodeRecord>(codeKey(code));
+    const record = await rt.store.get<CodeRecord>(RECORDS.code.key(code));
     expect(record).toMatchObject({ clientId: CLIENT_ID, redirectUri: REDIRECT_URI, scopes: ["profile", "create"], me: "https://jane.example/" });
     expect(record!.expiresAt - record!.issuedAt).toBe(10 * 60 * 1000);
     expect(JSON.stringify(record)).not.toContain(code);
-    expect(await rt.store.list("codes/")).toEqual([codeKey(code)]);
+    expect(await rt.store.list(RECORDS.code.prefix)).toEqual([RECORDS.code.key(code)]);
   });
 
   it("grants only the ticked scopes", async () => {
     const rt = await testRuntime();
     const response = await approve(rt, await signedRequest(rt, authorizationParams({ scope: "profile create update" })), { scopes: ["create", "delete"] });
-    const record = await rt.store.get<CodeRecord>(codeKey(redirectParams(response).get("code")!));
+    const record = await rt.store.get<CodeRecord>(RECORDS.code.key(redirectParams(response).get("code")!));
     expect(record!.scopes).toEqual(["create"]);
   });
 
@@ -58,7 +59,7 @@ describe("approving a sign-in", () => {
     expect(params.get("state")).toBe("state-123");
     expect(params.get("iss")).toBe("https://auth.jane.example/");
     expect(params.has("code")).toBe(false);
-    expect(await rt.store.list("codes/")).toEqual([]);
+    expect(await rt.store.list(RECORDS.code.prefix)).toEqual([]);
   });
 
   it("a wrong password goes back to the page with the same request", async () => {
@@ -69,7 +70,7 @@ describe("approving a sign-in", () => {
     const fragment = new URLSearchParams(response.headers.get("location")!.split("#")[1]);
     expect(fragment.get("request")).toBe(request);
     expect(fragment.get("error")).toBe("password");
-    expect(await rt.store.list("codes/")).toEqual([]);
+    expect(await rt.store.list(RECORDS.code.prefix)).toEqual([]);
   });
 
   it("refuses an altered request", async () => {
@@ -82,7 +83,7 @@ describe("approving a sign-in", () => {
     const response = await approve(rt, forged);
     expect(response.status).toBe(400);
     expect(response.headers.get("location")).toBeNull();
-    expect(await rt.store.list("codes/")).toEqual([]);
+    expect(await rt.store.list(RECORDS.code.prefix)).toEqual([]);
   });
 
   it("refuses a request older than 15 minutes", async () => {
@@ -118,7 +119,7 @@ describe("cross-site posts are refused", () => {
     const rt = await testRuntime();
     const response = await approve(rt, await signedRequest(rt), { headers });
     expect(response.status).toBe(403);
-    expect(await rt.store.list("codes/")).toEqual([]);
+    expect(await rt.store.list(RECORDS.code.prefix)).toEqual([]);
   });
 
   it("accepts the sign-in page's own post, which Chrome sends with Origin: null (no-referrer)", async () => {

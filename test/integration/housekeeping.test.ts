@@ -1,6 +1,7 @@
 // The daily sweep, against the real local Blobs server and an injected clock.
 import { describe, expect, it } from "vitest";
 import { sweepExpired } from "../../netlify/lib/platform/housekeeping.ts";
+import { RECORDS, SWEPT_KINDS } from "../../netlify/lib/platform/records.ts";
 import { approve, signedRequest } from "../helpers/oauth.ts";
 import { testRuntime } from "../helpers/runtime.ts";
 import { signInForCode, tokensFor } from "../helpers/tokens.ts";
@@ -14,7 +15,7 @@ describe("housekeeping", () => {
     const tokens = await tokensFor(rt);
     await approve(rt, await signedRequest(rt), { password: "wrong" });
     await approve(rt, await signedRequest(rt), { remember: true });
-    const keys = async () => (await Promise.all(["codes/", "used-codes/", "grants/", "throttle/", "sessions/", "events/"].map((p) => rt.store.list(p)))).flat();
+    const keys = async () => (await Promise.all(SWEPT_KINDS.map((kind) => rt.store.list(kind.prefix)))).flat();
     const before = await keys();
     expect(before.length).toBeGreaterThanOrEqual(10);
 
@@ -22,15 +23,15 @@ describe("housekeeping", () => {
 
     // After 11 minutes the codes are gone, the grant and the throttle records stay.
     await sweepExpired(rt.store, rt.clock.now + 11 * 60 * 1000);
-    expect(await rt.store.list("codes/")).toEqual([]);
-    expect(await rt.store.list("used-codes/")).toEqual([]);
-    expect(await rt.store.list("grants/")).toEqual([`grants/${tokens.access_token.slice(4, 26)}`]);
+    expect(await rt.store.list(RECORDS.code.prefix)).toEqual([]);
+    expect(await rt.store.list(RECORDS.usedCode.prefix)).toEqual([]);
+    expect(await rt.store.list(RECORDS.grant.prefix)).toEqual([RECORDS.grant.key(tokens.access_token.slice(4, 26))]);
 
     // After 31 days the session and the sign-in history are gone; the grant lives 90 days.
     await sweepExpired(rt.store, rt.clock.now + 31 * DAY);
-    expect(await rt.store.list("sessions/")).toEqual([]);
-    expect(await rt.store.list("events/")).toEqual([]);
-    expect(await rt.store.list("grants/")).toHaveLength(1);
+    expect(await rt.store.list(RECORDS.session.prefix)).toEqual([]);
+    expect(await rt.store.list(RECORDS.signInEvent.prefix)).toEqual([]);
+    expect(await rt.store.list(RECORDS.grant.prefix)).toHaveLength(1);
 
     await sweepExpired(rt.store, rt.clock.now + 91 * DAY);
     expect(await keys()).toEqual([]);

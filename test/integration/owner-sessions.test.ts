@@ -2,13 +2,14 @@
 // what it never skips (Approve), and that a revoked, expired or forged cookie is worth nothing.
 import { SignJWT } from "jose";
 import { describe, expect, it } from "vitest";
-import { codeKey, type CodeRecord } from "../../netlify/lib/protocol/codes.ts";
+import type { CodeRecord } from "../../netlify/lib/protocol/codes.ts";
 import { deriveKey } from "../../netlify/lib/crypto/secrets.ts";
-import { sessionKey, type SessionRecord } from "../../netlify/lib/owner/sessions.ts";
+import type { SessionRecord } from "../../netlify/lib/owner/sessions.ts";
 import { consoleGet, consolePost, cookieFrom } from "../helpers/console.ts";
 import { TEST_SECRET } from "../helpers/env.ts";
 import { approve, authorizationParams, authorize, REDIRECT_URI, redirectParams, signedRequest } from "../helpers/oauth.ts";
 import { testRuntime, type TestRuntime } from "../helpers/runtime.ts";
+import { RECORDS } from "../../netlify/lib/platform/records.ts";
 
 const DAY = 24 * 60 * 60 * 1000;
 
@@ -45,7 +46,7 @@ describe("starting a session", () => {
   it("stores one session record, which holds no secret of the cookie", async () => {
     const rt = await testRuntime();
     const { cookie } = await rememberedSignIn(rt);
-    const keys = await rt.store.list("sessions/");
+    const keys = await rt.store.list(RECORDS.session.prefix);
     expect(keys).toHaveLength(1);
     const record = await rt.store.get<SessionRecord>(keys[0]!);
     expect(record).toMatchObject({ method: "password", persistent: true, ip: "203.0.113.7" });
@@ -58,7 +59,7 @@ describe("starting a session", () => {
     const response = await approve(rt, await signedRequest(rt));
     expect(response.status).toBe(302);
     expect(response.headers.get("set-cookie")).toBeNull();
-    expect(await rt.store.list("sessions/")).toEqual([]);
+    expect(await rt.store.list(RECORDS.session.prefix)).toEqual([]);
   });
 
   it("is not started by a wrong password, even with the box ticked", async () => {
@@ -66,7 +67,7 @@ describe("starting a session", () => {
     const response = await approve(rt, await signedRequest(rt), { remember: true, password: "wrong" });
     expect(response.status).toBe(303);
     expect(response.headers.get("set-cookie")).toBeNull();
-    expect(await rt.store.list("sessions/")).toEqual([]);
+    expect(await rt.store.list(RECORDS.session.prefix)).toEqual([]);
   });
 
   it("in local development drops the __Host- prefix and Secure (http://localhost cannot have them)", async () => {
@@ -96,10 +97,10 @@ describe("with a live session", () => {
     expect(response.status).toBe(302);
     const location = new URL(response.headers.get("location")!);
     expect(`${location.origin}${location.pathname}`).toBe(REDIRECT_URI);
-    const record = await rt.store.get<CodeRecord>(codeKey(location.searchParams.get("code")!));
+    const record = await rt.store.get<CodeRecord>(RECORDS.code.key(location.searchParams.get("code")!));
     expect(record!.scopes).toEqual(["create"]);
     // No second session is started by a session.
-    expect(await rt.store.list("sessions/")).toHaveLength(1);
+    expect(await rt.store.list(RECORDS.session.prefix)).toHaveLength(1);
 
     const overview = (await (await consoleGet(rt, { cookie })).json()) as { events: { method: string; outcome: string }[] };
     expect(overview.events[0]).toMatchObject({ method: "session", outcome: "success" });
@@ -122,18 +123,18 @@ describe("with a live session", () => {
     });
     expect(response.status).toBe(403);
     expect(response.headers.get("location")).toBeNull();
-    expect(await rt.store.list("codes/")).toHaveLength(1);
+    expect(await rt.store.list(RECORDS.code.prefix)).toHaveLength(1);
   });
 });
 
 describe("a session that is no longer live skips nothing", () => {
   async function expectPasswordAsked(rt: TestRuntime, cookie: string): Promise<void> {
     expect(await sessionHint(rt, cookie)).toBeNull();
-    const codesBefore = (await rt.store.list("codes/")).length;
+    const codesBefore = (await rt.store.list(RECORDS.code.prefix)).length;
     const response = await approve(rt, await signedRequest(rt), { password: "", headers: { Cookie: cookie } });
     expect(response.status).toBe(303);
     expect(fragmentOf(response).get("error")).toBe("session");
-    expect(await rt.store.list("codes/")).toHaveLength(codesBefore);
+    expect(await rt.store.list(RECORDS.code.prefix)).toHaveLength(codesBefore);
   }
 
   it("after Sign out on this device", async () => {
@@ -191,7 +192,7 @@ describe("a session that is no longer live skips nothing", () => {
     // A signed authorization request presented as a session cookie.
     await expectPasswordAsked(rt, `__Host-indieauth_session=${await signedRequest(rt)}`);
     // The session record itself is intact: the genuine cookie still works.
-    expect(await rt.store.get(sessionKey(sid))).not.toBeNull();
+    expect(await rt.store.get(RECORDS.session.key(sid))).not.toBeNull();
     expect(await sessionHint(rt, cookie)).toBe("1");
   });
 
@@ -200,7 +201,8 @@ describe("a session that is no longer live skips nothing", () => {
     const { cookie } = await rememberedSignIn(rt);
     await consolePost(rt, "/sign-out", {}, { cookie });
     for (let i = 0; i < 8; i++) await approve(rt, await signedRequest(rt), { password: "", headers: { Cookie: cookie } });
-    expect(await rt.store.list("throttle/")).toEqual([]);
+    const attempts = await Promise.all([RECORDS.throttleAddress.prefix, RECORDS.throttleOverall.prefix].map((prefix) => rt.store.list(prefix)));
+    expect(attempts.flat()).toEqual([]);
     expect((await approve(rt, await signedRequest(rt))).status).toBe(302);
   });
 });

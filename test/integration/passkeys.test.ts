@@ -17,6 +17,7 @@ import { TEST_PASSWORD } from "../helpers/env.ts";
 import { approve, authorizationParams, authorize, decodePayload, REDIRECT_URI, redirectParams, signedRequest } from "../helpers/oauth.ts";
 import { START_TIME, testRuntime, type TestRuntime } from "../helpers/runtime.ts";
 import { createSoftAuthenticator, type CeremonyOverrides, type SoftAuthenticator } from "../helpers/soft-authenticator.ts";
+import { RECORDS } from "../../netlify/lib/platform/records.ts";
 
 interface Ceremony<T> {
   options: T;
@@ -211,13 +212,13 @@ describe("signing in with a passkey", () => {
     const { rt } = await ownerWithPasskey();
     const junk = () => passkeysPost(rt, "/sign-in", { ticket: "x", response: "{}", remember: "false" }, { ip: "192.0.2.99" });
     for (let i = 0; i < THROTTLE_POLICY.freeFailuresPerIp; i++) expect((await junk()).status).toBe(401);
-    const events = (await rt.store.list("events/")).length;
+    const events = (await rt.store.list(RECORDS.signInEvent.prefix)).length;
     for (let i = 0; i < 10; i++) {
       const response = await junk();
       expect(response.status).toBe(429);
       expect(Number(response.headers.get("retry-after"))).toBeGreaterThan(0);
     }
-    expect(await rt.store.list("events/")).toHaveLength(events);
+    expect(await rt.store.list(RECORDS.signInEvent.prefix)).toHaveLength(events);
   });
 
   it("keeps only known transport names from the browser's answer (they are sent back to every browser)", async () => {
@@ -345,7 +346,7 @@ describe("signing in with a passkey", () => {
     const location = new URL(response.headers.get("location")!);
     expect(`${location.origin}${location.pathname}`).toBe(REDIRECT_URI);
     expect(redirectParams(response).get("code")).toMatch(/^ic_/);
-    expect(await rt.store.list("codes/")).toHaveLength(1);
+    expect(await rt.store.list(RECORDS.code.prefix)).toHaveLength(1);
     expect((await overview(rt, cookie)).events[0]).toMatchObject({ where: "authorization", method: "passkey", outcome: "success" });
   });
 
@@ -360,7 +361,7 @@ describe("signing in with a passkey", () => {
     expect(response.headers.get("location")).toMatch(/^\/indieauth\/sign-in\/#/);
     expect(fragment.get("request")).toBe(request);
     expect(fragment.get("error")).toBe("passkey");
-    expect(await rt.store.list("codes/")).toEqual([]);
+    expect(await rt.store.list(RECORDS.code.prefix)).toEqual([]);
   });
 
   it("app sign-in: an assertion already used at the console is refused there too", async () => {
@@ -371,7 +372,7 @@ describe("signing in with a passkey", () => {
     const response = await approve(rt, await signedRequest(rt), { password: "", fields: { passkey_ticket: ticket, passkey_response: JSON.stringify(answer) } });
     expect(response.status).toBe(303);
     expect(fragmentOf(response).get("error")).toBe("passkey");
-    expect(await rt.store.list("codes/")).toEqual([]);
+    expect(await rt.store.list(RECORDS.code.prefix)).toEqual([]);
   });
 });
 
@@ -405,7 +406,7 @@ describe("PASSWORD_LOGIN=off", () => {
     const response = await approve(rt, hints.get("request")!);
     expect(response.status).toBe(303);
     expect(fragmentOf(response).get("error")).toBe("password-off");
-    expect(await rt.store.list("codes/")).toEqual([]);
+    expect(await rt.store.list(RECORDS.code.prefix)).toEqual([]);
   });
 
   it("passkey sign-in still works, at the console and for an app", async () => {

@@ -1,24 +1,52 @@
 // The store module against the real local Blobs server.
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
+import { RECORDS } from "../../netlify/lib/platform/records.ts";
 import { blobStore } from "../../netlify/lib/platform/store.ts";
+
+const codeKey = RECORDS.code.key;
 
 describe("the Blobs store", () => {
   it("round-trips JSON records and lists them by prefix", async () => {
     const store = blobStore(`test-${randomUUID()}`);
-    await store.set("codes/a", { n: 1 });
-    await store.set("grants/b", { n: 2 });
-    expect(await store.get("codes/a")).toEqual({ n: 1 });
-    expect(await store.get("codes/missing")).toBeNull();
-    expect(await store.list("codes/")).toEqual(["codes/a"]);
-    await store.delete("codes/a");
-    expect(await store.get("codes/a")).toBeNull();
+    await store.set(codeKey("a"), { n: 1 });
+    await store.set(RECORDS.grant.key("b"), { n: 2 });
+    expect(await store.get(codeKey("a"))).toEqual({ n: 1 });
+    expect(await store.get(codeKey("missing"))).toBeNull();
+    expect(await store.list(RECORDS.code.prefix)).toEqual([codeKey("a")]);
+    await store.delete(codeKey("a"));
+    expect(await store.get(codeKey("a"))).toBeNull();
   });
 
   it("writes a key only once with setIfNew (the single-use guarantee of codes)", async () => {
     const store = blobStore(`test-${randomUUID()}`);
-    expect(await store.setIfNew("used/x", { first: true })).toBe(true);
-    expect(await store.setIfNew("used/x", { first: false })).toBe(false);
-    expect(await store.get("used/x")).toEqual({ first: true });
+    const key = RECORDS.usedCode.key("x");
+    expect(await store.setIfNew(key, { first: true })).toBe(true);
+    expect(await store.setIfNew(key, { first: false })).toBe(false);
+    expect(await store.get(key)).toEqual({ first: true });
+  });
+
+  it("setIfUnchanged creates a record read as absent only if it is still absent", async () => {
+    const store = blobStore(`test-${randomUUID()}`);
+    const key = RECORDS.passkeys.key();
+    const absent = await store.getVersioned(key);
+    expect(absent.value).toBeNull();
+    expect(await store.setIfUnchanged(key, { n: 1 }, absent.version)).toBe(true);
+    // Someone else created it since that read: refused, and the first write stays.
+    expect(await store.setIfUnchanged(key, { n: 2 }, absent.version)).toBe(false);
+    expect(await store.get(key)).toEqual({ n: 1 });
+  });
+
+  it("setIfUnchanged replaces a record read with its version; a stale tag is refused", async () => {
+    const store = blobStore(`test-${randomUUID()}`);
+    const key = RECORDS.passkeys.key();
+    await store.set(key, { n: 1 });
+    const read = await store.getVersioned<{ n: number }>(key);
+    expect(read.value).toEqual({ n: 1 });
+    // The local server gives no tag: the replacement is then unconditional (production has one).
+    expect(await store.setIfUnchanged(key, { n: 2 }, read.version)).toBe(true);
+    expect(await store.get(key)).toEqual({ n: 2 });
+    expect(await store.setIfUnchanged(key, { n: 3 }, { exists: true, etag: '"not-the-current-one"' })).toBe(false);
+    expect(await store.get(key)).toEqual({ n: 2 });
   });
 });

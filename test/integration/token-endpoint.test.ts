@@ -1,9 +1,9 @@
 // POST /token and POST /auth redemption, in-process against the real local Blobs server.
 import { describe, expect, it } from "vitest";
-import { grantKey } from "../../netlify/lib/protocol/grants.ts";
 import { CLIENT_ID } from "../helpers/oauth.ts";
 import { testRuntime } from "../helpers/runtime.ts";
 import { postAuth, codeForm, expectOAuthError, introspection, refreshForm, signInForCode, postToken, tokensFor, userinfo } from "../helpers/tokens.ts";
+import { RECORDS } from "../../netlify/lib/platform/records.ts";
 
 const DAY = 24 * 60 * 60 * 1000;
 
@@ -25,7 +25,7 @@ describe("POST /token with an authorization code", () => {
       profile: { name: "Jane Doe", url: "https://jane.example/", photo: "https://jane.example/photo.jpg", email: "jane@jane.example" },
     });
     const grantId = body.access_token.slice(4, 26);
-    const stored = JSON.stringify(await rt.store.get(grantKey(grantId)));
+    const stored = JSON.stringify(await rt.store.get(RECORDS.grant.key(grantId)));
     expect(stored).toContain(CLIENT_ID);
     expect(stored).not.toContain(body.access_token);
     expect(stored).not.toContain(body.refresh_token);

@@ -2,10 +2,10 @@
 // real local Blobs server.
 import { describe, expect, it } from "vitest";
 import { tokenEndpoint } from "../../netlify/lib/endpoints/token.ts";
-import { usageKey } from "../../netlify/lib/protocol/grants.ts";
 import { BASE, CLIENT_ID } from "../helpers/oauth.ts";
 import { testRuntime } from "../helpers/runtime.ts";
 import { expectOAuthError, introspect, introspection, refreshForm, revoke, postToken, tokensFor, userinfo } from "../helpers/tokens.ts";
+import { RECORDS } from "../../netlify/lib/platform/records.ts";
 
 const RESOURCE_SERVER = "r".repeat(40);
 const MINUTE = 60 * 1000;
@@ -70,14 +70,14 @@ describe("verification: POST /introspect and legacy GET /token", () => {
     const { access_token } = await tokensFor(rt);
     const grantId = access_token.slice(4, 26);
     await introspection(rt, access_token);
-    expect(await rt.store.get(usageKey(grantId))).toBeNull();
+    expect(await rt.store.get(RECORDS.grantUsage.key(grantId))).toBeNull();
     rt.clock.advance(6 * MINUTE);
     await introspection(rt, access_token);
     const used = rt.clock.now;
-    expect(await rt.store.get(usageKey(grantId))).toMatchObject({ lastUsedAt: used });
+    expect(await rt.store.get(RECORDS.grantUsage.key(grantId))).toMatchObject({ lastUsedAt: used });
     rt.clock.advance(MINUTE);
     await introspection(rt, access_token);
-    expect(await rt.store.get(usageKey(grantId))).toMatchObject({ lastUsedAt: used });
+    expect(await rt.store.get(RECORDS.grantUsage.key(grantId))).toMatchObject({ lastUsedAt: used });
   });
 });
 

@@ -3,11 +3,10 @@
 import { InvalidGrant, InvalidRequest, InvalidScope, UnsupportedGrantType } from "../errors.ts";
 import { endpoint, type RequestContext } from "../http/endpoint.ts";
 import type { Config } from "../platform/config.ts";
-import { newGrantId } from "../protocol/grant-tokens.ts";
 import { createGrant, rotateRefreshToken, type IssuedTokens } from "../protocol/grants.ts";
 import { COMMON_HEADERS, json } from "../http/responses.ts";
 import { profileFor } from "../protocol/profile.ts";
-import { redeemCode, redemptionInput } from "../protocol/redemption.ts";
+import { redeemCode, redemptionInput } from "../protocol/codes.ts";
 import { parseScope } from "../protocol/scopes.ts";
 import { canonicalUrl } from "../protocol/urls.ts";
 import { revokeToken } from "./revocation.ts";
@@ -39,12 +38,10 @@ function tokenResponse(req: Request, config: Config, issued: IssuedTokens, now: 
 
 async function authorizationCodeGrant({ req, rt, config }: RequestContext, form: URLSearchParams): Promise<Response> {
   const now = rt.now();
-  const grantId = newGrantId();
-  const code = await redeemCode(rt.store, redemptionInput(form), now, { grantTypeOptional: false, grantId });
+  const { record: code, grantId } = await redeemCode(rt.store, redemptionInput(form), now, { grantTypeOptional: false });
   // Spec 5.3.3: a code issued with no scope proves identity only; it never buys a token.
   if (code.scopes.length === 0) throw new InvalidGrant("This authorization code was issued without a scope; redeem it at the authorization endpoint.");
   const issued = await createGrant(rt.store, { id: grantId, clientId: code.clientId, me: code.me, scopes: code.scopes, ...(code.client ? { client: code.client } : {}) }, now, config);
-  if (!issued) throw new InvalidGrant("The authorization code has already been used.");
   return tokenResponse(req, config, issued, now);
 }
 

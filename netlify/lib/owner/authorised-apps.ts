@@ -1,19 +1,12 @@
 // The apps that hold tokens, as the owner's console shows them, and revoking them from there.
 import type { AppView } from "../pages/account-view.ts";
-import { grantKey, isLive, revokeGrant, usageKey, type StoredGrant } from "../protocol/grants.ts";
+import { grantLastUsedAt, liveGrant, liveGrants, revokeGrant } from "../protocol/grants.ts";
 import type { KeyValueStore } from "../platform/store.ts";
-import type { Usage } from "../protocol/verification.ts";
-
-async function liveGrants(store: KeyValueStore, now: number) {
-  const keys = await store.list("grants/");
-  const grants = await Promise.all(keys.map((key) => store.get<StoredGrant>(key)));
-  return grants.filter((grant) => isLive(grant, now));
-}
 
 /** Every app with a live grant, most recently used first. */
 export async function listAuthorisedApps(store: KeyValueStore, now: number): Promise<AppView[]> {
   const grants = await liveGrants(store, now);
-  const usage = await Promise.all(grants.map((grant) => store.get<Usage>(usageKey(grant.id))));
+  const lastUsed = await Promise.all(grants.map((grant) => grantLastUsedAt(store, grant)));
   return grants
     .map((grant, i): AppView => {
       const app: AppView = {
@@ -21,7 +14,7 @@ export async function listAuthorisedApps(store: KeyValueStore, now: number): Pro
         clientId: grant.clientId,
         scopes: grant.scopes,
         createdAt: grant.createdAt,
-        lastUsedAt: Math.max(grant.lastUsedAt, usage[i]?.lastUsedAt ?? 0),
+        lastUsedAt: lastUsed[i]!,
         expiresAt: grant.expiresAt,
       };
       if (grant.client?.name) app.name = grant.client.name;
@@ -34,7 +27,7 @@ export async function listAuthorisedApps(store: KeyValueStore, now: number): Pro
 /** Revokes one live grant; false when there is no such live grant. */
 export async function revokeApp(store: KeyValueStore, id: string, now: number): Promise<boolean> {
   if (!/^[A-Za-z0-9_-]{1,64}$/.test(id)) return false;
-  if (!isLive(await store.get<StoredGrant>(grantKey(id)), now)) return false;
+  if (!(await liveGrant(store, id, now))) return false;
   await revokeGrant(store, id, now);
   return true;
 }

@@ -1,6 +1,7 @@
 // The owner's passkeys: one small record holds them all (one owner, a handful of keys), so the
 // sign-in page learns whether any exist, and a sign-in finds its key, with one read.
 import type { PasskeyView } from "../pages/account-view.ts";
+import { RECORDS } from "../platform/records.ts";
 import type { KeyValueStore } from "../platform/store.ts";
 
 export interface PasskeyRecord {
@@ -23,7 +24,7 @@ interface PasskeyList {
   items: PasskeyRecord[];
 }
 
-const PASSKEYS_KEY = "owner/passkeys";
+const PASSKEYS_KEY = RECORDS.passkeys.key();
 export const MAX_PASSKEYS = 20;
 export const MAX_NAME_LENGTH = 64;
 
@@ -34,28 +35,18 @@ export async function listPasskeys(store: KeyValueStore): Promise<PasskeyRecord[
 
 /** A name as the owner typed it, without control characters, trimmed and bounded; null if empty. */
 export function passkeyName(raw: string): string | null {
-  // eslint-disable-next-line no-control-regex
   const name = raw.replace(/[\u0000-\u001f\u007f]/g, "").trim().slice(0, MAX_NAME_LENGTH);
   return name === "" ? null : name;
 }
 
-/** Read, change, write back only if nobody wrote in between (where the store gives a version),
- * retrying a few times: two devices registering at once must not lose a key. */
+/** Read, change, write back only if nobody wrote in between, retrying a few times: two devices
+ * registering at once must not lose a key. */
 async function updatePasskeys(store: KeyValueStore, change: (items: PasskeyRecord[]) => PasskeyRecord[] | null): Promise<boolean> {
   for (let attempt = 0; attempt < 3; attempt++) {
-    const current = await store.getVersioned<PasskeyList>(PASSKEYS_KEY);
-    const items = current?.value.kind === "passkeys" ? current.value.items : [];
-    const next = change(items);
+    const { value, version } = await store.getVersioned<PasskeyList>(PASSKEYS_KEY);
+    const next = change(value?.kind === "passkeys" ? value.items : []);
     if (next === null) return false;
-    const record: PasskeyList = { kind: "passkeys", items: next };
-    if (!current) {
-      if (await store.setIfNew(PASSKEYS_KEY, record)) return true;
-    } else if (current.etag) {
-      if (await store.setIfMatch(PASSKEYS_KEY, record, current.etag)) return true;
-    } else {
-      await store.set(PASSKEYS_KEY, record);
-      return true;
-    }
+    if (await store.setIfUnchanged(PASSKEYS_KEY, { kind: "passkeys", items: next } satisfies PasskeyList, version)) return true;
   }
   throw new Error("the passkey list kept changing during an update");
 }

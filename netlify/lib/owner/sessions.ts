@@ -4,6 +4,7 @@
 import { randomBytes } from "node:crypto";
 import { parse as parseCookies, serialize as serializeCookie } from "cookie";
 import type { Config } from "../platform/config.ts";
+import { RECORDS } from "../platform/records.ts";
 import type { KeyValueStore } from "../platform/store.ts";
 import { signTyped, verifyTyped, type JwtKind } from "../crypto/typed-jwt.ts";
 
@@ -31,7 +32,7 @@ export interface SessionRecord {
  * development (http://localhost: no Secure attribute, so no __Host- prefix). */
 export type SessionSettings = Pick<Config, "issuer" | "development"> & { keys: Pick<Config["keys"], "session"> };
 
-export const sessionKey = (id: string) => `sessions/${id}`;
+const sessionKey = RECORDS.session.key;
 const SESSION_ID = /^[A-Za-z0-9_-]{22}$/;
 
 /** `__Host-`: only ever set by this exact origin, over HTTPS, for the whole site. Browsers
@@ -122,7 +123,7 @@ export async function endSession(store: KeyValueStore, id: string): Promise<void
 
 /** Every live session, newest first. */
 export async function listSessions(store: KeyValueStore, now: number): Promise<SessionRecord[]> {
-  const keys = await store.list("sessions/");
+  const keys = await store.list(RECORDS.session.prefix);
   const records = await Promise.all(keys.map((key) => store.get<SessionRecord>(key)));
   return records
     .filter((s): s is SessionRecord => s !== null && s.kind === "session" && s.expiresAt > now)
@@ -131,7 +132,7 @@ export async function listSessions(store: KeyValueStore, now: number): Promise<S
 
 /** Signs out everywhere. */
 export async function endAllSessions(store: KeyValueStore): Promise<number> {
-  const keys = await store.list("sessions/");
+  const keys = await store.list(RECORDS.session.prefix);
   await Promise.all(keys.map((key) => store.delete(key)));
   return keys.length;
 }

@@ -2,6 +2,7 @@
 // (appending to a shared list would lose events when two sign-ins race).
 import { randomBytes } from "node:crypto";
 import type { SignInEventView } from "../pages/account-view.ts";
+import { RECORDS } from "../platform/records.ts";
 import type { KeyValueStore } from "../platform/store.ts";
 
 export const EVENT_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
@@ -15,7 +16,7 @@ export interface SignInEventRecord extends SignInEventView {
 }
 
 function eventKey(at: number): string {
-  return `events/${String(LATEST - at).padStart(15, "0")}-${randomBytes(6).toString("base64url")}`;
+  return RECORDS.signInEvent.key(`${String(LATEST - at).padStart(15, "0")}-${randomBytes(6).toString("base64url")}`);
 }
 
 export async function recordSignInEvent(store: KeyValueStore, event: SignInEventView): Promise<void> {
@@ -25,7 +26,7 @@ export async function recordSignInEvent(store: KeyValueStore, event: SignInEvent
 
 /** The most recent events of the last 30 days, newest first. */
 export async function recentSignInEvents(store: KeyValueStore, now: number, limit = SHOWN): Promise<SignInEventView[]> {
-  const keys = (await store.list("events/")).sort().slice(0, limit);
+  const keys = (await store.list(RECORDS.signInEvent.prefix)).sort().slice(0, limit);
   const records = await Promise.all(keys.map((key) => store.get<SignInEventRecord>(key)));
   return records
     .filter((r): r is SignInEventRecord => r !== null && r.kind === "sign-in-event" && r.expiresAt > now)

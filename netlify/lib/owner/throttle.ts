@@ -8,7 +8,7 @@
 // record again, so being held back neither counts nor extends anything.
 import { randomBytes } from "node:crypto";
 import { isIPv4, isIPv6 } from "node:net";
-import { secretHash } from "../crypto/secrets.ts";
+import { RECORDS } from "../platform/records.ts";
 import type { KeyValueStore } from "../platform/store.ts";
 
 export const THROTTLE_POLICY = {
@@ -38,9 +38,10 @@ export interface Attempt {
 
 export type ThrottleVerdict = { allowed: true; attempt: Attempt } | { allowed: false; retryAfterSeconds: number };
 
-/** A fixed-width millisecond count (readable, sortable), then randomness against ties. */
-function attemptKey(prefix: string, now: number): string {
-  return `${prefix}${String(now).padStart(15, "0")}-${randomBytes(6).toString("base64url")}`;
+/** What follows an attempt key's prefix: a fixed-width millisecond count (readable,
+ * sortable), then randomness against ties. */
+function attemptStamp(now: number): string {
+  return `${String(now).padStart(15, "0")}-${randomBytes(6).toString("base64url")}`;
 }
 
 /** IPv6 users hold a whole /64: counting per address would give a guesser billions of them.
@@ -59,8 +60,7 @@ export function addressGroup(ip: string): string {
   return `${full.slice(0, 4).map((g) => g.replace(/^0+(?=.)/, "")).join(":")}::/64`;
 }
 
-const ipPrefix = (ip: string) => `throttle/ip/${secretHash(addressGroup(ip))}/`;
-const GLOBAL_PREFIX = "throttle/global/";
+const GLOBAL_PREFIX = RECORDS.throttleOverall.prefix;
 
 /** Every other attempt still remembered: the finished failures, and any made at the same
  * moment (counted as failures too: in a burst, the safe reading). The time is read from the
@@ -92,7 +92,12 @@ function globalLockedUntil(failures: number[]): number {
 /** Records the attempt, then decides; a refused attempt leaves no trace. */
 export async function beginAttempt(store: KeyValueStore, ip: string, now: number): Promise<ThrottleVerdict> {
   const p = THROTTLE_POLICY;
-  const attempt: Attempt = { ipPrefix: ipPrefix(ip), ipKey: attemptKey(ipPrefix(ip), now), globalKey: attemptKey(GLOBAL_PREFIX, now) };
+  const group = addressGroup(ip);
+  const attempt: Attempt = {
+    ipPrefix: RECORDS.throttleAddress.addressPrefix(group),
+    ipKey: RECORDS.throttleAddress.key(group, attemptStamp(now)),
+    globalKey: RECORDS.throttleOverall.key(attemptStamp(now)),
+  };
   await Promise.all([
     store.set(attempt.ipKey, { at: now, expiresAt: now + p.ipMemoryMs } satisfies AttemptRecord),
     store.set(attempt.globalKey, { at: now, expiresAt: now + p.globalWindowMs + p.globalLockMs } satisfies AttemptRecord),

@@ -15,6 +15,7 @@ import {
 } from "@simplewebauthn/server";
 import type { Config } from "../platform/config.ts";
 import type { PasskeyRecord } from "./passkeys.ts";
+import { RECORDS } from "../platform/records.ts";
 import type { KeyValueStore } from "../platform/store.ts";
 import { signTyped, verifyTyped, type JwtKind } from "../crypto/typed-jwt.ts";
 
@@ -48,15 +49,13 @@ function signTicket(config: Config, ceremony: Ceremony, challenge: string, now: 
   return signTyped({ challenge, ceremony }, ticketKind(config), now, now + TICKET_TTL_SECONDS * 1000);
 }
 
-const usedChallengeKey = (challenge: string) => `webauthn-used/${createHash("sha256").update(challenge).digest("base64url")}`;
-
 /** The ticket's challenge if it is genuine, current and of this ceremony; marks it used, so
  * each ticket verifies at most once. */
 async function redeemTicket(store: KeyValueStore, config: Config, ticket: string, ceremony: Ceremony, now: number): Promise<string | null> {
   const payload = await verifyTyped<{ challenge: unknown; ceremony: unknown }>(ticket, ticketKind(config), now, 2048);
   if (!payload || typeof payload.challenge !== "string" || payload.ceremony !== ceremony) return null;
   const { challenge } = payload;
-  return (await store.setIfNew(usedChallengeKey(challenge), { usedAt: now, expiresAt: payload.exp! * 1000 })) ? challenge : null;
+  return (await store.setIfNew(RECORDS.usedChallenge.key(challenge), { usedAt: now, expiresAt: payload.exp! * 1000 })) ? challenge : null;
 }
 
 function parseResponse<T>(raw: string): T | null {

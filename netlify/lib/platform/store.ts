@@ -3,7 +3,9 @@
 // Every operation has a deadline: the Blobs client retries a failing request for up to half a
 // minute, and a person at the sign-in page, or a Micropub endpoint checking a token, should
 // get a clear "try again" long before that.
+// Every write goes to a key of a kind declared in records.ts, or is refused.
 import { getStore, type Store } from "@netlify/blobs";
+import { assertRegistered } from "./records.ts";
 
 /** Storage did not answer in time, or failed: endpoints answer 503, nothing half-done. */
 export class StorageUnavailable extends Error {
@@ -29,16 +31,29 @@ export interface BlobStoreOptions {
 
 export const STORAGE_DEADLINE_MS = 4000;
 
+/** Where a record stood when it was read, to hand back to setIfUnchanged; callers never look
+ * inside. A record that exists may come without a tag: the local development server does not
+ * return one. */
+export type Version = { readonly exists: false } | { readonly exists: true; readonly etag?: string };
+
+export interface Versioned<T> {
+  /** Null when there is no record. */
+  value: T | null;
+  version: Version;
+}
+
 export interface KeyValueStore {
   get<T>(key: string): Promise<T | null>;
   set(key: string, value: unknown): Promise<void>;
   /** Writes only if the key does not exist yet; false when it did (one conditional write). */
   setIfNew(key: string, value: unknown): Promise<boolean>;
-  /** The record with its version tag, for a later setIfMatch. The tag may be absent (the local
-   * development server does not return one); callers then fall back to an unconditional write. */
-  getVersioned<T>(key: string): Promise<{ value: T; etag?: string } | null>;
-  /** Writes only if the record is still at `etag`; false when someone wrote in between. */
-  setIfMatch(key: string, value: unknown, etag: string): Promise<boolean>;
+  /** The record (or its absence) with its version, for a later setIfUnchanged. */
+  getVersioned<T>(key: string): Promise<Versioned<T>>;
+  /** Writes only if the record is still as `version` found it, with one conditional write:
+   * created only if still absent, replaced only if still at the version's tag. False when
+   * someone wrote in between. Where the read gave no tag (the local development server), a
+   * replacement is unconditional and always succeeds. */
+  setIfUnchanged(key: string, value: unknown, version: Version): Promise<boolean>;
   delete(key: string): Promise<void>;
   /** Keys under a prefix. */
   list(prefix: string): Promise<string[]>;
@@ -89,24 +104,33 @@ class BlobsKeyValueStore implements KeyValueStore {
   // Writes go through set() with a JSON string, not setJSON(): @netlify/blobs 10.7.9's
   // setJSON drops the onlyIfNew / onlyIfMatch condition, which would make codes replayable.
   async set(key: string, value: unknown): Promise<void> {
+    assertRegistered(key);
     storageOperations.writes++;
     await this.#timed("set", (blobs) => blobs.set(key, JSON.stringify(value)));
   }
 
   async setIfNew(key: string, value: unknown): Promise<boolean> {
+    assertRegistered(key);
     storageOperations.writes++;
     const result = await this.#timed("set", (blobs) => blobs.set(key, JSON.stringify(value), { onlyIfNew: true }));
     return result.modified;
   }
 
-  async getVersioned<T>(key: string): Promise<{ value: T; etag?: string } | null> {
+  async getVersioned<T>(key: string): Promise<Versioned<T>> {
     storageOperations.reads++;
     const result = await this.#timed("get", (blobs) => blobs.getWithMetadata(key, { type: "json" }));
-    if (!result) return null;
-    return result.etag ? { value: result.data as T, etag: result.etag } : { value: result.data as T };
+    if (!result) return { value: null, version: { exists: false } };
+    return { value: result.data as T, version: result.etag ? { exists: true, etag: result.etag } : { exists: true } };
   }
 
-  async setIfMatch(key: string, value: unknown, etag: string): Promise<boolean> {
+  async setIfUnchanged(key: string, value: unknown, version: Version): Promise<boolean> {
+    if (!version.exists) return this.setIfNew(key, value);
+    const { etag } = version;
+    if (etag === undefined) {
+      await this.set(key, value);
+      return true;
+    }
+    assertRegistered(key);
     storageOperations.writes++;
     const result = await this.#timed("set", (blobs) => blobs.set(key, JSON.stringify(value), { onlyIfMatch: etag }));
     return result.modified;

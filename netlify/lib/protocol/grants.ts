@@ -1,8 +1,12 @@
 // Grants: one record per approved client authorization. Its access and refresh tokens are
-// checked against it, so revoking the grant kills both at once, in one write.
+// checked against it, so revoking the grant kills both at once, in one write. Beside it, a
+// small usage record says when its access token was last verified (written at most every few
+// minutes, so that verification stays one read).
 import { grantIdOf, newGrantToken, tokenHash, tokenKindOf, tokenMatches, type TokenKind } from "./grant-tokens.ts";
 import { constantTimeEqual } from "../crypto/secrets.ts";
-import type { ClientDisplay } from "./codes.ts";
+import type { ClientDisplay } from "../clients/client-display.ts";
+import { InvalidGrant } from "../errors.ts";
+import { RECORDS } from "../platform/records.ts";
 import type { KeyValueStore } from "../platform/store.ts";
 
 export interface IssuedToken {
@@ -44,8 +48,15 @@ export interface RevokedGrant {
 
 export type StoredGrant = GrantRecord | RevokedGrant;
 
-export const grantKey = (id: string) => `grants/${id}`;
-export const usageKey = (id: string) => `usage/${id}`;
+const grantKey = RECORDS.grant.key;
+
+/** A code presented again, whichever side of the race notices it: the code module, when the
+ * code's used marker exists already, or createGrant, when a replay revoked the grant first. */
+export class CodeAlreadyUsed extends InvalidGrant {
+  constructor() {
+    super("The authorization code has already been used.");
+  }
+}
 
 /** How long a revoked grant is kept (for the owner's history) before housekeeping drops it. */
 const REVOKED_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
@@ -73,13 +84,18 @@ function mintTokens(id: string, now: number, ttl: TokenLifetimes): { accessToken
   };
 }
 
-/** Creates the grant for a redeemed code. Null when the grant was revoked first (replay). */
-export async function createGrant(
-  store: KeyValueStore,
-  input: { id: string; clientId: string; me: string; scopes: string[]; client?: ClientDisplay },
-  now: number,
-  ttl: TokenLifetimes,
-): Promise<IssuedTokens | null> {
+export interface NewGrant {
+  /** The id the code's redemption allocated (and recorded in the code's used marker). */
+  id: string;
+  clientId: string;
+  me: string;
+  scopes: string[];
+  client?: ClientDisplay;
+}
+
+/** Creates the grant for a redeemed code, with one create-if-new write. Throws CodeAlreadyUsed
+ * when a replay of the code revoked the grant before it was written (RFC 6749 4.1.2). */
+export async function createGrant(store: KeyValueStore, input: NewGrant, now: number, ttl: TokenLifetimes): Promise<IssuedTokens> {
   const { accessToken, refreshToken, access, refresh } = mintTokens(input.id, now, ttl);
   const grant: GrantRecord = {
     kind: "grant",
@@ -92,12 +108,25 @@ export async function createGrant(
     refresh,
     retiredRefreshHashes: [],
   };
-  if (!(await store.setIfNew(grantKey(input.id), grant))) return null;
+  if (!(await store.setIfNew(grantKey(input.id), grant))) throw new CodeAlreadyUsed();
   return { accessToken, refreshToken, grant };
 }
 
 export function isLive(grant: StoredGrant | null, now: number): grant is GrantRecord {
   return grant !== null && grant.kind === "grant" && grant.revokedAt === undefined && grant.expiresAt > now;
+}
+
+/** The grant with this id, if it is live. */
+export async function liveGrant(store: KeyValueStore, id: string, now: number): Promise<GrantRecord | null> {
+  const grant = await store.get<StoredGrant>(grantKey(id));
+  return isLive(grant, now) ? grant : null;
+}
+
+/** Every live grant. */
+export async function liveGrants(store: KeyValueStore, now: number): Promise<GrantRecord[]> {
+  const keys = await store.list(RECORDS.grant.prefix);
+  const grants = await Promise.all(keys.map((key) => store.get<StoredGrant>(key)));
+  return grants.filter((grant) => isLive(grant, now));
 }
 
 /** The live grant whose current token of this kind is exactly `token`, with one read. */
@@ -138,8 +167,7 @@ export async function rotateRefreshToken(
 ): Promise<RefreshOutcome> {
   const id = grantIdOf(refreshToken, "refresh");
   if (!id) return { ok: false, reason: "unknown" };
-  const versioned = await store.getVersioned<StoredGrant>(grantKey(id));
-  const grant = versioned?.value ?? null;
+  const { value: grant, version } = await store.getVersioned<StoredGrant>(grantKey(id));
   if (!isLive(grant, now)) return { ok: false, reason: "unknown" };
   const presented = tokenHash(refreshToken);
   if (grant.retiredRefreshHashes.some((hash) => constantTimeEqual(presented, hash))) {
@@ -163,11 +191,7 @@ export async function rotateRefreshToken(
     retiredRefreshHashes: [presented, ...grant.retiredRefreshHashes].slice(0, MAX_RETIRED),
   };
   // Two refreshes racing on production Blobs: only one write wins, the other is refused.
-  if (versioned?.etag) {
-    if (!(await store.setIfMatch(grantKey(id), next, versioned.etag))) return { ok: false, reason: "conflict" };
-  } else {
-    await store.set(grantKey(id), next);
-  }
+  if (!(await store.setIfUnchanged(grantKey(id), next, version))) return { ok: false, reason: "conflict" };
   return { ok: true, tokens: { accessToken: minted.accessToken, refreshToken: minted.refreshToken, grant: next } };
 }
 
@@ -182,4 +206,32 @@ export async function grantOwningToken(store: KeyValueStore, token: string): Pro
   const hashes = kind === "access" ? [grant.access.hash] : [grant.refresh.hash, ...grant.retiredRefreshHashes];
   const presented = tokenHash(token);
   return hashes.some((hash) => constantTimeEqual(presented, hash)) ? id : null;
+}
+
+// Usage: when a grant's access token was last verified. A record of its own, so that a
+// verification never rewrites the grant (which a refresh may be rewriting at the same moment).
+
+export interface GrantUsage {
+  lastUsedAt: number;
+  expiresAt: number;
+}
+
+const USAGE_WRITE_INTERVAL_MS = 5 * 60 * 1000;
+/** Per function instance: the last usage write of each grant, bounded. */
+const lastUsageWrite = new Map<string, number>();
+
+/** Records a verification of the grant's access token: one write per grant every five
+ * minutes per function instance at most. */
+export async function recordGrantUse(store: KeyValueStore, grant: GrantRecord, now: number): Promise<void> {
+  const last = Math.max(grant.lastUsedAt, lastUsageWrite.get(grant.id) ?? 0);
+  if (now - last < USAGE_WRITE_INTERVAL_MS) return;
+  lastUsageWrite.set(grant.id, now);
+  if (lastUsageWrite.size > 1000) lastUsageWrite.delete(lastUsageWrite.keys().next().value!);
+  await store.set(RECORDS.grantUsage.key(grant.id), { lastUsedAt: now, expiresAt: grant.expiresAt } satisfies GrantUsage);
+}
+
+/** When the grant was last used: issued or refreshed (the grant), or verified (its usage). */
+export async function grantLastUsedAt(store: KeyValueStore, grant: GrantRecord): Promise<number> {
+  const usage = await store.get<GrantUsage>(RECORDS.grantUsage.key(grant.id));
+  return Math.max(grant.lastUsedAt, usage?.lastUsedAt ?? 0);
 }

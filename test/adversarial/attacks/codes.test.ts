@@ -6,12 +6,14 @@
 // conditional write (onlyIfNew), which production Blobs performs atomically but the local Blobs
 // server of the tests does not (see test/helpers/attack-kit.ts).
 import { describe, expect, it } from "vitest";
-import { codeKey, type CodeRecord } from "../../../netlify/lib/protocol/codes.ts";
+import { redeemCode, redemptionInput, type CodeRecord } from "../../../netlify/lib/protocol/codes.ts";
+import { CodeAlreadyUsed, createGrant } from "../../../netlify/lib/protocol/grants.ts";
 import { s256 } from "../../../netlify/lib/protocol/pkce.ts";
 import { atomicRuntime, fastRuntime } from "../../helpers/attack-kit.ts";
 import { approve, authorizationParams, authorize, CLIENT_ID, pkcePair, REDIRECT_URI, redirectParams, signedRequest } from "../../helpers/oauth.ts";
 import type { TestRuntime } from "../../helpers/runtime.ts";
 import { postAuth, codeForm, expectOAuthError, introspection, signInForCode, postToken, type SignedIn, type Tokens } from "../../helpers/tokens.ts";
+import { RECORDS } from "../../../netlify/lib/platform/records.ts";
 
 const MINUTE = 60 * 1000;
 
@@ -54,7 +56,7 @@ describe("codes: replay", () => {
     for (const r of responses.filter((r) => r.status !== 200)) await expectOAuthError(r, 400, "invalid_grant");
     for (const r of ok) expect(await introspection(rt, ((await r.json()) as Tokens).access_token)).toEqual({ active: false });
     // One grant at most was ever created, and it is revoked.
-    expect((await rt.store.list("grants/")).length).toBeLessThanOrEqual(1);
+    expect((await rt.store.list(RECORDS.grant.prefix)).length).toBeLessThanOrEqual(1);
   });
 
   it("ten redemptions at once at POST /auth and /token together: at most one succeeds", async () => {
@@ -64,13 +66,30 @@ describe("codes: replay", () => {
     expect(responses.filter((r) => r.status === 200).length).toBeLessThanOrEqual(1);
   });
 
+  it("a replay that lands between the first redemption's consumption and its grant: no grant is ever created", async () => {
+    // The interleaving the concurrent tests may or may not hit, step by step: the first
+    // redemption consumes the code; the replay finds it used and revokes the grant the first
+    // allocated, which does not exist yet; the first then fails to create it.
+    const rt = await fastRuntime();
+    const signedIn = await signInForCode(rt);
+    const input = redemptionInput(new URLSearchParams(codeForm(signedIn)));
+    const first = await redeemCode(rt.store, input, rt.now(), { grantTypeOptional: false });
+    const replay: unknown = await redeemCode(rt.store, input, rt.now(), { grantTypeOptional: false }).catch((e: unknown) => e);
+    expect(replay).toBeInstanceOf(CodeAlreadyUsed);
+    const grant = { id: first.grantId, clientId: first.record.clientId, me: first.record.me, scopes: first.record.scopes };
+    const created: unknown = await createGrant(rt.store, grant, rt.now(), { accessTokenTtlMs: MINUTE, refreshTokenTtlMs: MINUTE }).catch((e: unknown) => e);
+    expect(created).toBeInstanceOf(CodeAlreadyUsed);
+    expect((created as CodeAlreadyUsed).description).toBe((replay as CodeAlreadyUsed).description);
+    expect(await rt.store.get(RECORDS.grant.key(first.grantId))).toMatchObject({ kind: "revoked-grant" });
+  });
+
   it("a code cannot be re-issued by approving the same signed request again: each approval is a new code", async () => {
     const rt = await fastRuntime();
     const request = await signedRequest(rt);
     const first = redirectParams(await approve(rt, request, { scopes: ["create"] })).get("code");
     const second = redirectParams(await approve(rt, request, { scopes: ["create"] })).get("code");
     expect(first).not.toBe(second);
-    expect(await rt.store.list("codes/")).toHaveLength(2);
+    expect(await rt.store.list(RECORDS.code.prefix)).toHaveLength(2);
   });
 });
 
@@ -89,7 +108,7 @@ describe("codes: expiry", () => {
     const rt = await fastRuntime();
     const signedIn = await signInForCode(rt);
     rt.clock.advance(24 * 60 * MINUTE);
-    expect(await rt.store.get<CodeRecord>(codeKey(signedIn.code))).not.toBeNull();
+    expect(await rt.store.get<CodeRecord>(RECORDS.code.key(signedIn.code))).not.toBeNull();
     await expectOAuthError(await postAuth(rt, codeForm(signedIn)), 400, "invalid_grant");
   });
 });
@@ -117,10 +136,10 @@ describe("codes: redemption by someone else", () => {
   it("the store keeps only the code's hash: its record key and content give no usable code", async () => {
     const rt = await fastRuntime();
     const signedIn = await signInForCode(rt);
-    const [key] = await rt.store.list("codes/");
+    const [key] = await rt.store.list(RECORDS.code.prefix);
     const record = await rt.store.get<CodeRecord>(key!);
     expect(JSON.stringify({ key, record })).not.toContain(signedIn.code.slice(3));
-    await expectOAuthError(await postToken(rt, codeForm(signedIn, { code: `ic_${key!.slice("codes/".length)}` })), 400, "invalid_grant");
+    await expectOAuthError(await postToken(rt, codeForm(signedIn, { code: `ic_${key!.slice(RECORDS.code.prefix.length)}` })), 400, "invalid_grant");
   });
 });
 
@@ -173,6 +192,6 @@ describe("codes: PKCE downgrade", () => {
     const { challenge } = pkcePair();
     const request = await signedRequest(rt, authorizationParams({ code_challenge: challenge }));
     const code = redirectParams(await approve(rt, request)).get("code")!;
-    expect(await rt.store.get<CodeRecord>(codeKey(code))).toMatchObject({ codeChallenge: challenge, codeChallengeMethod: "S256" });
+    expect(await rt.store.get<CodeRecord>(RECORDS.code.key(code))).toMatchObject({ codeChallenge: challenge, codeChallengeMethod: "S256" });
   });
 });

@@ -9,6 +9,7 @@ import type { ClientInfo } from "../../../netlify/lib/clients/client-info.ts";
 import { fastRuntime } from "../../helpers/attack-kit.ts";
 import { approve, authorizationParams, authorize, CLIENT_ID, decodePayload, signedRequest } from "../../helpers/oauth.ts";
 import type { TestRuntime } from "../../helpers/runtime.ts";
+import { RECORDS } from "../../../netlify/lib/platform/records.ts";
 
 /** The client publishes these redirect URIs (besides its own origin, which is always allowed). */
 function publishing(...redirectUris: string[]) {
@@ -21,7 +22,7 @@ async function expectNotSent(rt: TestRuntime, overrides: Record<string, string |
   expect(response.headers.get("location")).toBeNull();
   expect(response.headers.get("content-type")).toMatch(/^text\/html/);
   expect(await response.text()).toContain("you were not sent back to the app");
-  expect(await rt.store.list("codes/")).toEqual([]);
+  expect(await rt.store.list(RECORDS.code.prefix)).toEqual([]);
 }
 
 describe("open redirect: another host dressed up as the client's (client https://app.example.com/, nothing published)", () => {
@@ -176,7 +177,7 @@ describe("open redirect: the approve step sends the code only where the signed r
       expect(response.status).toBe(400);
       expect(response.headers.get("location")).toBeNull();
     }
-    expect(await rt.store.list("codes/")).toEqual([]);
+    expect(await rt.store.list(RECORDS.code.prefix)).toEqual([]);
   });
 
   it("a redirect_uri's own code and iss parameters cannot shadow ours", async () => {

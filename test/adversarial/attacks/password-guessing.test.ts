@@ -14,6 +14,7 @@ import { consolePost, passkeysPost } from "../../helpers/console.ts";
 import { TEST_PASSWORD } from "../../helpers/env.ts";
 import { approve, BASE, signedRequest } from "../../helpers/oauth.ts";
 import { testRuntime, type TestRuntime } from "../../helpers/runtime.ts";
+import { RECORDS } from "../../../netlify/lib/platform/records.ts";
 
 const p = THROTTLE_POLICY;
 const SECOND = 1000;
@@ -53,7 +54,7 @@ describe("password guessing: the throttle holds across function instances sharin
     await failFreely([a, b], p.freeFailuresPerIp);
     await expectHeldBack(await guess(a, TEST_PASSWORD), p.firstBackoffMs / SECOND);
     await expectHeldBack(await guess(b, TEST_PASSWORD), p.firstBackoffMs / SECOND);
-    expect(await a.store.list("codes/")).toEqual([]);
+    expect(await a.store.list(RECORDS.code.prefix)).toEqual([]);
   });
 
   it("an app's sign-in page, the console and passkey sign-in all count against one address", async () => {

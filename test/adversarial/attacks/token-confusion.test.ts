@@ -29,6 +29,7 @@ import {
   userinfo,
   type Tokens,
 } from "../../helpers/tokens.ts";
+import { RECORDS } from "../../../netlify/lib/platform/records.ts";
 
 const ISSUER = "https://auth.jane.example/";
 const INTROSPECTION_TOKEN = "resource-server-credential-0123456789abcdef";
@@ -160,7 +161,7 @@ describe("token confusion: each kind of secret presented where another is expect
       const response = await passkeysPost(s.rt, "/registration", { ticket, response: JSON.stringify({ id: "x", response: {} }) }, { cookie });
       expect(response.status).toBe(400);
     }
-    expect(await s.rt.store.list("webauthn-used/")).toEqual([]);
+    expect(await s.rt.store.list(RECORDS.usedChallenge.prefix)).toEqual([]);
   });
 
   it("an access token is not the INTROSPECTION_TOKEN: it may check itself, never another token", async () => {
@@ -234,7 +235,7 @@ describe("token confusion: a JWT re-signed to pass for another kind (each check 
   ])("an authorization request %s is refused at the approve step, with no code", async (_name, kind) => {
     const rt = await fastRuntime();
     expect(await isRequestObject(rt, await signTyped({ ...request }, kind, rt.now(), rt.now() + 60_000))).toBe(false);
-    expect(await rt.store.list("codes/")).toEqual([]);
+    expect(await rt.store.list(RECORDS.code.prefix)).toEqual([]);
   });
 });
 

@@ -1,0 +1,88 @@
+// Every kind of record the server keeps, declared once: where its keys live (and how one is
+// built), the field that holds its expiry, and whether the daily housekeeping sweeps it.
+// Every module builds its keys here, and the store refuses to write a key that belongs to no
+// kind declared here: a new kind cannot be written without being declared, so it cannot be
+// forgotten by the sweep either.
+import { secretHash } from "../crypto/secrets.ts";
+
+export interface RecordKind {
+  /** For messages and tests. */
+  readonly name: string;
+  /** Every key of the kind starts with it; a single record's key is exactly it. */
+  readonly prefix: string;
+  /** One record of this kind at most, at exactly `prefix`. */
+  readonly single: boolean;
+  /** The field holding the record's expiry (milliseconds since the epoch), which its readers
+   * check; null for a record that lives until it is deleted. */
+  readonly expiresField: string | null;
+  /** Whether housekeeping deletes the kind's records once their expiry has passed. */
+  readonly swept: boolean;
+}
+
+export interface SweptKind extends RecordKind {
+  readonly expiresField: string;
+  readonly swept: true;
+}
+
+/** A kind keyed `<prefix><id>`, whose records carry `expiresAt` and are swept. */
+function expiring<A extends unknown[]>(name: string, prefix: string, id: (...parts: A) => string) {
+  const kind: SweptKind = { name, prefix, single: false, expiresField: "expiresAt", swept: true };
+  return { ...kind, key: (...parts: A): string => `${prefix}${id(...parts)}` };
+}
+
+/** A single record at `key`, kept until it is deleted. */
+function permanent(name: string, key: string) {
+  const kind: RecordKind = { name, prefix: key, single: true, expiresField: null, swept: false };
+  return { ...kind, key: (): string => key };
+}
+
+const throttleAddressPrefix = "throttle/ip/";
+
+export const RECORDS = {
+  /** An authorization code, keyed by its hash (a copy of the store yields no usable code). */
+  code: expiring("authorization code", "codes/", (code: string) => secretHash(code)),
+  /** Written once when a code is consumed; names the grant its redemption allocated. */
+  usedCode: expiring("used code marker", "used-codes/", (code: string) => secretHash(code)),
+  /** A grant (or the tombstone of one revoked before it was written), by grant id. */
+  grant: expiring("grant", "grants/", (grantId: string) => grantId),
+  /** When a grant's access token was last verified, by grant id. */
+  grantUsage: expiring("grant usage", "usage/", (grantId: string) => grantId),
+  /** One password attempt from one address group (hashed), at a time stamp. */
+  throttleAddress: {
+    ...expiring("password attempt by address", throttleAddressPrefix, (address: string, stamp: string) => `${secretHash(address)}/${stamp}`),
+    /** Every attempt of one address group. */
+    addressPrefix: (address: string): string => `${throttleAddressPrefix}${secretHash(address)}/`,
+  },
+  /** One password attempt, counted towards the overall lock, at a time stamp. */
+  throttleOverall: expiring("password attempt overall", "throttle/global/", (stamp: string) => stamp),
+  /** An owner session (the cookie carries its id). */
+  session: expiring("owner session", "sessions/", (sessionId: string) => sessionId),
+  /** One entry of the owner's sign-in history; keys sort newest first. */
+  signInEvent: expiring("sign-in event", "events/", (stamp: string) => stamp),
+  /** A WebAuthn ticket's challenge, once used, keyed by its hash. */
+  usedChallenge: expiring("used WebAuthn challenge", "webauthn-used/", (challenge: string) => secretHash(challenge)),
+  /** The owner's passkeys, all in one record; never expires. */
+  passkeys: permanent("passkeys", "owner/passkeys"),
+};
+
+/** Every kind, each with its key builder (checked here: an entry without one does not compile). */
+export const RECORD_KINDS: readonly (RecordKind & { key: (...parts: never[]) => string })[] = Object.values(RECORDS);
+
+/** What housekeeping sweeps. */
+export const SWEPT_KINDS: readonly SweptKind[] = RECORD_KINDS.filter(<K extends RecordKind>(kind: K): kind is K & SweptKind => kind.swept && kind.expiresField !== null);
+
+/** The kind a key belongs to, if any. */
+export function kindOfKey(key: string): RecordKind | undefined {
+  return RECORD_KINDS.find((kind) => (kind.single ? key === kind.prefix : key.startsWith(kind.prefix) && key.length > kind.prefix.length));
+}
+
+/** A write to a key that no declared kind owns: a programming error, never a storage failure. */
+export class UnregisteredRecord extends Error {
+  constructor(key: string) {
+    super(`refusing to write "${key}": no record kind is declared for it in netlify/lib/platform/records.ts`);
+  }
+}
+
+export function assertRegistered(key: string): void {
+  if (!kindOfKey(key)) throw new UnregisteredRecord(key);
+}

@@ -1,0 +1,105 @@
+// The record registry (netlify/lib/platform/records.ts): the store writes only keys of a kind
+// declared there, every key in netlify/lib is built there, and housekeeping sweeps every kind
+// it marks as swept. Because the store refuses the rest, the whole suite checks that every
+// write path of the server uses a declared kind.
+import { randomUUID } from "node:crypto";
+import { readdir, readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { sweepExpired } from "../../netlify/lib/platform/housekeeping.ts";
+import { kindOfKey, RECORD_KINDS, RECORDS, SWEPT_KINDS, UnregisteredRecord } from "../../netlify/lib/platform/records.ts";
+import { blobStore, StorageUnavailable } from "../../netlify/lib/platform/store.ts";
+
+const LIB = new URL("../../netlify/lib/", import.meta.url).pathname;
+const NOW = Date.UTC(2026, 10, 21, 12, 0, 0);
+
+describe("the store writes only declared kinds of record", () => {
+  it.each(["used/x", "grant/x", "codes/", "owner/passkeys-2", "owner/other", "", "x"])("refuses every kind of write to %j, with a clear error, and writes nothing", async (key) => {
+    const store = blobStore(`test-${randomUUID()}`);
+    const writes = [
+      () => store.set(key, { n: 1 }),
+      () => store.setIfNew(key, { n: 1 }),
+      () => store.setIfUnchanged(key, { n: 1 }, { exists: false }),
+      () => store.setIfUnchanged(key, { n: 1 }, { exists: true }),
+      () => store.setIfUnchanged(key, { n: 1 }, { exists: true, etag: '"e"' }),
+    ];
+    for (const write of writes) {
+      const error: unknown = await write().then(() => null, (e: unknown) => e);
+      expect(error).toBeInstanceOf(UnregisteredRecord);
+      expect(error).not.toBeInstanceOf(StorageUnavailable);
+      expect((error as Error).message).toContain("platform/records.ts");
+    }
+    expect(await store.list("")).toEqual([]);
+  });
+
+  it("accepts the keys its kinds build", async () => {
+    const store = blobStore(`test-${randomUUID()}`);
+    const keys = [
+      RECORDS.code.key("ic_x"),
+      RECORDS.usedCode.key("ic_x"),
+      RECORDS.grant.key("g"),
+      RECORDS.grantUsage.key("g"),
+      RECORDS.throttleAddress.key("203.0.113.7", "1"),
+      RECORDS.throttleOverall.key("1"),
+      RECORDS.session.key("s"),
+      RECORDS.signInEvent.key("1"),
+      RECORDS.usedChallenge.key("c"),
+      RECORDS.passkeys.key(),
+    ];
+    // One key of every kind, each recognised as its own kind.
+    expect(keys.map((key) => kindOfKey(key)?.name)).toEqual(RECORD_KINDS.map((kind) => kind.name));
+    for (const key of keys) await store.set(key, { n: 1 });
+    expect((await store.list("")).sort()).toEqual([...keys].sort());
+    expect(RECORDS.throttleAddress.key("203.0.113.7", "1").startsWith(RECORDS.throttleAddress.addressPrefix("203.0.113.7"))).toBe(true);
+  });
+});
+
+describe("the registry", () => {
+  it("has one prefix per kind, none inside another (a sweep or a list of one kind never reaches another)", () => {
+    for (const a of RECORD_KINDS) {
+      for (const b of RECORD_KINDS) if (a !== b) expect(a.prefix.startsWith(b.prefix), `${a.name} inside ${b.name}`).toBe(false);
+    }
+  });
+
+  it("names an expiry field for every kind it sweeps; only the passkeys are kept for good", () => {
+    for (const kind of SWEPT_KINDS) expect(kind.expiresField).toBe("expiresAt");
+    expect(RECORD_KINDS.filter((kind) => !kind.swept).map((kind) => kind.name)).toEqual([RECORDS.passkeys.name]);
+  });
+
+  it("keeps code and challenge keys to hashes: no key contains the secret", () => {
+    const code = `ic_${"A".repeat(43)}`;
+    for (const key of [RECORDS.code.key(code), RECORDS.usedCode.key(code), RECORDS.usedChallenge.key(code)]) expect(key).not.toContain("AAAA");
+  });
+
+  it("is the only place in netlify/lib that spells a key prefix", async () => {
+    const files = (await readdir(LIB, { recursive: true })).filter((f) => f.endsWith(".ts") && f !== join("platform", "records.ts"));
+    const offending: string[] = [];
+    for (const file of files) {
+      const text = await readFile(join(LIB, file), "utf8");
+      for (const kind of RECORD_KINDS) {
+        const prefix = kind.prefix.split("/")[0]! + "/";
+        for (const quote of ['"', "'", "`"]) if (text.includes(quote + prefix)) offending.push(`${file}: ${quote}${prefix}`);
+      }
+    }
+    expect(offending).toEqual([]);
+  });
+});
+
+describe("housekeeping sweeps every kind the registry marks as swept", () => {
+  it("deletes one expired record of each swept kind and keeps the live ones and the passkeys", async () => {
+    const store = blobStore(`test-${randomUUID()}`);
+    for (const kind of SWEPT_KINDS) {
+      await store.set(`${kind.prefix}expired`, { [kind.expiresField]: NOW - 1 });
+      await store.set(`${kind.prefix}exactly-now`, { [kind.expiresField]: NOW });
+      await store.set(`${kind.prefix}no-expiry`, { something: "else" });
+      await store.set(`${kind.prefix}live`, { [kind.expiresField]: NOW + 1 });
+    }
+    await store.set(RECORDS.passkeys.key(), { kind: "passkeys", items: [] });
+
+    const result = await sweepExpired(store, NOW);
+
+    expect(result).toEqual({ examined: 4 * SWEPT_KINDS.length, deleted: 3 * SWEPT_KINDS.length });
+    const left = (await store.list("")).sort();
+    expect(left).toEqual([...SWEPT_KINDS.map((kind) => `${kind.prefix}live`), RECORDS.passkeys.key()].sort());
+  });
+});
