@@ -4,7 +4,8 @@ import { describe, expect, it } from "vitest";
 import { codeKey, type CodeRecord } from "../../netlify/lib/protocol/codes.ts";
 import { handleApprove } from "../../netlify/lib/endpoints/approve.ts";
 import { THROTTLE_POLICY } from "../../netlify/lib/owner/throttle.ts";
-import { approve, authorizationParams, BASE, CLIENT_ID, REDIRECT_URI, redirectParams, signedRequest } from "../helpers/oauth.ts";
+import { approve, signedRequest } from "../helpers/endpoints.ts";
+import { authorizationParams, BASE, CLIENT_ID, REDIRECT_URI, redirectParams } from "../helpers/requests.ts";
 import { testRuntime } from "../helpers/runtime.ts";
 import { TEST_PASSWORD } from "../helpers/env.ts";
 

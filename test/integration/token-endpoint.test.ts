@@ -1,9 +1,10 @@
 // POST /token and POST /auth redemption, in-process against the real local Blobs server.
 import { describe, expect, it } from "vitest";
 import { grantKey } from "../../netlify/lib/protocol/grants.ts";
-import { CLIENT_ID } from "../helpers/oauth.ts";
+import { CLIENT_ID, codeForm, refreshForm } from "../helpers/requests.ts";
+import { authEndpoint, signInForCode, tokenEndpoint, userinfo } from "../helpers/endpoints.ts";
+import { expectOAuthError, introspection, tokensFor } from "../helpers/tokens.ts";
 import { testRuntime } from "../helpers/runtime.ts";
-import { authEndpoint, codeForm, expectOAuthError, introspection, refreshForm, signInForCode, tokenEndpoint, tokensFor, userinfo } from "../helpers/tokens.ts";
 
 const DAY = 24 * 60 * 60 * 1000;
 

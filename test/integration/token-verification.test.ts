@@ -3,9 +3,10 @@
 import { describe, expect, it } from "vitest";
 import { handleToken } from "../../netlify/lib/endpoints/token.ts";
 import { usageKey } from "../../netlify/lib/protocol/grants.ts";
-import { BASE, CLIENT_ID } from "../helpers/oauth.ts";
+import { BASE, CLIENT_ID, refreshForm } from "../helpers/requests.ts";
+import { expectOAuthError, introspection, tokensFor } from "../helpers/tokens.ts";
+import { introspect, revoke, tokenEndpoint, userinfo } from "../helpers/endpoints.ts";
 import { testRuntime } from "../helpers/runtime.ts";
-import { expectOAuthError, introspect, introspection, refreshForm, revoke, tokenEndpoint, tokensFor, userinfo } from "../helpers/tokens.ts";
 
 const RESOURCE_SERVER = "r".repeat(40);
 const MINUTE = 60 * 1000;

@@ -9,9 +9,10 @@ import { describe, expect, it } from "vitest";
 import { codeKey, type CodeRecord } from "../../../netlify/lib/protocol/codes.ts";
 import { s256 } from "../../../netlify/lib/protocol/pkce.ts";
 import { atomicRuntime, fastRuntime } from "../../helpers/attack-kit.ts";
-import { approve, authorizationParams, authorize, CLIENT_ID, pkcePair, REDIRECT_URI, redirectParams, signedRequest } from "../../helpers/oauth.ts";
+import { approve, authEndpoint, authorize, signedRequest, signInForCode, tokenEndpoint } from "../../helpers/endpoints.ts";
+import { authorizationParams, CLIENT_ID, codeForm, pkcePair, REDIRECT_URI, redirectParams, type SignedIn, type Tokens } from "../../helpers/requests.ts";
+import { expectOAuthError, introspection } from "../../helpers/tokens.ts";
 import type { TestRuntime } from "../../helpers/runtime.ts";
-import { authEndpoint, codeForm, expectOAuthError, introspection, signInForCode, tokenEndpoint, type SignedIn, type Tokens } from "../../helpers/tokens.ts";
 
 const MINUTE = 60 * 1000;
 
