@@ -44,9 +44,6 @@ export interface KeyValueStore {
   list(prefix: string): Promise<string[]>;
 }
 
-/** Counts operations per kind, for the benchmark's storage budget. */
-export const storageOperations = { reads: 0, writes: 0, deletes: 0, lists: 0 };
-
 export const DEFAULT_STORE_NAME = "indieauth";
 
 class BlobsKeyValueStore implements KeyValueStore {
@@ -82,43 +79,36 @@ class BlobsKeyValueStore implements KeyValueStore {
   }
 
   async get<T>(key: string): Promise<T | null> {
-    storageOperations.reads++;
     return ((await this.#timed("get", (blobs) => blobs.get(key, { type: "json" }))) as T | null) ?? null;
   }
 
   // Writes go through set() with a JSON string, not setJSON(): @netlify/blobs 10.7.9's
   // setJSON drops the onlyIfNew / onlyIfMatch condition, which would make codes replayable.
   async set(key: string, value: unknown): Promise<void> {
-    storageOperations.writes++;
     await this.#timed("set", (blobs) => blobs.set(key, JSON.stringify(value)));
   }
 
   async setIfNew(key: string, value: unknown): Promise<boolean> {
-    storageOperations.writes++;
     const result = await this.#timed("set", (blobs) => blobs.set(key, JSON.stringify(value), { onlyIfNew: true }));
     return result.modified;
   }
 
   async getVersioned<T>(key: string): Promise<{ value: T; etag?: string } | null> {
-    storageOperations.reads++;
     const result = await this.#timed("get", (blobs) => blobs.getWithMetadata(key, { type: "json" }));
     if (!result) return null;
     return result.etag ? { value: result.data as T, etag: result.etag } : { value: result.data as T };
   }
 
   async setIfMatch(key: string, value: unknown, etag: string): Promise<boolean> {
-    storageOperations.writes++;
     const result = await this.#timed("set", (blobs) => blobs.set(key, JSON.stringify(value), { onlyIfMatch: etag }));
     return result.modified;
   }
 
   async delete(key: string): Promise<void> {
-    storageOperations.deletes++;
     await this.#timed("delete", (blobs) => blobs.delete(key));
   }
 
   async list(prefix: string): Promise<string[]> {
-    storageOperations.lists++;
     const { blobs } = await this.#timed("list", (store) => store.list({ prefix }));
     return blobs.map((b) => b.key);
   }
