@@ -20,9 +20,10 @@ import { ACCOUNT_API, PASSKEYS_API } from "../../netlify/lib/pages/paths.ts";
 import { blobStore } from "../../netlify/lib/platform/store.ts";
 import { startFaultyBlobs, type FaultMode, type FaultyBlobs } from "../helpers/faulty-blobs.ts";
 import { TEST_PASSWORD } from "../helpers/env.ts";
-import { authorizationParams, BASE, CLIENT_ID, pkcePair, REDIRECT_URI, signedRequest } from "../helpers/oauth.ts";
+import { signedRequest, signInForCode } from "../helpers/endpoints.ts";
+import { authorizationParams, BASE, CLIENT_ID, codeForm, pkcePair, REDIRECT_URI, type Tokens } from "../helpers/requests.ts";
+import { tokensFor } from "../helpers/tokens.ts";
 import { testRuntime, type TestRuntime } from "../helpers/runtime.ts";
-import { codeForm, signInForCode, tokensFor, type Tokens } from "../helpers/tokens.ts";
 import { RECORDS } from "../../netlify/lib/platform/records.ts";
 
 /** Short, so that "hang" costs the suite little; production uses STORAGE_DEADLINE_MS. */

@@ -11,7 +11,7 @@ import { deriveKey } from "../../netlify/lib/crypto/secrets.ts";
 import { launchChromium } from "../helpers/browser.ts";
 import { TEST_PASSWORD, TEST_SECRET } from "../helpers/env.ts";
 import { startNetlifyDev, type NetlifyDev } from "../helpers/netlify-dev.ts";
-import { pkcePair } from "../helpers/oauth.ts";
+import { pkcePair } from "../helpers/requests.ts";
 
 const NAME = `<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script>"'&amp;`;
 /** A valid scope token (no space, no quote, no backslash) that is also markup. */

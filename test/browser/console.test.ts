@@ -8,7 +8,7 @@ import { launchChromium } from "../helpers/browser.ts";
 import { startClientSite, type ClientSite } from "../helpers/client-site.ts";
 import { TEST_PASSWORD } from "../helpers/env.ts";
 import { startNetlifyDev, type NetlifyDev } from "../helpers/netlify-dev.ts";
-import { pkcePair } from "../helpers/oauth.ts";
+import { pkcePair } from "../helpers/requests.ts";
 
 const SCREENSHOTS = new URL("../output/screenshots/", import.meta.url).pathname;
 

@@ -10,7 +10,7 @@ import { SIGN_IN_PAGE } from "../../netlify/lib/pages/paths.ts";
 import { startClientSite, type ClientSite } from "../helpers/client-site.ts";
 import { TEST_PASSWORD, TEST_SECRET } from "../helpers/env.ts";
 import { startNetlifyDev, type NetlifyDev } from "../helpers/netlify-dev.ts";
-import { pkcePair } from "../helpers/oauth.ts";
+import { pkcePair } from "../helpers/requests.ts";
 
 const SCREENSHOTS = new URL("../output/screenshots/", import.meta.url).pathname;
 

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TEST_PASSWORD } from "../helpers/env.ts";
 import { startNetlifyDev, type NetlifyDev } from "../helpers/netlify-dev.ts";
-import { pkcePair } from "../helpers/oauth.ts";
+import { pkcePair } from "../helpers/requests.ts";
 
 let server: NetlifyDev;
 const CLIENT_ID = "http://127.0.0.1:5173/";

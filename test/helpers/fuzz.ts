@@ -8,7 +8,7 @@ import { expect } from "vitest";
 import type { Config, Env } from "../../netlify/lib/platform/config.ts";
 import type { Runtime } from "../../netlify/lib/platform/runtime.ts";
 import { TEST_PASSWORD } from "./env.ts";
-import { BASE } from "./oauth.ts";
+import { BASE } from "./requests.ts";
 import { testRuntime, type TestRuntime } from "./runtime.ts";
 
 // ---------------------------------------------------------------------------------------

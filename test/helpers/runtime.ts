@@ -1,10 +1,11 @@
-// A Runtime for in-process handler tests: the real local Blobs server (a store of the test's
-// own), an injectable clock, and client discovery that the test controls.
+// A Runtime for in-process handler tests and the bench: the real local Blobs server (a store
+// of the caller's own), an injectable clock, and client discovery that the caller controls.
+// No vitest here.
 import { randomUUID } from "node:crypto";
 import type { ClientInfo } from "../../netlify/lib/clients/client-info.ts";
 import { loadConfig, type Env } from "../../netlify/lib/platform/config.ts";
 import type { Runtime } from "../../netlify/lib/platform/runtime.ts";
-import { blobStore } from "../../netlify/lib/platform/store.ts";
+import { blobStore, type KeyValueStore } from "../../netlify/lib/platform/store.ts";
 import { testEnv } from "./env.ts";
 
 export interface TestClock {
@@ -19,21 +20,50 @@ export interface TestRuntime extends Runtime {
 
 export const START_TIME = Date.UTC(2026, 10, 21, 12, 0, 0);
 
-export function bareClient(clientId: URL): Promise<ClientInfo> {
-  return Promise.resolve({ clientId: clientId.href, redirectUris: [], fetched: false });
-}
-
-export async function testRuntime(options: { env?: Env; discover?: Runtime["discover"]; storeName?: string } = {}): Promise<TestRuntime> {
-  const clock: TestClock = {
-    now: START_TIME,
+/** A clock that stands still at `start` until the test moves it. */
+export function fixedClock(start = START_TIME): TestClock {
+  return {
+    now: start,
     advance(ms) {
       this.now += ms;
     },
   };
+}
+
+/** The wall clock (for the bench); advance() moves it ahead by that much. */
+export function realClock(): TestClock {
+  let offset = 0;
+  return {
+    get now() {
+      return Date.now() + offset;
+    },
+    advance(ms) {
+      offset += ms;
+    },
+  };
+}
+
+export function bareClient(clientId: URL): Promise<ClientInfo> {
+  return Promise.resolve({ clientId: clientId.href, redirectUris: [], fetched: false });
+}
+
+export interface TestRuntimeOptions {
+  env?: Env;
+  discover?: Runtime["discover"];
+  storeName?: string;
+  /** By default a fixedClock() at START_TIME. */
+  clock?: TestClock;
+  /** Wraps the Blobs store the handlers get (the bench counts operations this way). */
+  wrapStore?: (store: KeyValueStore) => KeyValueStore;
+}
+
+export async function testRuntime(options: TestRuntimeOptions = {}): Promise<TestRuntime> {
+  const clock = options.clock ?? fixedClock();
   const storeName = options.storeName ?? `test-${randomUUID()}`;
+  const store = blobStore(storeName);
   return {
     config: loadConfig(await testEnv(options.env)),
-    store: blobStore(storeName),
+    store: options.wrapStore ? options.wrapStore(store) : store,
     now: () => clock.now,
     discover: options.discover ?? bareClient,
     clock,

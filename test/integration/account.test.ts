@@ -4,12 +4,12 @@
 import { describe, expect, it } from "vitest";
 import type { AccountOverview, LoginRequiredView } from "../../netlify/lib/pages/account-view.ts";
 import { THROTTLE_POLICY } from "../../netlify/lib/owner/throttle.ts";
-import { CHROME_UA, CONSOLE_IP, consoleGet, consolePost, consoleSignIn, cookieFrom, passkeysPost } from "../helpers/console.ts";
+import { consoleGet, consolePost, consoleSignIn, cookieFrom, passkeysPost } from "../helpers/console.ts";
+import { approve, postToken, signedRequest } from "../helpers/endpoints.ts";
+import { authorizationParams, CHROME_UA, CLIENT_ID, codeForm, CONSOLE_IP, pkcePair, redirectParams, type Tokens } from "../helpers/requests.ts";
+import { introspection } from "../helpers/tokens.ts";
 import { TEST_PASSWORD } from "../helpers/env.ts";
-import { approve, authorizationParams, CLIENT_ID, signedRequest } from "../helpers/oauth.ts";
 import { testRuntime, type TestRuntime } from "../helpers/runtime.ts";
-import { codeForm, introspection, postToken, type Tokens } from "../helpers/tokens.ts";
-import { pkcePair, redirectParams } from "../helpers/oauth.ts";
 import { RECORDS } from "../../netlify/lib/platform/records.ts";
 
 async function overview(rt: TestRuntime, cookie: string): Promise<AccountOverview> {

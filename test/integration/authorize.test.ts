@@ -1,7 +1,8 @@
 // GET /auth, in-process against the real local Blobs server: which failures are shown to the
 // person (never redirected) and which go back to the client.
 import { describe, expect, it } from "vitest";
-import { authorizationParams, authorize, CLIENT_ID, decodePayload, REDIRECT_URI, redirectParams, signedRequest } from "../helpers/oauth.ts";
+import { authorize, signedRequest } from "../helpers/endpoints.ts";
+import { authorizationParams, CLIENT_ID, decodePayload, REDIRECT_URI, redirectParams } from "../helpers/requests.ts";
 import { testRuntime } from "../helpers/runtime.ts";
 
 async function expectPage(response: Response, status: number, text: RegExp): Promise<string> {

@@ -2,9 +2,9 @@
 import { describe, expect, it } from "vitest";
 import { sweepExpired } from "../../netlify/lib/platform/housekeeping.ts";
 import { RECORDS, SWEPT_KINDS } from "../../netlify/lib/platform/records.ts";
-import { approve, signedRequest } from "../helpers/oauth.ts";
+import { approve, signedRequest, signInForCode } from "../helpers/endpoints.ts";
+import { tokensFor } from "../helpers/tokens.ts";
 import { testRuntime } from "../helpers/runtime.ts";
-import { signInForCode, tokensFor } from "../helpers/tokens.ts";
 
 const DAY = 24 * 60 * 60 * 1000;
 

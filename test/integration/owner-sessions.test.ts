@@ -6,8 +6,9 @@ import type { CodeRecord } from "../../netlify/lib/protocol/codes.ts";
 import { deriveKey } from "../../netlify/lib/crypto/secrets.ts";
 import type { SessionRecord } from "../../netlify/lib/owner/sessions.ts";
 import { consoleGet, consolePost, cookieFrom } from "../helpers/console.ts";
+import { approve, authorize, signedRequest } from "../helpers/endpoints.ts";
+import { authorizationParams, REDIRECT_URI, redirectParams } from "../helpers/requests.ts";
 import { TEST_SECRET } from "../helpers/env.ts";
-import { approve, authorizationParams, authorize, REDIRECT_URI, redirectParams, signedRequest } from "../helpers/oauth.ts";
 import { testRuntime, type TestRuntime } from "../helpers/runtime.ts";
 import { RECORDS } from "../../netlify/lib/platform/records.ts";
 

@@ -13,8 +13,9 @@ import type { AccountOverview, LoginRequiredView } from "../../netlify/lib/pages
 import { listPasskeys } from "../../netlify/lib/owner/passkeys.ts";
 import { THROTTLE_POLICY } from "../../netlify/lib/owner/throttle.ts";
 import { consoleGet, consolePost, consoleSignIn, cookieFrom, passkeysPost } from "../helpers/console.ts";
+import { approve, authorize, signedRequest } from "../helpers/endpoints.ts";
+import { authorizationParams, decodePayload, REDIRECT_URI, redirectParams } from "../helpers/requests.ts";
 import { TEST_PASSWORD } from "../helpers/env.ts";
-import { approve, authorizationParams, authorize, decodePayload, REDIRECT_URI, redirectParams, signedRequest } from "../helpers/oauth.ts";
 import { START_TIME, testRuntime, type TestRuntime } from "../helpers/runtime.ts";
 import { createSoftAuthenticator, type CeremonyOverrides, type SoftAuthenticator } from "../helpers/soft-authenticator.ts";
 import { RECORDS } from "../../netlify/lib/platform/records.ts";

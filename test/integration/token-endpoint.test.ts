@@ -1,8 +1,9 @@
 // POST /token and POST /auth redemption, in-process against the real local Blobs server.
 import { describe, expect, it } from "vitest";
-import { CLIENT_ID } from "../helpers/oauth.ts";
+import { postAuth, postToken, signInForCode, userinfo } from "../helpers/endpoints.ts";
+import { CLIENT_ID, codeForm, refreshForm } from "../helpers/requests.ts";
+import { expectOAuthError, introspection, tokensFor } from "../helpers/tokens.ts";
 import { testRuntime } from "../helpers/runtime.ts";
-import { postAuth, codeForm, expectOAuthError, introspection, refreshForm, signInForCode, postToken, tokensFor, userinfo } from "../helpers/tokens.ts";
 import { RECORDS } from "../../netlify/lib/platform/records.ts";
 
 const DAY = 24 * 60 * 60 * 1000;

@@ -2,9 +2,10 @@
 // real local Blobs server.
 import { describe, expect, it } from "vitest";
 import { tokenEndpoint } from "../../netlify/lib/endpoints/token.ts";
-import { BASE, CLIENT_ID } from "../helpers/oauth.ts";
+import { introspect, postToken, revoke, userinfo } from "../helpers/endpoints.ts";
+import { BASE, CLIENT_ID, refreshForm } from "../helpers/requests.ts";
+import { expectOAuthError, introspection, tokensFor } from "../helpers/tokens.ts";
 import { testRuntime } from "../helpers/runtime.ts";
-import { expectOAuthError, introspect, introspection, refreshForm, revoke, postToken, tokensFor, userinfo } from "../helpers/tokens.ts";
 import { RECORDS } from "../../netlify/lib/platform/records.ts";
 
 const RESOURCE_SERVER = "r".repeat(40);

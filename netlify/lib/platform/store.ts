@@ -59,9 +59,6 @@ export interface KeyValueStore {
   list(prefix: string): Promise<string[]>;
 }
 
-/** Counts operations per kind, for the benchmark's storage budget. */
-export const storageOperations = { reads: 0, writes: 0, deletes: 0, lists: 0 };
-
 export const DEFAULT_STORE_NAME = "indieauth";
 
 class BlobsKeyValueStore implements KeyValueStore {
@@ -97,7 +94,6 @@ class BlobsKeyValueStore implements KeyValueStore {
   }
 
   async get<T>(key: string): Promise<T | null> {
-    storageOperations.reads++;
     return ((await this.#timed("get", (blobs) => blobs.get(key, { type: "json" }))) as T | null) ?? null;
   }
 
@@ -105,19 +101,16 @@ class BlobsKeyValueStore implements KeyValueStore {
   // setJSON drops the onlyIfNew / onlyIfMatch condition, which would make codes replayable.
   async set(key: string, value: unknown): Promise<void> {
     assertRegistered(key);
-    storageOperations.writes++;
     await this.#timed("set", (blobs) => blobs.set(key, JSON.stringify(value)));
   }
 
   async setIfNew(key: string, value: unknown): Promise<boolean> {
     assertRegistered(key);
-    storageOperations.writes++;
     const result = await this.#timed("set", (blobs) => blobs.set(key, JSON.stringify(value), { onlyIfNew: true }));
     return result.modified;
   }
 
   async getVersioned<T>(key: string): Promise<Versioned<T>> {
-    storageOperations.reads++;
     const result = await this.#timed("get", (blobs) => blobs.getWithMetadata(key, { type: "json" }));
     if (!result) return { value: null, version: { exists: false } };
     return { value: result.data as T, version: result.etag ? { exists: true, etag: result.etag } : { exists: true } };
@@ -131,18 +124,15 @@ class BlobsKeyValueStore implements KeyValueStore {
       return true;
     }
     assertRegistered(key);
-    storageOperations.writes++;
     const result = await this.#timed("set", (blobs) => blobs.set(key, JSON.stringify(value), { onlyIfMatch: etag }));
     return result.modified;
   }
 
   async delete(key: string): Promise<void> {
-    storageOperations.deletes++;
     await this.#timed("delete", (blobs) => blobs.delete(key));
   }
 
   async list(prefix: string): Promise<string[]> {
-    storageOperations.lists++;
     const { blobs } = await this.#timed("list", (store) => store.list({ prefix }));
     return blobs.map((b) => b.key);
   }

@@ -18,7 +18,8 @@ import { clearClientCache, discoverClient } from "../../../netlify/lib/clients/d
 import { FetchFailed, FetchRefused, fetchDocument } from "../../../netlify/lib/clients/safe-fetch.ts";
 import { checkProfileLinks } from "../../../netlify/lib/owner/profile-links.ts";
 import { fastRuntime } from "../../helpers/attack-kit.ts";
-import { authorizationParams, authorize } from "../../helpers/oauth.ts";
+import { authorize } from "../../helpers/endpoints.ts";
+import { authorizationParams } from "../../helpers/requests.ts";
 import { serveHostile } from "../../helpers/hostile-responses.ts";
 
 type Answer = string[] | (() => string[]);

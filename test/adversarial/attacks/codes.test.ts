@@ -10,9 +10,10 @@ import { redeemCode, redemptionInput, type CodeRecord } from "../../../netlify/l
 import { CodeAlreadyUsed, createGrant } from "../../../netlify/lib/protocol/grants.ts";
 import { s256 } from "../../../netlify/lib/protocol/pkce.ts";
 import { atomicRuntime, fastRuntime } from "../../helpers/attack-kit.ts";
-import { approve, authorizationParams, authorize, CLIENT_ID, pkcePair, REDIRECT_URI, redirectParams, signedRequest } from "../../helpers/oauth.ts";
+import { approve, authorize, postAuth, postToken, signedRequest, signInForCode } from "../../helpers/endpoints.ts";
+import { authorizationParams, CLIENT_ID, codeForm, pkcePair, REDIRECT_URI, redirectParams, type SignedIn, type Tokens } from "../../helpers/requests.ts";
+import { expectOAuthError, introspection } from "../../helpers/tokens.ts";
 import type { TestRuntime } from "../../helpers/runtime.ts";
-import { postAuth, codeForm, expectOAuthError, introspection, signInForCode, postToken, type SignedIn, type Tokens } from "../../helpers/tokens.ts";
 import { RECORDS } from "../../../netlify/lib/platform/records.ts";
 
 const MINUTE = 60 * 1000;

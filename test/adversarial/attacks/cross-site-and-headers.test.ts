@@ -22,11 +22,12 @@ import { ACCOUNT_API, PASSKEYS_API } from "../../../netlify/lib/pages/paths.ts";
 import { THROTTLE_POLICY } from "../../../netlify/lib/owner/throttle.ts";
 import { buildSite } from "../../../scripts/build.ts";
 import { fastRuntime, storeSnapshot } from "../../helpers/attack-kit.ts";
-import { CHROME_UA, consoleSignIn } from "../../helpers/console.ts";
-import { TEST_PASSWORD, testEnv } from "../../helpers/env.ts";
-import { approve, authorizationParams, authorize, BASE, signedRequest } from "../../helpers/oauth.ts";
-import type { TestRuntime } from "../../helpers/runtime.ts";
+import { consoleSignIn } from "../../helpers/console.ts";
+import { approve, authorize, signedRequest } from "../../helpers/endpoints.ts";
+import { authorizationParams, BASE, CHROME_UA } from "../../helpers/requests.ts";
 import { tokensFor } from "../../helpers/tokens.ts";
+import { TEST_PASSWORD, testEnv } from "../../helpers/env.ts";
+import type { TestRuntime } from "../../helpers/runtime.ts";
 
 const ROOT = new URL("../../../", import.meta.url).pathname;
 

@@ -7,7 +7,8 @@ import { describe, expect, it } from "vitest";
 import { parseClientDocument } from "../../../netlify/lib/clients/client-info.ts";
 import type { ClientInfo } from "../../../netlify/lib/clients/client-info.ts";
 import { fastRuntime } from "../../helpers/attack-kit.ts";
-import { approve, authorizationParams, authorize, CLIENT_ID, decodePayload, signedRequest } from "../../helpers/oauth.ts";
+import { approve, authorize, signedRequest } from "../../helpers/endpoints.ts";
+import { authorizationParams, CLIENT_ID, decodePayload } from "../../helpers/requests.ts";
 import type { TestRuntime } from "../../helpers/runtime.ts";
 import { RECORDS } from "../../../netlify/lib/platform/records.ts";
 

@@ -11,8 +11,9 @@ import { describe, expect, it, vi } from "vitest";
 import { THROTTLE_POLICY } from "../../../netlify/lib/owner/throttle.ts";
 import { FAST_PASSWORD_HASH, fastRuntime, storeSnapshot } from "../../helpers/attack-kit.ts";
 import { consolePost, passkeysPost } from "../../helpers/console.ts";
+import { approve, signedRequest } from "../../helpers/endpoints.ts";
+import { BASE } from "../../helpers/requests.ts";
 import { TEST_PASSWORD } from "../../helpers/env.ts";
-import { approve, BASE, signedRequest } from "../../helpers/oauth.ts";
 import { testRuntime, type TestRuntime } from "../../helpers/runtime.ts";
 import { RECORDS } from "../../../netlify/lib/platform/records.ts";
 

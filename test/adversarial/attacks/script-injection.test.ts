@@ -17,8 +17,8 @@ import { tokenEndpoint } from "../../../netlify/lib/endpoints/token.ts";
 import { renderMessagePage } from "../../../netlify/lib/http/message-page.ts";
 import { THROTTLE_POLICY } from "../../../netlify/lib/owner/throttle.ts";
 import { expectShownAsText, fastRuntime } from "../../helpers/attack-kit.ts";
-import { approve, authorizationParams, authorize, BASE, CLIENT_ID, decodePayload, REDIRECT_URI, signedRequest } from "../../helpers/oauth.ts";
-import { userinfo } from "../../helpers/tokens.ts";
+import { approve, authorize, signedRequest, userinfo } from "../../helpers/endpoints.ts";
+import { authorizationParams, BASE, CLIENT_ID, decodePayload, REDIRECT_URI } from "../../helpers/requests.ts";
 
 const SCRIPT = "<script>alert(1)</script>";
 /** No whitespace, so that it passes the URL checks and reaches the page. */

@@ -12,23 +12,11 @@ import { signTyped, type JwtKind } from "../../../netlify/lib/crypto/typed-jwt.t
 import { TICKET_TYPE } from "../../../netlify/lib/owner/webauthn.ts";
 import { fastRuntime } from "../../helpers/attack-kit.ts";
 import { consoleGet, consolePost, consoleSignIn, passkeysPost } from "../../helpers/console.ts";
+import { approve, introspect, postAuth, postToken, revoke, signedRequest, signInForCode, userinfo } from "../../helpers/endpoints.ts";
+import { BASE, CLIENT_ID, codeForm, decodePayload, pkcePair, REDIRECT_URI, refreshForm, type Tokens } from "../../helpers/requests.ts";
+import { expectOAuthError, introspection, tokensFor } from "../../helpers/tokens.ts";
 import { TEST_PASSWORD, TEST_SECRET } from "../../helpers/env.ts";
-import { approve, BASE, CLIENT_ID, decodePayload, pkcePair, REDIRECT_URI, signedRequest } from "../../helpers/oauth.ts";
 import type { TestRuntime } from "../../helpers/runtime.ts";
-import {
-  postAuth,
-  codeForm,
-  expectOAuthError,
-  introspect,
-  introspection,
-  refreshForm,
-  revoke,
-  signInForCode,
-  postToken,
-  tokensFor,
-  userinfo,
-  type Tokens,
-} from "../../helpers/tokens.ts";
 import { RECORDS } from "../../../netlify/lib/platform/records.ts";
 
 const ISSUER = "https://auth.jane.example/";

@@ -41,7 +41,7 @@ import {
   type Pairs,
   type RequestSpec,
 } from "../../helpers/fuzz.ts";
-import { BASE, CLIENT_ID, decodePayload, pkcePair, REDIRECT_URI } from "../../helpers/oauth.ts";
+import { BASE, CLIENT_ID, decodePayload, pkcePair, REDIRECT_URI } from "../../helpers/requests.ts";
 import type { TestRuntime } from "../../helpers/runtime.ts";
 import { documentArb, documentFor, FAVOURITES, REDIRECTS, type GeneratedDocument } from "./documents.ts";
 

@@ -17,9 +17,10 @@ import { ACCOUNT_API, PASSKEYS_API } from "../../../netlify/lib/pages/paths.ts";
 import { recentSignInEvents } from "../../../netlify/lib/owner/sign-in-events.ts";
 import { TEST_PASSWORD } from "../../helpers/env.ts";
 import { answered, expectDocumentedAnswer, FORM_TYPES, fuzzRuns, fuzzRuntime, JSON_TYPES, propertyTimeout, seedNote } from "../../helpers/fuzz.ts";
-import { BASE, signedRequest } from "../../helpers/oauth.ts";
-import type { TestRuntime } from "../../helpers/runtime.ts";
+import { signedRequest } from "../../helpers/endpoints.ts";
+import { BASE } from "../../helpers/requests.ts";
 import { introspection, tokensFor } from "../../helpers/tokens.ts";
+import type { TestRuntime } from "../../helpers/runtime.ts";
 
 const RUNS = { sizes: 300 } as const;
 const CHUNK = 16 * 1024;

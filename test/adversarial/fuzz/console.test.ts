@@ -14,6 +14,8 @@ import { sessionCookieName, startSession } from "../../../netlify/lib/owner/sess
 import { THROTTLE_POLICY } from "../../../netlify/lib/owner/throttle.ts";
 import { authenticationOptions } from "../../../netlify/lib/owner/webauthn.ts";
 import { consoleSignIn, passkeysPost } from "../../helpers/console.ts";
+import { BASE } from "../../helpers/requests.ts";
+import { tokensFor } from "../../helpers/tokens.ts";
 import { TEST_PASSWORD } from "../../helpers/env.ts";
 import {
   answered,
@@ -45,10 +47,8 @@ import {
   type RequestSpec,
   type Resolvers,
 } from "../../helpers/fuzz.ts";
-import { BASE } from "../../helpers/oauth.ts";
 import type { TestRuntime } from "../../helpers/runtime.ts";
 import { createSoftAuthenticator, type SoftAuthenticator } from "../../helpers/soft-authenticator.ts";
-import { tokensFor } from "../../helpers/tokens.ts";
 
 const RUNS = { account: 400, passkeys: 300, selfTest: 100 } as const;
 const CONSOLE_STATUSES = [200, 400, 401, 403, 404, 405, 413, 429] as const;

@@ -5,7 +5,7 @@
 import fc, { type Arbitrary } from "fast-check";
 import type { FetchedDocument } from "../../../netlify/lib/clients/safe-fetch.ts";
 import { headerString, hostileString, PH } from "../../helpers/fuzz.ts";
-import { REDIRECT_URI } from "../../helpers/oauth.ts";
+import { REDIRECT_URI } from "../../helpers/requests.ts";
 
 /** Redirect URIs an attacker or a confused client might send or publish. */
 export const REDIRECTS = [

@@ -49,7 +49,7 @@ import {
   seedNote,
   type Pairs,
 } from "../../helpers/fuzz.ts";
-import { BASE, CLIENT_ID, pkcePair, REDIRECT_URI } from "../../helpers/oauth.ts";
+import { BASE, CLIENT_ID, pkcePair, REDIRECT_URI } from "../../helpers/requests.ts";
 import { documentArb, documentFor, linkHeaderArb, REDIRECTS } from "./documents.ts";
 
 const RUNS = {

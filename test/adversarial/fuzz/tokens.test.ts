@@ -35,9 +35,10 @@ import {
   type Pairs,
   type RequestSpec,
 } from "../../helpers/fuzz.ts";
-import { CLIENT_ID, REDIRECT_URI } from "../../helpers/oauth.ts";
+import { postToken, signInForCode } from "../../helpers/endpoints.ts";
+import { CLIENT_ID, codeForm, REDIRECT_URI, type SignedIn } from "../../helpers/requests.ts";
+import { tokensFor } from "../../helpers/tokens.ts";
 import type { TestRuntime } from "../../helpers/runtime.ts";
-import { codeForm, signInForCode, postToken, tokensFor, type SignedIn } from "../../helpers/tokens.ts";
 
 const RUNS = { redemption: 300, token: 400, introspect: 300, revoke: 300, userinfo: 300, metadata: 200 } as const;
 const INTROSPECTION_TOKEN = "resource-server-credential-0123456789abcdef";

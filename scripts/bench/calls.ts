@@ -1,0 +1,79 @@
+// Every call the bench makes into the server, in one place: the endpoint handlers (through the
+// table the test helpers share, test/helpers/endpoints.ts) and the records it seeds directly
+// (codes, grants, sessions, sign-in events), cheaply and by the thousand, not through the
+// password. When those modules change, this file (and that table) is what follows them.
+import { randomBytes } from "node:crypto";
+import { describeProblems, type Config, type Env } from "../../netlify/lib/platform/config.ts";
+import { startSession } from "../../netlify/lib/owner/sessions.ts";
+import { recordSignInEvent } from "../../netlify/lib/owner/sign-in-events.ts";
+import { issueCode } from "../../netlify/lib/protocol/codes.ts";
+import { newGrantId } from "../../netlify/lib/protocol/grant-tokens.ts";
+import { createGrant, type IssuedTokens } from "../../netlify/lib/protocol/grants.ts";
+import type { Runtime } from "../../netlify/lib/platform/runtime.ts";
+import { OperationCounter } from "../../test/helpers/counting-store.ts";
+import { testEnv } from "../../test/helpers/env.ts";
+import { CLIENT_ID, REDIRECT_URI } from "../../test/helpers/requests.ts";
+import { realClock, testRuntime } from "../../test/helpers/runtime.ts";
+import { IP, SEED_CONCURRENCY, USER_AGENT } from "./settings.ts";
+import { mapBounded, range } from "./stats.ts";
+
+export { endpoints, signedRequest } from "../../test/helpers/endpoints.ts";
+
+/** Counts the operations of every store the bench hands to the handlers. */
+export const operations = new OperationCounter();
+
+export interface Bench {
+  rt: Runtime;
+  config: Config;
+}
+
+/** The test environment with a fresh secret. */
+export function benchEnv(): Promise<Env> {
+  return testEnv({ SECRET: randomBytes(32).toString("base64url") });
+}
+
+/** A runtime on a store of its own (so that one scenario's records never weigh on another's),
+ * on the wall clock, its operations counted, with client discovery that never leaves the process. */
+export async function benchRuntime(env: Env, storeName: string): Promise<Bench> {
+  const rt = await testRuntime({ env, storeName, clock: realClock(), wrapStore: (store) => operations.wrap(store) });
+  if (!rt.config.ok) throw new Error(describeProblems(rt.config.problems));
+  return { rt, config: rt.config.config };
+}
+
+const APP = { name: "Bench App" };
+
+export function issueCodes(b: Bench, count: number, scopes: string[], challenge: string): Promise<string[]> {
+  const input = { clientId: CLIENT_ID, redirectUri: REDIRECT_URI, codeChallenge: challenge, scopes, me: b.config.me, client: APP };
+  return mapBounded(range(count), SEED_CONCURRENCY, () => issueCode(b.rt.store, input, b.rt.now()));
+}
+
+export function issueGrants(b: Bench, count: number, issuedAt = b.rt.now()): Promise<IssuedTokens[]> {
+  return mapBounded(range(count), SEED_CONCURRENCY, async () => {
+    const input = { id: newGrantId(), clientId: CLIENT_ID, me: b.config.me, scopes: ["profile", "email", "create"], client: APP };
+    return createGrant(b.rt.store, input, issuedAt, b.config);
+  });
+}
+
+/** The record a typical grant leaves in storage, as JSON (the bare operations move one this size). */
+export async function typicalGrantRecord(b: Bench): Promise<string> {
+  const [typical] = await issueGrants(b, 1);
+  return JSON.stringify(typical!.grant);
+}
+
+/** A persistent owner session; returns its Cookie header value ("name=value"). */
+export async function sessionCookie(b: Bench): Promise<string> {
+  const input = { method: "password", persistent: true, ip: IP, userAgent: USER_AGENT } as const;
+  const { setCookie } = await startSession(b.rt.store, b.config, input, b.rt.now());
+  return setCookie.split(";", 1)[0]!;
+}
+
+/** A console as an owner sees it: a few apps, two devices, a short history; returns a session cookie. */
+export async function seedAccount(account: Bench): Promise<string> {
+  await issueGrants(account, 5);
+  await sessionCookie(account);
+  for (const i of range(10)) {
+    const event = { at: account.rt.now() - i * 60_000, ip: IP, where: "authorization", method: "password", outcome: "success", clientId: CLIENT_ID } as const;
+    await recordSignInEvent(account.rt.store, event);
+  }
+  return sessionCookie(account);
+}

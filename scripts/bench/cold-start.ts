@@ -1,0 +1,114 @@
+// (3) Cold start of what Netlify deploys: each function's zip from `netlify build --offline`,
+// unzipped, and `await import()` of its module timed in fresh Node processes, beside a floor
+// function built the same way that imports only @netlify/blobs.
+import { execFile } from "node:child_process";
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { promisify } from "node:util";
+import type { Env } from "../../netlify/lib/platform/config.ts";
+import { buildDeployed, FLOOR, shipsPackage, type DeployedFunction } from "./deployed-functions.ts";
+import { check, printTable, say, verdict } from "./report.ts";
+import { BUDGET, IMPORT_RUNS } from "./settings.ts";
+import { kb, ms, stats } from "./stats.ts";
+
+const exec = promisify(execFile);
+
+/** Reported (not judged): the heavy packages a function should load only when it needs them. */
+const WATCHED_PACKAGES = ["@simplewebauthn/server", "microformats-parser", "bcryptjs"];
+
+/** Imports one module and prints how long that took; runs in a fresh Node process. */
+const IMPORT_RUNNER = `const start = performance.now();
+await import(process.argv[2]);
+process.stdout.write(String(performance.now() - start));
+`;
+
+type Measured = Omit<DeployedFunction, "entry"> & { shippedBytes: number; importMs: number; importRuns: number[] };
+
+export interface ColdStart extends Measured {
+  floorRatio: number;
+  importPass: boolean;
+  sizePass: boolean;
+}
+
+export interface ColdStarts {
+  method: string;
+  buildSeconds: number;
+  /** Importing an empty module the same way: what Node itself costs. */
+  emptyModuleMs: number;
+  floor: Measured;
+  functions: ColdStart[];
+  /** Per watched package, the functions whose zip ships it. */
+  shipping: Record<string, string[]>;
+}
+
+/** Imports each module IMPORT_RUNS times, each in a fresh Node process. Round-robin across the
+ * modules, so that a busy moment on the machine weighs on all of them alike. */
+async function importTimes(runner: string, entries: readonly string[]): Promise<number[][]> {
+  const times = entries.map((): number[] => []);
+  for (let run = 0; run < IMPORT_RUNS; run++) {
+    for (const [i, entry] of entries.entries()) {
+      // A bare environment: the top level of a function must need none.
+      const { stdout } = await exec(process.execPath, [runner, pathToFileURL(entry).href], { env: { PATH: process.env.PATH ?? "" }, timeout: 20_000 });
+      times[i]!.push(Number(stdout));
+    }
+  }
+  return times;
+}
+
+function measured({ entry: _entry, ...f }: DeployedFunction, importRuns: number[]): Measured {
+  return { ...f, shippedBytes: f.codeBytes + f.packagesBytes, importMs: stats(importRuns).p50, importRuns };
+}
+
+function judge(f: Measured, floor: Measured): ColdStart {
+  const floorRatio = f.importMs / floor.importMs;
+  const limitMs = Math.min(BUDGET.coldImportFloorRatio * floor.importMs, BUDGET.coldImportMs);
+  const importBudget = `<= ${BUDGET.coldImportFloorRatio}x floor (${ms(BUDGET.coldImportFloorRatio * floor.importMs)} ms) and <= ${BUDGET.coldImportMs} ms`;
+  const importPass = check("3 cold start", `${f.fn} cold import`, `${ms(f.importMs)} ms (${floorRatio.toFixed(2)}x floor)`, importBudget, f.importMs <= limitMs);
+  const sizePass = check("3 cold start", `${f.fn} code + packages`, `${kb(f.shippedBytes)} KB`, `<= ${kb(BUDGET.shippedBytes)} KB`, f.shippedBytes <= BUDGET.shippedBytes);
+  return { ...f, floorRatio, importPass, sizePass };
+}
+
+export async function runColdStarts(env: Env): Promise<ColdStarts> {
+  const build = await buildDeployed(env);
+  try {
+    const runner = join(build.dir, "import-runner.mjs");
+    const empty = join(build.dir, "empty.mjs");
+    await writeFile(runner, IMPORT_RUNNER);
+    await writeFile(empty, "export {};\n");
+    const all = [build.floor, ...build.functions];
+    const [emptyRuns, ...runs] = await importTimes(runner, [empty, ...all.map((f) => f.entry)]);
+    const [floor, ...functions] = all.map((f, i) => measured(f, runs[i]!));
+    const shipping = Object.fromEntries(WATCHED_PACKAGES.map((name) => [name, build.functions.filter((f) => shipsPackage(f, name)).map((f) => f.fn)]));
+    return {
+      method: `netlify build --offline in a copy of the checkout; each zip unzipped; median of ${IMPORT_RUNS} fresh node processes importing netlify/functions/<name>.mjs`,
+      buildSeconds: build.buildSeconds,
+      emptyModuleMs: stats(emptyRuns!).p50,
+      floor: floor!,
+      functions: functions.map((f) => judge(f, floor!)),
+      shipping,
+    };
+  } finally {
+    await build.cleanup();
+  }
+}
+
+export function printColdStarts(cold: ColdStarts): void {
+  const { floor, functions } = cold;
+  const row = (f: Measured) => [kb(f.zipBytes), kb(f.packagesBytes), kb(f.codeBytes), kb(f.shippedBytes), ms(f.importMs), `${ms(Math.min(...f.importRuns))}-${ms(Math.max(...f.importRuns))}`];
+  printTable(
+    `(3) Cold start of the deployed functions: netlify build --offline, zips unzipped, median import of netlify/functions/<name>.mjs over ${IMPORT_RUNS} fresh node processes ` +
+      `(budget: <= ${BUDGET.coldImportFloorRatio}x floor and <= ${BUDGET.coldImportMs} ms; code + packages <= ${kb(BUDGET.shippedBytes)} KB; KB = 1000 B, uncompressed but for the zip)`,
+    ["function", "zip KB", "packages KB", "code KB", "shipped KB", "import ms", "min-max ms", "x floor", "size", "import"],
+    [
+      ...functions.map((f) => [f.fn, ...row(f), f.floorRatio.toFixed(2), verdict(f.sizePass), verdict(f.importPass)]),
+      [`${FLOOR} (floor: imports only @netlify/blobs)`, ...row(floor), "1.00", "", ""],
+      ["(an empty module)", "", "", "", "", ms(cold.emptyModuleMs), "", "", "", ""],
+    ],
+  );
+  say(`every zip also carries Netlify's bootstrap, ${kb(floor.bootstrapBytes)} KB uncompressed, not counted; netlify build took ${cold.buildSeconds.toFixed(0)} s`);
+  for (const [name, fns] of Object.entries(cold.shipping)) say(`ships ${name}: ${fns.length === 0 ? "none" : fns.join(", ")}`);
+  for (const f of functions.filter((c) => !c.sizePass || !c.importPass)) {
+    say(`${f.fn}: largest packages ${f.packages.slice(0, 4).map((p) => `${p.name} ${kb(p.bytes)}`).join(", ")}; code ${kb(f.codeBytes)} KB`);
+  }
+}

@@ -1,0 +1,112 @@
+// `npm run bench`: how fast and how lean each endpoint is, against the performance budgets.
+// A benchmark, not a timed test: it prints one table per section, writes every number to
+// test/output/bench.json and exits 1 when a budget is missed (0 otherwise).
+//   1. handler time per endpoint, in-process against a real local Blobs server, beside the bare
+//      Blobs operations on the same server: p50 <= storage floor + 1 ms of own CPU;  handler-time.ts
+//   2. storage operations per request, counted by a store wrapped around the handlers';  storage-operations.ts
+//   3. cold start of what Netlify deploys: netlify build's zips, unzipped, imported in fresh
+//      Node processes, against a floor function that imports only @netlify/blobs;  cold-start.ts
+//   4. scale: introspection with 10 grants stored versus 10,000, and 200 at once;  scale.ts
+//   5. the sign-in page: bytes of HTML+CSS+JS+icon, and no request to another origin.  sign-in-page.ts
+// Nothing reaches the network: client discovery is stubbed and Blobs is local.
+// `--json-only` prints the JSON document instead of the tables.
+import { mkdir, writeFile } from "node:fs/promises";
+import { arch, cpus, loadavg, platform, release, totalmem } from "node:os";
+import { dirname, relative } from "node:path";
+import { performance } from "node:perf_hooks";
+import { startLocalBlobs } from "../../test/helpers/local-blobs.ts";
+import { bareBlobs } from "./bare-blobs.ts";
+import { benchEnv, benchRuntime, typicalGrantRecord } from "./calls.ts";
+import { printColdStarts, runColdStarts } from "./cold-start.ts";
+import { measurePassword, printEndpoints, runEndpoints } from "./handler-time.ts";
+import { checks, say } from "./report.ts";
+import { printScale, runScale } from "./scale.ts";
+import { BUDGET, CALLS, IMPORT_RUNS, jsonOnly, KB, OUTPUT, WARMUP } from "./settings.ts";
+import { printSignInPage, runSignInPage } from "./sign-in-page.ts";
+import { printStorage } from "./storage-operations.ts";
+
+function machine(): Record<string, string | number> {
+  const cpu = cpus();
+  return {
+    node: process.version,
+    platform: `${platform()} ${release()} ${arch()}`,
+    cpuModel: cpu[0]?.model ?? "unknown",
+    cores: cpu.length,
+    memoryGB: Math.round(totalmem() / 2 ** 30),
+    // Other work on the machine moves every timing: recorded so that a reader can tell.
+    loadAverage1mAtStart: loadavg()[0] ?? 0,
+  };
+}
+
+async function sections(): Promise<Record<string, unknown>> {
+  const env = await benchEnv();
+  const core = await benchRuntime(env, "bench");
+  const account = await benchRuntime(env, "bench-account");
+  // The bare operations move a record of a grant's real size.
+  const reference = await bareBlobs(await typicalGrantRecord(core));
+  const { bare, endpoints } = await runEndpoints(core, account, reference);
+  const password = await measurePassword(await benchRuntime(env, "bench-password"), reference);
+  printEndpoints(bare, endpoints, password);
+  printStorage(endpoints, password);
+
+  const coldStart = await runColdStarts(env);
+  printColdStarts(coldStart);
+
+  const scale = await runScale(env);
+  printScale(scale);
+
+  const signInPage = await runSignInPage(env);
+  printSignInPage(signInPage);
+  return { bareOperations: bare, endpoints, password, coldStart, scale, signInPage };
+}
+
+async function main(): Promise<number> {
+  const started = performance.now();
+  const info = machine();
+  say(`IndieAuth benchmark: node ${info.node}, ${info.cpuModel}, ${info.cores} cores, ${info.platform}, load ${Number(info.loadAverage1mAtStart).toFixed(2)}`);
+
+  const blobs = await startLocalBlobs({ siteID: "bench" });
+  // The context must be set before the first Blobs operation.
+  process.env.NETLIFY_BLOBS_CONTEXT = blobs.context;
+  let results: Record<string, unknown>;
+  try {
+    results = await sections();
+  } finally {
+    await blobs.stop();
+  }
+
+  const misses = checks.filter((c) => !c.pass);
+  const seconds = (performance.now() - started) / 1000;
+  const loadAtEnd = loadavg()[0] ?? 0;
+  const document = {
+    generatedAt: new Date().toISOString(),
+    machine: info,
+    settings: { calls: CALLS, warmup: WARMUP, importRuns: IMPORT_RUNS, kilobyte: KB },
+    budgets: BUDGET,
+    ...results,
+    checks,
+    misses,
+    seconds,
+    loadAverage1mAtEnd: loadAtEnd,
+  };
+  await mkdir(dirname(OUTPUT), { recursive: true });
+  await writeFile(OUTPUT, `${JSON.stringify(document, null, 2)}\n`);
+
+  if (jsonOnly) {
+    console.log(JSON.stringify(document, null, 2));
+  } else {
+    say();
+    for (const miss of misses) say(`MISS [${miss.section}] ${miss.subject}: ${miss.measured} (budget ${miss.budget})`);
+    if (loadAtEnd > cpus().length / 2) say(`note: load average ${loadAtEnd.toFixed(2)} on ${cpus().length} cores at the end: other work was running, timings are noisy.`);
+    say(`bench: ${checks.length - misses.length}/${checks.length} budgets met, ${misses.length} missed, in ${seconds.toFixed(0)} s; numbers in ${relative(process.cwd(), OUTPUT)}`);
+  }
+  return misses.length > 0 ? 1 : 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    console.error("bench failed:", error);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,39 @@
+// What the bench measures against: call counts, the budgets, and where the numbers go.
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { CHROME_UA, CLIENT_IP } from "../../test/helpers/requests.ts";
+
+export const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
+export const OUTPUT = join(ROOT, "test", "output", "bench.json");
+
+export const IP = CLIENT_IP;
+export const USER_AGENT = CHROME_UA;
+
+export const CALLS = 500;
+export const WARMUP = 50;
+export const TOTAL_CALLS = WARMUP + CALLS;
+export const PASSWORD_CALLS = 10;
+export const IMPORT_RUNS = 9;
+export const SEED_CONCURRENCY = 64;
+/** 1 KB = 1000 bytes: the stricter reading of the budgets. */
+export const KB = 1000;
+
+export const BUDGET = {
+  ownCpuMs: 1,
+  verificationReads: 1,
+  verificationWrites: 1,
+  redemptionOps: 3,
+  /** A deployed function's cold import: at most this many times the floor function's... */
+  coldImportFloorRatio: 2.5,
+  /** ...and at most this long. */
+  coldImportMs: 40,
+  /** Our code plus the packages a function's zip ships (Netlify's bootstrap not counted). */
+  shippedBytes: 600 * KB,
+  scaleSmall: 10,
+  scaleLarge: 10_000,
+  scaleRatio: 1.2,
+  concurrent: 200,
+  signInPageBytes: 30 * KB,
+} as const;
+
+export const jsonOnly = process.argv.includes("--json-only");

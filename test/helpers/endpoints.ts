@@ -1,0 +1,93 @@
+// The one place the shared helpers and the bench (scripts/bench/) call the endpoint handlers:
+// when a handler's name or signature changes, `endpoints` below is what changes with it.
+// Then the walks every test repeats (GET /auth, the approve step, the token endpoints), built
+// on it. No vitest here: an unexpected answer throws a plain Error that says what came back.
+import { accountApi } from "../../netlify/lib/endpoints/account.ts";
+import { approveEndpoint } from "../../netlify/lib/endpoints/approve.ts";
+import { authorizationEndpoint } from "../../netlify/lib/endpoints/auth.ts";
+import { metadataEndpoint } from "../../netlify/lib/endpoints/metadata.ts";
+import { passkeysApi } from "../../netlify/lib/endpoints/passkeys.ts";
+import { revocationEndpoint } from "../../netlify/lib/endpoints/revocation.ts";
+import { tokenEndpoint } from "../../netlify/lib/endpoints/token.ts";
+import { introspectionEndpoint } from "../../netlify/lib/endpoints/token-verification.ts";
+import { userinfoEndpoint } from "../../netlify/lib/endpoints/userinfo.ts";
+import type { Runtime } from "../../netlify/lib/platform/runtime.ts";
+import { type ApproveOptions, approveRequest, authorizationParams, authorizationRequest, CLIENT_IP, introspectionRequest, pkcePair, post, redirectParams, type SignedIn, userinfoRequest } from "./requests.ts";
+
+/** What the function adapter passes from Netlify's context: the client's address and device. */
+export interface CallerInfo {
+  ip: string;
+  userAgent: string;
+}
+
+type Endpoint = (req: Request, rt: Runtime) => Promise<Response>;
+type EndpointWithCaller = (req: Request, rt: Runtime, caller: CallerInfo) => Promise<Response>;
+
+/** Each endpoint as its Netlify function calls it. */
+export const endpoints: {
+  metadata: Endpoint;
+  authorize: Endpoint;
+  /** The sign-in page's POST /auth/approve; userAgent may be "" (not sent). */
+  approve: (req: Request, rt: Runtime, caller: { ip: string; userAgent?: string }) => Promise<Response>;
+  /** POST /auth: a code redeemed for the profile URL only. */
+  profileRedemption: Endpoint;
+  /** /token: POST redeems a code or a refresh token, GET is the legacy verification. */
+  token: Endpoint;
+  introspect: Endpoint;
+  userinfo: Endpoint;
+  revoke: Endpoint;
+  account: EndpointWithCaller;
+  passkeys: EndpointWithCaller;
+} = {
+  metadata: (req, rt) => metadataEndpoint(req, rt),
+  authorize: (req, rt) => authorizationEndpoint(req, rt),
+  approve: (req, rt, caller) => approveEndpoint(req, rt, caller),
+  profileRedemption: (req, rt) => authorizationEndpoint(req, rt),
+  token: (req, rt) => tokenEndpoint(req, rt),
+  introspect: (req, rt) => introspectionEndpoint(req, rt),
+  userinfo: (req, rt) => userinfoEndpoint(req, rt),
+  revoke: (req, rt) => revocationEndpoint(req, rt),
+  account: (req, rt, caller) => accountApi(req, rt, caller),
+  passkeys: (req, rt, caller) => passkeysApi(req, rt, caller),
+};
+
+export function authorize(rt: Runtime, params: URLSearchParams | string, headers: Record<string, string> = {}): Promise<Response> {
+  return endpoints.authorize(authorizationRequest(params, headers), rt);
+}
+
+/** GET /auth, expecting the hand-over to the sign-in page; returns the signed request. */
+export async function signedRequest(rt: Runtime, params = authorizationParams()): Promise<string> {
+  const response = await authorize(rt, params);
+  const location = response.headers.get("location") ?? "";
+  const token = location.startsWith("/indieauth/sign-in/#request=") ? new URLSearchParams(location.split("#")[1]).get("request") : null;
+  if (response.status !== 303 || !token) {
+    throw new Error(`GET /auth: expected 303 to /indieauth/sign-in/#request=..., got ${response.status} "${location}" ${await response.text()}`);
+  }
+  return token;
+}
+
+/** The approve step (with the test password unless options.password says otherwise). */
+export function approve(rt: Runtime, request: string, options: ApproveOptions = {}): Promise<Response> {
+  const caller = { ip: options.ip ?? CLIENT_IP, ...(options.userAgent === undefined ? {} : { userAgent: options.userAgent }) };
+  return endpoints.approve(approveRequest(request, options), rt, caller);
+}
+
+/** A real sign-in through GET /auth and the approve step; the scopes are all ticked. */
+export async function signInForCode(rt: Runtime, scope: string | null = "profile email create"): Promise<SignedIn> {
+  const { verifier, challenge } = pkcePair();
+  const request = await signedRequest(rt, authorizationParams({ code_challenge: challenge, scope }));
+  const response = await approve(rt, request, { scopes: scope ? scope.split(" ") : [] });
+  return { code: redirectParams(response).get("code")!, verifier };
+}
+
+export const postToken = (rt: Runtime, fields: Record<string, string>, headers: Record<string, string> = {}) => endpoints.token(post("/token", fields, headers), rt);
+export const postAuth = (rt: Runtime, fields: Record<string, string>) => endpoints.profileRedemption(post("/auth", fields), rt);
+export const revoke = (rt: Runtime, fields: Record<string, string>) => endpoints.revoke(post("/revoke", fields), rt);
+
+export function introspect(rt: Runtime, token: string | null, fields: Record<string, string> = {}, query = ""): Promise<Response> {
+  return endpoints.introspect(introspectionRequest(token, fields, query), rt);
+}
+
+export function userinfo(rt: Runtime, token: string | null): Promise<Response> {
+  return endpoints.userinfo(userinfoRequest(token), rt);
+}
