@@ -15,7 +15,7 @@ import { copyOwnerPhoto } from "./owner-photo.ts";
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const site = join(root, "site");
 
-export interface BuildResult {
+interface BuildResult {
   outDir: string;
   problems: ConfigProblem[];
   /** Things the build could not do that do not stop it (the owner's photo, say). */
@@ -41,7 +41,7 @@ function endpoints(baseUrl: string): { url: string; does: string }[] {
   ];
 }
 
-export interface BuildOptions {
+interface BuildOptions {
   /** Deployed on its own: the home page is also served at "/". Added to a blog: never touch
    * anything outside /indieauth/, and never delete the folder first. */
   standalone?: boolean;

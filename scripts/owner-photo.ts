@@ -14,7 +14,7 @@ const TYPES: Record<string, string> = {
 const MAX_BYTES = 1024 * 1024;
 const TIMEOUT_MS = 5000;
 
-export type PhotoCopy = { file: string } | { warning: string };
+type PhotoCopy = { file: string } | { warning: string };
 
 /** Copies the photo into `assetsDir` as owner-photo.<ext>; returns the file name. */
 export async function copyOwnerPhoto(url: string, assetsDir: string): Promise<PhotoCopy> {

@@ -6,14 +6,14 @@
 // answered: JSON, a page for the person, or a redirect to the client.
 
 /** The JSON body of every refusal. */
-export interface ErrorBody {
+interface ErrorBody {
   error: string;
   error_description: string;
   [extra: string]: unknown;
 }
 
 /** A link on the page that shows an error to a person (e.g. back to the sign-in page). */
-export interface PageLink {
+interface PageLink {
   href: string;
   text: string;
 }
@@ -206,7 +206,7 @@ export class ExpiredSignIn extends OAuthError {
 // ---------------------------------------------------------------------------------------
 // The owner console's own refusals: not OAuth, never sent to a client.
 
-export abstract class ConsoleError extends AnsweredError {}
+abstract class ConsoleError extends AnsweredError {}
 
 /** No live session: sign in first. The body says which ways of signing in are open. */
 export class LoginRequired extends ConsoleError {

@@ -25,13 +25,13 @@ process.stdout.write(String(performance.now() - start));
 
 type Measured = Omit<DeployedFunction, "entry"> & { shippedBytes: number; importMs: number; importRuns: number[] };
 
-export interface ColdStart extends Measured {
+interface ColdStart extends Measured {
   floorRatio: number;
   importPass: boolean;
   sizePass: boolean;
 }
 
-export interface ColdStarts {
+interface ColdStarts {
   method: string;
   buildSeconds: number;
   /** Importing an empty module the same way: what Node itself costs. */

@@ -35,7 +35,7 @@ export interface DeployedFunction {
   entry: string;
 }
 
-export interface DeployedBuild {
+interface DeployedBuild {
   /** The temporary folder holding the copy and the unzipped functions. */
   dir: string;
   buildSeconds: number;

@@ -34,7 +34,7 @@ export interface EndpointCase {
   opsBudget?: OpsBudget;
 }
 
-export async function expectStatus(response: Response, status: number, what: string): Promise<void> {
+async function expectStatus(response: Response, status: number, what: string): Promise<void> {
   if (response.status !== status) throw new Error(`${what}: expected ${status}, got ${response.status} ${await response.text()}`);
 }
 
@@ -54,7 +54,7 @@ const approveWith = (request: string, auth: { password: string } | { cookie: str
     : approveRequest(request, { password: null, scopes: SCOPES, userAgent: USER_AGENT, headers: { Cookie: auth.cookie } });
 
 /** The signed request GET /auth hands to the sign-in page (valid 15 minutes, not single use). */
-export function benchSignedRequest(b: Bench): Promise<string> {
+function benchSignedRequest(b: Bench): Promise<string> {
   return signedRequest(b.rt, benchAuthorization(pkcePair().challenge));
 }
 

@@ -25,7 +25,7 @@ import { BUDGET, CALLS, PASSWORD_CALLS, WARMUP } from "./settings.ts";
 import { ms, sample, stats, type Stats } from "./stats.ts";
 import { judgeOperations, opSummaryText, summarizeOps, type OpSummary } from "./storage-operations.ts";
 
-export interface EndpointResult {
+interface EndpointResult {
   name: string;
   fn: string;
   stats: Stats;
@@ -93,7 +93,7 @@ export async function runEndpoints(b: Bench, account: Bench, reference: BareBlob
   return { bare, endpoints: measured.map(([c, m]) => judgeEndpoint(c, m, bare)) };
 }
 
-export interface PasswordResult {
+interface PasswordResult {
   algorithm: string;
   parameters: Record<string, number>;
   hash: Stats;

@@ -8,7 +8,7 @@ import { check, printTable, say, verdict } from "./report.ts";
 import { BUDGET, CALLS, SEED_CONCURRENCY, WARMUP } from "./settings.ts";
 import { ms, stats, type Stats } from "./stats.ts";
 
-export interface ScaleResult {
+interface ScaleResult {
   small: { grants: number; stats: Stats };
   large: { grants: number; stats: Stats; seedSeconds: number };
   ratio: number;

@@ -20,7 +20,7 @@ interface PageResource {
   sameOrigin: boolean;
 }
 
-export interface SignInPageResult {
+interface SignInPageResult {
   totalBytes: number;
   totalGzipBytes: number;
   resources: PageResource[];

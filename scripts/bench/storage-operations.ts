@@ -5,7 +5,7 @@ import { check, printTable, say, verdict } from "./report.ts";
 import { BUDGET } from "./settings.ts";
 import { percentile } from "./stats.ts";
 
-export const totalOps = (ops: OperationCounts) => OPERATION_KINDS.reduce((sum, kind) => sum + ops[kind], 0);
+const totalOps = (ops: OperationCounts) => OPERATION_KINDS.reduce((sum, kind) => sum + ops[kind], 0);
 const opsText = (ops: OperationCounts) => OPERATION_KINDS.map((kind) => ops[kind]).join("/");
 
 export interface OpSummary {

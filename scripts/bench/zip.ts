@@ -20,7 +20,7 @@ const LOCAL_HEADER = 0x04034b50;
 const S_IFMT = 0o170000;
 const S_IFLNK = 0o120000;
 
-export function zipEntries(zip: Buffer): ZipEntry[] {
+function zipEntries(zip: Buffer): ZipEntry[] {
   let end = zip.length - 22;
   while (end >= 0 && zip.readUInt32LE(end) !== END_OF_CENTRAL_DIRECTORY) end--;
   if (end < 0) throw new Error("not a zip file (no end of central directory)");

@@ -5,7 +5,7 @@ import { parseClientDocument, type ClientInfo } from "./client-info.ts";
 import { fetchDocument, type Fetcher } from "./safe-fetch.ts";
 import { isLoopbackHost } from "../protocol/urls.ts";
 
-export interface DiscoveryOptions {
+interface DiscoveryOptions {
   fetcher?: Fetcher;
   now?: () => number;
   /** How long a fetched result is reused; default 5 minutes. */

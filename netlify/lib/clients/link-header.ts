@@ -1,7 +1,7 @@
 // HTTP Link headers (RFC 8288): used by client discovery (rel=redirect_uri) and by the
 // self-test of the owner's page (rel=indieauth-metadata and the legacy endpoints).
 
-export interface LinkValue {
+interface LinkValue {
   target: string;
   /** Parameter names lowercased; the first occurrence of a parameter wins (RFC 8288 3.3). */
   params: Map<string, string>;

@@ -1,7 +1,7 @@
 // The microformats parser, loaded only when an HTML page turns up (it is heavy).
 import type { mf2 } from "microformats-parser";
 
-export type ParsedMicroformats = ReturnType<typeof mf2>;
+type ParsedMicroformats = ReturnType<typeof mf2>;
 
 /** Parsed microformats and rels, or null when the page cannot be parsed. The parser refuses a
  * page whose <body> holds no element (a page of <link> tags alone is common), so an empty

@@ -30,7 +30,7 @@ export class FetchFailed extends Error {
   override name = "FetchFailed";
 }
 
-export interface FetchOptions {
+interface FetchOptions {
   policy?: AddressPolicy;
   /** One budget for the whole fetch, redirects included. */
   timeoutMs?: number;

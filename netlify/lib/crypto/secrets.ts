@@ -7,7 +7,7 @@ import { createHash, hkdfSync, randomBytes, timingSafeEqual } from "node:crypto"
 export const SECRET_PREFIX = {
   code: "ic_",
 } as const;
-export type SecretKind = keyof typeof SECRET_PREFIX;
+type SecretKind = keyof typeof SECRET_PREFIX;
 
 /** 256 bits of randomness, base64url, behind the kind's prefix. */
 export function newSecret(kind: SecretKind, random: (size: number) => Buffer = randomBytes): string {

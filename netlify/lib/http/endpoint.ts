@@ -12,13 +12,13 @@ import { preflight, readableByAnyOrigin } from "./cors.ts";
 import { isSameOriginPost } from "./request.ts";
 
 /** Who sent the request, as the platform reports it. */
-export interface Requester {
+interface Requester {
   ip: string;
   userAgent: string;
 }
 
 /** A redirect URI that has been verified, and the state to send back with it. */
-export interface ReplyTarget {
+interface ReplyTarget {
   redirectUri: string;
   state?: string;
 }
@@ -47,13 +47,13 @@ export interface Route {
 type Method = "GET" | "POST";
 export type Methods = Partial<Record<Method, Route>>;
 
-export interface EndpointSpec extends Methods {
+interface EndpointSpec extends Methods {
   /** Readable from any origin, for browser-based clients. Such endpoints never use cookies. */
   cors?: boolean;
 }
 
 /** An API with actions under one path, e.g. /indieauth/api/account/sign-in. */
-export interface ActionsSpec {
+interface ActionsSpec {
   base: string;
   actions: Record<string, Methods>;
   /** The words for a path that is no action. */

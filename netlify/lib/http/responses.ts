@@ -8,7 +8,7 @@ export const COMMON_HEADERS = {
 } as const;
 
 /** The pages functions render: no script at all, no framing, nothing cached. */
-export const PAGE_SECURITY_HEADERS = {
+const PAGE_SECURITY_HEADERS = {
   ...COMMON_HEADERS,
   "Content-Security-Policy":
     "default-src 'none'; style-src 'self'; img-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",

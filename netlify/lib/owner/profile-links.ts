@@ -10,9 +10,9 @@ import { fetchDocument, type FetchedDocument } from "../clients/safe-fetch.ts";
 import type { Config } from "../platform/config.ts";
 
 export const DISCOVERY_RELS = ["indieauth-metadata", "authorization_endpoint", "token_endpoint"] as const;
-export type DiscoveryRel = (typeof DISCOVERY_RELS)[number];
+type DiscoveryRel = (typeof DISCOVERY_RELS)[number];
 
-export interface RelCheck {
+interface RelCheck {
   rel: DiscoveryRel;
   expected: string;
   /** The first value found (a Link header wins over a <link> element, as clients read it). */

@@ -10,9 +10,9 @@ import { signTyped, verifyTyped, type JwtKind } from "../crypto/typed-jwt.ts";
 
 export const SESSION_TYPE = "indieauth-session+jwt";
 /** "Keep me signed in": a cookie that outlives the browser. */
-export const PERSISTENT_SESSION_MS = 30 * 24 * 60 * 60 * 1000;
+const PERSISTENT_SESSION_MS = 30 * 24 * 60 * 60 * 1000;
 /** Without it (console sign-in only): a browser-session cookie, and the record ends anyway. */
-export const BROWSER_SESSION_MS = 12 * 60 * 60 * 1000;
+const BROWSER_SESSION_MS = 12 * 60 * 60 * 1000;
 /** lastSeenAt is refreshed at most this often, so that a busy session costs no write per request. */
 const TOUCH_INTERVAL_MS = 5 * 60 * 1000;
 
@@ -30,7 +30,7 @@ export interface SessionRecord {
 
 /** What sessions need of the configuration: their key, the issuer, and whether this is local
  * development (http://localhost: no Secure attribute, so no __Host- prefix). */
-export type SessionSettings = Pick<Config, "issuer" | "development"> & { keys: Pick<Config["keys"], "session"> };
+type SessionSettings = Pick<Config, "issuer" | "development"> & { keys: Pick<Config["keys"], "session"> };
 
 const sessionKey = RECORDS.session.key;
 const SESSION_ID = /^[A-Za-z0-9_-]{22}$/;
@@ -49,7 +49,7 @@ function cookieOptions(settings: SessionSettings) {
   return { httpOnly: true, secure: !settings.development, sameSite: "lax" as const, path: "/" };
 }
 
-export interface NewSession {
+interface NewSession {
   method: SessionRecord["method"];
   persistent: boolean;
   ip: string;

@@ -5,12 +5,12 @@ import type { SignInEventView } from "../pages/account-view.ts";
 import { RECORDS } from "../platform/records.ts";
 import type { KeyValueStore } from "../platform/store.ts";
 
-export const EVENT_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
+const EVENT_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
 const SHOWN = 50;
 /** Keys sort newest first: the time counts down from here. */
 const LATEST = 10 ** 15;
 
-export interface SignInEventRecord extends SignInEventView {
+interface SignInEventRecord extends SignInEventView {
   kind: "sign-in-event";
   expiresAt: number;
 }

@@ -11,12 +11,12 @@ import { SIGN_IN_FAILURES, type SignInFailure } from "./sign-in-failures.ts";
 import { recordSignInEvent } from "./sign-in-events.ts";
 import { attemptSucceeded, beginAttempt } from "./throttle.ts";
 
-export type OwnerCredential =
+type OwnerCredential =
   | { method: "password"; password: string }
   | { method: "passkey"; ticket: string; response: string };
 
 
-export type SignInResult =
+type SignInResult =
   | { ok: true; method: OwnerCredential["method"] }
   | { ok: false; reason: SignInFailure }
   | { ok: false; reason: "throttled"; retryAfterSeconds: number };
@@ -41,7 +41,7 @@ export async function recordAttempt(
 
 /** "sign-in" starts something; "confirm" re-checks a signed-in owner before a sensitive change
  * (adding a passkey), where the password is accepted even with PASSWORD_LOGIN=off. */
-export type Purpose = "sign-in" | "confirm";
+type Purpose = "sign-in" | "confirm";
 
 async function checkPassword(rt: Runtime, config: Config, password: string, context: AttemptContext, purpose: Purpose): Promise<SignInResult> {
   // An empty password is nobody's guess (a session that ended while the page was open).

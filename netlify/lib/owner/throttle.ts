@@ -30,13 +30,13 @@ interface AttemptRecord {
 }
 
 /** An attempt that was let through: what the outcome must clean up. */
-export interface Attempt {
+interface Attempt {
   ipPrefix: string;
   ipKey: string;
   globalKey: string;
 }
 
-export type ThrottleVerdict = { allowed: true; attempt: Attempt } | { allowed: false; retryAfterSeconds: number };
+type ThrottleVerdict = { allowed: true; attempt: Attempt } | { allowed: false; retryAfterSeconds: number };
 
 /** What follows an attempt key's prefix: a fixed-width millisecond count (readable,
  * sortable), then randomness against ties. */

@@ -20,7 +20,7 @@ import type { KeyValueStore } from "../platform/store.ts";
 import { signTyped, verifyTyped, type JwtKind } from "../crypto/typed-jwt.ts";
 
 export const TICKET_TYPE = "indieauth-webauthn+jwt";
-export const TICKET_TTL_SECONDS = 5 * 60;
+const TICKET_TTL_SECONDS = 5 * 60;
 
 export type Ceremony = "registration" | "authentication";
 
@@ -31,7 +31,7 @@ interface RelyingParty {
   name: string;
 }
 
-export function relyingParty(config: Config): RelyingParty {
+function relyingParty(config: Config): RelyingParty {
   const id = new URL(config.baseUrl).hostname;
   return { id, origin: config.baseUrl, name: config.profile.name ?? new URL(config.me).host };
 }

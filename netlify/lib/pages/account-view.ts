@@ -15,7 +15,7 @@ export interface AppView {
   expiresAt: number;
 }
 
-export type SignInMethod = "password" | "passkey" | "session";
+type SignInMethod = "password" | "passkey" | "session";
 
 export interface DeviceView {
   /** The session's id: what Sign out sends back. */

@@ -20,7 +20,7 @@ export const SIGN_IN_PROBLEMS: Readonly<Record<SignInProblem, string>> = {
  * password, a passkey, or both. */
 export type SignInOffer = { session: true } | { session: false; passkey: boolean; password: boolean };
 
-export interface SignInFragment {
+interface SignInFragment {
   /** The signed authorization request (a JWT). */
   request: string;
   offer: SignInOffer;
@@ -55,7 +55,7 @@ export function readSignInFragment(hash: string): SignInFragment & { unknownProb
 }
 
 /** What the page shows of the request. */
-export type ShownRequest = Pick<AuthorizationRequest, "clientId" | "redirectUri" | "scopes" | "meMismatch" | "client">;
+type ShownRequest = Pick<AuthorizationRequest, "clientId" | "redirectUri" | "scopes" | "meMismatch" | "client">;
 
 /** The signed request's payload, read for display only (the server checks the signature). */
 export function shownRequest(token: string): ShownRequest | null {

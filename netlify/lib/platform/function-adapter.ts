@@ -3,7 +3,7 @@
 import type { Endpoint } from "../http/endpoint.ts";
 import { defaultRuntime } from "./runtime.ts";
 
-export type FunctionHandler = (req: Request, context?: { ip?: string }) => Promise<Response>;
+type FunctionHandler = (req: Request, context?: { ip?: string }) => Promise<Response>;
 
 export function asFunction(endpoint: Endpoint): FunctionHandler {
   return (req, context) => endpoint(req, defaultRuntime(), { ip: context?.ip ?? "", userAgent: req.headers.get("user-agent") ?? "" });

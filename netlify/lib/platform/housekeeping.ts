@@ -4,7 +4,7 @@
 import { SWEPT_KINDS } from "./records.ts";
 import type { KeyValueStore } from "./store.ts";
 
-export interface SweepResult {
+interface SweepResult {
   examined: number;
   deleted: number;
 }

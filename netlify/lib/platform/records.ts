@@ -5,7 +5,7 @@
 // forgotten by the sweep either.
 import { secretHash } from "../crypto/secrets.ts";
 
-export interface RecordKind {
+interface RecordKind {
   /** For messages and tests. */
   readonly name: string;
   /** Every key of the kind starts with it; a single record's key is exactly it. */
@@ -19,7 +19,7 @@ export interface RecordKind {
   readonly swept: boolean;
 }
 
-export interface SweptKind extends RecordKind {
+interface SweptKind extends RecordKind {
   readonly expiresField: string;
   readonly swept: true;
 }

@@ -23,7 +23,7 @@ export interface BlobsConnection {
   uncachedEdgeURL: string;
 }
 
-export interface BlobStoreOptions {
+interface BlobStoreOptions {
   connection?: BlobsConnection;
   /** Longest wait for one operation, in milliseconds. */
   deadlineMs?: number;
@@ -36,7 +36,7 @@ export const STORAGE_DEADLINE_MS = 4000;
  * return one. */
 export type Version = { readonly exists: false } | { readonly exists: true; readonly etag?: string };
 
-export interface Versioned<T> {
+interface Versioned<T> {
   /** Null when there is no record. */
   value: T | null;
   version: Version;
@@ -59,7 +59,7 @@ export interface KeyValueStore {
   list(prefix: string): Promise<string[]>;
 }
 
-export const DEFAULT_STORE_NAME = "indieauth";
+const DEFAULT_STORE_NAME = "indieauth";
 
 class BlobsKeyValueStore implements KeyValueStore {
   #store: Store | undefined;

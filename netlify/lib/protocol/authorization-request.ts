@@ -9,13 +9,13 @@ import { canonicalUrl, parseClientId, parseProfileUrl, parseRedirectUri, sameOri
 
 const MAX_STATE_LENGTH = 2048;
 
-export interface TrustedTarget {
+interface TrustedTarget {
   clientId: URL;
   redirectUri: URL;
 }
 
 /** Step 1: client_id and redirect_uri are well-formed URLs (spec 3.3), each given once. */
-export function checkClientIdAndRedirectUri(params: URLSearchParams): TrustedTarget {
+function checkClientIdAndRedirectUri(params: URLSearchParams): TrustedTarget {
   for (const name of ["client_id", "redirect_uri"]) {
     const count = params.getAll(name).length;
     if (count === 0) throw new UntrustedRedirect("The app's request is incomplete", `The sign-in link has no ${name}. Go back to the app and try again.`);
@@ -30,7 +30,7 @@ export function checkClientIdAndRedirectUri(params: URLSearchParams): TrustedTar
 
 /** Step 3: the redirect URI shares the client's scheme, host and port, or the client
  * publishes it exactly (spec 4.2.2, 5.2). */
-export function checkRedirectUriAllowed(target: TrustedTarget, client: ClientInfo): void {
+function checkRedirectUriAllowed(target: TrustedTarget, client: ClientInfo): void {
   if (sameOrigin(target.clientId, target.redirectUri)) return;
   if (client.redirectUris.includes(target.redirectUri.href)) return;
   throw new UntrustedRedirect(
@@ -40,7 +40,7 @@ export function checkRedirectUriAllowed(target: TrustedTarget, client: ClientInf
 }
 
 /** Step 4: no parameter twice (a second value could be read differently by another party). */
-export function checkNoDuplicateParameters(params: URLSearchParams): void {
+function checkNoDuplicateParameters(params: URLSearchParams): void {
   const seen = new Set<string>();
   for (const name of params.keys()) {
     if (seen.has(name)) throw new InvalidRequest(`The parameter ${name} is given more than once.`);
@@ -49,14 +49,14 @@ export function checkNoDuplicateParameters(params: URLSearchParams): void {
 }
 
 /** Step 5: response_type=code (the legacy `id` is read as `code`). */
-export function checkResponseType(params: URLSearchParams): void {
+function checkResponseType(params: URLSearchParams): void {
   const responseType = params.get("response_type");
   if (responseType === null || responseType === "") throw new InvalidRequest("response_type is required and must be code.");
   if (responseType !== "code" && responseType !== "id") throw new UnsupportedResponseType(`response_type ${responseType} is not supported; use code.`);
 }
 
 /** Step 6: state is required and comes back unchanged. */
-export function checkState(params: URLSearchParams): string {
+function checkState(params: URLSearchParams): string {
   const state = params.get("state");
   if (state === null || state === "") throw new InvalidRequest("state is required.");
   if (state.length > MAX_STATE_LENGTH) throw new InvalidRequest(`state is longer than ${MAX_STATE_LENGTH} characters.`);
@@ -64,7 +64,7 @@ export function checkState(params: URLSearchParams): string {
 }
 
 /** Step 7: PKCE with S256 is required; plain is refused. */
-export function checkPkce(params: URLSearchParams): string {
+function checkPkce(params: URLSearchParams): string {
   const challenge = params.get("code_challenge");
   const method = params.get("code_challenge_method");
   if (challenge === null || challenge === "") throw new InvalidRequest("code_challenge is required (PKCE with S256).");
@@ -75,7 +75,7 @@ export function checkPkce(params: URLSearchParams): string {
 }
 
 /** Step 8: scopes, split on spaces. */
-export function checkScope(params: URLSearchParams): string[] {
+function checkScope(params: URLSearchParams): string[] {
   const parsed = parseScope(params.get("scope"));
   if (!parsed.ok) throw new InvalidScope(parsed.reason);
   return parsed.scopes;
@@ -83,7 +83,7 @@ export function checkScope(params: URLSearchParams): string[] {
 
 /** Step 9: `me` is only a hint. When it names someone else, the page says so and the sign-in
  * continues as the owner (spec 5.2). */
-export function checkMe(params: URLSearchParams, ownerMe: string): string | undefined {
+function checkMe(params: URLSearchParams, ownerMe: string): string | undefined {
   const me = params.get("me");
   if (me === null || me === "") return undefined;
   const parsed = parseProfileUrl(me.includes("://") ? me : `https://${me}`, { allowLocalhost: true });
@@ -94,7 +94,7 @@ export function checkMe(params: URLSearchParams, ownerMe: string): string | unde
   return me.slice(0, 300);
 }
 
-export interface PipelineInput {
+interface PipelineInput {
   params: URLSearchParams;
   ownerMe: string;
   discover: (clientId: URL) => Promise<ClientInfo>;

@@ -14,7 +14,7 @@ import { CodeAlreadyUsed, revokeGrant } from "./grants.ts";
 import { isValidCodeVerifier, verifierMatches } from "./pkce.ts";
 import { canonicalUrl } from "./urls.ts";
 
-export const CODE_TTL_MS = 10 * 60 * 1000;
+const CODE_TTL_MS = 10 * 60 * 1000;
 
 export interface CodeRecord {
   kind: "authorization_code";
@@ -30,7 +30,7 @@ export interface CodeRecord {
   expiresAt: number;
 }
 
-export type NewCode = Omit<CodeRecord, "kind" | "issuedAt" | "expiresAt" | "codeChallengeMethod">;
+type NewCode = Omit<CodeRecord, "kind" | "issuedAt" | "expiresAt" | "codeChallengeMethod">;
 
 /** Written, only if new, when a code is consumed: a later redemption learns it came too late,
  * and which grant the first one was to create. */
@@ -59,7 +59,7 @@ export async function issueCode(
   return code;
 }
 
-export interface RedemptionInput {
+interface RedemptionInput {
   grantType: string | null;
   code: string | null;
   clientId: string | null;
@@ -77,7 +77,7 @@ export function redemptionInput(form: URLSearchParams): RedemptionInput {
   };
 }
 
-export interface RedeemedCode {
+interface RedeemedCode {
   record: CodeRecord;
   /** The id for the grant this redemption may create (POST /auth creates none). */
   grantId: string;

@@ -9,7 +9,7 @@ import { InvalidGrant } from "../errors.ts";
 import { RECORDS } from "../platform/records.ts";
 import type { KeyValueStore } from "../platform/store.ts";
 
-export interface IssuedToken {
+interface IssuedToken {
   hash: string;
   issuedAt: number;
   expiresAt: number;
@@ -39,14 +39,14 @@ export interface GrantRecord {
 
 /** Written when a grant is revoked before its record existed (a replayed code racing the
  * first redemption): the first redemption's create-if-new then fails. */
-export interface RevokedGrant {
+interface RevokedGrant {
   kind: "revoked-grant";
   id: string;
   revokedAt: number;
   expiresAt: number;
 }
 
-export type StoredGrant = GrantRecord | RevokedGrant;
+type StoredGrant = GrantRecord | RevokedGrant;
 
 const grantKey = RECORDS.grant.key;
 
@@ -62,7 +62,7 @@ export class CodeAlreadyUsed extends InvalidGrant {
 const REVOKED_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
 const MAX_RETIRED = 20;
 
-export interface TokenLifetimes {
+interface TokenLifetimes {
   accessTokenTtlMs: number;
   refreshTokenTtlMs: number;
 }
@@ -84,7 +84,7 @@ function mintTokens(id: string, now: number, ttl: TokenLifetimes): { accessToken
   };
 }
 
-export interface NewGrant {
+interface NewGrant {
   /** The id the code's redemption allocated (and recorded in the code's used marker). */
   id: string;
   clientId: string;
@@ -112,7 +112,7 @@ export async function createGrant(store: KeyValueStore, input: NewGrant, now: nu
   return { accessToken, refreshToken, grant };
 }
 
-export function isLive(grant: StoredGrant | null, now: number): grant is GrantRecord {
+function isLive(grant: StoredGrant | null, now: number): grant is GrantRecord {
   return grant !== null && grant.kind === "grant" && grant.revokedAt === undefined && grant.expiresAt > now;
 }
 
@@ -152,7 +152,7 @@ export async function revokeGrant(store: KeyValueStore, id: string, now: number)
   await store.set(grantKey(id), revoked);
 }
 
-export type RefreshOutcome =
+type RefreshOutcome =
   | { ok: true; tokens: IssuedTokens }
   | { ok: false; reason: "unknown" | "reused" | "expired" | "client" | "scope" | "conflict" };
 
@@ -211,7 +211,7 @@ export async function grantOwningToken(store: KeyValueStore, token: string): Pro
 // Usage: when a grant's access token was last verified. A record of its own, so that a
 // verification never rewrites the grant (which a refresh may be rewriting at the same moment).
 
-export interface GrantUsage {
+interface GrantUsage {
   lastUsedAt: number;
   expiresAt: number;
 }

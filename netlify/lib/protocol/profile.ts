@@ -2,7 +2,7 @@
 // and photo; `email` adds the e-mail address.
 import type { Profile } from "../platform/config.ts";
 
-export interface ProfileInfo {
+interface ProfileInfo {
   name?: string;
   url?: string;
   photo?: string;

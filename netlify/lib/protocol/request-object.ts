@@ -5,7 +5,7 @@ import type { ClientDisplay } from "../clients/client-display.ts";
 import { signTyped, verifyTyped, type JwtKind } from "../crypto/typed-jwt.ts";
 
 export const REQUEST_OBJECT_TYPE = "indieauth-request+jwt";
-export const REQUEST_OBJECT_TTL_SECONDS = 15 * 60;
+const REQUEST_OBJECT_TTL_SECONDS = 15 * 60;
 /** The longest signed request the approve step reads (it travels in the sign-in page's URL
  * fragment and back in its form). GET /auth refuses to make a longer one. */
 export const MAX_REQUEST_OBJECT_LENGTH = 32_768;

@@ -23,7 +23,7 @@ export const SUPPORTED_SCOPES = Object.keys(KNOWN_SCOPES);
 /** scope-token = 1*( %x21 / %x23-5B / %x5D-7E ) */
 const SCOPE_TOKEN = /^[\x21\x23-\x5B\x5D-\x7E]{1,64}$/;
 
-export type ScopeParse = { ok: true; scopes: string[] } | { ok: false; reason: string };
+type ScopeParse = { ok: true; scopes: string[] } | { ok: false; reason: string };
 
 /** Splits on spaces, drops duplicates, refuses malformed tokens, and drops `email` without
  * `profile` (e-mail is part of the profile; alone it means nothing). */

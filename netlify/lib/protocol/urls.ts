@@ -2,7 +2,7 @@
 // canonicalisation (3.4). Parsing uses the WHATWG URL parser, which already lowercases the
 // host, adds the "/" path and normalises numeric IPv4 forms such as 0x7f000001.
 
-export type UrlCheck = { ok: true; url: URL } | { ok: false; reason: string };
+type UrlCheck = { ok: true; url: URL } | { ok: false; reason: string };
 
 const IPV4 = /^\d{1,3}(\.\d{1,3}){3}$/;
 
@@ -45,7 +45,7 @@ function parseHttpUrl(raw: string, what: string): UrlCheck {
   return { ok: true, url };
 }
 
-export interface ProfileUrlOptions {
+interface ProfileUrlOptions {
   /** Development only: accept localhost and ports, so `npm start` works on http://localhost:8888/. */
   allowLocalhost?: boolean;
 }

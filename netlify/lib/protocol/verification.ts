@@ -11,7 +11,7 @@ export async function verifyAccessToken(store: KeyValueStore, token: string, now
   return grant;
 }
 
-export type IntrospectionBody =
+type IntrospectionBody =
   | { active: false }
   | { active: true; me: string; client_id: string; scope: string; exp: number; iat: number };
 
