@@ -90,16 +90,25 @@ async function runRoute(route: Route, req: Request, rt: Runtime, requester: Requ
   }
 }
 
+/** RFC 6797: once seen over https, browsers use nothing else here for a year. (Browsers
+ * ignore it over http, and local development sends none.) */
+const STRICT_TRANSPORT = "max-age=31536000";
+
+function secureTransport(response: Response, rt: Runtime): Response {
+  if (rt.config.ok && rt.config.config.baseUrl.startsWith("https:")) response.headers.set("Strict-Transport-Security", STRICT_TRANSPORT);
+  return response;
+}
+
 function serve(methods: (req: Request) => Methods | NotFound, cors: boolean): Endpoint {
   return async (req, rt, requester) => {
     const found = methods(req);
-    if (found instanceof NotFound) return answerError(found, "json");
+    if (found instanceof NotFound) return secureTransport(answerError(found, "json"), rt);
     const allowed = Object.keys(found);
-    if (cors && req.method === "OPTIONS") return preflight(allowed);
+    if (cors && req.method === "OPTIONS") return secureTransport(preflight(allowed), rt);
     const route = found[req.method === "HEAD" ? "GET" : (req.method as Method)];
     const who = { ip: requester?.ip ?? "", userAgent: requester?.userAgent ?? req.headers.get("user-agent") ?? "" };
     const response = route ? await runRoute(route, req, rt, who) : answerError(new MethodNotAllowed(allowed), "json");
-    return cors ? readableByAnyOrigin(response) : response;
+    return secureTransport(cors ? readableByAnyOrigin(response) : response, rt);
   };
 }
 
