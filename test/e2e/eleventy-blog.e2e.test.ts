@@ -79,7 +79,7 @@ describe("an Eleventy blog whose build command empties _site, built by netlify b
 
   it("bundles the functions with their routes", () => {
     const manifest = JSON.parse(readFileSync(join(blog, ".netlify", "functions", "manifest.json"), "utf8")) as {
-      functions: { name: string; routes?: { pattern?: string; literal?: string }[]; schedule?: string }[];
+      functions: { name: string; routes?: { pattern?: string; literal?: string }[]; schedule?: string; runtimeVersion?: string }[];
     };
     const routesOf = (name: string) => manifest.functions.find((f) => f.name === name)?.routes?.map((r) => r.literal ?? r.pattern);
     expect(routesOf("indieauth-auth")).toEqual(["/auth"]);
@@ -87,6 +87,10 @@ describe("an Eleventy blog whose build command empties _site, built by netlify b
     expect(routesOf("indieauth-token")).toEqual(["/token"]);
     expect(routesOf("indieauth-metadata")).toEqual(["/.well-known/oauth-authorization-server"]);
     expect(manifest.functions.find((f) => f.name === "indieauth-cleanup")?.schedule).toBe("@daily");
+    // They run on the Lambda Node.js runtime of the build's major version (README, "Node.js
+    // versions"); Netlify maps 18, 20 and 22 so, and leaves other versions to its default.
+    const major = Number(process.versions.node.split(".")[0]);
+    if ([18, 20, 22].includes(major)) expect([...new Set(manifest.functions.map((f) => f.runtimeVersion))]).toEqual([`nodejs${major}.x`]);
   });
 
   it("writes the pages' headers into _site/_headers, as Netlify's own parser reads them, next to the blog's", async () => {
