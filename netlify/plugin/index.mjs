@@ -1,27 +1,45 @@
-// Netlify build plugin: adds this IndieAuth server to an existing site (your blog), on the
+// Netlify build plugin (a plugin module may export only its event handlers): adds this IndieAuth server to an existing site (your blog), on the
 // blog's own domain, without copying files. In the blog's netlify.toml:
 //
 //   [[plugins]]
 //     package = "netlify-indieauth"
 //
-// During the blog's build it writes, through Netlify's Frameworks API:
-//   .netlify/v1/functions/indieauth-*.mts   one stub per endpoint, routed with config.path
-//   .netlify/v1/config.json                  the security headers of the pages (merged)
-// and the pages themselves into the blog's publish folder under /indieauth/ only, so the
-// blog's own pages and assets are never touched. Routes and headers are read from this
-// package's netlify.toml, the same ones a standalone deployment uses.
-import { existsSync } from "node:fs";
+// onPreBuild  checks ME, SECRET, PASSWORD_HASH... before the blog's build command runs, so a
+//             production build with a missing or malformed variable stops at once, naming it.
+// onBuild     runs after the blog's build command (which may have emptied the publish folder:
+//             `rm -rf _site && eleventy`, Hugo's --cleanDestinationDir, Vite's emptyOutDir)
+//             and before Netlify bundles the functions. It writes
+//               <publish>/indieauth/...                 the pages, and nothing else of the blog's
+//               <publish>/_headers                      the pages' security headers, appended in a
+//                                                       marked block (kept apart from the blog's)
+//               .netlify/v1/functions/indieauth-*.mts   one stub per endpoint, routed with config.path
+// Headers go in _headers rather than the Frameworks API's .netlify/v1/config.json: Netlify
+// reads _headers in production, and `netlify dev` and `netlify serve` read it too, whereas
+// `netlify dev` ignores config.json. Routes and headers come from this package's netlify.toml,
+// the same ones a standalone deployment uses.
+import { existsSync, statSync } from "node:fs";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { dirname, join, relative, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { parse } from "smol-toml";
 import { register } from "tsx/esm/api";
+import { pageHeaderRules, withOurHeaders } from "./headers.mjs";
 
 const packageRoot = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const FUNCTION_PREFIX = "/.netlify/functions/";
 
 async function packageToml() {
   return parse(await readFile(join(packageRoot, "netlify.toml"), "utf8"));
+}
+
+/** Runs `use` with this package's TypeScript modules importable (through tsx). */
+async function withTypeScript(use) {
+  const unregister = register();
+  try {
+    return await use((path) => import(pathToFileURL(join(packageRoot, path)).href));
+  } finally {
+    await unregister();
+  }
 }
 
 /** function name -> the paths it serves, from this package's [[redirects]]. */
@@ -51,36 +69,49 @@ async function writeFunctionStubs(siteRoot, toml) {
   return [...written, "cleanup"];
 }
 
-async function mergeHeaders(siteRoot, toml) {
-  const file = join(siteRoot, ".netlify", "v1", "config.json");
-  const existing = existsSync(file) ? JSON.parse(await readFile(file, "utf8")) : {};
-  const ours = (toml.headers ?? []).filter((rule) => String(rule.for).startsWith("/indieauth/"));
-  existing.headers = [...(existing.headers ?? []), ...ours];
-  await mkdir(dirname(file), { recursive: true });
-  await writeFile(file, `${JSON.stringify(existing, null, 2)}\n`);
+async function writeHeaders(publishDir, toml) {
+  const file = join(publishDir, "_headers");
+  const existing = existsSync(file) ? await readFile(file, "utf8") : "";
+  await writeFile(file, withOurHeaders(existing, pageHeaderRules(toml)));
 }
 
-export const onPreBuild = async ({ constants, utils }) => {
+const isProduction = () => process.env.CONTEXT === "production";
+
+/** Checks the variables before the blog's build command spends any time. */
+export const onPreBuild = async ({ utils }) => {
+  const problems = await withTypeScript(async (load) => {
+    const { loadConfig } = await load("netlify/lib/platform/config.ts");
+    const result = loadConfig(process.env);
+    return result.ok ? [] : result.problems;
+  });
+  const production = isProduction();
+  for (const problem of problems) console.warn(`netlify-indieauth ${production ? "error" : "warning"}: ${problem.message}`);
+  if (production && problems.length > 0) {
+    return utils.build.failBuild(`netlify-indieauth: set ${problems.map((p) => p.variable).join(", ")} in the site's environment variables, then deploy again.`);
+  }
+};
+
+/** After the blog's build command: the pages, their headers and the functions. */
+export const onBuild = async ({ constants, utils }) => {
   const siteRoot = process.cwd();
   const publishDir = resolve(siteRoot, constants.PUBLISH_DIR);
-  const production = process.env.CONTEXT === "production";
-
-  // The pages are built by the same TypeScript build script as a standalone deployment.
-  const unregister = register();
-  try {
-    const { buildSite } = await import(join(packageRoot, "scripts", "build.ts"));
-    const { problems, warnings } = await buildSite(process.env, publishDir, { standalone: false });
-    for (const problem of problems) console.warn(`netlify-indieauth ${production ? "error" : "warning"}: ${problem.message}`);
-    for (const warning of warnings) console.warn(`netlify-indieauth warning: ${warning}`);
-    if (production && problems.length > 0) {
-      return utils.build.failBuild(`netlify-indieauth: set ${problems.map((p) => p.variable).join(", ")} in the site's environment variables, then deploy again.`);
-    }
-  } finally {
-    await unregister();
+  const shown = relative(siteRoot, publishDir) || ".";
+  if (!existsSync(publishDir) || !statSync(publishDir).isDirectory()) {
+    return utils.build.failBuild(
+      `netlify-indieauth: the publish folder "${shown}" does not exist after the build command. ` +
+        "Check [build] publish in netlify.toml (it must be the folder your blog's build writes, e.g. _site for Eleventy, public for Hugo, dist for Vite or Astro) and that the build command writes it.",
+    );
   }
 
+  // The pages are built by the same TypeScript build script as a standalone deployment.
+  const { warnings } = await withTypeScript(async (load) => {
+    const { buildSite } = await load("scripts/build.ts");
+    return buildSite(process.env, publishDir, { standalone: false });
+  });
+  for (const warning of warnings) console.warn(`netlify-indieauth warning: ${warning}`);
+
   const toml = await packageToml();
+  await writeHeaders(publishDir, toml);
   const functions = await writeFunctionStubs(siteRoot, toml);
-  await mergeHeaders(siteRoot, toml);
-  console.log(`netlify-indieauth: pages in ${relative(siteRoot, publishDir) || "."}/indieauth/, functions ${functions.join(", ")}`);
+  console.log(`netlify-indieauth: pages in ${shown}/indieauth/, their headers in ${shown}/_headers, functions ${functions.join(", ")}`);
 };

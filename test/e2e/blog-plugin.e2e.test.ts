@@ -1,50 +1,37 @@
-// Adding the server to an existing blog with the build plugin: a real `netlify build
-// --offline` of a small fixture blog must produce the functions (with their routes), the
-// headers and the pages under /indieauth/, and leave the blog's own pages and routes alone.
+// The package as npm installs it, added to a blog with the build plugin: `npm pack` of this
+// checkout installed into a small fixture blog (test/fixtures/blog, static files and no build
+// command), then a real `netlify build --offline`. It must produce the functions (with their
+// routes and dependencies), the headers and the pages under /indieauth/, and leave the blog's
+// own pages and routes alone. A file the package's `files` list leaves out fails this build.
 import { spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { createRequire } from "node:module";
-import { tmpdir } from "node:os";
-import { join, relative } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testEnv } from "../helpers/env.ts";
+import { fixtures, installBlog, netlifyBuild, packedTarball, removeTempDirs } from "../helpers/blog.ts";
 
-const repo = new URL("../..", import.meta.url).pathname;
-const fixture = new URL("../fixtures/blog", import.meta.url).pathname;
-const cli = createRequire(import.meta.url).resolve("netlify-cli/bin/run.js");
-const made: string[] = [];
+const fixture = join(fixtures, "blog");
 
-/** The package's production dependency folders, as npm lays them out (node_modules/...). */
-const dependencyDirs = spawnSync("npm", ["ls", "--omit=dev", "--all", "--parseable"], { cwd: repo, encoding: "utf8" })
-  .stdout.split("\n")
-  .map((line) => relative(repo, line.trim()))
-  .filter((dir) => dir.startsWith("node_modules") && !dir.slice("node_modules/".length).includes("node_modules/"));
+let tarball: string;
+let dir: string;
+beforeAll(() => {
+  tarball = packedTarball();
+  dir = installBlog("blog");
+}, 240_000);
+afterAll(removeTempDirs);
 
-/** The fixture blog with this package installed in it as npm would (offline: copied, not
- * linked, so that the bundler sees every file inside the blog's folder, as on Netlify). */
-function blogCopy(): string {
-  const dir = mkdtempSync(join(tmpdir(), "indieauth-blog-"));
-  made.push(dir);
-  cpSync(fixture, dir, { recursive: true });
-  const installed = join(dir, "node_modules", "netlify-indieauth");
-  for (const part of ["package.json", "netlify.toml", "netlify", "scripts", "site"]) cpSync(join(repo, part), join(installed, part), { recursive: true });
-  for (const dep of dependencyDirs) cpSync(join(repo, dep), join(dir, dep), { recursive: true });
-  return dir;
-}
-
-function netlifyBuild(dir: string, env: Record<string, string | undefined>) {
-  const clean: Record<string, string> = { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp" };
-  for (const [key, value] of Object.entries(env)) if (value !== undefined) clean[key] = value;
-  return spawnSync(process.execPath, [cli, "build", "--offline", "--cwd", dir], { cwd: dir, env: clean, encoding: "utf8", input: "", timeout: 120_000 });
-}
-
-afterAll(() => {
-  if (!process.env.KEEP_FIXTURES) for (const dir of made) rmSync(dir, { recursive: true, force: true });
+describe("the package's tarball", () => {
+  it("holds the plugin, functions, server, build scripts and page sources, and no tests, CI script or screenshots", () => {
+    const listing = spawnSync("tar", ["-tzf", tarball], { encoding: "utf8" }).stdout.split("\n").filter(Boolean).map((f) => f.replace(/^package\//, ""));
+    for (const file of ["package.json", "README.md", "netlify.toml", "netlify/plugin/index.mjs", "netlify/plugin/manifest.yml", "netlify/functions/auth.ts", "netlify/lib/platform/config.ts", "scripts/build.ts", "scripts/cli.mjs", "scripts/hash-password.ts", "site/templates/sign-in.liquid", "site/scripts/sign-in.ts", "site/styles/site.css"]) {
+      expect(listing).toContain(file);
+    }
+    expect(listing.filter((file) => /^(test|\.ci|site\/screenshots)\/|^scripts\/bench|\.env$|^dist\/|^\.netlify\//.test(file))).toEqual([]);
+  });
 });
 
-describe("the build plugin on a fixture blog", () => {
+describe("the build plugin on a fixture blog, installed from the tarball", () => {
   it("adds the functions, routes, headers and pages without touching the blog", async () => {
-    const dir = blogCopy();
     const result = netlifyBuild(dir, { ...(await testEnv({ BASE_URL: undefined })), URL: "https://jane.example", CONTEXT: "production" });
     expect(result.status, result.stdout + result.stderr).toBe(0);
 
@@ -71,17 +58,17 @@ describe("the build plugin on a fixture blog", () => {
       expect(readFileSync(join(publish, file), "utf8")).toBe(readFileSync(join(fixture, "public", file), "utf8"));
     }
 
-    const config = JSON.parse(readFileSync(join(dir, ".netlify", "v1", "config.json"), "utf8")) as { headers: { for: string; values: Record<string, string> }[] };
-    expect(config.headers.find((h) => h.for === "/indieauth/sign-in/*")?.values["X-Frame-Options"]).toBe("DENY");
+    // The pages' headers, in the publish folder's _headers (the blog had none).
+    const headers = readFileSync(join(publish, "_headers"), "utf8");
+    expect(headers).toMatch(/^\/indieauth\/sign-in\/\*\n(  .+\n)*  X-Frame-Options: DENY\n/m);
     // The blog's own redirect is still there.
     expect(result.stdout + result.stderr).not.toMatch(/error/i);
     expect(readFileSync(join(dir, "netlify.toml"), "utf8")).toContain('from = "/old-post"');
-  });
+  }, 300_000);
 
   it("stops a production build whose environment is incomplete, saying what to set", async () => {
-    const dir = blogCopy();
     const result = netlifyBuild(dir, { ...(await testEnv({ BASE_URL: undefined, SECRET: undefined })), URL: "https://jane.example", CONTEXT: "production" });
     expect(result.status).not.toBe(0);
     expect(result.stdout + result.stderr).toContain("SECRET");
-  });
+  }, 300_000);
 });
