@@ -6,7 +6,7 @@ import { loadEnvFile } from "./env.ts";
 const FIXES: Record<string, string> = {
   ME: "Set ME to your website's address, e.g. ME=https://jane.example/",
   SECRET: "Set SECRET to at least 32 random characters: openssl rand -base64 32",
-  PASSWORD_HASH: "Run `npm run hash-password` and set PASSWORD_HASH to what it prints",
+  PASSWORD_HASH: "Run `npm run hash-password` (or, in your blog, `npx netlify-indieauth hash-password`) and set PASSWORD_HASH to what it prints",
   PASSWORD_SECRET: "Use a bcrypt hash ($2a$, $2b$ or $2y$), or set PASSWORD_HASH from `npm run hash-password` instead",
   BASE_URL: "Set BASE_URL to this deployment's origin, e.g. BASE_URL=https://auth.jane.example (Netlify sets URL for you in its builds)",
   URL: "Set BASE_URL to this deployment's origin, e.g. BASE_URL=https://auth.jane.example",

@@ -147,7 +147,7 @@ export function loadConfig(env: Env): ConfigResult {
   let password: PasswordHash | undefined;
   const passwordVariable = env.PASSWORD_HASH ? "PASSWORD_HASH" : env.PASSWORD_SECRET ? "PASSWORD_SECRET" : undefined;
   if (!passwordVariable) {
-    problems.push({ variable: "PASSWORD_HASH", message: "PASSWORD_HASH is missing: make one with `npm run hash-password`" });
+    problems.push({ variable: "PASSWORD_HASH", message: "PASSWORD_HASH is missing: make one with `npm run hash-password` (in this repository) or `npx netlify-indieauth hash-password` (in your blog)" });
   } else {
     const parsed = parsePasswordHash(env[passwordVariable] ?? "");
     if ("error" in parsed) problems.push({ variable: passwordVariable, message: `${passwordVariable} ${parsed.error}` });
