@@ -1,15 +1,43 @@
-// `npm start`: a working local server in one command. Writes a development .env on first
-// run (random SECRET, a password whose hash is stored and which is printed once), builds the
-// site and runs `netlify dev` offline on http://localhost:8888 (PORT overrides).
+// `npm start`: a working local server in one command. Checks the port first (a start that
+// fails changes nothing), writes a development .env on first run (random SECRET, a password
+// whose hash is stored and which is printed once), builds the pages into a folder of this
+// port's own (so two servers from one checkout never overwrite each other's pages), and runs
+// `netlify dev` offline on http://localhost:8888 (PORT overrides), saying in its own words what
+// runs where and keeping netlify-cli's routine noise out of the way.
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
+import { createServer } from "node:net";
+import { join, relative, resolve } from "node:path";
 import { hashPassword } from "../netlify/lib/owner/password.ts";
 import { buildSite } from "./build.ts";
 import { ENV_FILE, loadEnvFile } from "./env.ts";
 
 const port = Number(process.env.PORT ?? 8888);
+const root = resolve(import.meta.dirname, "..");
+/** The first line of a .env that `npm start` wrote (and so may adapt to another port). */
+const WRITTEN_BY_US = "# Written by `npm start` for local development. Never commit this file.";
+
+/** Resolves when nothing listens on the port, any address (netlify dev binds them all). */
+function portIsFree(candidate: number): Promise<boolean> {
+  return new Promise((done) => {
+    const probe = createServer();
+    probe.once("error", () => done(false));
+    probe.listen(candidate, () => probe.close(() => done(true)));
+  });
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((done, fail) => {
+    const probe = createServer();
+    probe.once("error", fail);
+    probe.listen(0, "127.0.0.1", () => {
+      const address = probe.address();
+      probe.close(() => (typeof address === "object" && address ? done(address.port) : fail(new Error("no free port"))));
+    });
+  });
+}
 
 async function writeDevelopmentEnv(): Promise<string> {
   // Easy to type, still ~72 bits: three groups of four from an unambiguous alphabet.
@@ -17,7 +45,7 @@ async function writeDevelopmentEnv(): Promise<string> {
   const bytes = randomBytes(12);
   const password = Array.from(bytes, (b) => alphabet[b % alphabet.length]).join("").replace(/(.{4})(?!$)/g, "$1-");
   const lines = [
-    "# Written by `npm start` for local development. Never commit this file.",
+    WRITTEN_BY_US,
     `ME=http://localhost:${port}/`,
     `SECRET=${randomBytes(32).toString("base64url")}`,
     `PASSWORD_HASH=${await hashPassword(password)}`,
@@ -28,23 +56,68 @@ async function writeDevelopmentEnv(): Promise<string> {
   return password;
 }
 
+/** netlify-cli lines that read like faults but are not: the variables it leaves to us, and
+ * the edge functions this project does not use. */
+const NOISE = [/Ignored .* env var/, /Edge functions are disabled/, /^\s*[╭╰│]/, /Loaded function /, /^\s*$/];
+
+function relay(stream: NodeJS.ReadableStream, to: NodeJS.WriteStream, onReady: () => void): void {
+  let pending = "";
+  stream.on("data", (chunk: Buffer) => {
+    pending += chunk.toString();
+    const lines = pending.split("\n");
+    pending = lines.pop() ?? "";
+    for (const line of lines) {
+      if (line.includes("Local dev server ready")) onReady();
+      else if (!NOISE.some((noise) => noise.test(line))) to.write(`${line}\n`);
+    }
+  });
+}
+
+if (!(await portIsFree(port))) {
+  console.error(`Port ${port} is busy: another server (perhaps another npm start) listens there. Nothing was changed.`);
+  console.error(`Stop it, or start on another port: PORT=${port + 1} npm start`);
+  process.exit(1);
+}
+
+const fromEnvironment = new Set(Object.keys(process.env));
+let passwordSource = fromEnvironment.has("PASSWORD_HASH") ? "PASSWORD_HASH from your environment" : "PASSWORD_HASH in .env (the password npm start printed when it wrote .env)";
 if (!existsSync(ENV_FILE)) {
   const password = await writeDevelopmentEnv();
   console.log(`\nWrote ${ENV_FILE} for local development.`);
   console.log(`Your development password is:  ${password}\n(It is shown only this once; delete .env to get a new one.)\n`);
+  passwordSource = "the development password above";
 }
 loadEnvFile();
+// A .env that npm start wrote for another port: locally, your profile is this server's own page.
+const ownMe = `http://localhost:${port}/`;
+const writtenByUs = readFileSync(ENV_FILE, "utf8").startsWith(WRITTEN_BY_US);
+if (writtenByUs && !fromEnvironment.has("ME") && /^http:\/\/localhost:\d+\/$/.test(process.env.ME ?? "") && process.env.ME !== ownMe) {
+  console.log(`.env has ME=${process.env.ME}, written for another port; this run uses ME=${ownMe}.`);
+  process.env.ME = ownMe;
+}
 process.env.BASE_URL ??= `http://localhost:${port}`;
 process.env.NETLIFY_DEV = "true";
 
-const { problems } = await buildSite();
+const pages = join(process.cwd(), ".netlify", "indieauth-dev", String(port));
+const { problems } = await buildSite(process.env, pages);
 for (const problem of problems) console.warn(`warning: ${problem.message}`);
 
+const facts: [string, string][] = [
+  ["address", `${process.env.BASE_URL}/`],
+  ["you sign in as", process.env.ME ?? "(ME is not set)"],
+  ["password", passwordSource],
+  ["pages", relative(process.cwd(), pages) || pages],
+];
+console.log("IndieAuth server, local development");
+for (const [label, value] of facts) console.log(`  ${label.padEnd(15)} ${value}`);
+console.log(`Starting netlify dev (offline)…`);
+
+const [functionsPort, staticPort] = await Promise.all([freePort(), freePort()]);
 const netlify = createRequire(import.meta.url).resolve("netlify-cli/bin/run.js");
-const child = spawn(
-  process.execPath,
-  [netlify, "dev", "--offline", "--internal-disable-edge-functions", "--port", String(port), "--no-open"],
-  { stdio: "inherit", env: { ...process.env, BROWSER: "none" } },
-);
+const args = ["dev", "--offline", "--internal-disable-edge-functions", "--no-open", "--port", String(port), "--functions-port", String(functionsPort), "--staticServerPort", String(staticPort), "--dir", pages];
+const child = spawn(process.execPath, [netlify, ...args], { cwd: root, stdio: ["inherit", "pipe", "pipe"], env: { ...process.env, BROWSER: "none" } });
+const ready = () => console.log(`\nReady: ${process.env.BASE_URL}/  (Ctrl+C stops it)\n`);
+relay(child.stdout, process.stdout, ready);
+relay(child.stderr, process.stderr, ready);
 child.on("exit", (code) => process.exit(code ?? 0));
 for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => child.kill(signal));

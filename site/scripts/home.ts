@@ -32,7 +32,20 @@ function element<K extends keyof HTMLElementTagNameMap>(tag: K, text?: string, c
 function renderReport(target: HTMLElement, report: ProfileLinksReport): void {
   const parts: HTMLElement[] = [];
   if (!report.fetched) {
-    parts.push(element("p", `Could not fetch ${report.me}: ${report.error ?? "unknown error"}.`, "error"));
+    // Nothing was read, so nothing is known to be missing: say what failed, and what to add.
+    const reason = (report.error ?? "unknown error").replace(/^could not fetch \S+: /i, "");
+    parts.push(element("p", `Could not fetch ${report.me}: ${reason}.`, "error"));
+    parts.push(element("p", "Once it can be fetched, your page should carry these three tags in its <head>:"));
+    const tags = element("ul", undefined, "checks");
+    for (const check of report.checks) {
+      const item = element("li");
+      item.dataset.rel = check.rel;
+      item.append(element("pre", check.tag));
+      tags.append(item);
+    }
+    parts.push(tags);
+    target.replaceChildren(...parts);
+    return;
   }
   const list = element("ul", undefined, "checks");
   for (const check of report.checks) {
@@ -44,7 +57,7 @@ function renderReport(target: HTMLElement, report: ProfileLinksReport): void {
     list.append(item);
   }
   parts.push(list);
-  if (report.fetched && report.checks.every((c) => c.ok)) parts.push(element("p", "All set: apps will find this server from your website."));
+  if (report.checks.every((c) => c.ok)) parts.push(element("p", "All set: apps will find this server from your website."));
   target.replaceChildren(...parts);
 }
 

@@ -12,7 +12,7 @@ import { freePort, startNetlifyDev, type NetlifyDev } from "../helpers/netlify-d
 const SCREENSHOTS = new URL("../output/screenshots/", import.meta.url).pathname;
 
 /** The owner's blog: its <head> and Link header are set by each test. */
-const blog = { head: "", linkHeader: "" };
+const blog = { head: "", linkHeader: "", down: false };
 let blogServer: Server;
 let blogUrl: string;
 let server: NetlifyDev;
@@ -24,6 +24,7 @@ beforeAll(async () => {
   const port = await freePort();
   blogUrl = `http://localhost:${port}/`;
   blogServer = createServer((_req, res) => {
+    if (blog.down) return void res.socket?.destroy();
     const headers: Record<string, string> = { "Content-Type": "text/html; charset=utf-8" };
     if (blog.linkHeader) headers.Link = blog.linkHeader;
     res.writeHead(200, headers);
@@ -79,6 +80,21 @@ describe("the self-test", () => {
       tag("indieauth-metadata", `${server.baseUrl}/.well-known/oauth-authorization-server`),
     );
     await expect(item("token_endpoint").locator("pre").textContent()).resolves.toBe(tag("token_endpoint", `${server.baseUrl}/token`));
+  });
+
+  it("says so when the page cannot be fetched, instead of calling every tag missing", async () => {
+    blog.down = true;
+    try {
+      await checkLinks();
+      const report = (await page.locator("#link-report").textContent()) ?? "";
+      expect(report).toContain(`Could not fetch ${blogUrl}:`);
+      expect(report.toLowerCase().match(/could not fetch/g)).toHaveLength(1);
+      expect(report).not.toContain("✗");
+      expect(report).not.toContain("missing");
+      await expect(page.locator("#link-report li pre").count()).resolves.toBe(3);
+    } finally {
+      blog.down = false;
+    }
   });
 
   it("signs in with this deployment as its own client and shows the answer", async () => {
