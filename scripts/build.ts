@@ -116,7 +116,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   loadEnvFile();
   const strict = process.env.CONTEXT === "production";
   const { outDir, problems, warnings } = await buildSite();
-  for (const problem of problems) console.warn(`${strict ? "error" : "warning"}: ${problem.message}`);
+  for (const problem of problems) console.warn(`${strict ? "error" : "warning"}: ${problem.message}. ${problem.fix}.`);
   for (const warning of warnings) console.warn(`warning: ${warning}`);
   if (strict && problems.length > 0) {
     console.error("The production build stops here: set the variables above in Netlify, then deploy again.");

@@ -100,7 +100,7 @@ process.env.NETLIFY_DEV = "true";
 
 const pages = join(process.cwd(), ".netlify", "indieauth-dev", String(port));
 const { problems } = await buildSite(process.env, pages);
-for (const problem of problems) console.warn(`warning: ${problem.message}`);
+for (const problem of problems) console.warn(`warning: ${problem.message}. ${problem.fix}.`);
 
 const facts: [string, string][] = [
   ["address", `${process.env.BASE_URL}/`],

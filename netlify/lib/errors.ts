@@ -129,14 +129,19 @@ export class SetupIncomplete extends OAuthError {
   readonly status = 500;
   override readonly toClient = false;
   override readonly title = "Almost there: finish the setup";
-  constructor(description: string, readonly problems: readonly string[]) {
+  constructor(
+    description: string,
+    /** What is wrong and what to do, one sentence pair each. */
+    readonly problems: readonly { message: string; fix: string }[],
+    readonly development: boolean,
+  ) {
     super(description);
   }
   override paragraphs(): string[] {
-    return [
-      "This IndieAuth server is deployed but its environment variables are not complete yet. Set them in Netlify (Site configuration, Environment variables) or in .env for local development, then redeploy:",
-      ...this.problems,
-    ];
+    const where = this.development
+      ? "This IndieAuth server is running, but its environment variables are not complete yet. Set them in .env (or in your shell), then restart npm start:"
+      : "This IndieAuth server is deployed, but its environment variables are not complete yet. Set them in Netlify (Site configuration, Environment variables), then redeploy:";
+    return [where, ...this.problems.map((p) => `${p.message}. ${p.fix}.`)];
   }
 }
 

@@ -85,7 +85,7 @@ export const onPreBuild = async ({ utils }) => {
     return result.ok ? [] : result.problems;
   });
   const production = isProduction();
-  for (const problem of problems) console.warn(`netlify-indieauth ${production ? "error" : "warning"}: ${problem.message}`);
+  for (const problem of problems) console.warn(`netlify-indieauth ${production ? "error" : "warning"}: ${problem.message}. ${problem.fix}.`);
   if (production && problems.length > 0) {
     return utils.build.failBuild(`netlify-indieauth: set ${problems.map((p) => p.variable).join(", ")} in the site's environment variables, then deploy again.`);
   }

@@ -75,6 +75,17 @@ describe("GET /auth: before the redirect URI is verified, errors are pages", () 
     const rt = await testRuntime({ env: { SECRET: "short" } });
     await expectPage(await authorize(rt, authorizationParams()), 500, /SECRET must be at least 32 characters/);
   });
+
+  it("words the setup page for where it runs: each problem once, its fix, no markup shown as text", async () => {
+    const deployed = await (await authorize(await testRuntime({ env: { SECRET: undefined, PASSWORD_HASH: undefined } }), authorizationParams())).text();
+    expect(deployed).toContain("Set them in Netlify");
+    expect(deployed).toContain("SECRET is missing. Set SECRET to at least 32 random characters");
+    expect(deployed).not.toContain("SECRET: SECRET");
+    expect(deployed).not.toContain("`");
+    const local = await (await authorize(await testRuntime({ env: { SECRET: undefined, BASE_URL: "http://localhost:8888", ME: "http://localhost:8888/", CONTEXT: "dev" } }), authorizationParams())).text();
+    expect(local).toContain("restart npm start");
+    expect(local).not.toContain("redeploy");
+  });
 });
 
 describe("GET /auth: after the redirect URI is verified, errors go back to the client", () => {

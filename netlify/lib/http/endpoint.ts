@@ -62,14 +62,14 @@ interface ActionsSpec {
 
 export type Endpoint = (req: Request, rt: Runtime, requester?: Partial<Requester>) => Promise<Response>;
 
-function setupIncomplete(problems: readonly ConfigProblem[]): SetupIncomplete {
-  return new SetupIncomplete(describeProblems(problems), problems.map((p) => `${p.variable}: ${p.message}`));
+function setupIncomplete(problems: readonly ConfigProblem[], development: boolean): SetupIncomplete {
+  return new SetupIncomplete(describeProblems(problems), problems, development);
 }
 
 async function runRoute(route: Route, req: Request, rt: Runtime, requester: Requester): Promise<Response> {
   let reply: ClientReply | undefined;
   try {
-    if (!rt.config.ok) throw setupIncomplete(rt.config.problems);
+    if (!rt.config.ok) throw setupIncomplete(rt.config.problems, rt.config.development);
     const { config } = rt.config;
     if (route.sameOriginOnly !== undefined && !isSameOriginPost(req, config.baseUrl)) throw new AccessDenied(route.sameOriginOnly);
     let form: Promise<URLSearchParams> | undefined;

@@ -43,7 +43,7 @@ export function parsePasswordHash(value: string): PasswordHash | { error: string
     return { kind: "scrypt", logN, r: Number(r), p: Number(p), salt: Buffer.from(salt, "base64"), key: Buffer.from(key, "base64") };
   }
   if (BCRYPT.test(trimmed)) return { kind: "bcrypt", hash: trimmed };
-  return { error: "is not a hash made by `npm run hash-password` or `npx netlify-indieauth hash-password` (scrypt), or a bcrypt hash" };
+  return { error: "is not a hash this server can read (a scrypt hash from hash-password, or a bcrypt hash)" };
 }
 
 /** Constant-time: scrypt keys are compared with timingSafeEqual; bcryptjs compares in constant time. */

@@ -42,10 +42,33 @@ export interface Config {
 
 export interface ConfigProblem {
   variable: string;
+  /** What is wrong. */
   message: string;
+  /** What to do about it. */
+  fix: string;
 }
 
-export type ConfigResult = { ok: true; config: Config } | { ok: false; problems: ConfigProblem[] };
+/** A problem as the readers of the environment find it; loadConfig adds the fix. */
+type Found = Omit<ConfigProblem, "fix">;
+
+export type ConfigResult = { ok: true; config: Config } | { ok: false; problems: ConfigProblem[]; development: boolean };
+
+/** How to mend each variable: worded once, for the setup page, the JSON answers and check-config. */
+const FIXES: Record<string, string> = {
+  ME: "Set ME to your website's address, e.g. ME=https://jane.example/",
+  SECRET: "Set SECRET to at least 32 random characters, e.g. the output of: openssl rand -base64 32",
+  PASSWORD_HASH: "Make one with: npm run hash-password (in this repository) or npx netlify-indieauth hash-password (in your blog), and set PASSWORD_HASH to what it prints",
+  PASSWORD_SECRET: "Use a bcrypt hash ($2a$, $2b$ or $2y$), or set PASSWORD_HASH from npm run hash-password instead",
+  BASE_URL: "Set BASE_URL to this deployment's origin, e.g. BASE_URL=https://auth.jane.example (Netlify sets URL for you in its builds)",
+  URL: "Set BASE_URL to this deployment's origin, e.g. BASE_URL=https://auth.jane.example",
+  PROFILE_URL: "Use an http(s) URL, or leave it unset to use ME",
+  PROFILE_PHOTO: "Use an http(s) URL of an image",
+  PROFILE_EMAIL: "Use a plain address such as jane@jane.example, or leave it unset",
+  ACCESS_TOKEN_TTL: "Use a duration such as 30d, 12h or 3600 (seconds)",
+  REFRESH_TOKEN_TTL: "Use a duration such as 90d",
+  INTROSPECTION_TOKEN: "Use at least 32 random characters, e.g. the output of: openssl rand -base64 32",
+  PASSWORD_LOGIN: "Use on or off",
+};
 
 export type Env = Record<string, string | undefined>;
 
@@ -53,11 +76,11 @@ function isDevelopment(env: Env): boolean {
   return env.CONTEXT === "dev" || env.NETLIFY_DEV === "true";
 }
 
-function readBaseUrl(env: Env, development: boolean, problems: ConfigProblem[]): string | undefined {
+function readBaseUrl(env: Env, development: boolean, problems: Found[]): string | undefined {
   const variable = env.BASE_URL ? "BASE_URL" : "URL";
   const raw = env.BASE_URL || env.URL;
   if (!raw) {
-    problems.push({ variable: "BASE_URL", message: "BASE_URL is missing (and Netlify's URL is not set): set it to this deployment's address, e.g. https://auth.example.com" });
+    problems.push({ variable: "BASE_URL", message: "BASE_URL is missing (and Netlify's URL is not set)" });
     return undefined;
   }
   let url: URL;
@@ -78,7 +101,7 @@ function readBaseUrl(env: Env, development: boolean, problems: ConfigProblem[]):
   return url.origin;
 }
 
-function readProfile(env: Env, me: string | undefined, problems: ConfigProblem[]): Profile {
+function readProfile(env: Env, me: string | undefined, problems: Found[]): Profile {
   const profile: Profile = { url: me ?? "" };
   const name = env.PROFILE_NAME?.trim();
   if (name) profile.name = name.slice(0, 200);
@@ -105,7 +128,7 @@ const DURATION = /^(\d{1,9})\s*(s|m|h|d)?$/;
 const UNIT_MS = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
 
 /** "30d", "12h", "90m" or plain seconds. */
-function readDuration(env: Env, variable: string, fallbackMs: number, problems: ConfigProblem[]): number {
+function readDuration(env: Env, variable: string, fallbackMs: number, problems: Found[]): number {
   const raw = env[variable]?.trim();
   if (!raw) return fallbackMs;
   const match = DURATION.exec(raw);
@@ -118,7 +141,7 @@ function readDuration(env: Env, variable: string, fallbackMs: number, problems: 
 }
 
 /** "on"/"off" (also true/false, yes/no, 1/0). */
-function readSwitch(env: Env, variable: string, fallback: boolean, problems: ConfigProblem[]): boolean {
+function readSwitch(env: Env, variable: string, fallback: boolean, problems: Found[]): boolean {
   const raw = env[variable]?.trim().toLowerCase();
   if (!raw) return fallback;
   if (["on", "true", "yes", "1"].includes(raw)) return true;
@@ -128,12 +151,12 @@ function readSwitch(env: Env, variable: string, fallback: boolean, problems: Con
 }
 
 export function loadConfig(env: Env): ConfigResult {
-  const problems: ConfigProblem[] = [];
+  const problems: Found[] = [];
   const development = isDevelopment(env);
 
   let me: string | undefined;
   if (!env.ME) {
-    problems.push({ variable: "ME", message: "ME is missing: set it to your website's address, e.g. https://jane.example/" });
+    problems.push({ variable: "ME", message: "ME is missing" });
   } else {
     const checked = parseProfileUrl(env.ME.trim(), { allowLocalhost: development });
     if (checked.ok) me = checked.url.href;
@@ -141,13 +164,13 @@ export function loadConfig(env: Env): ConfigResult {
   }
 
   const secret = env.SECRET;
-  if (!secret) problems.push({ variable: "SECRET", message: "SECRET is missing: set it to a random string of at least 32 characters (e.g. `openssl rand -base64 32`)" });
+  if (!secret) problems.push({ variable: "SECRET", message: "SECRET is missing" });
   else if (secret.length < 32) problems.push({ variable: "SECRET", message: "SECRET must be at least 32 characters long" });
 
   let password: PasswordHash | undefined;
   const passwordVariable = env.PASSWORD_HASH ? "PASSWORD_HASH" : env.PASSWORD_SECRET ? "PASSWORD_SECRET" : undefined;
   if (!passwordVariable) {
-    problems.push({ variable: "PASSWORD_HASH", message: "PASSWORD_HASH is missing: make one with `npm run hash-password` (in this repository) or `npx netlify-indieauth hash-password` (in your blog)" });
+    problems.push({ variable: "PASSWORD_HASH", message: "PASSWORD_HASH is missing" });
   } else {
     const parsed = parsePasswordHash(env[passwordVariable] ?? "");
     if ("error" in parsed) problems.push({ variable: passwordVariable, message: `${passwordVariable} ${parsed.error}` });
@@ -165,7 +188,9 @@ export function loadConfig(env: Env): ConfigResult {
 
   const passwordLogin = readSwitch(env, "PASSWORD_LOGIN", true, problems);
 
-  if (problems.length > 0 || !me || !secret || !password || !baseUrl) return { ok: false, problems };
+  if (problems.length > 0 || !me || !secret || !password || !baseUrl) {
+    return { ok: false, development, problems: problems.map((p) => ({ ...p, fix: FIXES[p.variable] ?? "See the README's table of environment variables" })) };
+  }
   return {
     ok: true,
     config: {
@@ -197,5 +222,5 @@ export function getConfig(env: Env = process.env): ConfigResult {
 }
 
 export function describeProblems(problems: readonly ConfigProblem[]): string {
-  return `This IndieAuth server is not configured yet: ${problems.map((p) => p.message).join("; ")}.`;
+  return `This IndieAuth server is not configured yet: ${problems.map((p) => `${p.message} (${p.fix})`).join("; ")}.`;
 }
