@@ -4,7 +4,7 @@
 // same request succeeds once storage is back. A client document that times out leaves the
 // sign-in under the same-origin rule only.
 import { createServer, type Server } from "node:http";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi, type MockInstance } from "vitest";
 import { fetchDocument } from "../../netlify/lib/clients/safe-fetch.ts";
 import { discoverClient } from "../../netlify/lib/clients/discovery.ts";
 import { accountApi } from "../../netlify/lib/endpoints/account.ts";
@@ -32,6 +32,8 @@ const info = { ip: "203.0.113.9", userAgent: "test" };
 
 let blobs: FaultyBlobs;
 let rt: TestRuntime;
+/** The server's log: an outage is logged there (and kept out of the test output). */
+let serverLog: MockInstance<typeof console.error>;
 
 beforeAll(async () => {
   blobs = await startFaultyBlobs();
@@ -41,9 +43,14 @@ afterAll(async () => {
 });
 
 beforeEach(async () => {
+  serverLog = vi.spyOn(console, "error").mockImplementation(() => undefined);
   blobs.mode = "pass";
   rt = await testRuntime();
   rt.store = blobStore(rt.storeName, { connection: blobs.connection, deadlineMs: DEADLINE_MS });
+});
+
+afterEach(() => {
+  serverLog.mockRestore();
 });
 
 const same = { Origin: BASE, "Sec-Fetch-Site": "same-origin" };
@@ -82,6 +89,7 @@ const ENDPOINTS: [string, "json" | "page", EndpointCall][] = [
 
 async function expectUnavailable(response: Response, kind: "json" | "page"): Promise<void> {
   expect(response.status).toBe(503);
+  expect(serverLog).toHaveBeenCalledWith(expect.stringContaining("storage"));
   expect(response.headers.get("retry-after")).toBe("30");
   expect(response.headers.get("location")).toBeNull();
   expect(response.headers.get("set-cookie")).toBeNull();
