@@ -30,8 +30,13 @@ function linkTags(baseUrl: string): string {
   return discoveryLinks(baseUrl).map(({ rel, href }) => `<link rel="${rel}" href="${href}">`).join("\n");
 }
 
-function endpoints(baseUrl: string): { url: string; does: string }[] {
-  return [
+/** A URL in pieces that end after each "/" or ".", so a narrow screen breaks it only there. */
+function urlParts(url: string): string[] {
+  return url.match(/[^/.]*[/.]|[^/.]+$/g) ?? [url];
+}
+
+function endpoints(baseUrl: string): { url_parts: string[]; does: string }[] {
+  const list = [
     { url: `${baseUrl}/.well-known/oauth-authorization-server`, does: "Server metadata (RFC 8414) for clients to discover everything else." },
     { url: `${baseUrl}/auth`, does: "GET: the sign-in and consent page. POST: redeem a code for your profile URL." },
     { url: `${baseUrl}/token`, does: "POST: redeem a code or refresh token for an access token. GET: legacy token verification." },
@@ -39,6 +44,7 @@ function endpoints(baseUrl: string): { url: string; does: string }[] {
     { url: `${baseUrl}/revoke`, does: "POST: token revocation (RFC 7009)." },
     { url: `${baseUrl}/userinfo`, does: "GET: your profile, for a token with the profile scope." },
   ];
+  return list.map(({ url, does }) => ({ url_parts: urlParts(url), does }));
 }
 
 interface BuildOptions {
@@ -73,7 +79,7 @@ export async function buildSite(env: Env = process.env, outDir = join(root, "dis
   await mkdir(join(outDir, ASSETS), { recursive: true });
 
   const name = profile?.name ?? (me ? new URL(me).host : "the owner");
-  const homeData = { me, base_url: baseUrl, problems, link_tags: linkTags(baseUrl), endpoints: endpoints(baseUrl) };
+  const homeData = { me, base_url: baseUrl, problems, link_tags: linkTags(baseUrl), endpoints: endpoints(baseUrl), has_email: Boolean(profile?.email) };
   await write(HOME_PAGE, await render("index", homeData, `IndieAuth for ${me}`, "home"));
   if (standalone) {
     // When ME is this deployment's own root (as in local development), "/" is the profile page

@@ -92,7 +92,8 @@ function setUpSelfTest(): void {
       state: pending.state,
       code_challenge: await challengeFor(pending.verifier),
       code_challenge_method: "S256",
-      scope: "profile email",
+      // Ask for the e-mail address only when there is one to give.
+      scope: button.dataset.email === "yes" ? "profile email" : "profile",
     });
     location.assign(`${base}/auth?${params}`);
   });

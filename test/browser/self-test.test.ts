@@ -66,6 +66,9 @@ describe("the self-test", () => {
     await checkLinks();
     await expect(page.locator("#link-report li.ok").count()).resolves.toBe(3);
     await expect(page.locator("#link-report").textContent()).resolves.toContain("All set");
+    // A result that passes is marked as plainly as one that fails: in colour, not in body text.
+    const bodyColour = await page.evaluate(() => getComputedStyle(document.body).color);
+    await expect(page.locator("#link-report li.ok span").first().evaluate((el) => getComputedStyle(el).color)).resolves.not.toBe(bodyColour);
     await page.screenshot({ path: `${SCREENSHOTS}home-check.png`, fullPage: true });
   });
 
