@@ -104,6 +104,7 @@ describe("the self-test", () => {
     await page.goto(`${server.baseUrl}/`);
     await Promise.all([page.waitForURL(`${server.baseUrl}${SIGN_IN_PAGE}**`), page.getByRole("button", { name: "Test sign-in" }).click()]);
     await expect(page.locator("#client-host").textContent()).resolves.toBe(`${server.baseUrl}/`);
+    await expect(page.locator("#client-name").textContent()).resolves.toBe("IndieAuth self-test");
     await page.getByLabel("Password").fill(TEST_PASSWORD);
     await Promise.all([page.waitForURL(`${server.baseUrl}${SELF_TEST_PAGE}**`), page.getByRole("button", { name: "Approve" }).click()]);
     await page.locator("#result").waitFor();

@@ -63,6 +63,13 @@ describe("GET /auth: before the redirect URI is verified, errors are pages", () 
     expect(html).not.toContain("<script>");
   });
 
+  it("knows this deployment as its own client (the self-test) by name, without fetching it", async () => {
+    const rt = await testRuntime({ discover: () => Promise.reject(new Error("this deployment was fetched")) });
+    const base = "https://auth.jane.example";
+    const request = await signedRequest(rt, authorizationParams({ client_id: `${base}/`, redirect_uri: `${base}/indieauth/self-test/` }));
+    expect(decodePayload(request)).toMatchObject({ clientId: `${base}/`, client: { name: "IndieAuth self-test" } });
+  });
+
   it("accepts a redirect URI on another host when the client publishes it", async () => {
     const rt = await testRuntime({
       discover: async (clientId) => ({ clientId: clientId.href, redirectUris: ["https://other.example/cb"], fetched: true, name: "App" }),

@@ -1,4 +1,5 @@
 // GET /auth: check the authorization request, then hand it, signed, to the static sign-in page.
+import { knowingItself } from "../clients/own-client.ts";
 import { InvalidRequest } from "../errors.ts";
 import type { RequestContext } from "../http/endpoint.ts";
 import { redirect } from "../http/responses.ts";
@@ -15,7 +16,7 @@ export async function authorize(ctx: RequestContext): Promise<Response> {
   const request = await checkAuthorizationRequest({
     params,
     ownerMe: ctx.config.me,
-    discover: ctx.rt.discover,
+    discover: knowingItself(ctx.config.baseUrl, ctx.rt.discover),
     onRedirectUriVerified: (target) => ctx.replyTo(target),
   });
   const signed = await signRequest(request, ctx.config.keys.requestObject, ctx.config.issuer, ctx.rt.now());
