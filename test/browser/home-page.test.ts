@@ -3,7 +3,7 @@
 import { mkdir } from "node:fs/promises";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Browser, BrowserContext, Page } from "playwright-core";
-import { SIGN_IN_PAGE } from "../../netlify/lib/pages/paths.ts";
+import { ACCOUNT_PAGE, SIGN_IN_PAGE } from "../../netlify/lib/pages/paths.ts";
 import { launchChromium } from "../helpers/browser.ts";
 import { startNetlifyDev, type NetlifyDev } from "../helpers/netlify-dev.ts";
 
@@ -71,5 +71,22 @@ describe("the self-test", () => {
     await Promise.all([page.waitForURL(`${server.baseUrl}${SIGN_IN_PAGE}**`), page.getByRole("button", { name: "Test sign-in" }).click()]);
     const scopes = await page.locator('input[name="scope"]').evaluateAll((boxes) => boxes.map((box) => (box as HTMLInputElement).value));
     expect(scopes).toEqual(["profile"]);
+  });
+});
+
+describe("password managers", () => {
+  it.each([SIGN_IN_PAGE, ACCOUNT_PAGE])("find whose password it is in every password form of %s", async (path) => {
+    await page.goto(`${server.baseUrl}${path}`);
+    const forms = await page.locator("form:has(input[type=password])").evaluateAll((found) =>
+      found.map((form) => ({
+        username: (form.querySelector('input[autocomplete="username"]') as HTMLInputElement | null)?.value ?? null,
+        password: form.querySelector("input[type=password]")?.getAttribute("autocomplete") ?? null,
+      })),
+    );
+    expect(forms.length).toBeGreaterThan(0);
+    for (const form of forms) {
+      expect(form.username).toBe(server.env.ME);
+      expect(form.password).toContain("current-password");
+    }
   });
 });
