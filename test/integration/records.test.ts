@@ -45,6 +45,7 @@ describe("the store writes only declared kinds of record", () => {
       RECORDS.signInEvent.key("1"),
       RECORDS.usedChallenge.key("c"),
       RECORDS.passkeys.key(),
+      RECORDS.sessionSeen.key("s"),
       RECORDS.sweepCursor.key(),
     ];
     // One key of every kind, each recognised as its own kind.

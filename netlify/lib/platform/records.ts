@@ -67,6 +67,8 @@ export const RECORDS = {
   usedChallenge: expiring("used WebAuthn challenge", "webauthn-used/", (challenge: string) => secretHash(challenge)),
   /** The owner's passkeys, all in one record; never expires. */
   passkeys: permanent("passkeys", "owner/passkeys"),
+  /** When a session was last seen, apart from the record that signing out deletes. */
+  sessionSeen: expiring("session last seen", "session-seen/", (sessionId: string) => sessionId),
   /** Where the last bounded sweep stopped, for the next run to go on from. */
   sweepCursor: permanent("housekeeping cursor", "housekeeping/sweep"),
 };
