@@ -1,11 +1,11 @@
 // The owner's sign-in history: every sign-in and failed attempt, kept 30 days, one record each
 // (appending to a shared list would lose events when two sign-ins race).
 //
-// Bounded by construction: an event takes one of ten slots of its hour, failures and successes
-// each their own ten (keyed by day, hour, outcome and slot), claimed with a write-if-new. When an
-// hour's slots are taken, further events of that hour are not kept (the throttle still counts
-// them), so junk from any number of addresses cannot grow the history past 480 records a day,
-// nor crowd the owner's own sign-ins out. Days and hours count down, so keys sort newest first,
+// Bounded by construction: an event takes one of the slots of its hour, ten for failures and
+// thirty for sign-ins (keyed by day, hour, outcome and slot), claimed with a write-if-new. When
+// an hour's slots are taken, further events of that hour are not kept (the throttle still counts
+// failures), so junk from any number of addresses cannot grow the history past 960 records a
+// day, nor crowd the owner's own sign-ins out (only a credential or a session writes those). Days and hours count down, so keys sort newest first,
 // and the console reads only the newest days it needs, never the whole history.
 import type { SignInEventView } from "../pages/account-view.ts";
 import { RECORDS } from "../platform/records.ts";
@@ -16,7 +16,7 @@ const HOUR_MS = 60 * 60 * 1000;
 export const EVENT_RETENTION_DAYS = 30;
 const EVENT_RETENTION_MS = EVENT_RETENTION_DAYS * DAY_MS;
 /** Slots per hour for each outcome. */
-export const EVENT_SLOTS_PER_HOUR = 10;
+export const EVENT_SLOTS_PER_HOUR: Readonly<Record<SignInEventView["outcome"], number>> = { failure: 10, success: 30 };
 const SHOWN = 50;
 /** Days count down from here, so that the newest sorts first. */
 const LATEST_DAY = 999_999;
@@ -33,22 +33,24 @@ function dayPrefix(day: number): string {
   return RECORDS.signInEvent.key(`${String(LATEST_DAY - day).padStart(6, "0")}/`);
 }
 
-/** The slots of one hour and outcome, without the slot's digit. */
+/** The slots of one hour and outcome, without the slot's number. */
 function slotBase(event: SignInEventView): string {
   const hour = Math.floor((event.at % DAY_MS) / HOUR_MS);
   return `${dayPrefix(dayOf(event.at))}${String(23 - hour).padStart(2, "0")}${event.outcome === "success" ? "s" : "f"}`;
 }
 
+const slotKey = (base: string, slot: number) => `${base}${String(slot).padStart(2, "0")}`;
+
 /** Claims a free slot: the first one costs one write; when it is taken, one list finds the
  * free ones. False when the hour is full (or keeps being taken by writes at the same moment). */
-async function claimSlot(store: KeyValueStore, base: string, record: SignInEventRecord): Promise<boolean> {
-  if (await store.setIfNew(`${base}0`, record)) return true;
+async function claimSlot(store: KeyValueStore, base: string, slots: number, record: SignInEventRecord): Promise<boolean> {
+  if (await store.setIfNew(slotKey(base, 0), record)) return true;
   const taken = new Set(await store.list(base));
   let tries = 0;
-  for (let slot = 1; slot < EVENT_SLOTS_PER_HOUR && tries < 2; slot++) {
-    if (taken.has(`${base}${slot}`)) continue;
+  for (let slot = 1; slot < slots && tries < 2; slot++) {
+    if (taken.has(slotKey(base, slot))) continue;
     tries++;
-    if (await store.setIfNew(`${base}${slot}`, record)) return true;
+    if (await store.setIfNew(slotKey(base, slot), record)) return true;
   }
   return false;
 }
@@ -56,7 +58,7 @@ async function claimSlot(store: KeyValueStore, base: string, record: SignInEvent
 /** Records the event unless its hour's slots are all taken; says whether it was kept. */
 export async function recordSignInEvent(store: KeyValueStore, event: SignInEventView): Promise<boolean> {
   const record: SignInEventRecord = { kind: "sign-in-event", ...event, expiresAt: event.at + EVENT_RETENTION_MS };
-  return claimSlot(store, slotBase(event), record);
+  return claimSlot(store, slotBase(event), EVENT_SLOTS_PER_HOUR[event.outcome], record);
 }
 
 /** Days back from today, in growing batches listed at once: a quiet history spans many days
