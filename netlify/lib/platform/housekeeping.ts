@@ -54,7 +54,7 @@ export async function sweepExpired(store: KeyValueStore, now: number, budget = S
   const start = Math.max(0, SWEPT_KINDS.findIndex((kind) => kind.name === cursor?.sweeping));
   for (let turn = 0; turn < SWEPT_KINDS.length; turn++) {
     const kind = SWEPT_KINDS[(start + turn) % SWEPT_KINDS.length]!;
-    const keys = inSweepOrder(kind, await store.list(kind.prefix), turn === 0 ? cursor?.after : undefined);
+    const keys = inSweepOrder(kind, await store.list(kind.prefix), kind.name === cursor?.sweeping && turn === 0 ? cursor.after : undefined);
     let done = 0;
     while (done < keys.length) {
       if (result.examined >= budget) {
