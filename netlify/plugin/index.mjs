@@ -65,7 +65,7 @@ async function writeFunctionStubs(siteRoot, toml) {
     await writeFile(join(dir, `indieauth-${name}.mts`), stub(name, { path: paths }));
     written.push(name);
   }
-  await writeFile(join(dir, "indieauth-cleanup.mts"), stub("cleanup", { schedule: "@daily" }));
+  await writeFile(join(dir, "indieauth-cleanup.mts"), stub("cleanup", { schedule: "@hourly" }));
   return [...written, "cleanup"];
 }
 

@@ -193,7 +193,7 @@ function appItem(app: AppView, index: number): HTMLLIElement {
   return li;
 }
 
-function passkeyItem(passkey: PasskeyView, index: number): HTMLLIElement {
+function passkeyItem(passkey: PasskeyView, index: number, last: boolean): HTMLLIElement {
   const { li, nameId } = item("passkey", passkey.id, index, passkey.name, passkey.backedUp ? ["synced"] : []);
   li.append(
     facts([
@@ -202,7 +202,7 @@ function passkeyItem(passkey: PasskeyView, index: number): HTMLLIElement {
     ]),
     buttons(
       button("Rename", nameId, (b) => void renamePasskey(b, passkey)),
-      button("Remove", nameId, (b) => void removePasskey(b, passkey)),
+      button("Remove", nameId, () => askToRemove(passkey, last)),
     ),
   );
   return li;
@@ -263,7 +263,9 @@ function showConsole(overview: AccountOverview): void {
   byId("console-me").textContent = overview.me;
   fill("app-list", "apps-empty", overview.apps, appItem);
   byId("revoke-all").hidden = overview.apps.length === 0;
-  fill("passkey-list", "passkeys-empty", overview.passkeys, passkeyItem);
+  // The last passkey with PASSWORD_LOGIN=off: removing it turns password sign-in back on.
+  const last = overview.passkeys.length === 1 && !overview.passwordLogin;
+  fill("passkey-list", "passkeys-empty", overview.passkeys, (passkey, index) => passkeyItem(passkey, index, last));
   byId("password-off-note").hidden = overview.passwordLogin;
   fill("device-list", "devices-empty", overview.devices, deviceItem);
   fill("event-rows", "events-empty", overview.events, eventRow);
@@ -356,12 +358,56 @@ async function renamePasskey(trigger: HTMLButtonElement, passkey: PasskeyView): 
   });
 }
 
-async function removePasskey(trigger: HTMLButtonElement, passkey: PasskeyView): Promise<void> {
-  if (!confirm(`Remove the passkey “${passkey.name}”? It will no longer sign you in.`)) return;
-  await act(trigger, async () => {
-    await api(`${ACCOUNT_API}/passkeys/delete`, { id: passkey.id });
-    return "Passkey removed.";
-  });
+// Removing a passkey weakens sign-in, so the server asks for the password or a passkey again,
+// as when adding one; the dialog asks for either and shows any refusal in place.
+
+/** The passkey whose removal the dialog is confirming. */
+let removing: PasskeyView | null = null;
+
+function askToRemove(passkey: PasskeyView, last: boolean): void {
+  removing = passkey;
+  byId<HTMLFormElement>("remove-passkey-form").reset();
+  byId("remove-passkey-name").textContent = passkey.name;
+  byId("remove-passkey-last").hidden = !last;
+  byId("remove-passkey-with-passkey").hidden = !webAuthn;
+  showError("remove-passkey-error", "");
+  byId<HTMLDialogElement>("remove-passkey-dialog").showModal();
+  byId("remove-passkey-password").focus();
+}
+
+/** Sends the removal with the proof `confirm` gathers; the dialog stays open on a refusal. */
+async function removePasskey(trigger: HTMLButtonElement, confirm: () => Promise<Record<string, string>>): Promise<void> {
+  const passkey = removing;
+  if (!passkey) return;
+  const dialog = byId<HTMLDialogElement>("remove-passkey-dialog");
+  showError("remove-passkey-error", "");
+  trigger.disabled = true;
+  try {
+    await api(`${ACCOUNT_API}/passkeys/delete`, { id: passkey.id, ...(await confirm()) });
+  } catch (error) {
+    const methods = loginRequired(error);
+    if (methods) {
+      dialog.close();
+      showSignIn(methods, "You are no longer signed in on this device. Sign in again.");
+    } else {
+      showError("remove-passkey-error", describe(error));
+    }
+    return;
+  } finally {
+    trigger.disabled = false;
+    byId<HTMLInputElement>("remove-passkey-password").value = "";
+  }
+  removing = null;
+  dialog.close();
+  await load();
+  say("Passkey removed.");
+  byId("passkeys-heading").focus();
+}
+
+async function passkeyConfirmation(): Promise<Record<string, string>> {
+  const { options, ticket } = await api<{ options: PublicKeyCredentialRequestOptionsJSON; ticket: string }>(`${PASSKEYS_API}/authentication-options`, {});
+  const response = await startAuthentication({ optionsJSON: options });
+  return { passkey_ticket: ticket, passkey_response: JSON.stringify(response) };
 }
 
 /** Password again, then the browser makes the key, then the server keeps its public half. */
@@ -431,6 +477,16 @@ function setUp(): void {
   revokeAll.addEventListener("click", () => {
     if (confirm("Revoke every app's tokens? Each app will have to ask you again.")) void act(revokeAll, () => revoke("all"));
   });
+
+  const removeForm = byId<HTMLFormElement>("remove-passkey-form");
+  removeForm.addEventListener("submit", (event) => {
+    event.preventDefault();
+    const password = byId<HTMLInputElement>("remove-passkey-password").value;
+    void removePasskey(byId<HTMLButtonElement>("remove-passkey-submit"), () => Promise.resolve({ password }));
+  });
+  const withPasskey = byId<HTMLButtonElement>("remove-passkey-with-passkey");
+  withPasskey.addEventListener("click", () => void removePasskey(withPasskey, passkeyConfirmation));
+  byId("remove-passkey-cancel").addEventListener("click", () => byId<HTMLDialogElement>("remove-passkey-dialog").close());
 
   const addForm = byId<HTMLFormElement>("add-passkey-form");
   addForm.addEventListener("submit", (event) => {

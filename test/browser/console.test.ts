@@ -256,4 +256,44 @@ describe("passkeys", () => {
     const landed = await landAtClient(page, () => approveButton(page).click());
     expect(landed.searchParams.get("code")).toMatch(/^ic_/);
   });
+
+  it("removing one asks again for the password or a passkey, in a dialog; a wrong password removes nothing", async () => {
+    const page = await newDevice();
+    await addVirtualAuthenticator(page);
+    await signInToConsole(page);
+    const addPasskey = async (name: string) => {
+      await page.getByLabel("Name").fill(name);
+      await page.getByLabel("Your password, to confirm it is you").fill(TEST_PASSWORD);
+      await page.getByRole("button", { name: "Add a passkey" }).click();
+      await page.locator("#passkey-list > li[data-passkey-id]", { hasText: name }).waitFor();
+    };
+    const item = (name: string) => page.locator("#passkey-list > li[data-passkey-id]", { hasText: name });
+    const dialog = page.locator("#remove-passkey-dialog");
+    await addPasskey("Phone");
+
+    // Cancel leaves it be.
+    await item("Phone").getByRole("button", { name: "Remove", exact: true }).click();
+    await expect(dialog.textContent()).resolves.toContain("Phone");
+    await page.getByRole("button", { name: "Cancel", exact: true }).click();
+    await expect(dialog.isVisible()).resolves.toBe(false);
+
+    // A wrong password is refused in the dialog; the right one removes it.
+    await item("Phone").getByRole("button", { name: "Remove", exact: true }).click();
+    await dialog.getByLabel("Your password").fill("wrong password");
+    await page.getByRole("button", { name: "Remove with my password" }).click();
+    await page.locator("#remove-passkey-error", { hasText: "password is not right" }).waitFor();
+    await expect(item("Phone").count()).resolves.toBe(1);
+    await dialog.getByLabel("Your password").fill(TEST_PASSWORD);
+    await page.getByRole("button", { name: "Remove with my password" }).click();
+    await page.locator("#status", { hasText: "Passkey removed" }).waitFor();
+    await expect(dialog.isVisible()).resolves.toBe(false);
+    await expect(item("Phone").count()).resolves.toBe(0);
+
+    // A passkey confirms it too.
+    await addPasskey("Tablet");
+    await item("Tablet").getByRole("button", { name: "Remove", exact: true }).click();
+    await page.getByRole("button", { name: "Confirm with a passkey" }).click();
+    await page.locator("#status", { hasText: "Passkey removed" }).waitFor();
+    await expect(item("Tablet").count()).resolves.toBe(0);
+  });
 });

@@ -45,7 +45,7 @@ describe("the build plugin on a fixture blog, installed from the tarball", () =>
     for (const name of ["token", "introspect", "revoke", "userinfo"]) expect(routesOf(`indieauth-${name}`)).toEqual([`/${name}`]);
     expect(routesOf("indieauth-account")).toEqual(["/indieauth/api/account", "/indieauth/api/account/*"]);
     expect(routesOf("indieauth-passkeys")).toEqual(["/indieauth/api/passkeys/*"]);
-    expect(manifest.functions.find((f) => f.name === "indieauth-cleanup")?.schedule).toBe("@daily");
+    expect(manifest.functions.find((f) => f.name === "indieauth-cleanup")?.schedule).toBe("@hourly");
     // Each bundle carries the server's dependencies (zip entry names are stored as plain text).
     const tokenZip = readFileSync(join(dir, ".netlify", "functions", "indieauth-token.zip")).toString("latin1");
     expect(tokenZip).toContain("node_modules/ipaddr.js/");

@@ -432,3 +432,42 @@ describe("PASSWORD_LOGIN=off", () => {
     expect(wrong.status).toBe(401);
   });
 });
+
+describe("removing a passkey takes the password or a passkey again, as adding one does", () => {
+  const remove = (rt: TestRuntime, cookie: string, fields: Record<string, string>) => consolePost(rt, "/passkeys/delete", fields, { cookie });
+
+  it("a session alone, a wrong password or a junk passkey answer is refused, and the passkey stays", async () => {
+    const { rt, cookie, authenticator } = await ownerWithPasskey();
+    const id = authenticator.credentialId;
+    await expectRefused(await remove(rt, cookie, { id }), 400, "invalid_request");
+    await expectRefused(await remove(rt, cookie, { id, password: "not the password" }), 401, "wrong_credentials");
+    await expectRefused(await remove(rt, cookie, { id, passkey_ticket: "x", passkey_response: '{"id":"x","response":{}}' }), 401, "wrong_credentials");
+    expect((await overview(rt, cookie)).passkeys.map((p) => p.id)).toEqual([id]);
+  });
+
+  it("with the password: removed (200), and the console no longer lists it", async () => {
+    const { rt, cookie, authenticator } = await ownerWithPasskey();
+    expect((await remove(rt, cookie, { id: authenticator.credentialId, password: TEST_PASSWORD })).status).toBe(200);
+    expect((await overview(rt, cookie)).passkeys).toEqual([]);
+  });
+
+  it("with a passkey's answer (the very key being removed): removed (200)", async () => {
+    const { rt, cookie, authenticator } = await ownerWithPasskey();
+    const { options, ticket } = await authenticationOptions(rt);
+    const fields = { id: authenticator.credentialId, passkey_ticket: ticket, passkey_response: JSON.stringify(authenticator.authenticate(options)) };
+    expect((await remove(rt, cookie, fields)).status).toBe(200);
+    expect(await listPasskeys(rt.store)).toEqual([]);
+  });
+
+  it("PASSWORD_LOGIN=off: a session alone cannot remove the last passkey to turn the password back on", async () => {
+    const { rt, cookie, authenticator } = await ownerWithPasskey({ PASSWORD_LOGIN: "off" });
+    await expectRefused(await remove(rt, cookie, { id: authenticator.credentialId }), 400, "invalid_request");
+    // Password sign-in stays off.
+    await expectRefused(await consolePost(rt, "/sign-in", { password: TEST_PASSWORD }), 403, "access_denied");
+    // The owner, confirming with the passkey, may still choose to.
+    const { options, ticket } = await authenticationOptions(rt);
+    const fields = { id: authenticator.credentialId, passkey_ticket: ticket, passkey_response: JSON.stringify(authenticator.authenticate(options)) };
+    expect((await remove(rt, cookie, fields)).status).toBe(200);
+    expect((await consolePost(rt, "/sign-in", { password: TEST_PASSWORD })).status).toBe(200);
+  });
+});

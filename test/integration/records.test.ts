@@ -45,6 +45,8 @@ describe("the store writes only declared kinds of record", () => {
       RECORDS.signInEvent.key("1"),
       RECORDS.usedChallenge.key("c"),
       RECORDS.passkeys.key(),
+      RECORDS.sessionSeen.key("s"),
+      RECORDS.sweepCursor.key(),
     ];
     // One key of every kind, each recognised as its own kind.
     expect(keys.map((key) => kindOfKey(key)?.name)).toEqual(RECORD_KINDS.map((kind) => kind.name));
@@ -61,9 +63,9 @@ describe("the registry", () => {
     }
   });
 
-  it("names an expiry field for every kind it sweeps; only the passkeys are kept for good", () => {
+  it("names an expiry field for every kind it sweeps; only the passkeys and the sweep's cursor are kept for good", () => {
     for (const kind of SWEPT_KINDS) expect(kind.expiresField).toBe("expiresAt");
-    expect(RECORD_KINDS.filter((kind) => !kind.swept).map((kind) => kind.name)).toEqual([RECORDS.passkeys.name]);
+    expect(RECORD_KINDS.filter((kind) => !kind.swept).map((kind) => kind.name)).toEqual([RECORDS.passkeys.name, RECORDS.sweepCursor.name]);
   });
 
   it("keeps code and challenge keys to hashes: no key contains the secret", () => {
@@ -98,7 +100,7 @@ describe("housekeeping sweeps every kind the registry marks as swept", () => {
 
     const result = await sweepExpired(store, NOW);
 
-    expect(result).toEqual({ examined: 4 * SWEPT_KINDS.length, deleted: 3 * SWEPT_KINDS.length });
+    expect(result).toEqual({ examined: 4 * SWEPT_KINDS.length, deleted: 3 * SWEPT_KINDS.length, complete: true });
     const left = (await store.list("")).sort();
     expect(left).toEqual([...SWEPT_KINDS.map((kind) => `${kind.prefix}live`), RECORDS.passkeys.key()].sort());
   });

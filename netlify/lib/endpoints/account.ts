@@ -83,8 +83,15 @@ async function renameKey(ctx: RequestContext): Promise<Response> {
   return json({ ok: true });
 }
 
+/** Removing a passkey weakens sign-in (the last one gone, PASSWORD_LOGIN=off no longer holds),
+ * so, like adding one, it takes the password or a passkey again: a session alone is not enough. */
 async function deleteKey(ctx: RequestContext): Promise<Response> {
-  if (!(await removePasskey(ctx.rt.store, (await ctx.form()).get("id") ?? ""))) throw new NotFound("No such passkey.");
+  const { rt, config, requester } = ctx;
+  const form = await ctx.form();
+  const { signInOwner, refusalFor, credentialFrom } = await import("../owner/sign-in.ts");
+  const confirmed = await signInOwner(rt, config, credentialFrom(form), { ip: requester.ip, where: "account" }, "confirm");
+  if (!confirmed.ok) throw refusalFor(confirmed);
+  if (!(await removePasskey(rt.store, form.get("id") ?? ""))) throw new NotFound("No such passkey.");
   return json({ ok: true });
 }
 

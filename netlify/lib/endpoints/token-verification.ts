@@ -1,7 +1,9 @@
 // POST /introspect and the legacy GET /token: who may ask, and about which token.
 // The caller is authorised by a Bearer header that carries the very token being checked (what
 // IndieAuth clients and most Micropub endpoints send), or by the resource-server credential
-// INTROSPECTION_TOKEN, in which case the token comes from the `token` field or parameter.
+// INTROSPECTION_TOKEN, in which case the token comes from the `token` form field.
+// A token in the URL ends up in request logs (RFC 6750 2.3, RFC 7662 2.1), so it is refused,
+// except as a copy of the Bearer token itself: Indiekit sends both, and the header is the one used.
 import type { Config } from "../platform/config.ts";
 import { InvalidRequest, InvalidToken, MissingBearerToken } from "../errors.ts";
 import { endpoint, type RequestContext } from "../http/endpoint.ts";
@@ -10,12 +12,21 @@ import { json } from "../http/responses.ts";
 import { constantTimeEqual } from "../crypto/secrets.ts";
 import { introspectionBody, verifyAccessToken } from "../protocol/verification.ts";
 
+/** Refuses a token in the query string unless it only repeats the Bearer token. */
+function refuseTokenInUrl(req: Request, bearer: string | null): void {
+  const inUrl = new URL(req.url).searchParams.getAll("token");
+  if (inUrl.some((token) => bearer === null || !constantTimeEqual(token, bearer))) {
+    throw new InvalidRequest("Send the token in the Authorization header or the request body, never in the URL (URLs are logged).");
+  }
+}
+
 /** The token to check, once the caller is known to be allowed to ask. */
 function tokenToCheck(req: Request, config: Config, form: URLSearchParams | null): string {
   const bearer = bearerToken(req);
+  refuseTokenInUrl(req, bearer === "malformed" ? null : bearer);
   if (bearer === null) throw new MissingBearerToken("Send the token in an Authorization: Bearer header.");
   if (bearer === "malformed") throw new InvalidToken("The Authorization header is not a Bearer token.");
-  const asked = form?.get("token") ?? new URL(req.url).searchParams.get("token");
+  const asked = form?.get("token") ?? null;
   if (config.introspectionToken !== undefined && constantTimeEqual(bearer, config.introspectionToken)) {
     if (!asked) throw new InvalidRequest("token is required.");
     return asked;

@@ -66,8 +66,12 @@ export async function removePasskey(store: KeyValueStore, id: string): Promise<b
   return updatePasskeys(store, (items) => (items.some((item) => item.id === id) ? items.filter((item) => item.id !== id) : null));
 }
 
+/** The counter only moves forward: two sign-ins verified at the same moment may be written
+ * in either order, and a lower counter stored last would let a cloned key's answer pass. */
 export async function recordPasskeyUse(store: KeyValueStore, id: string, counter: number, now: number): Promise<void> {
-  await updatePasskeys(store, (items) => items.map((item) => (item.id === id ? { ...item, counter, lastUsedAt: now } : item)));
+  await updatePasskeys(store, (items) =>
+    items.map((item) => (item.id === id ? { ...item, counter: Math.max(item.counter, counter), lastUsedAt: Math.max(item.lastUsedAt ?? 0, now) } : item)),
+  );
 }
 
 export function passkeyView(passkey: PasskeyRecord): PasskeyView {

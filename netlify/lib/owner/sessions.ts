@@ -24,6 +24,7 @@ export interface SessionRecord {
   ip: string;
   userAgent: string;
   createdAt: number;
+  /** In the record, the sign-in's time; later visits are kept in a record of their own. */
   lastSeenAt: number;
   expiresAt: number;
 }
@@ -94,17 +95,31 @@ async function sessionIdOf(req: Request, settings: SessionSettings, now: number)
   return typeof payload?.sid === "string" && SESSION_ID.test(payload.sid) ? payload.sid : null;
 }
 
+/** When a session was last seen, kept beside its record: signing out deletes the session
+ * record, and a request that was reading it at that moment writes only this one, so it can
+ * never bring the session back (rewriting the record itself would). */
+interface SessionSeenRecord {
+  kind: "session-seen";
+  lastSeenAt: number;
+  expiresAt: number;
+}
+
+const readSeen = (store: KeyValueStore, id: string) => store.get<SessionSeenRecord>(RECORDS.sessionSeen.key(id));
+
+function seenAt(session: SessionRecord, seen: SessionSeenRecord | null): number {
+  return seen?.kind === "session-seen" ? Math.max(seen.lastSeenAt, session.lastSeenAt) : session.lastSeenAt;
+}
+
 /** The live session of this request, or null. A forged cookie costs no storage read. */
 export async function currentSession(store: KeyValueStore, req: Request, settings: SessionSettings, now: number): Promise<SessionRecord | null> {
   const id = await sessionIdOf(req, settings, now);
   if (!id) return null;
-  const session = await store.get<SessionRecord>(sessionKey(id));
+  const [session, seen] = await Promise.all([store.get<SessionRecord>(sessionKey(id)), readSeen(store, id)]);
   if (!session || session.kind !== "session" || session.id !== id || session.expiresAt <= now) return null;
-  if (now - session.lastSeenAt >= TOUCH_INTERVAL_MS) {
-    session.lastSeenAt = now;
-    await store.set(sessionKey(id), session);
-  }
-  return session;
+  const lastSeenAt = seenAt(session, seen);
+  if (now - lastSeenAt < TOUCH_INTERVAL_MS) return { ...session, lastSeenAt };
+  await store.set(RECORDS.sessionSeen.key(id), { kind: "session-seen", lastSeenAt: now, expiresAt: session.expiresAt } satisfies SessionSeenRecord);
+  return { ...session, lastSeenAt: now };
 }
 
 /** Whether the request carries a session cookie at all (live or not). */
@@ -118,22 +133,22 @@ export function clearSessionCookie(settings: SessionSettings): string {
 }
 
 export async function endSession(store: KeyValueStore, id: string): Promise<void> {
-  if (SESSION_ID.test(id)) await store.delete(sessionKey(id));
+  if (SESSION_ID.test(id)) await Promise.all([store.delete(sessionKey(id)), store.delete(RECORDS.sessionSeen.key(id))]);
 }
 
 /** Every live session, newest first. */
 export async function listSessions(store: KeyValueStore, now: number): Promise<SessionRecord[]> {
   const keys = await store.list(RECORDS.session.prefix);
   const records = await Promise.all(keys.map((key) => store.get<SessionRecord>(key)));
-  return records
-    .filter((s): s is SessionRecord => s !== null && s.kind === "session" && s.expiresAt > now)
-    .sort((a, b) => b.createdAt - a.createdAt);
+  const live = records.filter((s): s is SessionRecord => s !== null && s.kind === "session" && s.expiresAt > now);
+  const seen = await Promise.all(live.map((s) => readSeen(store, s.id)));
+  return live.map((s, i) => ({ ...s, lastSeenAt: seenAt(s, seen[i] ?? null) })).sort((a, b) => b.createdAt - a.createdAt);
 }
 
 /** Signs out everywhere. */
 export async function endAllSessions(store: KeyValueStore): Promise<number> {
-  const keys = await store.list(RECORDS.session.prefix);
-  await Promise.all(keys.map((key) => store.delete(key)));
+  const [keys, seen] = await Promise.all([store.list(RECORDS.session.prefix), store.list(RECORDS.sessionSeen.prefix)]);
+  await Promise.all([...keys, ...seen].map((key) => store.delete(key)));
   return keys.length;
 }
 

@@ -1,34 +1,94 @@
 // The owner's sign-in history: every sign-in and failed attempt, kept 30 days, one record each
 // (appending to a shared list would lose events when two sign-ins race).
-import { randomBytes } from "node:crypto";
+//
+// Bounded by construction: an event takes one of the slots of its hour, ten for failures and
+// thirty for sign-ins (keyed by day, hour, outcome and slot), claimed with a write-if-new. When
+// an hour's slots are taken, further events of that hour are not kept (the throttle still counts
+// failures), so junk from any number of addresses cannot grow the history past 960 records a
+// day, nor crowd the owner's own sign-ins out (only a credential or a session writes those). Days and hours count down, so keys sort newest first,
+// and the console reads only the newest days it needs, never the whole history.
 import type { SignInEventView } from "../pages/account-view.ts";
 import { RECORDS } from "../platform/records.ts";
 import type { KeyValueStore } from "../platform/store.ts";
 
-const EVENT_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
+const DAY_MS = 24 * 60 * 60 * 1000;
+const HOUR_MS = 60 * 60 * 1000;
+export const EVENT_RETENTION_DAYS = 30;
+const EVENT_RETENTION_MS = EVENT_RETENTION_DAYS * DAY_MS;
+/** Slots per hour for each outcome. */
+export const EVENT_SLOTS_PER_HOUR: Readonly<Record<SignInEventView["outcome"], number>> = { failure: 10, success: 30 };
 const SHOWN = 50;
-/** Keys sort newest first: the time counts down from here. */
-const LATEST = 10 ** 15;
+/** Days count down from here, so that the newest sorts first. */
+const LATEST_DAY = 999_999;
 
 interface SignInEventRecord extends SignInEventView {
   kind: "sign-in-event";
   expiresAt: number;
 }
 
-function eventKey(at: number): string {
-  return RECORDS.signInEvent.key(`${String(LATEST - at).padStart(15, "0")}-${randomBytes(6).toString("base64url")}`);
+const dayOf = (at: number) => Math.floor(at / DAY_MS);
+
+/** The prefix of every event of one day. */
+function dayPrefix(day: number): string {
+  return RECORDS.signInEvent.key(`${String(LATEST_DAY - day).padStart(6, "0")}/`);
 }
 
-export async function recordSignInEvent(store: KeyValueStore, event: SignInEventView): Promise<void> {
+/** The slots of one hour and outcome, without the slot's number. */
+function slotBase(event: SignInEventView): string {
+  const hour = Math.floor((event.at % DAY_MS) / HOUR_MS);
+  return `${dayPrefix(dayOf(event.at))}${String(23 - hour).padStart(2, "0")}${event.outcome === "success" ? "s" : "f"}`;
+}
+
+const slotKey = (base: string, slot: number) => `${base}${String(slot).padStart(2, "0")}`;
+
+/** Claims a free slot: the first one costs one write; when it is taken, one list finds the
+ * free ones. False when the hour is full (or keeps being taken by writes at the same moment). */
+async function claimSlot(store: KeyValueStore, base: string, slots: number, record: SignInEventRecord): Promise<boolean> {
+  if (await store.setIfNew(slotKey(base, 0), record)) return true;
+  const taken = new Set(await store.list(base));
+  let tries = 0;
+  for (let slot = 1; slot < slots && tries < 2; slot++) {
+    if (taken.has(slotKey(base, slot))) continue;
+    tries++;
+    if (await store.setIfNew(slotKey(base, slot), record)) return true;
+  }
+  return false;
+}
+
+/** Records the event unless its hour's slots are all taken; says whether it was kept. */
+export async function recordSignInEvent(store: KeyValueStore, event: SignInEventView): Promise<boolean> {
   const record: SignInEventRecord = { kind: "sign-in-event", ...event, expiresAt: event.at + EVENT_RETENTION_MS };
-  await store.set(eventKey(event.at), record);
+  return claimSlot(store, slotBase(event), EVENT_SLOTS_PER_HOUR[event.outcome], record);
+}
+
+/** Days back from today, in growing batches listed at once: a quiet history spans many days
+ * (each list is short), a busy one is found in the first. */
+const DAY_BATCHES = [[0], [1, 2], [3, 4, 5, 6], [7, 8, 9, 10, 11, 12, 13, 14], Array.from({ length: EVENT_RETENTION_DAYS - 14 }, (_, i) => 15 + i)];
+
+/** The keys of the newest events, newest first: whole hours, at least `limit` keys if there are. */
+async function newestKeys(store: KeyValueStore, now: number, limit: number): Promise<string[]> {
+  const today = dayOf(now);
+  const keys: string[] = [];
+  for (const batch of DAY_BATCHES) {
+    const days = await Promise.all(batch.map((back) => store.list(dayPrefix(today - back))));
+    for (const dayKeys of days) keys.push(...dayKeys.sort());
+    if (keys.length >= limit) break;
+  }
+  if (keys.length <= limit) return keys;
+  // The rest of the last hour read: an hour's slots are not in time order.
+  const hourOf = (key: string) => key.slice(0, dayPrefix(0).length + 2);
+  let end = limit;
+  while (end < keys.length && hourOf(keys[end]!) === hourOf(keys[limit - 1]!)) end++;
+  return keys.slice(0, end);
 }
 
 /** The most recent events of the last 30 days, newest first. */
 export async function recentSignInEvents(store: KeyValueStore, now: number, limit = SHOWN): Promise<SignInEventView[]> {
-  const keys = (await store.list(RECORDS.signInEvent.prefix)).sort().slice(0, limit);
+  const keys = await newestKeys(store, now, limit);
   const records = await Promise.all(keys.map((key) => store.get<SignInEventRecord>(key)));
   return records
     .filter((r): r is SignInEventRecord => r !== null && r.kind === "sign-in-event" && r.expiresAt > now)
+    .sort((a, b) => b.at - a.at)
+    .slice(0, limit)
     .map(({ kind: _kind, expiresAt: _expiresAt, ...event }) => event);
 }

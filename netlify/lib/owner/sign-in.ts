@@ -40,18 +40,21 @@ export async function recordAttempt(
 }
 
 /** "sign-in" starts something; "confirm" re-checks a signed-in owner before a sensitive change
- * (adding a passkey), where the password is accepted even with PASSWORD_LOGIN=off. */
+ * (adding or removing a passkey), where the password is accepted even with PASSWORD_LOGIN=off. */
 type Purpose = "sign-in" | "confirm";
 
 async function checkPassword(rt: Runtime, config: Config, password: string, context: AttemptContext, purpose: Purpose): Promise<SignInResult> {
   // An empty password is nobody's guess (a session that ended while the page was open).
   if (password === "") return { ok: false, reason: "empty" };
-  if (purpose === "sign-in" && !config.passwordLogin && !passwordLoginAllowed(false, await listPasskeys(rt.store))) {
+  const off = purpose === "sign-in" && !config.passwordLogin && !passwordLoginAllowed(false, await listPasskeys(rt.store));
+  // The throttle comes before anything is recorded, on every path. A password that is off is
+  // never checked, so it guesses nothing: it counts against its address only (against floods).
+  const verdict = await beginAttempt(rt.store, context.ip, rt.now(), off ? "address" : "overall");
+  if (!verdict.allowed) return { ok: false, reason: "throttled", retryAfterSeconds: verdict.retryAfterSeconds };
+  if (off) {
     await recordAttempt(rt, context, "password", "password-off");
     return { ok: false, reason: "password-off" };
   }
-  const verdict = await beginAttempt(rt.store, context.ip, rt.now());
-  if (!verdict.allowed) return { ok: false, reason: "throttled", retryAfterSeconds: verdict.retryAfterSeconds };
   if (!(await verifyPassword(password, config.password))) {
     // The attempt's own record is the failure count.
     await recordAttempt(rt, context, "password", "password");
@@ -62,10 +65,12 @@ async function checkPassword(rt: Runtime, config: Config, password: string, cont
 }
 
 async function checkPasskey(rt: Runtime, config: Config, ticket: string, response: string, context: AttemptContext): Promise<SignInResult> {
-  // Failed passkey answers count like wrong passwords: this keeps an attacker's junk from
-  // flooding the history, which only a counted (and so limited) failure may write to.
+  // A passkey answer cannot be guessed, so the overall lock (which is there against password
+  // guessing) never applies: junk from any number of addresses cannot lock the owner's passkey
+  // out. Failed answers still count against their own address, which keeps an attacker's junk
+  // from flooding the verification and the history.
   const now = rt.now();
-  const verdict = await beginAttempt(rt.store, context.ip, now);
+  const verdict = await beginAttempt(rt.store, context.ip, now, "address");
   if (!verdict.allowed) return { ok: false, reason: "throttled", retryAfterSeconds: verdict.retryAfterSeconds };
   const passkeys = await listPasskeys(rt.store);
   // Loaded only here: the WebAuthn library is the heaviest thing this server uses.

@@ -33,8 +33,15 @@ interface AttemptRecord {
 interface Attempt {
   ipPrefix: string;
   ipKey: string;
-  globalKey: string;
+  /** Absent for an attempt that does not count towards the overall lock. */
+  globalKey?: string;
 }
+
+/** "overall": a password check, counted per address and towards the overall lock. "address":
+ * an attempt that guesses nothing (a passkey answer, which cannot be guessed, or a password
+ * while password sign-in is off), limited per address against floods but never counted
+ * towards the overall lock: otherwise anyone could lock the owner's passkeys out. */
+export type AttemptScope = "overall" | "address";
 
 type ThrottleVerdict = { allowed: true; attempt: Attempt } | { allowed: false; retryAfterSeconds: number };
 
@@ -90,25 +97,26 @@ function globalLockedUntil(failures: number[]): number {
 }
 
 /** Records the attempt, then decides; a refused attempt leaves no trace. */
-export async function beginAttempt(store: KeyValueStore, ip: string, now: number): Promise<ThrottleVerdict> {
+export async function beginAttempt(store: KeyValueStore, ip: string, now: number, scope: AttemptScope = "overall"): Promise<ThrottleVerdict> {
   const p = THROTTLE_POLICY;
   const group = addressGroup(ip);
   const attempt: Attempt = {
     ipPrefix: RECORDS.throttleAddress.addressPrefix(group),
     ipKey: RECORDS.throttleAddress.key(group, attemptStamp(now)),
-    globalKey: RECORDS.throttleOverall.key(attemptStamp(now)),
+    ...(scope === "overall" ? { globalKey: RECORDS.throttleOverall.key(attemptStamp(now)) } : {}),
   };
+  const { globalKey } = attempt;
   await Promise.all([
     store.set(attempt.ipKey, { at: now, expiresAt: now + p.ipMemoryMs } satisfies AttemptRecord),
-    store.set(attempt.globalKey, { at: now, expiresAt: now + p.globalWindowMs + p.globalLockMs } satisfies AttemptRecord),
+    globalKey && store.set(globalKey, { at: now, expiresAt: now + p.globalWindowMs + p.globalLockMs } satisfies AttemptRecord),
   ]);
   const [ipFailures, globalFailures] = await Promise.all([
     others(store, attempt.ipPrefix, attempt.ipKey, now - p.ipMemoryMs),
-    others(store, GLOBAL_PREFIX, attempt.globalKey, now - p.globalWindowMs - p.globalLockMs),
+    globalKey ? others(store, GLOBAL_PREFIX, globalKey, now - p.globalWindowMs - p.globalLockMs) : [],
   ]);
   const lockedUntil = Math.max(ipLockedUntil(ipFailures), globalLockedUntil(globalFailures));
   if (lockedUntil > now) {
-    await Promise.all([store.delete(attempt.ipKey), store.delete(attempt.globalKey)]);
+    await Promise.all([store.delete(attempt.ipKey), globalKey && store.delete(globalKey)]);
     return { allowed: false, retryAfterSeconds: Math.ceil((lockedUntil - now) / 1000) };
   }
   return { allowed: true, attempt };
@@ -118,5 +126,5 @@ export async function beginAttempt(store: KeyValueStore, ip: string, now: number
  * which otherwise stays (successes are not failures, and the window is not the owner's). */
 export async function attemptSucceeded(store: KeyValueStore, attempt: Attempt): Promise<void> {
   const keys = await store.list(attempt.ipPrefix);
-  await Promise.all([...keys.map((key) => store.delete(key)), store.delete(attempt.globalKey)]);
+  await Promise.all([...keys.map((key) => store.delete(key)), attempt.globalKey && store.delete(attempt.globalKey)]);
 }

@@ -1,27 +1,78 @@
-// Blobs has no TTL: every record that expires carries its expiry, and this sweep (run daily by a
+// Blobs has no TTL: every record that expires carries its expiry, and this sweep (run hourly by a
 // scheduled function) deletes what has expired, kind by kind as records.ts declares them.
 // Readers check expiry themselves, so a late sweep is only a matter of space, never of security.
-import { SWEPT_KINDS } from "./records.ts";
+//
+// A run examines a bounded number of records, so that it always ends well within a scheduled
+// function's time, and leaves a cursor where it stopped: the next run goes on from there. Kinds
+// whose keys sort by age are swept oldest first and stop at the first live record (everything
+// after it is newer); the others are swept in key order from where the last run stopped.
+import { RECORDS, SWEPT_KINDS } from "./records.ts";
 import type { KeyValueStore } from "./store.ts";
 
 interface SweepResult {
   examined: number;
   deleted: number;
+  /** Every kind was swept to its end in this run (no cursor is left for the next one). */
+  complete: boolean;
 }
 
-export async function sweepExpired(store: KeyValueStore, now: number): Promise<SweepResult> {
-  const result: SweepResult = { examined: 0, deleted: 0 };
-  for (const kind of SWEPT_KINDS) {
-    for (const key of await store.list(kind.prefix)) {
-      result.examined++;
-      const record = await store.get<Record<string, unknown>>(key);
-      const expiresAt = record?.[kind.expiresField];
-      // A record without a usable expiry is malformed: nothing reads it successfully, so it goes.
-      if (typeof expiresAt !== "number" || expiresAt <= now) {
-        await store.delete(key);
-        result.deleted++;
+/** Records examined per run: at a few tens of milliseconds per read and delete, ten at a
+ * time, a run takes seconds. */
+export const SWEEP_BUDGET = 1000;
+const AT_ONCE = 10;
+
+/** Where a run stopped: the kind, and (for kinds not in age order) the last key examined. */
+interface SweepCursor {
+  kind: "sweep-cursor";
+  sweeping: string;
+  after?: string;
+}
+
+type Kind = (typeof SWEPT_KINDS)[number];
+
+/** The kind's keys in the order to sweep them, from the cursor's key on. */
+function inSweepOrder(kind: Kind, keys: string[], after: string | undefined): string[] {
+  const sorted = keys.sort();
+  if (kind.oldestFirst === "descending") return sorted.reverse();
+  if (kind.oldestFirst === "ascending" || after === undefined) return sorted;
+  return sorted.filter((key) => key > after);
+}
+
+/** Deletes the record if it has expired; true when it was live. */
+async function sweepOne(store: KeyValueStore, kind: Kind, key: string, now: number): Promise<boolean> {
+  const record = await store.get<Record<string, unknown>>(key);
+  const expiresAt = record?.[kind.expiresField];
+  // A record without a usable expiry is malformed: nothing reads it successfully, so it goes.
+  if (typeof expiresAt === "number" && expiresAt > now) return true;
+  await store.delete(key);
+  return false;
+}
+
+export async function sweepExpired(store: KeyValueStore, now: number, budget = SWEEP_BUDGET): Promise<SweepResult> {
+  const result: SweepResult = { examined: 0, deleted: 0, complete: false };
+  const cursor = await store.get<SweepCursor>(RECORDS.sweepCursor.key());
+  const start = Math.max(0, SWEPT_KINDS.findIndex((kind) => kind.name === cursor?.sweeping));
+  for (let turn = 0; turn < SWEPT_KINDS.length; turn++) {
+    const kind = SWEPT_KINDS[(start + turn) % SWEPT_KINDS.length]!;
+    const keys = inSweepOrder(kind, await store.list(kind.prefix), kind.name === cursor?.sweeping && turn === 0 ? cursor.after : undefined);
+    let done = 0;
+    while (done < keys.length) {
+      if (result.examined >= budget) {
+        // A kind in age order starts again from its oldest record, which is where this run stopped.
+        const after = kind.oldestFirst || done === 0 ? {} : { after: keys[done - 1]! };
+        await store.set(RECORDS.sweepCursor.key(), { kind: "sweep-cursor", sweeping: kind.name, ...after } satisfies SweepCursor);
+        return result;
       }
+      const batch = keys.slice(done, done + Math.min(AT_ONCE, budget - result.examined));
+      const live = await Promise.all(batch.map((key) => sweepOne(store, kind, key, now)));
+      done += batch.length;
+      result.examined += batch.length;
+      result.deleted += live.filter((isLive) => !isLive).length;
+      // Everything after a live record of a kind in age order is newer: live too.
+      if (kind.oldestFirst && live.includes(true)) break;
     }
   }
+  if (cursor) await store.delete(RECORDS.sweepCursor.key());
+  result.complete = true;
   return result;
 }

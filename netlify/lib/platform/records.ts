@@ -17,6 +17,9 @@ interface RecordKind {
   readonly expiresField: string | null;
   /** Whether housekeeping deletes the kind's records once their expiry has passed. */
   readonly swept: boolean;
+  /** For keys that sort by age: the key order ("ascending" or "descending") that lists the
+   * oldest first, so that a sweep can stop at the first live record. */
+  readonly oldestFirst?: "ascending" | "descending";
 }
 
 interface SweptKind extends RecordKind {
@@ -25,8 +28,8 @@ interface SweptKind extends RecordKind {
 }
 
 /** A kind keyed `<prefix><id>`, whose records carry `expiresAt` and are swept. */
-function expiring<A extends unknown[]>(name: string, prefix: string, id: (...parts: A) => string) {
-  const kind: SweptKind = { name, prefix, single: false, expiresField: "expiresAt", swept: true };
+function expiring<A extends unknown[]>(name: string, prefix: string, id: (...parts: A) => string, oldestFirst?: RecordKind["oldestFirst"]) {
+  const kind: SweptKind = { name, prefix, single: false, expiresField: "expiresAt", swept: true, ...(oldestFirst ? { oldestFirst } : {}) };
   return { ...kind, key: (...parts: A): string => `${prefix}${id(...parts)}` };
 }
 
@@ -54,15 +57,20 @@ export const RECORDS = {
     addressPrefix: (address: string): string => `${throttleAddressPrefix}${secretHash(address)}/`,
   },
   /** One password attempt, counted towards the overall lock, at a time stamp. */
-  throttleOverall: expiring("password attempt overall", "throttle/global/", (stamp: string) => stamp),
+  throttleOverall: expiring("password attempt overall", "throttle/global/", (stamp: string) => stamp, "ascending"),
   /** An owner session (the cookie carries its id). */
   session: expiring("owner session", "sessions/", (sessionId: string) => sessionId),
-  /** One entry of the owner's sign-in history; keys sort newest first. */
-  signInEvent: expiring("sign-in event", "events/", (stamp: string) => stamp),
+  /** One entry of the owner's sign-in history, in a bounded slot of its day and hour
+   * (owner/sign-in-events.ts); keys sort newest first. */
+  signInEvent: expiring("sign-in event", "events/", (slot: string) => slot, "descending"),
   /** A WebAuthn ticket's challenge, once used, keyed by its hash. */
   usedChallenge: expiring("used WebAuthn challenge", "webauthn-used/", (challenge: string) => secretHash(challenge)),
   /** The owner's passkeys, all in one record; never expires. */
   passkeys: permanent("passkeys", "owner/passkeys"),
+  /** When a session was last seen, apart from the record that signing out deletes. */
+  sessionSeen: expiring("session last seen", "session-seen/", (sessionId: string) => sessionId),
+  /** Where the last bounded sweep stopped, for the next run to go on from. */
+  sweepCursor: permanent("housekeeping cursor", "housekeeping/sweep"),
 };
 
 /** Every kind, each with its key builder (checked here: an entry without one does not compile). */

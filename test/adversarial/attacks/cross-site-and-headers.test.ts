@@ -102,7 +102,7 @@ const TARGETS: Target[] = [
   account("/sign-out", { device: "all" }, true),
   account("/revoke", { app: "all" }, true),
   account("/passkeys/rename", { id: "cred-1", name: "Attacker's key" }, true),
-  account("/passkeys/delete", { id: "cred-1" }, true),
+  account("/passkeys/delete", { id: "cred-1", password: TEST_PASSWORD }, true),
   passkeys("/authentication-options", {}, false),
   passkeys("/sign-in", { ticket: "x", response: '{"id":"cred-1","response":{}}' }, true),
   passkeys("/registration-options", { password: TEST_PASSWORD }, true),

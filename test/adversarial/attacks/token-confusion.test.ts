@@ -157,10 +157,11 @@ describe("token confusion: each kind of secret presented where another is expect
     const other = await tokensFor(s.rt);
     const response = await introspect(s.rt, s.tokens.access_token, { token: other.access_token });
     await expectOAuthError(response, 401, "invalid_token");
+    // (In the URL, another token is refused before anything is checked: tokens-in-urls.test.ts.)
     const legacy = await tokenEndpoint(
       new Request(`${BASE}/token?token=${other.access_token}`, { headers: { Authorization: `Bearer ${s.tokens.access_token}` } }),
       s.rt);
-    await expectOAuthError(legacy, 401, "invalid_token");
+    await expectOAuthError(legacy, 400, "invalid_request");
   });
 
   it("the INTROSPECTION_TOKEN with one character changed is an ordinary (unknown) Bearer token", async () => {

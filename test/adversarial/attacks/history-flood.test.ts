@@ -1,0 +1,128 @@
+// Attack catalogue: flooding the sign-in history. Every attempt that reaches the history has
+// passed the throttle first, on every path (PASSWORD_LOGIN=off included); the history itself
+// is bounded (ten failures and thirty sign-ins an hour), so junk from any number of addresses
+// cannot grow it without end nor push the owner's own sign-ins out; and the console reads only
+// the newest days it needs, so it answers at once however long the history is.
+import { describe, expect, it } from "vitest";
+import { EVENT_SLOTS_PER_HOUR, recordSignInEvent } from "../../../netlify/lib/owner/sign-in-events.ts";
+import { THROTTLE_POLICY } from "../../../netlify/lib/owner/throttle.ts";
+import type { AccountOverview, SignInEventView } from "../../../netlify/lib/pages/account-view.ts";
+import { RECORDS } from "../../../netlify/lib/platform/records.ts";
+import type { KeyValueStore } from "../../../netlify/lib/platform/store.ts";
+import { fastRuntime } from "../../helpers/attack-kit.ts";
+import { consoleGet, consolePost, consoleSignIn } from "../../helpers/console.ts";
+import { passkeyAnswer, passkeySignIn, withPasskey } from "../../helpers/passkey-owner.ts";
+import { START_TIME, type TestRuntime } from "../../helpers/runtime.ts";
+
+const MINUTE = 60 * 1000;
+const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
+
+const historyKeys = (rt: TestRuntime) => rt.store.list(RECORDS.signInEvent.prefix);
+
+async function overview(rt: TestRuntime, cookie: string): Promise<AccountOverview> {
+  const response = await consoleGet(rt, { cookie });
+  expect(response.status).toBe(200);
+  return (await response.json()) as AccountOverview;
+}
+
+function event(at: number, outcome: SignInEventView["outcome"] = "failure"): SignInEventView {
+  return { at, ip: "203.0.113.9", where: "account", method: "password", outcome, ...(outcome === "failure" ? { reason: "wrong password" } : {}) };
+}
+
+/** Counts what the handlers list and read of the history. */
+function watched(store: KeyValueStore) {
+  const seen = { listed: [] as string[], keysListed: 0, eventsRead: 0 };
+  const wrapped: KeyValueStore = {
+    ...store,
+    get: (key) => {
+      if (key.startsWith(RECORDS.signInEvent.prefix)) seen.eventsRead++;
+      return store.get(key);
+    },
+    list: async (prefix) => {
+      const keys = await store.list(prefix);
+      if (prefix.startsWith(RECORDS.signInEvent.prefix)) {
+        seen.listed.push(prefix);
+        seen.keysListed += keys.length;
+      }
+      return keys;
+    },
+  };
+  return { seen, store: wrapped };
+}
+
+describe("history flood: the throttle comes before the history, on every path", () => {
+  it("with PASSWORD_LOGIN=off, thirty passwords from one address: five refused as off, then 429, and five records", async () => {
+    const rt = await fastRuntime({ env: { PASSWORD_LOGIN: "off" } });
+    await withPasskey(rt);
+    const before = (await historyKeys(rt)).length;
+    const statuses: number[] = [];
+    for (let i = 0; i < 30; i++) statuses.push((await consolePost(rt, "/sign-in", { password: `guess-${i}` }, { ip: "203.0.113.66" })).status);
+    expect(statuses).toEqual([...Array<number>(THROTTLE_POLICY.freeFailuresPerIp).fill(403), ...Array<number>(30 - THROTTLE_POLICY.freeFailuresPerIp).fill(429)]);
+    expect((await historyKeys(rt)).length - before).toBe(THROTTLE_POLICY.freeFailuresPerIp);
+  });
+});
+
+describe("history flood: the history is bounded", () => {
+  it(`junk passkey answers from sixty addresses in one hour leave ${EVENT_SLOTS_PER_HOUR.failure} failures; the owner's sign-in that hour is still recorded`, async () => {
+    const rt = await fastRuntime();
+    const { authenticator } = await withPasskey(rt);
+    rt.clock.advance(HOUR);
+    for (let i = 0; i < 60; i++) expect((await passkeySignIn(rt, { ticket: "x", response: "{}" }, `198.51.100.${i + 1}`)).status).toBe(401);
+    const cookie = await consoleSignIn(rt);
+    expect((await passkeySignIn(rt, await passkeyAnswer(rt, authenticator))).status).toBe(200);
+
+    const events = (await overview(rt, cookie)).events.filter((e) => e.at >= START_TIME + HOUR);
+    expect(events.filter((e) => e.outcome === "failure")).toHaveLength(EVENT_SLOTS_PER_HOUR.failure);
+    expect(events.filter((e) => e.outcome === "success").map((e) => e.method).sort()).toEqual(["passkey", "password"]);
+    // The next hour has room again.
+    rt.clock.advance(HOUR);
+    expect((await passkeySignIn(rt, { ticket: "x", response: "{}" }, "192.0.2.77")).status).toBe(401);
+    expect((await overview(rt, cookie)).events[0]).toMatchObject({ method: "passkey", outcome: "failure", ip: "192.0.2.77" });
+  });
+});
+
+describe("history flood: the console reads only the newest days", () => {
+  it("with a busy day and older history, it lists only today's events and reads about fifty", async () => {
+    const rt = await fastRuntime();
+    const cookie = await consoleSignIn(rt);
+    // Sixty events today (three full hours), and some on each of the ten days before.
+    const writes: Promise<boolean>[] = [];
+    for (let day = 1; day <= 10; day++) for (let i = 0; i < 3; i++) writes.push(recordSignInEvent(rt.store, event(START_TIME - day * DAY - i * HOUR)));
+    await Promise.all(writes);
+    for (let hour = 1; hour <= 3; hour++) {
+      for (let i = 0; i < 10; i++) {
+        for (const outcome of ["failure", "success"] as const) expect(await recordSignInEvent(rt.store, event(START_TIME - hour * HOUR + i * MINUTE, outcome))).toBe(true);
+      }
+    }
+    const { seen, store } = watched(rt.store);
+    const shown = (await overview({ ...rt, store }, cookie)).events;
+
+    expect(shown).toHaveLength(50);
+    expect(shown.map((e) => e.at)).toEqual([...shown.map((e) => e.at)].sort((a, b) => b - a));
+    expect(shown[0]!.at).toBeGreaterThanOrEqual(START_TIME - 1000);
+    // One list, of today only (not the whole history), and no more reads than a page and an hour.
+    expect(seen.listed).toHaveLength(1);
+    expect(seen.listed[0]).not.toBe(RECORDS.signInEvent.prefix);
+    expect(seen.keysListed).toBeLessThanOrEqual(61);
+    expect(seen.eventsRead).toBeLessThanOrEqual(50 + EVENT_SLOTS_PER_HOUR.failure + EVENT_SLOTS_PER_HOUR.success);
+  });
+
+  it("a quiet month (one sign-in a day) is shown whole, newest first, across the days", async () => {
+    const rt = await fastRuntime();
+    await Promise.all(Array.from({ length: 29 }, (_, i) => recordSignInEvent(rt.store, event(START_TIME - (i + 1) * DAY, "success"))));
+    const cookie = await consoleSignIn(rt);
+    const shown = (await overview(rt, cookie)).events;
+    expect(shown.map((e) => e.at)).toEqual([START_TIME, ...Array.from({ length: 29 }, (_, i) => START_TIME - (i + 1) * DAY)]);
+  });
+
+  it("a full hour refuses the next event of that outcome, never the other outcome's", async () => {
+    const rt = await fastRuntime();
+    const { failure, success } = EVENT_SLOTS_PER_HOUR;
+    for (let i = 0; i < failure; i++) expect(await recordSignInEvent(rt.store, event(START_TIME + i * MINUTE))).toBe(true);
+    expect(await recordSignInEvent(rt.store, event(START_TIME + 30 * MINUTE))).toBe(false);
+    for (let i = 0; i < success; i++) expect(await recordSignInEvent(rt.store, event(START_TIME + i * MINUTE, "success"))).toBe(true);
+    expect(await recordSignInEvent(rt.store, event(START_TIME + 59 * MINUTE, "success"))).toBe(false);
+    expect(await historyKeys(rt)).toHaveLength(failure + success);
+  });
+});
