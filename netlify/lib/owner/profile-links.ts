@@ -47,7 +47,7 @@ function resolve(target: string, base: string): string | null {
 
 async function htmlRels(doc: FetchedDocument): Promise<Record<string, string[]>> {
   if (!/html/i.test(doc.contentType)) return {};
-  return (await parseMicroformats(doc.body, doc.url))?.rels ?? {};
+  return (await parseMicroformats(doc.body, doc.url, { rels: DISCOVERY_RELS, roots: [] }))?.rels ?? {};
 }
 
 export async function checkProfileLinks(config: Config, fetcher?: (url: URL) => Promise<FetchedDocument>): Promise<ProfileLinksReport> {
