@@ -19,6 +19,8 @@ const RAW_TEXT = new Set(["script", "style", "xmp", "iframe", "noembed", "nofram
 
 const isSpace = (c: number) => c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0c || c === 0x0d;
 const isAlpha = (c: number) => (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a);
+/** The UTF-16 unit at `i` (NaN past the end). */
+const unitAt = (text: string, i: number) => text.charCodeAt(i);
 const SLASH = 0x2f;
 const GT = 0x3e;
 const EQUALS = 0x3d;
@@ -39,22 +41,22 @@ interface Tag {
 function readTag(html: string, at: number, wanted: ReadonlySet<string>): Tag | null {
   const n = html.length;
   let p = at;
-  while (p < n && !endsName(html.charCodeAt(p))) p++;
+  while (p < n && !endsName(unitAt(html, p))) p++;
   const name = html.slice(at, p).toLowerCase();
   let attributes: Map<string, string> | undefined;
   for (;;) {
-    while (p < n && (isSpace(html.charCodeAt(p)) || html.charCodeAt(p) === SLASH)) p++;
+    while (p < n && (isSpace(unitAt(html, p)) || unitAt(html, p) === SLASH)) p++;
     if (p >= n) return null;
-    if (html.charCodeAt(p) === GT) return { name, attributes: attributes ?? NO_ATTRIBUTES, next: p + 1 };
+    if (unitAt(html, p) === GT) return { name, attributes: attributes ?? NO_ATTRIBUTES, next: p + 1 };
     const nameStart = p++;
-    while (p < n && !endsName(html.charCodeAt(p)) && html.charCodeAt(p) !== EQUALS) p++;
+    while (p < n && !endsName(unitAt(html, p)) && unitAt(html, p) !== EQUALS) p++;
     const nameEnd = p;
-    while (p < n && isSpace(html.charCodeAt(p))) p++;
+    while (p < n && isSpace(unitAt(html, p))) p++;
     let valueStart = p;
     let valueEnd = p;
-    if (html.charCodeAt(p) === EQUALS) {
+    if (unitAt(html, p) === EQUALS) {
       p++;
-      while (p < n && isSpace(html.charCodeAt(p))) p++;
+      while (p < n && isSpace(unitAt(html, p))) p++;
       const quote = html[p];
       if (quote === '"' || quote === "'") {
         const close = html.indexOf(quote, p + 1);
@@ -64,7 +66,7 @@ function readTag(html: string, at: number, wanted: ReadonlySet<string>): Tag | n
         p = close + 1;
       } else {
         valueStart = p;
-        while (p < n && !isSpace(html.charCodeAt(p)) && html.charCodeAt(p) !== GT) p++;
+        while (p < n && !isSpace(unitAt(html, p)) && unitAt(html, p) !== GT) p++;
         valueEnd = p;
       }
     }
@@ -117,13 +119,13 @@ export function scanHtml(html: string, handler: HtmlHandler): void {
     const lt = html.indexOf("<", i);
     if (lt === -1) return text(i, n);
     text(i, lt);
-    const next = html.charCodeAt(lt + 1);
+    const next = unitAt(html, lt + 1);
     if (next === 0x21 /* ! */) {
       i = html.startsWith("<!--", lt) ? commentEnd(html, lt) : after(html, ">", lt + 2);
     } else if (next === 0x3f /* ? */) {
       i = after(html, ">", lt + 2);
     } else if (next === 0x2f /* / */) {
-      const first = html.charCodeAt(lt + 2);
+      const first = unitAt(html, lt + 2);
       if (!isAlpha(first)) {
         i = first === 0x3e ? lt + 3 : after(html, ">", lt + 2);
         continue;
