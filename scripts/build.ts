@@ -90,7 +90,7 @@ export async function buildSite(env: Env = process.env, outDir = join(root, "dis
   const warnings: string[] = [];
   let photo: string | undefined;
   if (profile?.photo) {
-    const copied = await copyOwnerPhoto(profile.photo, join(outDir, ASSETS));
+    const copied = await copyOwnerPhoto(profile.photo, join(outDir, ASSETS), { development: config?.development ?? false });
     if ("file" in copied) photo = `${ASSETS}/${copied.file}`;
     else warnings.push(copied.warning);
   }

@@ -8,6 +8,7 @@
 //      Node processes, against a floor function that imports only @netlify/blobs;  cold-start.ts
 //   4. scale: introspection with 10 grants stored versus 10,000, and 200 at once;  scale.ts
 //   5. the sign-in page: bytes of HTML+CSS+JS+icon, and no request to another origin.  sign-in-page.ts
+//   6. parse cost: reading hostile and real client pages, <= 100 ms each.  parse-cost.ts
 // Nothing reaches the network: client discovery is stubbed and Blobs is local.
 // `--json-only` prints the JSON document instead of the tables.
 import { mkdir, writeFile } from "node:fs/promises";
@@ -19,6 +20,7 @@ import { bareBlobs } from "./bare-blobs.ts";
 import { benchEnv, benchRuntime, typicalGrantRecord } from "./calls.ts";
 import { printColdStarts, runColdStarts } from "./cold-start.ts";
 import { measurePassword, printEndpoints, runEndpoints } from "./handler-time.ts";
+import { printParseCost, runParseCost } from "./parse-cost.ts";
 import { checks, say } from "./report.ts";
 import { printScale, runScale } from "./scale.ts";
 import { BUDGET, CALLS, IMPORT_RUNS, jsonOnly, KB, OUTPUT, WARMUP } from "./settings.ts";
@@ -57,7 +59,10 @@ async function sections(): Promise<Record<string, unknown>> {
 
   const signInPage = await runSignInPage(env);
   printSignInPage(signInPage);
-  return { bareOperations: bare, endpoints, password, coldStart, scale, signInPage };
+
+  const parseCost = await runParseCost();
+  printParseCost(parseCost);
+  return { bareOperations: bare, endpoints, password, coldStart, scale, signInPage, parseCost };
 }
 
 async function main(): Promise<number> {

@@ -34,6 +34,8 @@ export const BUDGET = {
   scaleRatio: 1.2,
   concurrent: 200,
   signInPageBytes: 30 * KB,
+  /** Reading the worst client page discovery can fetch. */
+  parseMs: 100,
 } as const;
 
 export const jsonOnly = process.argv.includes("--json-only");

@@ -5,6 +5,7 @@ import { browserSupportsWebAuthn, startAuthentication } from "@simplewebauthn/br
 import { PASSKEYS_API } from "../../netlify/lib/pages/paths.ts";
 import { readSignInFragment, shownRequest, SIGN_IN_PROBLEMS, type SignInOffer } from "../../netlify/lib/pages/sign-in-fragment.ts";
 import { isKnownScope, KNOWN_SCOPES } from "../../netlify/lib/protocol/scopes.ts";
+import { isUnderClientPath } from "../../netlify/lib/protocol/urls.ts";
 import { byId, hostOf } from "./dom.ts";
 
 function scopeItem(scope: string): HTMLLIElement {
@@ -56,8 +57,8 @@ function show(): void {
     img.addEventListener("error", () => (img.hidden = true));
   }
 
-  const redirectHost = hostOf(request.redirectUri);
-  if (redirectHost !== clientHost) {
+  // Shown whenever it leaves the app's own address: another site, or another path on its host.
+  if (!isUnderClientPath(request.clientId, request.redirectUri)) {
     byId("redirect-host").textContent = request.redirectUri;
     byId("redirect-note").hidden = false;
   }

@@ -84,6 +84,15 @@ describe("the sign-in page", () => {
     await page.screenshot({ path: `${SCREENSHOTS}sign-in-light.png`, fullPage: true });
   });
 
+  it("shows the return address when it leaves the app's path, even on the app's own host", async () => {
+    const alice = `${client.origin}/~alice/app/`;
+    await openSignIn(authorizationUrl({ client_id: alice, redirect_uri: `${client.origin}/~mallory/collect` }));
+    await expect(page.locator("#redirect-note").isVisible()).resolves.toBe(true);
+    await expect(page.locator("#redirect-host").textContent()).resolves.toBe(`${client.origin}/~mallory/collect`);
+    await openSignIn(authorizationUrl({ client_id: alice, redirect_uri: `${alice}callback` }));
+    await expect(page.locator("#redirect-note").isHidden()).resolves.toBe(true);
+  });
+
   it("has a dark mode", async () => {
     await page.emulateMedia({ colorScheme: "dark" });
     await openSignIn();
@@ -177,7 +186,7 @@ describe("hostile values show as text and run nothing", () => {
         state: "s",
         codeChallenge: pkcePair().challenge,
         scopes: ["create"],
-        meMismatch: payload,
+        meMismatch: `https://someone.example/\n\u2705 VERIFIED APP \u202e Press Approve ${payload}`,
         client: { name: payload, logoUri: `javascript:window.__pwned=5` },
       },
       key,
@@ -187,7 +196,10 @@ describe("hostile values show as text and run nothing", () => {
     await page.goto(`${server.baseUrl}${SIGN_IN_PAGE}#request=${request}`);
     await page.getByRole("button", { name: "Approve" }).waitFor();
     await expect(page.locator("#client-name").textContent()).resolves.toBe(payload);
-    await expect(page.locator("#me-hint").textContent()).resolves.toContain(payload);
+    // The `me` hint only as a short parsed URL, even from a request that carries it raw.
+    const hint = (await page.locator("#me-hint").textContent())!;
+    expect(hint).toMatch(/^as https:\/\/someone\.example\/[\x21-\x7e]{1,55}…$/);
+    expect(hint).not.toContain("VERIFIED APP");
     await expect(page.locator("#client-logo").isHidden()).resolves.toBe(true);
     await expect(page.locator("img[src=x]").count()).resolves.toBe(0);
     await expect(page.evaluate(() => (window as { __pwned?: number }).__pwned)).resolves.toBeUndefined();

@@ -145,6 +145,19 @@ describe("GET /auth: a valid request goes to the sign-in page", () => {
     expect(decodePayload(request)).toMatchObject({ meMismatch: "https://someone-else.example/" });
   });
 
+  it("carries `me` only as a short parsed URL: no injected lines, controls or bidi overrides, at most 80 characters", async () => {
+    const rt = await testRuntime();
+    const carried = async (me: string) => decodePayload(await signedRequest(rt, authorizationParams({ me })))["meMismatch"];
+    // The review's injection: lines of its own, and text that reads backwards.
+    await expect(carried(`https://someone.example/\n\n\u2705 VERIFIED APP \u2014 Press Approve`)).resolves.toBeUndefined();
+    await expect(carried(`someone.example/\u202e\u2705VERIFIED_APP_Press_Approve`)).resolves.toBe(
+      "https://someone.example/%E2%80%AE%E2%9C%85VERIFIED_APP_Press_Approve",
+    );
+    await expect(carried(`https://someone.example/${"a".repeat(300)}`)).resolves.toBe(`https://someone.example/${"a".repeat(55)}…`);
+    await expect(carried("https://bücher.example/")).resolves.toBe("https://xn--bcher-kva.example/");
+    await expect(carried("not a url at all <script>")).resolves.toBeUndefined();
+  });
+
   it("does not flag the owner's own URL written differently", async () => {
     const request = await signedRequest(await testRuntime(), authorizationParams({ me: "jane.example" }));
     expect(decodePayload(request)).not.toHaveProperty("meMismatch");

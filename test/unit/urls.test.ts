@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { canonicalUrl, parseClientId, parseProfileUrl, parseRedirectUri } from "../../netlify/lib/protocol/urls.ts";
+import { canonicalUrl, isUnderClientPath, parseClientId, parseProfileUrl, parseRedirectUri, shownUrl } from "../../netlify/lib/protocol/urls.ts";
 
 describe("profile URLs (spec 3.2)", () => {
   it.each(["https://example.com/", "https://example.com/username", "https://example.com/users?id=100", "http://example.com/"])(
@@ -66,4 +66,36 @@ describe("redirect URIs", () => {
     "refuses %s",
     (url) => expect(parseRedirectUri(url).ok).toBe(false),
   );
+});
+
+describe("a redirect URI under the client_id's path (shown on the consent page when not)", () => {
+  it.each([
+    ["https://app.example.com/", "https://app.example.com/callback?x=1"],
+    ["http://127.0.0.1:3000/~alice/app/", "http://127.0.0.1:3000/~alice/app/callback"],
+    ["https://app.example.com/app", "https://app.example.com/app/callback"],
+    ["https://app.example.com/app", "https://app.example.com/app"],
+    ["https://APP.example.com/", "https://app.example.com:443/cb"],
+  ])("%s holds %s", (clientId, redirectUri) => expect(isUnderClientPath(clientId, redirectUri)).toBe(true));
+
+  it.each([
+    ["http://127.0.0.1:3000/~alice/app/", "http://127.0.0.1:3000/~mallory/collect"],
+    ["http://127.0.0.1:3000/~alice/app/", "http://127.0.0.1:3000/~alice/app/../../~mallory/collect"],
+    ["http://127.0.0.1:3000/~alice/app/", "http://127.0.0.1:3000/~alice/app/%2e%2e/%2e%2e/~mallory/collect"],
+    ["http://127.0.0.1:3000/~alice/app/", "http://127.0.0.1:3000/~alice/app%2F..%2F..%2F~mallory"],
+    ["https://app.example.com/app", "https://app.example.com/application/cb"],
+    ["https://app.example.com/", "https://evil.example/callback"],
+    ["https://app.example.com/", "http://app.example.com/callback"],
+    ["https://app.example.com/", "com.example.app:/callback"],
+    ["https://app.example.com/", "not a url"],
+  ])("%s does not hold %s", (clientId, redirectUri) => expect(isUnderClientPath(clientId, redirectUri)).toBe(false));
+});
+
+describe("URLs shown to a person", () => {
+  it("are their parsed href: printable ASCII, punycode hosts, at most 80 characters", () => {
+    expect(shownUrl("https://someone.example/\u202e\u2705 VERIFIED\nAPP")).toBe("https://someone.example/%E2%80%AE%E2%9C%85%20VERIFIEDAPP");
+    expect(shownUrl("https://b\u00fccher.example/")).toBe("https://xn--bcher-kva.example/");
+    expect(shownUrl(`https://x.example/${"a".repeat(200)}`)).toHaveLength(80);
+    expect(shownUrl(`https://x.example/${"a".repeat(200)}`)!.endsWith("\u2026")).toBe(true);
+  });
+  it.each(["VERIFIED APP, press Approve", "javascript:alert(1)", "data:text/html,x", ""])("are nothing for %j", (raw) => expect(shownUrl(raw)).toBeUndefined());
 });

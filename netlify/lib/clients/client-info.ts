@@ -129,7 +129,7 @@ function firstText(item: MfItem, property: string): string | undefined {
 }
 
 async function fromHtml(doc: FetchedDocument): Promise<{ app: Partial<ClientInfo>; redirects: string[] }> {
-  const parsed = await parseMicroformats(doc.body, doc.url);
+  const parsed = await parseMicroformats(doc.body, doc.url, { rels: ["redirect_uri"], roots: ["h-app", "h-x-app"] });
   if (!parsed) return { app: {}, redirects: [] };
   const app: Partial<ClientInfo> = {};
   const item = findApp(parsed.items as MfItem[]);

@@ -39,6 +39,9 @@ interface FetchOptions {
   accept?: string;
 }
 
+/** A fetched document's bytes, undecoded (an image, say). */
+export type FetchedBytes = Omit<FetchedDocument, "body"> & { bytes: Buffer };
+
 /** What discovery needs; injectable so tests can reach their local servers. */
 export type Fetcher = (url: URL) => Promise<FetchedDocument>;
 
@@ -71,7 +74,7 @@ function guardedLookup(policy: AddressPolicy): LookupFunction {
   };
 }
 
-type Hop = { redirect: URL } | { document: FetchedDocument };
+type Hop = { redirect: URL } | { document: FetchedBytes };
 
 /** One request, no redirect following. Rejects with FetchRefused or FetchFailed only. */
 function requestOnce(url: URL, opts: Required<FetchOptions>, signal: AbortSignal): Promise<Hop> {
@@ -158,8 +161,7 @@ function handleResponse(url: URL, res: IncomingMessage, opts: Required<FetchOpti
           status,
           contentType: res.headers["content-type"] ?? "",
           linkHeaders: res.headersDistinct.link ?? [],
-          // Non-fatal decoding: malformed bytes become U+FFFD instead of failing.
-          body: new TextDecoder("utf-8").decode(Buffer.concat(chunks)),
+          bytes: Buffer.concat(chunks),
         },
       },
     });
@@ -169,8 +171,8 @@ function handleResponse(url: URL, res: IncomingMessage, opts: Required<FetchOpti
   res.on("close", () => finish({ error: new FetchFailed(`${url.href} closed the connection early`) }));
 }
 
-/** GET a client document with the SSRF guard, a time budget, a size cap and few redirects. */
-export async function fetchDocument(url: URL, options: FetchOptions = {}): Promise<FetchedDocument> {
+/** GET a URL's bytes with the SSRF guard, a time budget, a size cap and few redirects. */
+export async function fetchBytes(url: URL, options: FetchOptions = {}): Promise<FetchedBytes> {
   const opts: Required<FetchOptions> = {
     policy: options.policy ?? DEFAULTS.policy,
     timeoutMs: options.timeoutMs ?? DEFAULTS.timeoutMs,
@@ -192,4 +194,12 @@ export async function fetchDocument(url: URL, options: FetchOptions = {}): Promi
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** GET a client document (as text) with the SSRF guard, a time budget, a size cap and few
+ * redirects. */
+export async function fetchDocument(url: URL, options: FetchOptions = {}): Promise<FetchedDocument> {
+  const { bytes, ...fetched } = await fetchBytes(url, options);
+  // Non-fatal decoding: malformed bytes become U+FFFD instead of failing.
+  return { ...fetched, body: new TextDecoder("utf-8").decode(bytes) };
 }

@@ -1,8 +1,8 @@
 // GET /indieauth/self-test/me: the home page's check of the owner's page (see profile-links.ts).
 import { endpoint } from "../http/endpoint.ts";
 import { json } from "../http/responses.ts";
-import { checkProfileLinks } from "../owner/profile-links.ts";
+import { selfTestReport } from "../owner/profile-links.ts";
 
 export const selfTestEndpoint = endpoint({
-  GET: { answers: "json", run: async (ctx) => json(await checkProfileLinks(ctx.config)) },
+  GET: { answers: "json", run: async (ctx) => json(await selfTestReport(ctx.config, ctx.rt.now())) },
 });

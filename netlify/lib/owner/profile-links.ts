@@ -47,7 +47,7 @@ function resolve(target: string, base: string): string | null {
 
 async function htmlRels(doc: FetchedDocument): Promise<Record<string, string[]>> {
   if (!/html/i.test(doc.contentType)) return {};
-  return (await parseMicroformats(doc.body, doc.url))?.rels ?? {};
+  return (await parseMicroformats(doc.body, doc.url, { rels: DISCOVERY_RELS, roots: [] }))?.rels ?? {};
 }
 
 export async function checkProfileLinks(config: Config, fetcher?: (url: URL) => Promise<FetchedDocument>): Promise<ProfileLinksReport> {
@@ -75,4 +75,25 @@ export async function checkProfileLinks(config: Config, fetcher?: (url: URL) => 
       return target === undefined ? null : resolve(target, doc.url);
     }),
   };
+}
+
+/** How long one instance reuses a self-test's answer. */
+export const SELF_TEST_CACHE_MS = 60_000;
+let remembered: { key: string; expires: number; report: Promise<ProfileLinksReport> } | undefined;
+
+/** The self-test as GET /indieauth/self-test/me answers it. Anyone may ask (the home page checks
+ * before the owner ever signs in), so one instance fetches ME at most once a minute, however
+ * often and however many at once ask; in development (ME is the owner's page being edited, on
+ * their own machine) every check fetches. */
+export function selfTestReport(config: Config, now: number): Promise<ProfileLinksReport> {
+  if (config.development) return checkProfileLinks(config);
+  const key = `${config.me} ${config.baseUrl}`;
+  if (remembered !== undefined && remembered.key === key && remembered.expires > now) return remembered.report;
+  const report = checkProfileLinks(config);
+  remembered = { key, expires: now + SELF_TEST_CACHE_MS, report };
+  // A failure of our own is not remembered (a page that cannot be fetched is an answer, and is).
+  report.catch(() => {
+    if (remembered?.report === report) remembered = undefined;
+  });
+  return report;
 }

@@ -6,6 +6,7 @@
 import type { SignInFailure } from "../owner/sign-in-failures.ts";
 import { SIGN_IN_FAILURES } from "../owner/sign-in-failures.ts";
 import type { AuthorizationRequest } from "../protocol/request-object.ts";
+import { shownUrl } from "../protocol/urls.ts";
 
 /** Why the person is back at the page. */
 export type SignInProblem = SignInFailure | "decision" | "session";
@@ -68,7 +69,9 @@ export function shownRequest(token: string): ShownRequest | null {
     const request = value as Partial<ShownRequest>;
     if (typeof request.clientId !== "string" || typeof request.redirectUri !== "string" || !Array.isArray(request.scopes)) return null;
     const shown: ShownRequest = { clientId: request.clientId, redirectUri: request.redirectUri, scopes: request.scopes, client: request.client ?? {} };
-    if (typeof request.meMismatch === "string") shown.meMismatch = request.meMismatch;
+    // Shown only as a short parsed URL, whatever the request carries.
+    const me = typeof request.meMismatch === "string" ? shownUrl(request.meMismatch) : undefined;
+    if (me !== undefined) shown.meMismatch = me;
     return shown;
   } catch {
     return null;

@@ -5,7 +5,7 @@ import { InvalidRequest, InvalidScope, OAuthError, UnsupportedResponseType, Untr
 import { isValidCodeChallenge } from "./pkce.ts";
 import type { AuthorizationRequest } from "./request-object.ts";
 import { parseScope } from "./scopes.ts";
-import { canonicalUrl, parseClientId, parseProfileUrl, parseRedirectUri, sameOrigin } from "./urls.ts";
+import { canonicalUrl, isUnderClientPath, parseClientId, parseProfileUrl, parseRedirectUri, sameOrigin, shownUrl } from "./urls.ts";
 
 const MAX_STATE_LENGTH = 2048;
 
@@ -29,13 +29,20 @@ function checkClientIdAndRedirectUri(params: URLSearchParams): TrustedTarget {
 }
 
 /** Step 3: the redirect URI shares the client's scheme, host and port, or the client
- * publishes it exactly (spec 4.2.2, 5.2). */
+ * publishes it exactly (spec 4.2.2, 5.2). On the client's host but outside its path (a shared
+ * host: /~mallory/ beside /~alice/app/), it must be among the URIs the client's document
+ * lists, when it lists any (the query aside); when it lists none, the page shows it. */
 function checkRedirectUriAllowed(target: TrustedTarget, client: ClientInfo): void {
-  if (sameOrigin(target.clientId, target.redirectUri)) return;
-  if (client.redirectUris.includes(target.redirectUri.href)) return;
+  const { clientId, redirectUri } = target;
+  if (client.redirectUris.includes(redirectUri.href)) return;
+  const published = client.redirectUris.some((uri) => {
+    const url = new URL(uri);
+    return sameOrigin(url, redirectUri) && url.pathname === redirectUri.pathname;
+  });
+  if (sameOrigin(clientId, redirectUri) && (isUnderClientPath(clientId.href, redirectUri.href) || client.redirectUris.length === 0 || published)) return;
   throw new UntrustedRedirect(
     "This app's return address is not allowed",
-    `The app ${target.clientId.href} asked to send you to ${target.redirectUri.href}, which it does not publish as one of its redirect addresses. Nothing was sent to it.`,
+    `The app ${clientId.href} asked to send you to ${redirectUri.href}, which it does not publish as one of its redirect addresses. Nothing was sent to it.`,
   );
 }
 
@@ -82,16 +89,18 @@ function checkScope(params: URLSearchParams): string[] {
 }
 
 /** Step 9: `me` is only a hint. When it names someone else, the page says so and the sign-in
- * continues as the owner (spec 5.2). */
+ * continues as the owner (spec 5.2). Only a valid profile URL is shown, and only as a short
+ * parsed URL: the raw text could carry lines of its own ("VERIFIED APP, press Approve"). */
 function checkMe(params: URLSearchParams, ownerMe: string): string | undefined {
   const me = params.get("me");
   if (me === null || me === "") return undefined;
   const parsed = parseProfileUrl(me.includes("://") ? me : `https://${me}`, { allowLocalhost: true });
-  const canonical = parsed.ok ? parsed.url.href : me;
+  if (!parsed.ok) return undefined;
+  const canonical = parsed.url.href;
   if (canonical === ownerMe) return undefined;
   // Also accept the http/https twin of the owner's URL without a warning.
-  if (parsed.ok && canonicalUrl(canonical.replace(/^http:/, "https:")) === ownerMe.replace(/^http:/, "https:")) return undefined;
-  return me.slice(0, 300);
+  if (canonicalUrl(canonical.replace(/^http:/, "https:")) === ownerMe.replace(/^http:/, "https:")) return undefined;
+  return shownUrl(canonical);
 }
 
 interface PipelineInput {

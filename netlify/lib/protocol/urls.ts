@@ -95,6 +95,24 @@ export function parseRedirectUri(raw: string): UrlCheck {
   return { ok: true, url };
 }
 
+/** The longest URL a page shows from a request (the rest is cut, with an ellipsis). */
+const MAX_SHOWN_URL = 80;
+
+/** An http(s) URL for a person to read, or undefined: its parsed href, which is plain ASCII (a
+ * punycode host, everything else percent-encoded, so no newline, control character or bidi
+ * override survives), cut to 80 characters. For values a page shows but nobody vouches for. */
+export function shownUrl(raw: string): string | undefined {
+  let href: string;
+  try {
+    const url = new URL(raw);
+    if (url.protocol !== "https:" && url.protocol !== "http:") return undefined;
+    href = url.href;
+  } catch {
+    return undefined;
+  }
+  return href.length <= MAX_SHOWN_URL ? href : `${href.slice(0, MAX_SHOWN_URL - 1)}…`;
+}
+
 /** Section 3.4: the form used for storing and comparing (host lowercased, "/" path added). */
 export function canonicalUrl(raw: string): string {
   try {
@@ -107,4 +125,18 @@ export function canonicalUrl(raw: string): string {
 /** Same scheme, host and port (section 5.2, redirect URI check). */
 export function sameOrigin(a: URL, b: URL): boolean {
   return a.protocol === b.protocol && a.hostname === b.hostname && a.port === b.port;
+}
+
+/** Whether the redirect URI is on the client's origin and under the client_id's path (its path
+ * as a directory: /~alice/app/ holds /~alice/app/callback, not /~mallory/collect). Anything
+ * unparseable is not. The same host can serve other people's pages at other paths. */
+export function isUnderClientPath(clientId: string, redirectUri: string): boolean {
+  try {
+    const client = new URL(clientId);
+    const redirect = new URL(redirectUri);
+    const directory = client.pathname.endsWith("/") ? client.pathname : `${client.pathname}/`;
+    return sameOrigin(client, redirect) && (redirect.pathname === client.pathname || redirect.pathname.startsWith(directory));
+  } catch {
+    return false;
+  }
 }

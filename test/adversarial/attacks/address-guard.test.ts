@@ -16,10 +16,11 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vites
 import { publicOnly, type AddressPolicy } from "../../../netlify/lib/clients/address-guard.ts";
 import { clearClientCache, discoverClient } from "../../../netlify/lib/clients/discovery.ts";
 import { FetchFailed, FetchRefused, fetchDocument } from "../../../netlify/lib/clients/safe-fetch.ts";
-import { checkProfileLinks } from "../../../netlify/lib/owner/profile-links.ts";
+import { selfTestEndpoint } from "../../../netlify/lib/endpoints/self-test.ts";
+import { checkProfileLinks, SELF_TEST_CACHE_MS } from "../../../netlify/lib/owner/profile-links.ts";
 import { fastRuntime } from "../../helpers/attack-kit.ts";
 import { authorize } from "../../helpers/endpoints.ts";
-import { authorizationParams } from "../../helpers/requests.ts";
+import { authorizationParams, BASE } from "../../helpers/requests.ts";
 import { serveHostile } from "../../helpers/hostile-responses.ts";
 
 type Answer = string[] | (() => string[]);
@@ -236,6 +237,33 @@ describe("address guard: internal addresses reached by DNS", () => {
     const report = await checkProfileLinks(config);
     expect(report.fetched).toBe(false);
     expect(hits).toEqual([]);
+  });
+});
+
+describe("the self-test: anyone may ask, so asking again costs no fetch of the owner's page", () => {
+  const ask = (rt: Awaited<ReturnType<typeof fastRuntime>>) => selfTestEndpoint(new Request(`${BASE}/indieauth/self-test/me`), rt);
+
+  it("twenty calls, ten at once and ten one after another, fetch ME once; a minute later, once more", async () => {
+    // Each fetch of ME starts with one lookup of its name (the guard then refuses 127.0.0.1).
+    dns.answers.set("jane-once.attacker.test", ["127.0.0.1"]);
+    const rt = await fastRuntime({ env: { ME: "https://jane-once.attacker.test/" } });
+    const answers = await Promise.all(Array.from({ length: 10 }, () => ask(rt)));
+    for (let i = 0; i < 10; i++) answers.push(await ask(rt));
+    expect(answers.map((a) => a.status)).toEqual(Array(20).fill(200));
+    expect(await answers[19]!.json()).toMatchObject({ me: "https://jane-once.attacker.test/", fetched: false });
+    expect(dns.queries).toEqual(["jane-once.attacker.test"]);
+    rt.clock.advance(SELF_TEST_CACHE_MS - 1);
+    await ask(rt);
+    expect(dns.queries).toHaveLength(1);
+    rt.clock.advance(1);
+    await ask(rt);
+    expect(dns.queries).toEqual(["jane-once.attacker.test", "jane-once.attacker.test"]);
+  });
+
+  it("in development, where ME is the owner's own page being edited, every check fetches it", async () => {
+    const rt = await fastRuntime({ env: { CONTEXT: "dev", ME: `http://localhost:${port}/`, BASE_URL: "http://localhost:8888" } });
+    for (let i = 0; i < 3; i++) expect((await ask(rt)).status).toBe(200);
+    expect(hits).toHaveLength(3);
   });
 });
 

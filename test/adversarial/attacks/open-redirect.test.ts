@@ -100,6 +100,39 @@ describe("open redirect: published redirect URIs match exactly", () => {
   });
 });
 
+describe("open redirect: another path on the client's host (a shared host: /~mallory/ beside /~alice/app/)", () => {
+  const alice = "https://home.example/~alice/app/";
+  const params = (redirectUri: string) => authorizationParams({ client_id: alice, redirect_uri: redirectUri });
+
+  it("is refused when the client's document lists its redirect URIs and this one is not among them", async () => {
+    const rt = await fastRuntime({ discover: publishing(`${alice}callback`) });
+    const response = await authorize(rt, params("https://home.example/~mallory/collect"));
+    expect(response.status).toBe(400);
+    expect(response.headers.get("location")).toBeNull();
+    expect(await response.text()).toContain("https://home.example/~mallory/collect");
+  });
+
+  it("is refused even when walking out of the client's path with dot segments", async () => {
+    const rt = await fastRuntime({ discover: publishing(`${alice}callback`) });
+    for (const sneaky of [`${alice}../../~mallory/collect`, `${alice}%2e%2e/%2e%2e/~mallory/collect`]) {
+      expect((await authorize(rt, params(sneaky))).status, sneaky).toBe(400);
+    }
+  });
+
+  it("is accepted, and shown on the consent page, when the client lists none (a loopback client is never fetched)", async () => {
+    const rt = await fastRuntime();
+    const request = await signedRequest(rt, authorizationParams({ client_id: "http://127.0.0.1:3000/~alice/app/", redirect_uri: "http://127.0.0.1:3000/~mallory/collect" }));
+    expect(decodePayload(request)).toMatchObject({ redirectUri: "http://127.0.0.1:3000/~mallory/collect" });
+  });
+
+  it("the controls: a listed one (any query), and one under the client's path, are accepted", async () => {
+    const rt = await fastRuntime({ discover: publishing(`${alice}callback`, "https://home.example/shared/callback") });
+    for (const ok of ["https://home.example/shared/callback?state=1", `${alice}other`, `${alice}callback`]) {
+      expect(decodePayload(await signedRequest(rt, params(ok)))).toMatchObject({ redirectUri: ok });
+    }
+  });
+});
+
 describe("open redirect: schemes that run code or carry content", () => {
   it.each([
     ["javascript:", "javascript:alert(document.cookie)"],
