@@ -1,9 +1,10 @@
 // Every call the bench makes into the server, in one place: the endpoint handlers (through the
 // table the test helpers share, test/helpers/endpoints.ts) and the records it seeds directly
-// (codes, grants, sessions, sign-in events), cheaply and by the thousand, not through the
+// (codes, grants, sessions, sign-in events, app approvals), cheaply and by the thousand, not through the
 // password. When those modules change, this file (and that table) is what follows them.
 import { randomBytes } from "node:crypto";
 import { describeProblems, type Config, type Env } from "../../netlify/lib/platform/config.ts";
+import { rememberApproval } from "../../netlify/lib/owner/app-approvals.ts";
 import { startSession } from "../../netlify/lib/owner/sessions.ts";
 import { recordSignInEvent } from "../../netlify/lib/owner/sign-in-events.ts";
 import { issueCode } from "../../netlify/lib/protocol/codes.ts";
@@ -58,6 +59,12 @@ export function issueGrants(b: Bench, count: number, issuedAt = b.rt.now()): Pro
 export async function typicalGrantRecord(b: Bench): Promise<string> {
   const [typical] = await issueGrants(b, 1);
   return JSON.stringify(typical!.grant);
+}
+
+/** The owner approved the bench's app with the password before (so a session alone approves
+ * it again, within these scopes). */
+export function approvedApp(b: Bench, scopes: string[]): Promise<void> {
+  return rememberApproval(b.rt.store, { clientId: CLIENT_ID, redirectUri: REDIRECT_URI, scopes, method: "password" }, b.rt.now());
 }
 
 /** A persistent owner session; returns its Cookie header value ("name=value"). */

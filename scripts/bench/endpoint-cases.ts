@@ -17,7 +17,7 @@ import {
   refreshForm,
   userinfoRequest,
 } from "../../test/helpers/requests.ts";
-import { endpoints, issueCodes, issueGrants, seedAccount, sessionCookie, signedRequest, type Bench } from "./calls.ts";
+import { approvedApp, endpoints, issueCodes, issueGrants, seedAccount, sessionCookie, signedRequest, type Bench } from "./calls.ts";
 import { IP, TOTAL_CALLS, USER_AGENT } from "./settings.ts";
 import { NO_STORAGE, ONE_READ, REDEMPTION, type OpsBudget } from "./storage-operations.ts";
 
@@ -72,6 +72,7 @@ export async function endpointCases(b: Bench, account: Bench): Promise<EndpointC
     issueGrants(b, 1),
     sessionCookie(b),
     benchSignedRequest(b),
+    approvedApp(b, SCOPES),
   ]);
   if (verified.length !== 3 || !refreshed) throw new Error("seeding grants failed");
   const accountCookie = await seedAccount(account);

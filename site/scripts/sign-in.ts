@@ -6,6 +6,7 @@ import { PASSKEYS_API } from "../../netlify/lib/pages/paths.ts";
 import { readSignInFragment, shownRequest, SIGN_IN_PROBLEMS, type SignInOffer } from "../../netlify/lib/pages/sign-in-fragment.ts";
 import { isKnownScope, KNOWN_SCOPES } from "../../netlify/lib/protocol/scopes.ts";
 import { isUnderClientPath } from "../../netlify/lib/protocol/urls.ts";
+import { guardApprove, type ApproveGate } from "./approve-gate.ts";
 import { byId, hostOf } from "./dom.ts";
 
 function scopeItem(scope: string): HTMLLIElement {
@@ -77,19 +78,28 @@ function show(): void {
   else if (fragment.unknownProblem) showError("Something went wrong. Please try again.");
 
   byId("consent").hidden = false;
-  offerSignInMethods(fragment.offer);
+  offerSignInMethods(request.offer);
 }
 
-/** The server's hints: a live session needs no password; a passkey may replace it. */
+let approveGate: ApproveGate | undefined;
+
+/** What the server signed into the request: a live session needs no password for an app
+ * approved before; a passkey may replace the password. Approve is never focused for the
+ * person (a held Enter key must not press it) and turns on only once they act on this page. */
 function offerSignInMethods(offer: SignInOffer): void {
+  approveGate = guardApprove(byId<HTMLFormElement>("consent"), byId<HTMLButtonElement>("approve"), byId("approve-hint"));
   const password = byId<HTMLInputElement>("password");
   if (offer.session) {
     byId("password-field").hidden = true;
     byId("remember-field").hidden = true;
     password.required = false;
     byId("session-note").hidden = false;
-    byId("approve").focus();
     return;
+  }
+  if (offer.signedIn) {
+    // Signed in already, but this app (or what it asks now) needs the password or a passkey.
+    byId("remember-field").hidden = true;
+    byId(offer.signedIn === "shared-origin" ? "confirm-site-note" : "confirm-app-note").hidden = false;
   }
   if (!offer.password) {
     byId("password-field").hidden = true;
@@ -128,6 +138,7 @@ async function approveWithPasskey(): Promise<void> {
     byId<HTMLInputElement>("passkey-ticket").value = body.ticket;
     byId<HTMLInputElement>("passkey-response").value = JSON.stringify(response);
     byId<HTMLInputElement>("password").required = false;
+    approveGate?.open();
     byId<HTMLFormElement>("consent").requestSubmit(byId<HTMLButtonElement>("approve"));
   } catch (error) {
     button.disabled = false;

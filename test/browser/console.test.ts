@@ -4,7 +4,7 @@
 import { mkdir } from "node:fs/promises";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Browser, BrowserContext, Page } from "playwright-core";
-import { launchChromium } from "../helpers/browser.ts";
+import { launchChromium, readyToApprove } from "../helpers/browser.ts";
 import { startClientSite, type ClientSite } from "../helpers/client-site.ts";
 import { TEST_PASSWORD } from "../helpers/env.ts";
 import { startNetlifyDev, type NetlifyDev } from "../helpers/netlify-dev.ts";
@@ -82,6 +82,7 @@ async function signInWithPassword(page: Page, options: { remember: boolean; chal
   await page.goto(authorizationUrl(options.challenge));
   await page.getByLabel("Password", { exact: true }).fill(TEST_PASSWORD);
   if (options.remember) await page.getByLabel("Keep me signed in on this device").check();
+  await readyToApprove(page);
   const landed = await landAtClient(page, () => approveButton(page).click());
   return landed.searchParams.get("code")!;
 }
@@ -123,6 +124,7 @@ describe("Keep me signed in on this device", () => {
     await approveButton(page).waitFor();
     await expect(page.locator("#session-note").isVisible()).resolves.toBe(true);
     await expect(page.getByLabel("Password", { exact: true }).isVisible()).resolves.toBe(false);
+    await readyToApprove(page);
     const landed = await landAtClient(page, () => approveButton(page).click());
     expect(landed.searchParams.get("code")).toMatch(/^ic_/);
     expect(landed.searchParams.get("state")).toBe("state-7");
@@ -253,6 +255,7 @@ describe("passkeys", () => {
     await page.locator("#error").waitFor();
     await expect(page.locator("#error").textContent()).resolves.toMatch(/passkey/i);
     await page.getByLabel("Password", { exact: true }).fill(TEST_PASSWORD);
+    await readyToApprove(page);
     const landed = await landAtClient(page, () => approveButton(page).click());
     expect(landed.searchParams.get("code")).toMatch(/^ic_/);
   });

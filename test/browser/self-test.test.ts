@@ -4,7 +4,7 @@ import { createServer, type Server } from "node:http";
 import { mkdir } from "node:fs/promises";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Browser, BrowserContext, Page } from "playwright-core";
-import { launchChromium } from "../helpers/browser.ts";
+import { launchChromium, readyToApprove } from "../helpers/browser.ts";
 import { SELF_TEST_PAGE, SIGN_IN_PAGE } from "../../netlify/lib/pages/paths.ts";
 import { TEST_PASSWORD } from "../helpers/env.ts";
 import { freePort, startNetlifyDev, type NetlifyDev } from "../helpers/netlify-dev.ts";
@@ -106,6 +106,7 @@ describe("the self-test", () => {
     await expect(page.locator("#client-host").textContent()).resolves.toBe(`${server.baseUrl}/`);
     await expect(page.locator("#client-name").textContent()).resolves.toBe("IndieAuth self-test");
     await page.getByLabel("Password").fill(TEST_PASSWORD);
+    await readyToApprove(page);
     await Promise.all([page.waitForURL(`${server.baseUrl}${SELF_TEST_PAGE}**`), page.getByRole("button", { name: "Approve" }).click()]);
     await page.locator("#result").waitFor();
     await expect(page.locator("#result-status").textContent()).resolves.toContain("It works");

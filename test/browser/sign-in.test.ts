@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { signRequest } from "../../netlify/lib/protocol/request-object.ts";
 import { deriveKey } from "../../netlify/lib/crypto/secrets.ts";
-import { launchChromium } from "../helpers/browser.ts";
+import { launchChromium, readyToApprove } from "../helpers/browser.ts";
 import { SIGN_IN_PAGE } from "../../netlify/lib/pages/paths.ts";
 import { startClientSite, type ClientSite } from "../helpers/client-site.ts";
 import { TEST_PASSWORD, TEST_SECRET } from "../helpers/env.ts";
@@ -67,6 +67,7 @@ async function openSignIn(url = authorizationUrl()): Promise<void> {
 }
 
 async function submitAndLandAtClient(button: "Approve" | "Deny"): Promise<URL> {
+  if (button === "Approve") await readyToApprove(page);
   await Promise.all([page.waitForURL(`${client.origin}/callback**`), page.getByRole("button", { name: button }).click()]);
   return new URL(page.url());
 }
@@ -112,6 +113,7 @@ describe("the sign-in page", () => {
   it("says when a password is wrong, keeps the request, and then signs in", async () => {
     await openSignIn();
     await page.getByLabel("Password").fill("not the password");
+    await readyToApprove(page);
     await page.getByRole("button", { name: "Approve" }).click();
     await page.getByRole("alert").waitFor();
     await expect(page.getByRole("alert").textContent()).resolves.toContain("password is not right");
@@ -156,6 +158,8 @@ describe("the sign-in page", () => {
   it("is usable by keyboard alone", async () => {
     await openSignIn();
     await expect(page.evaluate(() => document.activeElement?.id)).resolves.toBe("password");
+    // A person reads the page first: keys pressed once it has been shown a moment turn Approve on.
+    await page.locator("#approve-hint").waitFor();
     await page.keyboard.type(TEST_PASSWORD);
     await Promise.all([page.waitForURL(`${client.origin}/callback**`), page.keyboard.press("Enter")]);
     expect(new URL(page.url()).searchParams.get("code")).toMatch(/^ic_/);

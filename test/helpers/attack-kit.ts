@@ -7,6 +7,8 @@ import type { KeyValueStore, Version } from "../../netlify/lib/platform/store.ts
 import { TEST_PASSWORD } from "./env.ts";
 import { testRuntime, type TestRuntime } from "./runtime.ts";
 import type { Runtime } from "../../netlify/lib/platform/runtime.ts";
+import type { ClientInfo } from "../../netlify/lib/clients/client-info.ts";
+import { REDIRECT_URI } from "./requests.ts";
 
 /** bcrypt at cost 4 (the server accepts any bcrypt cost): a guess costs a millisecond instead
  * of scrypt's hundred, so suites that make dozens of attempts stay quick. The throttle and the
@@ -15,6 +17,12 @@ export const FAST_PASSWORD_HASH = hashSync(TEST_PASSWORD, 4);
 
 export function fastRuntime(options: { env?: Record<string, string>; discover?: Runtime["discover"]; storeName?: string } = {}): Promise<TestRuntime> {
   return testRuntime({ ...options, env: { PASSWORD_HASH: FAST_PASSWORD_HASH, ...options.env } });
+}
+
+/** Discovery that finds the test client's document publishing its usual redirect URI: errors
+ * are then redirected there (only a trusted redirect URI gets them automatically). */
+export async function publishingClient(clientId: URL): Promise<ClientInfo> {
+  return { clientId: clientId.href, redirectUris: [REDIRECT_URI], fetched: true };
 }
 
 /** Every record of a store, by key. */

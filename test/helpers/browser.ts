@@ -1,6 +1,6 @@
 // The system Chromium driven by playwright-core (no browser downloads on these machines).
 import { existsSync } from "node:fs";
-import { chromium, type Browser } from "playwright-core";
+import { chromium, type Browser, type Page } from "playwright-core";
 
 export function chromiumPath(): string {
   const candidates = [process.env.CHROMIUM_PATH, "/usr/bin/chromium", "/usr/bin/chromium-browser"].filter((p): p is string => !!p);
@@ -15,4 +15,16 @@ export function launchChromium(): Promise<Browser> {
     headless: true,
     args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"],
   });
+}
+
+/** The sign-in page's Approve turns on only once the page has been visible for a moment and
+ * the person then acts on it (site/scripts/approve-gate.ts). This waits for that moment (the
+ * page says so) and moves the pointer, as a person reaching for the button does. */
+export async function readyToApprove(page: Page): Promise<void> {
+  await page.locator("#approve:enabled, #approve-hint:visible").first().waitFor();
+  if (await page.locator("#approve").isDisabled()) {
+    await page.mouse.move(1, 1);
+    await page.mouse.move(2, 2);
+  }
+  await page.locator("#approve:enabled").waitFor();
 }

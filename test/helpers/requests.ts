@@ -146,6 +146,13 @@ export function decodePayload(token: string): Record<string, unknown> {
   return JSON.parse(Buffer.from(token.split(".")[1]!, "base64url").toString());
 }
 
+/** What a hand-over to the sign-in page offers: signed into its request, never beside it. */
+export function offerIn(response: Response): Record<string, unknown> {
+  const request = new URLSearchParams((response.headers.get("location") ?? "").split("#")[1]).get("request");
+  if (!request) throw new Error(`no signed request in ${response.status} ${response.headers.get("location")}`);
+  return decodePayload(request).offer as Record<string, unknown>;
+}
+
 export function redirectParams(response: Response): URLSearchParams {
   return new URL(response.headers.get("location")!).searchParams;
 }

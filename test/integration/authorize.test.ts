@@ -1,9 +1,21 @@
 // GET /auth, in-process against the real local Blobs server: which failures are shown to the
-// person (never redirected) and which go back to the client.
+// person (never redirected), which go back to the client (its redirect URI verified and
+// trusted), and which are shown with a link back (verified, but not trusted).
 import { describe, expect, it } from "vitest";
-import { authorize, signedRequest } from "../helpers/endpoints.ts";
+import type { ClientInfo } from "../../netlify/lib/clients/client-info.ts";
+import { approve, authorize, signedRequest } from "../helpers/endpoints.ts";
 import { authorizationParams, CLIENT_ID, decodePayload, REDIRECT_URI, redirectParams } from "../helpers/requests.ts";
 import { testRuntime } from "../helpers/runtime.ts";
+
+/** Discovery that finds the client's document, publishing its usual redirect URI. */
+async function publishingClient(clientId: URL): Promise<ClientInfo> {
+  return { clientId: clientId.href, redirectUris: [REDIRECT_URI], fetched: true, name: "App" };
+}
+
+/** The link a page offers, unescaped. */
+function linkOn(html: string): string | undefined {
+  return /<a class="button" href="([^"]*)">/.exec(html)?.[1]?.replace(/&#(\d+);/g, (_, code: string) => String.fromCharCode(Number(code)));
+}
 
 async function expectPage(response: Response, status: number, text: RegExp): Promise<string> {
   expect(response.status).toBe(status);
@@ -95,7 +107,7 @@ describe("GET /auth: before the redirect URI is verified, errors are pages", () 
   });
 });
 
-describe("GET /auth: after the redirect URI is verified, errors go back to the client", () => {
+describe("GET /auth: after the redirect URI is verified, errors go back to a client that publishes it", () => {
   it.each([
     ["response_type missing", { response_type: null }, "invalid_request"],
     ["response_type token", { response_type: "token" }, "unsupported_response_type"],
@@ -105,22 +117,61 @@ describe("GET /auth: after the redirect URI is verified, errors go back to the c
     ["code_challenge_method plain", { code_challenge_method: "plain" }, "invalid_request"],
     ["a malformed scope", { scope: 'create "x"' }, "invalid_scope"],
   ])("%s: %s", async (_name, overrides, error) => {
-    expectClientError(await authorize(await testRuntime(), authorizationParams(overrides)), error);
+    expectClientError(await authorize(await testRuntime({ discover: publishingClient }), authorizationParams(overrides)), error);
   });
 
   it("requires state, and says so without one", async () => {
-    expectClientError(await authorize(await testRuntime(), authorizationParams({ state: null })), "invalid_request", null);
+    expectClientError(await authorize(await testRuntime({ discover: publishingClient }), authorizationParams({ state: null })), "invalid_request", null);
   });
 
   it("refuses any parameter given twice", async () => {
     const params = authorizationParams();
     params.append("scope", "delete");
-    expectClientError(await authorize(await testRuntime(), params), "invalid_request");
+    expectClientError(await authorize(await testRuntime({ discover: publishingClient }), params), "invalid_request");
   });
 
   it("keeps the redirect URI's own query", async () => {
-    const response = await authorize(await testRuntime(), authorizationParams({ redirect_uri: `${REDIRECT_URI}?app=1`, response_type: "token" }));
+    const discover = async (clientId: URL) => ({ ...(await publishingClient(clientId)), redirectUris: [`${REDIRECT_URI}?app=1`] });
+    const response = await authorize(await testRuntime({ discover }), authorizationParams({ redirect_uri: `${REDIRECT_URI}?app=1`, response_type: "token" }));
     expect(redirectParams(response).get("app")).toBe("1");
+  });
+});
+
+describe("GET /auth: an error for a redirect URI that is verified but not trusted is shown, with a link back", () => {
+  it("a same-origin redirect URI the client does not publish: a page that says what went wrong, and a link (never a redirect) back", async () => {
+    const response = await authorize(await testRuntime(), authorizationParams({ response_type: "token" }));
+    const html = await expectPage(response, 400, /response_type token is not supported/);
+    expect(html).toContain("You were not sent back to the app automatically");
+    const link = new URL(linkOn(html)!);
+    expect(`${link.origin}${link.pathname}`).toBe(REDIRECT_URI);
+    expect(Object.fromEntries(link.searchParams)).toMatchObject({ error: "unsupported_response_type", state: "state-123", iss: "https://auth.jane.example/" });
+  });
+
+  it("a loopback redirect URI (a native app on the device) is trusted, and costs no fetch", async () => {
+    let fetches = 0;
+    const rt = await testRuntime({ discover: async (clientId) => (fetches++, { clientId: clientId.href, redirectUris: [], fetched: false }) });
+    const response = await authorize(rt, authorizationParams({ client_id: "http://127.0.0.1:3000/", redirect_uri: "http://127.0.0.1:3000/callback", code_challenge: null }));
+    expect(response.status).toBe(302);
+    expect(response.headers.get("location")).toMatch(/^http:\/\/127\.0\.0\.1:3000\/callback\?error=invalid_request&/);
+    expect(fetches).toBe(0);
+  });
+
+  it("a redirect URI approved before (with the password) is trusted, and costs no fetch; another one of the same app is not", async () => {
+    let fetches = 0;
+    const rt = await testRuntime({ discover: async (clientId) => (fetches++, { clientId: clientId.href, redirectUris: [], fetched: false }) });
+    expect((await approve(rt, await signedRequest(rt))).status).toBe(302);
+    fetches = 0;
+    expectClientError(await authorize(rt, authorizationParams({ response_type: "token" })), "unsupported_response_type");
+    expect(fetches).toBe(0);
+    const other = await authorize(rt, authorizationParams({ redirect_uri: "https://app.example.com/other", response_type: "token" }));
+    await expectPage(other, 400, /not sent back to the app automatically/);
+  });
+
+  it("the client is fetched to learn whether it publishes the redirect URI only when nothing cheaper told", async () => {
+    let fetches = 0;
+    const rt = await testRuntime({ discover: async (clientId) => (fetches++, publishingClient(clientId)) });
+    expectClientError(await authorize(rt, authorizationParams({ code_challenge_method: "plain" })), "invalid_request");
+    expect(fetches).toBe(1);
   });
 });
 

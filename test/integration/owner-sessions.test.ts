@@ -1,5 +1,6 @@
-// "Keep me signed in on this device": the session cookie, what it skips (the password) and
-// what it never skips (Approve), and that a revoked, expired or forged cookie is worth nothing.
+// "Keep me signed in on this device": the session cookie, what it skips (the password, for an
+// app approved before with it) and what it never skips (Approve), and that a revoked, expired
+// or forged cookie is worth nothing. (What a session may approve alone: app-approvals.test.ts.)
 import { SignJWT } from "jose";
 import { describe, expect, it } from "vitest";
 import type { CodeRecord } from "../../netlify/lib/protocol/codes.ts";
@@ -7,16 +8,17 @@ import { deriveKey } from "../../netlify/lib/crypto/secrets.ts";
 import type { SessionRecord } from "../../netlify/lib/owner/sessions.ts";
 import { consoleGet, consolePost, cookieFrom } from "../helpers/console.ts";
 import { approve, authorize, signedRequest } from "../helpers/endpoints.ts";
-import { authorizationParams, REDIRECT_URI, redirectParams } from "../helpers/requests.ts";
+import { authorizationParams, offerIn, REDIRECT_URI, redirectParams } from "../helpers/requests.ts";
 import { TEST_SECRET } from "../helpers/env.ts";
 import { testRuntime, type TestRuntime } from "../helpers/runtime.ts";
 import { RECORDS } from "../../netlify/lib/platform/records.ts";
 
 const DAY = 24 * 60 * 60 * 1000;
 
-/** Signs in to an app with the password and "Keep me signed in"; returns the cookie. */
+/** Signs in to an app with the password and "Keep me signed in", granting the scopes it asks
+ * for (which the session may then approve again); returns the cookie. */
 async function rememberedSignIn(rt: TestRuntime): Promise<{ response: Response; cookie: string }> {
-  const response = await approve(rt, await signedRequest(rt), { remember: true });
+  const response = await approve(rt, await signedRequest(rt), { remember: true, scopes: ["profile", "create"] });
   expect(response.status).toBe(302);
   return { response, cookie: cookieFrom(response) };
 }
@@ -25,10 +27,11 @@ function fragmentOf(response: Response): URLSearchParams {
   return new URLSearchParams((response.headers.get("location") ?? "").split("#")[1]);
 }
 
-async function sessionHint(rt: TestRuntime, cookie: string): Promise<string | null> {
+/** Whether the sign-in page is told (inside the signed request) to offer Approve alone. */
+async function approveAloneOffered(rt: TestRuntime, cookie: string): Promise<boolean> {
   const response = await authorize(rt, authorizationParams(), { Cookie: cookie });
   expect(response.status).toBe(303);
-  return fragmentOf(response).get("session");
+  return offerIn(response).session === true;
 }
 
 describe("starting a session", () => {
@@ -86,8 +89,8 @@ describe("with a live session", () => {
   it("the sign-in page is told to ask for Approve only", async () => {
     const rt = await testRuntime();
     const { cookie } = await rememberedSignIn(rt);
-    expect(await sessionHint(rt, cookie)).toBe("1");
-    expect(await sessionHint(rt, "")).toBeNull();
+    expect(await approveAloneOffered(rt, cookie)).toBe(true);
+    expect(await approveAloneOffered(rt, "")).toBe(false);
   });
 
   it("Approve without a password issues the code, and the history says so", async () => {
@@ -130,7 +133,7 @@ describe("with a live session", () => {
 
 describe("a session that is no longer live skips nothing", () => {
   async function expectPasswordAsked(rt: TestRuntime, cookie: string): Promise<void> {
-    expect(await sessionHint(rt, cookie)).toBeNull();
+    expect(await approveAloneOffered(rt, cookie)).toBe(false);
     const codesBefore = (await rt.store.list(RECORDS.code.prefix)).length;
     const response = await approve(rt, await signedRequest(rt), { password: "", headers: { Cookie: cookie } });
     expect(response.status).toBe(303);
@@ -194,7 +197,7 @@ describe("a session that is no longer live skips nothing", () => {
     await expectPasswordAsked(rt, `__Host-indieauth_session=${await signedRequest(rt)}`);
     // The session record itself is intact: the genuine cookie still works.
     expect(await rt.store.get(RECORDS.session.key(sid))).not.toBeNull();
-    expect(await sessionHint(rt, cookie)).toBe("1");
+    expect(await approveAloneOffered(rt, cookie)).toBe(true);
   });
 
   it("an ended session's failed approve does not count as a wrong password", async () => {

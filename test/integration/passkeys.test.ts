@@ -14,7 +14,7 @@ import { listPasskeys } from "../../netlify/lib/owner/passkeys.ts";
 import { THROTTLE_POLICY } from "../../netlify/lib/owner/throttle.ts";
 import { consoleGet, consolePost, consoleSignIn, cookieFrom, passkeysPost } from "../helpers/console.ts";
 import { approve, authorize, signedRequest } from "../helpers/endpoints.ts";
-import { authorizationParams, decodePayload, REDIRECT_URI, redirectParams } from "../helpers/requests.ts";
+import { authorizationParams, decodePayload, offerIn, REDIRECT_URI, redirectParams } from "../helpers/requests.ts";
 import { TEST_PASSWORD } from "../helpers/env.ts";
 import { START_TIME, testRuntime, type TestRuntime } from "../helpers/runtime.ts";
 import { createSoftAuthenticator, type CeremonyOverrides, type SoftAuthenticator } from "../helpers/soft-authenticator.ts";
@@ -400,11 +400,9 @@ describe("PASSWORD_LOGIN=off", () => {
     const { rt } = await ownerWithPasskey(OFF);
     const hand = await authorize(rt, authorizationParams());
     expect(hand.status).toBe(303);
-    const hints = fragmentOf(hand);
-    expect(hints.get("passkey")).toBe("1");
-    expect(hints.get("password")).toBe("off");
+    expect(offerIn(hand)).toEqual({ session: false, passkey: true, password: false });
 
-    const response = await approve(rt, hints.get("request")!);
+    const response = await approve(rt, fragmentOf(hand).get("request")!);
     expect(response.status).toBe(303);
     expect(fragmentOf(response).get("error")).toBe("password-off");
     expect(await rt.store.list(RECORDS.code.prefix)).toEqual([]);

@@ -16,9 +16,26 @@ const request: AuthorizationRequest = {
 };
 
 describe("signed authorization requests", () => {
-  it("round-trips", async () => {
+  it("round-trips, with the page's offer and the expiry", async () => {
     const token = await signRequest(request, key, issuer, now);
-    expect(await verifyRequest(token, key, issuer, now + 60_000)).toEqual(request);
+    expect(await verifyRequest(token, key, issuer, now + 60_000)).toEqual({
+      request,
+      offer: { session: false, passkey: false, password: true },
+      expiresAt: now + 15 * 60_000,
+    });
+    const offer = { session: false, passkey: true, password: false, signedIn: "new-app" } as const;
+    expect((await verifyRequest(await signRequest(request, key, issuer, now, { offer }), key, issuer, now))?.offer).toEqual(offer);
+  });
+
+  it("signed again with a new offer, keeps its first expiry: it is never extended", async () => {
+    const first = await verifyRequest(await signRequest(request, key, issuer, now, { offer: { session: true } }), key, issuer, now);
+    const later = now + 10 * 60_000;
+    const again = await signRequest(first!.request, key, issuer, later, { offer: { session: false, passkey: false, password: true }, expiresAt: first!.expiresAt });
+    expect((await verifyRequest(again, key, issuer, later))?.expiresAt).toBe(now + 15 * 60_000);
+    expect(await verifyRequest(again, key, issuer, now + 15 * 60_000 + 1000)).toBeNull();
+    // Nor can a caller ask for more than the usual 15 minutes.
+    const greedy = await signRequest(request, key, issuer, now, { expiresAt: now + 60 * 60_000 });
+    expect((await verifyRequest(greedy, key, issuer, now))?.expiresAt).toBe(now + 15 * 60_000);
   });
 
   it("refuses an altered payload", async () => {

@@ -1,50 +1,69 @@
 // POST /auth/approve: the sign-in page's form. Checks that the request is this server's own
-// and unaltered, checks who is approving (a live session on this device, the password under
-// the throttle, or a passkey), then issues the code and sends the person back to the client;
-// with "Keep me signed in", it also starts a session. (The frame refuses cross-site posts.)
+// and unaltered, checks who is approving, then issues the code and sends the person back to
+// the client; with "Keep me signed in", it also starts a session. A live session on this
+// device approves on its own only what the owner approved before for the app with the
+// password or a passkey (and never where this server shares the owner's site's origin);
+// anything else needs the password or a passkey, and is then remembered for the app.
+// (The frame refuses cross-site posts.)
 import { AccessDenied, ExpiredSignIn } from "../errors.ts";
 import { endpoint, type RequestContext } from "../http/endpoint.ts";
 import { redirect } from "../http/responses.ts";
+import { rememberApproval } from "../owner/app-approvals.ts";
 import { currentSession, hasSessionCookie, rememberRequested, startSession } from "../owner/sessions.ts";
 import { credentialFrom, recordAttempt, signInOwner, throttled, type AttemptContext } from "../owner/sign-in.ts";
 import { SIGN_IN_PAGE } from "../pages/paths.ts";
 import { writeSignInFragment, type SignInProblem } from "../pages/sign-in-fragment.ts";
 import { redirectToClient } from "../protocol/authorization-response.ts";
 import { issueCode } from "../protocol/codes.ts";
-import { verifyRequest, type AuthorizationRequest } from "../protocol/request-object.ts";
+import { signRequest, verifyRequest, type AuthorizationRequest, type SignedRequest } from "../protocol/request-object.ts";
 import { grantedScopes } from "../protocol/scopes.ts";
-import { signInOffer } from "./sign-in-offer.ts";
+import { sessionMayApprove, signInOffer } from "./sign-in-offer.ts";
 
-/** Back to the page with the same request, the problem, and what to offer now (the session
- * that was there may have ended). */
-async function backToSignIn(ctx: RequestContext, token: string, problem: SignInProblem): Promise<Response> {
-  const offer = await signInOffer(ctx, { session: false });
-  return redirect(`${SIGN_IN_PAGE}#${writeSignInFragment({ request: token, offer, problem })}`, 303);
+/** The request as the form sent it back: the token, and what it says. */
+interface Submitted {
+  token: string;
+  signed: SignedRequest;
+}
+
+/** Back to the page with the same request, the problem, and what to offer now (signed into
+ * the request again, which keeps its first expiry). */
+async function backToSignIn(ctx: RequestContext, { signed }: Submitted, problem: SignInProblem, signedIn: boolean): Promise<Response> {
+  const offer = await signInOffer(ctx, signed.request, signedIn);
+  const { keys, issuer } = ctx.config;
+  const token = await signRequest(signed.request, keys.requestObject, issuer, ctx.rt.now(), { offer, expiresAt: signed.expiresAt });
+  return redirect(`${SIGN_IN_PAGE}#${writeSignInFragment({ request: token, problem })}`, 303);
 }
 
 type Approver = "session" | "password" | "passkey";
 
-/** Who is approving: a live session on this device, else the password or a passkey. The
- * answer is the way they proved it, or where to send them back to. */
-async function whoApproves(ctx: RequestContext, form: URLSearchParams, token: string, attempt: AttemptContext): Promise<Approver | Response> {
+/** Who is approving: a live session on this device where it may approve on its own, else the
+ * password or a passkey. The answer is the way they proved it, or where to send them back to. */
+async function whoApproves(ctx: RequestContext, form: URLSearchParams, submitted: Submitted, scopes: string[], attempt: AttemptContext): Promise<Approver | Response> {
+  const session = await currentSession(ctx.rt.store, ctx.req, ctx.config, ctx.rt.now());
   // A session's approval is recorded in the history beside the code's write, not before it.
-  if (await currentSession(ctx.rt.store, ctx.req, ctx.config, ctx.rt.now())) return "session";
+  if (session && (await sessionMayApprove(ctx, submitted.signed.request, scopes))) return "session";
   const outcome = await signInOwner(ctx.rt, ctx.config, credentialFrom(form), attempt);
   if (outcome.ok) return outcome.method;
   if (outcome.reason === "throttled") {
-    throw throttled(outcome.retryAfterSeconds).withLink({ href: `${SIGN_IN_PAGE}#request=${token}`, text: "Back to the sign-in page" });
+    throw throttled(outcome.retryAfterSeconds).withLink({ href: `${SIGN_IN_PAGE}#request=${submitted.token}`, text: "Back to the sign-in page" });
   }
-  // A session that ended while the page was open: ask for the password, without counting a failure.
-  const ended = outcome.reason === "empty" && hasSessionCookie(ctx.req, ctx.config);
-  return backToSignIn(ctx, token, ended ? "session" : outcome.reason);
+  // Nothing given, which counts as no failure: a signed-in owner is asked to confirm this app;
+  // a session that ended while the page was open, for the password.
+  const ended = !session && hasSessionCookie(ctx.req, ctx.config);
+  const problem = outcome.reason !== "empty" ? outcome.reason : session ? "confirm" : ended ? "session" : "empty";
+  return backToSignIn(ctx, submitted, problem, session !== null);
 }
 
-async function issue(ctx: RequestContext, request: AuthorizationRequest, form: URLSearchParams, approver: Approver, attempt: AttemptContext): Promise<Response> {
+async function issue(ctx: RequestContext, request: AuthorizationRequest, scopes: string[], form: URLSearchParams, approver: Approver, attempt: AttemptContext): Promise<Response> {
   const { config, rt } = ctx;
   const now = rt.now();
-  const scopes = grantedScopes(request.scopes, form.getAll("scope"));
   const code = { clientId: request.clientId, redirectUri: request.redirectUri, codeChallenge: request.codeChallenge, scopes, me: config.me, client: request.client };
-  const [issued] = await Promise.all([issueCode(rt.store, code, now), approver === "session" ? recordAttempt(rt, attempt, "session") : undefined]);
+  const approved = { clientId: request.clientId, redirectUri: request.redirectUri, scopes };
+  const [issued] = await Promise.all([
+    issueCode(rt.store, code, now),
+    // The password or a passkey approved this much: a session may approve it again.
+    approver === "session" ? recordAttempt(rt, attempt, "session") : rememberApproval(rt.store, { ...approved, method: approver }, now),
+  ]);
   const response = redirect(redirectToClient(request.redirectUri, { code: issued, state: request.state }, config.issuer), 302);
   if (approver !== "session" && rememberRequested(form)) {
     const session = { method: approver, persistent: true, ip: ctx.requester.ip, userAgent: ctx.requester.userAgent };
@@ -56,16 +75,20 @@ async function issue(ctx: RequestContext, request: AuthorizationRequest, form: U
 async function approve(ctx: RequestContext): Promise<Response> {
   const form = await ctx.form();
   const token = form.get("request") ?? "";
-  const request = await verifyRequest(token, ctx.config.keys.requestObject, ctx.config.issuer, ctx.rt.now());
-  if (!request) throw new ExpiredSignIn();
-  ctx.replyTo({ redirectUri: request.redirectUri, state: request.state });
+  const signed = await verifyRequest(token, ctx.config.keys.requestObject, ctx.config.issuer, ctx.rt.now());
+  if (!signed) throw new ExpiredSignIn();
+  const { request } = signed;
+  // The person chose on this server's own page: errors now go back to the app directly.
+  ctx.replyTo({ redirectUri: request.redirectUri, state: request.state, trusted: true });
 
   const decision = form.get("decision");
   if (decision === "deny") throw new AccessDenied("The owner denied the request.");
-  if (decision !== "approve") return backToSignIn(ctx, token, "decision");
+  const submitted = { token, signed };
+  if (decision !== "approve") return backToSignIn(ctx, submitted, "decision", (await currentSession(ctx.rt.store, ctx.req, ctx.config, ctx.rt.now())) !== null);
   const attempt: AttemptContext = { ip: ctx.requester.ip, where: "authorization", clientId: request.clientId };
-  const approver = await whoApproves(ctx, form, token, attempt);
-  return approver instanceof Response ? approver : issue(ctx, request, form, approver, attempt);
+  const scopes = grantedScopes(request.scopes, form.getAll("scope"));
+  const approver = await whoApproves(ctx, form, submitted, scopes, attempt);
+  return approver instanceof Response ? approver : issue(ctx, request, scopes, form, approver, attempt);
 }
 
 export const approveEndpoint = endpoint({

@@ -1,12 +1,15 @@
-// GET /auth: check the authorization request, then hand it, signed, to the static sign-in page.
+// GET /auth: check the authorization request, then hand it, signed with what the page should
+// offer, to the static sign-in page.
 import { knowingItself } from "../clients/own-client.ts";
 import { InvalidRequest } from "../errors.ts";
 import type { RequestContext } from "../http/endpoint.ts";
 import { redirect } from "../http/responses.ts";
+import { redirectApprovedBefore } from "../owner/app-approvals.ts";
+import { currentSession } from "../owner/sessions.ts";
 import { HOME_PAGE, SIGN_IN_PAGE } from "../pages/paths.ts";
 import { writeSignInFragment } from "../pages/sign-in-fragment.ts";
 import { checkAuthorizationRequest } from "../protocol/authorization-request.ts";
-import { MAX_REQUEST_OBJECT_LENGTH, signRequest } from "../protocol/request-object.ts";
+import { requestTooLarge, signRequest } from "../protocol/request-object.ts";
 import { signInOffer } from "./sign-in-offer.ts";
 
 export async function authorize(ctx: RequestContext): Promise<Response> {
@@ -17,11 +20,13 @@ export async function authorize(ctx: RequestContext): Promise<Response> {
     params,
     ownerMe: ctx.config.me,
     discover: knowingItself(ctx.config.baseUrl, ctx.rt.discover),
+    approvedBefore: (clientId, redirectUri) => redirectApprovedBefore(ctx.rt.store, clientId, redirectUri, ctx.rt.now()),
     onRedirectUriVerified: (target) => ctx.replyTo(target),
   });
-  const signed = await signRequest(request, ctx.config.keys.requestObject, ctx.config.issuer, ctx.rt.now());
+  const signedIn = (await currentSession(ctx.rt.store, ctx.req, ctx.config, ctx.rt.now())) !== null;
+  const offer = await signInOffer(ctx, request, signedIn);
+  const signed = await signRequest(request, ctx.config.keys.requestObject, ctx.config.issuer, ctx.rt.now(), { offer });
   // Long state, client_id and client details can add up to more than the approve step reads.
-  if (signed.length > MAX_REQUEST_OBJECT_LENGTH) throw new InvalidRequest("The authorization request is too large.");
-  const fragment = writeSignInFragment({ request: signed, offer: await signInOffer(ctx, { session: true }) });
-  return redirect(`${SIGN_IN_PAGE}#${fragment}`, 303);
+  if (requestTooLarge(signed)) throw new InvalidRequest("The authorization request is too large.");
+  return redirect(`${SIGN_IN_PAGE}#${writeSignInFragment({ request: signed })}`, 303);
 }

@@ -1,6 +1,8 @@
 // The one place that decides how a refusal is answered (after panva/oidc-provider's
 // authorization error handler): back to the client's redirect_uri when the error may go there
-// and that URI has been verified; otherwise a page for a person, or the JSON body for an API.
+// and that URI has been verified and is trusted; a verified but untrusted one only as a link on
+// the page that shows the error (no open redirector); otherwise a page for a person, or the
+// JSON body for an API.
 // Anything thrown that is not a refusal of ours (storage down, a bug) is logged here and
 // answered as "try again", never with a stack trace.
 import { AnsweredError, TemporarilyUnavailable } from "../errors.ts";
@@ -15,7 +17,14 @@ export type Answers = "json" | "page";
 export interface ClientReply {
   redirectUri: string;
   state?: string;
+  /** Whether errors may be redirected there without the person choosing to go. */
+  trusted: boolean;
   issuer: string;
+}
+
+/** What the person reads when an error is not sent back to an untrusted redirect URI. */
+function untrustedNote(redirectUri: string): string {
+  return `You were not sent back to the app automatically: its return address (${redirectUri}) is not one the app publishes or you approved before. Follow the link only if you trust it.`;
 }
 
 function refusalOf(thrown: unknown): AnsweredError {
@@ -30,12 +39,16 @@ function refusalOf(thrown: unknown): AnsweredError {
 
 export function answerError(thrown: unknown, answers: Answers, reply?: ClientReply): Response {
   const error = refusalOf(thrown);
+  const untrusted = error.toClient && reply !== undefined && !reply.trusted;
   if (error.toClient && reply) {
     const params = { error: error.error, error_description: error.description, state: reply.state };
-    return redirect(redirectToClient(reply.redirectUri, params, reply.issuer), 302);
+    const back = redirectToClient(reply.redirectUri, params, reply.issuer);
+    if (reply.trusted) return redirect(back, 302);
+    error.withLink({ href: back, text: "Back to the app" });
   }
   if (answers === "page") {
-    const content = { title: error.title, paragraphs: error.paragraphs(), ...(error.link ? { link: error.link } : {}) };
+    const paragraphs = untrusted ? [...error.paragraphs(), untrustedNote(reply.redirectUri)] : error.paragraphs();
+    const content = { title: error.title, paragraphs, ...(error.link ? { link: error.link } : {}) };
     return page(content, error.status, error.headers());
   }
   return json(error.body(), error.status, error.headers());

@@ -21,6 +21,8 @@ interface Requester {
 interface ReplyTarget {
   redirectUri: string;
   state?: string;
+  /** Errors are redirected there only when true; else the person gets a page with a link. */
+  trusted: boolean;
 }
 
 export interface RequestContext {
@@ -31,7 +33,8 @@ export interface RequestContext {
   readonly requester: Requester;
   /** The body as form fields (JSON too, for the JSON APIs), read once. */
   form(): Promise<URLSearchParams>;
-  /** From here on, refusals that may go to the client are redirected to this verified URI. */
+  /** From here on, refusals that may go to the client go to this verified URI: redirected
+   * when it is trusted, else as a link on the page that shows the refusal. */
   replyTo(target: ReplyTarget): void;
 }
 

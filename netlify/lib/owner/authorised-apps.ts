@@ -1,5 +1,8 @@
 // The apps that hold tokens, as the owner's console shows them, and revoking them from there.
+// Revoking an app also forgets that the owner approved it: a session alone will not approve
+// it again, the password or a passkey must.
 import type { AppView } from "../pages/account-view.ts";
+import { forgetAllApprovals, forgetApproval } from "./app-approvals.ts";
 import { grantLastUsedAt, liveGrant, liveGrants, revokeGrant } from "../protocol/grants.ts";
 import type { KeyValueStore } from "../platform/store.ts";
 
@@ -27,13 +30,14 @@ export async function listAuthorisedApps(store: KeyValueStore, now: number): Pro
 /** Revokes one live grant; false when there is no such live grant. */
 export async function revokeApp(store: KeyValueStore, id: string, now: number): Promise<boolean> {
   if (!/^[A-Za-z0-9_-]{1,64}$/.test(id)) return false;
-  if (!(await liveGrant(store, id, now))) return false;
-  await revokeGrant(store, id, now);
+  const grant = await liveGrant(store, id, now);
+  if (!grant) return false;
+  await Promise.all([revokeGrant(store, id, now), forgetApproval(store, grant.clientId)]);
   return true;
 }
 
 export async function revokeAllApps(store: KeyValueStore, now: number): Promise<number> {
   const grants = await liveGrants(store, now);
-  await Promise.all(grants.map((grant) => revokeGrant(store, grant.id, now)));
+  await Promise.all([...grants.map((grant) => revokeGrant(store, grant.id, now)), forgetAllApprovals(store)]);
   return grants.length;
 }

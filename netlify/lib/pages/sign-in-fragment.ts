@@ -1,41 +1,55 @@
 // The contract between the server and the static sign-in page: GET /auth and the approve step
 // send the person to `/indieauth/sign-in/#<fragment>`, and the page's script reads it. The
 // fragment never reaches a server log or a Referer header. It carries the signed request
-// (shown by the page, checked again by the server when the form comes back) and hints of what
-// to offer; the hints are only hints, since the approve step checks everything again.
+// (shown by the page, checked again by the server when the form comes back) and why the person
+// is back, if they are. What the page offers (Approve alone, the password, a passkey) travels
+// inside the signed request, so nothing added to the address can change it; the approve step
+// checks everything again anyway.
 import type { SignInFailure } from "../owner/sign-in-failures.ts";
 import { SIGN_IN_FAILURES } from "../owner/sign-in-failures.ts";
 import type { AuthorizationRequest } from "../protocol/request-object.ts";
 import { shownUrl } from "../protocol/urls.ts";
 
 /** Why the person is back at the page. */
-export type SignInProblem = SignInFailure | "decision" | "session";
+export type SignInProblem = SignInFailure | "decision" | "session" | "confirm";
 
 export const SIGN_IN_PROBLEMS: Readonly<Record<SignInProblem, string>> = {
   ...Object.fromEntries(Object.entries(SIGN_IN_FAILURES).map(([failure, words]) => [failure, words.shown])),
   decision: "Choose Approve or Deny.",
   session: "You are no longer signed in on this device. Enter your password to approve.",
+  confirm: "Approving this app needs your password or a passkey this time.",
 } as Record<SignInProblem, string>;
 
-/** What the page offers: Approve alone with a live session on this device; else the
- * password, a passkey, or both. */
-export type SignInOffer = { session: true } | { session: false; passkey: boolean; password: boolean };
+/** Why a signed-in owner is still asked for the password or a passkey: the app (or this
+ * redirect URI, or a scope) was never approved that way before, or this server shares its
+ * origin with the owner's site, where a session alone never approves. */
+type ConfirmReason = "new-app" | "shared-origin";
+
+/** What the page offers: Approve alone with a live session that may approve this app; else
+ * the password, a passkey, or both. Signed into the request by the server. */
+export type SignInOffer = { session: true } | { session: false; passkey: boolean; password: boolean; signedIn?: ConfirmReason };
+
+/** Offered when a request carries no offer: the password, as a signed-out owner sees it. */
+const PASSWORD_OFFER: SignInOffer = { session: false, passkey: false, password: true };
+
+/** The offer as signed into a request; anything else reads as the password offer. */
+export function readOffer(value: unknown): SignInOffer {
+  if (typeof value !== "object" || value === null) return PASSWORD_OFFER;
+  const offer = value as Record<string, unknown>;
+  if (offer.session === true) return { session: true };
+  const read: SignInOffer = { session: false, passkey: offer.passkey === true, password: offer.password !== false };
+  if (offer.signedIn === "new-app" || offer.signedIn === "shared-origin") read.signedIn = offer.signedIn;
+  return read;
+}
 
 interface SignInFragment {
   /** The signed authorization request (a JWT). */
   request: string;
-  offer: SignInOffer;
   problem?: SignInProblem;
 }
 
 export function writeSignInFragment(fragment: SignInFragment): string {
-  const { offer } = fragment;
   let text = `request=${fragment.request}`;
-  if (offer.session) text += "&session=1";
-  else {
-    if (offer.passkey) text += "&passkey=1";
-    if (!offer.password) text += "&password=off";
-  }
   if (fragment.problem) text += `&error=${encodeURIComponent(fragment.problem)}`;
   return text;
 }
@@ -47,16 +61,14 @@ function isProblem(value: string | null): value is SignInProblem {
 /** The fragment as the page reads it; an unknown problem reads as "unknown". */
 export function readSignInFragment(hash: string): SignInFragment & { unknownProblem: boolean } {
   const params = new URLSearchParams(hash.replace(/^#/, ""));
-  const offer: SignInOffer =
-    params.get("session") === "1" ? { session: true } : { session: false, passkey: params.get("passkey") === "1", password: params.get("password") !== "off" };
   const problem = params.get("error");
-  const fragment: SignInFragment & { unknownProblem: boolean } = { request: params.get("request") ?? "", offer, unknownProblem: problem !== null && !isProblem(problem) };
+  const fragment: SignInFragment & { unknownProblem: boolean } = { request: params.get("request") ?? "", unknownProblem: problem !== null && !isProblem(problem) };
   if (isProblem(problem)) fragment.problem = problem;
   return fragment;
 }
 
-/** What the page shows of the request. */
-type ShownRequest = Pick<AuthorizationRequest, "clientId" | "redirectUri" | "scopes" | "meMismatch" | "client">;
+/** What the page shows of the request, and what it offers. */
+type ShownRequest = Pick<AuthorizationRequest, "clientId" | "redirectUri" | "scopes" | "meMismatch" | "client"> & { offer: SignInOffer };
 
 /** The signed request's payload, read for display only (the server checks the signature). */
 export function shownRequest(token: string): ShownRequest | null {
@@ -66,9 +78,9 @@ export function shownRequest(token: string): ShownRequest | null {
     const bytes = Uint8Array.from(atob(payload.replace(/-/g, "+").replace(/_/g, "/")), (c) => c.charCodeAt(0));
     const value: unknown = JSON.parse(new TextDecoder().decode(bytes));
     if (typeof value !== "object" || value === null) return null;
-    const request = value as Partial<ShownRequest>;
+    const request = value as Partial<Omit<ShownRequest, "offer">> & { offer?: unknown };
     if (typeof request.clientId !== "string" || typeof request.redirectUri !== "string" || !Array.isArray(request.scopes)) return null;
-    const shown: ShownRequest = { clientId: request.clientId, redirectUri: request.redirectUri, scopes: request.scopes, client: request.client ?? {} };
+    const shown: ShownRequest = { clientId: request.clientId, redirectUri: request.redirectUri, scopes: request.scopes, client: request.client ?? {}, offer: readOffer(request.offer) };
     // Shown only as a short parsed URL, whatever the request carries.
     const me = typeof request.meMismatch === "string" ? shownUrl(request.meMismatch) : undefined;
     if (me !== undefined) shown.meMismatch = me;

@@ -65,6 +65,9 @@ export const RECORDS = {
   signInEvent: expiring("sign-in event", "events/", (slot: string) => slot, "descending"),
   /** A WebAuthn ticket's challenge, once used, keyed by its hash. */
   usedChallenge: expiring("used WebAuthn challenge", "webauthn-used/", (challenge: string) => secretHash(challenge)),
+  /** What the owner approved for one app with the password or a passkey (its scopes and
+   * redirect URIs), keyed by the client_id's hash: a session alone may approve that much again. */
+  appApproval: expiring("app approval", "approvals/", (clientId: string) => secretHash(clientId)),
   /** The owner's passkeys, all in one record; never expires. */
   passkeys: permanent("passkeys", "owner/passkeys"),
   /** When a session was last seen, apart from the record that signing out deletes. */

@@ -5,7 +5,7 @@ import { InvalidRequest, InvalidScope, OAuthError, UnsupportedResponseType, Untr
 import { isValidCodeChallenge } from "./pkce.ts";
 import type { AuthorizationRequest } from "./request-object.ts";
 import { parseScope } from "./scopes.ts";
-import { canonicalUrl, isUnderClientPath, parseClientId, parseProfileUrl, parseRedirectUri, sameOrigin, shownUrl } from "./urls.ts";
+import { canonicalUrl, isLoopbackHost, isUnderClientPath, parseClientId, parseProfileUrl, parseRedirectUri, sameOrigin, shownUrl } from "./urls.ts";
 
 const MAX_STATE_LENGTH = 2048;
 
@@ -103,12 +103,22 @@ function checkMe(params: URLSearchParams, ownerMe: string): string | undefined {
   return shownUrl(canonical);
 }
 
+/** A verified redirect URI; `trusted` when errors may be sent there without asking the person. */
+interface VerifiedTarget {
+  redirectUri: string;
+  state?: string;
+  trusted: boolean;
+}
+
 interface PipelineInput {
   params: URLSearchParams;
   ownerMe: string;
   discover: (clientId: URL) => Promise<ClientInfo>;
-  /** Called once the redirect URI is verified: from then on, errors go back to the client. */
-  onRedirectUriVerified: (target: { redirectUri: string; state?: string }) => void;
+  /** Whether the owner approved this redirect URI for this client before (one storage read). */
+  approvedBefore: (clientId: string, redirectUri: string) => Promise<boolean>;
+  /** Called once the redirect URI is verified: from then on, errors go back to the client,
+   * by redirect when the URI is trusted, else by a link the person may follow. */
+  onRedirectUriVerified: (target: VerifiedTarget) => void;
 }
 
 type CheckedParameters = Pick<AuthorizationRequest, "state" | "codeChallenge" | "scopes" | "meMismatch">;
@@ -123,9 +133,27 @@ function checkParameters(params: URLSearchParams, ownerMe: string): CheckedParam
   return checked;
 }
 
+/** A loopback redirect URI (a native app on this very device, RFC 8252 7.3), or one the
+ * client's fetched document publishes: trusted without a storage read. */
+function trustedAtSight(target: TrustedTarget, client: ClientInfo | null): boolean {
+  if (target.redirectUri.protocol === "http:" && isLoopbackHost(target.redirectUri.hostname)) return true;
+  return client !== null && client.fetched && client.redirectUris.includes(target.redirectUri.href);
+}
+
+/** Step 10, for a request that failed: its error is sent to the redirect URI automatically only
+ * when that URI is trusted (else anyone naming themselves as a client could use this server as a
+ * redirector, RFC 9700 4.11.2): loopback, approved before (one read), or published by the client
+ * (fetched only now, when nothing cheaper settled it). */
+async function trustedForError(target: TrustedTarget, client: ClientInfo | null, input: PipelineInput): Promise<boolean> {
+  if (trustedAtSight(target, client)) return true;
+  if (await input.approvedBefore(target.clientId.href, target.redirectUri.href)) return true;
+  return client === null && trustedAtSight(target, await input.discover(target.clientId));
+}
+
 /** Runs the steps. Until the redirect URI is verified, failures are UntrustedRedirect (shown
- * to the person); after that, they are OAuth errors that may go back to the client. The cheap
- * checks run first: a bad request with a same-origin redirect URI costs no fetch at all. */
+ * to the person); after that, they are OAuth errors for the client, sent to it automatically
+ * only when its redirect URI is trusted. The cheap checks run first: a bad request costs a
+ * fetch only when nothing else tells whether its redirect URI can be trusted. */
 export async function checkAuthorizationRequest(input: PipelineInput): Promise<AuthorizationRequest> {
   const { params } = input;
   const target = checkClientIdAndRedirectUri(params);
@@ -136,12 +164,14 @@ export async function checkAuthorizationRequest(input: PipelineInput): Promise<A
     if (!(error instanceof OAuthError)) throw error;
     checked = error;
   }
-  const needsClient = !(checked instanceof OAuthError && sameOrigin(target.clientId, target.redirectUri));
+  const failed = checked instanceof OAuthError;
+  const needsClient = !(failed && sameOrigin(target.clientId, target.redirectUri));
   const client = needsClient ? await input.discover(target.clientId) : null;
   if (client) checkRedirectUriAllowed(target, client);
   // The state goes back with an error only when it was given once.
   const states = params.getAll("state");
-  input.onRedirectUriVerified({ redirectUri: params.get("redirect_uri")!, ...(states.length === 1 ? { state: states[0]! } : {}) });
+  const trusted = failed ? await trustedForError(target, client, input) : trustedAtSight(target, client);
+  input.onRedirectUriVerified({ redirectUri: params.get("redirect_uri")!, ...(states.length === 1 ? { state: states[0]! } : {}), trusted });
   if (checked instanceof OAuthError) throw checked;
   return {
     clientId: target.clientId.href,

@@ -1,14 +1,25 @@
 // The validated authorization request travels from GET /auth, through the static sign-in
 // page, to the approve step as a signed JWT of its own type: the page can show it, but any
 // change to it is noticed, and it cannot be mistaken for any other token this server makes.
+// It also carries what the page offers (Approve alone, the password, a passkey), so that
+// nothing appended to the page's address can change the offer.
 import type { ClientDisplay } from "../clients/client-display.ts";
 import { signTyped, verifyTyped, type JwtKind } from "../crypto/typed-jwt.ts";
+import { readOffer, type SignInOffer } from "../pages/sign-in-fragment.ts";
 
 export const REQUEST_OBJECT_TYPE = "indieauth-request+jwt";
 const REQUEST_OBJECT_TTL_SECONDS = 15 * 60;
 /** The longest signed request the approve step reads (it travels in the sign-in page's URL
  * fragment and back in its form). GET /auth refuses to make a longer one. */
-export const MAX_REQUEST_OBJECT_LENGTH = 32_768;
+const MAX_REQUEST_OBJECT_LENGTH = 32_768;
+/** Room kept in every request GET /auth makes, for the longest offer it may be signed again with. */
+const OFFER_ROOM = 160;
+
+/** Whether GET /auth must refuse this signed request: the approve step could not read it, or
+ * could not sign it again with another offer. */
+export function requestTooLarge(token: string): boolean {
+  return token.length > MAX_REQUEST_OBJECT_LENGTH - OFFER_ROOM;
+}
 
 export interface AuthorizationRequest {
   clientId: string;
@@ -21,25 +32,41 @@ export interface AuthorizationRequest {
   client: ClientDisplay;
 }
 
-type RequestClaims = AuthorizationRequest;
+type RequestClaims = AuthorizationRequest & { offer: SignInOffer };
+
+/** A verified request object: the request, the page's offer, and when it expires (ms). */
+export interface SignedRequest {
+  request: AuthorizationRequest;
+  offer: SignInOffer;
+  expiresAt: number;
+}
+
+interface SignOptions {
+  /** What the page offers; without one, the page asks for the password. */
+  offer?: SignInOffer;
+  /** A request signed again (with a new offer) keeps its first expiry: it is never extended. */
+  expiresAt?: number;
+}
 
 function requestObjectKind(key: Uint8Array, issuer: string): JwtKind {
   return { key, issuer, typ: REQUEST_OBJECT_TYPE, audience: `${issuer}auth/approve` };
 }
 
-export function signRequest(request: AuthorizationRequest, key: Uint8Array, issuer: string, now: number): Promise<string> {
-  return signTyped({ ...request }, requestObjectKind(key, issuer), now, now + REQUEST_OBJECT_TTL_SECONDS * 1000);
+export function signRequest(request: AuthorizationRequest, key: Uint8Array, issuer: string, now: number, options: SignOptions = {}): Promise<string> {
+  const latest = now + REQUEST_OBJECT_TTL_SECONDS * 1000;
+  const claims = options.offer ? { ...request, offer: options.offer } : { ...request };
+  return signTyped(claims, requestObjectKind(key, issuer), now, Math.min(options.expiresAt ?? latest, latest));
 }
 
 /** The request, or null when the signature, type, audience or expiry is wrong. */
-export async function verifyRequest(token: string, key: Uint8Array, issuer: string, now: number): Promise<AuthorizationRequest | null> {
+export async function verifyRequest(token: string, key: Uint8Array, issuer: string, now: number): Promise<SignedRequest | null> {
   const payload = await verifyTyped<RequestClaims>(token, requestObjectKind(key, issuer), now, MAX_REQUEST_OBJECT_LENGTH);
-  if (!payload) return null;
+  if (!payload || typeof payload.exp !== "number") return null;
   const { clientId, redirectUri, state, codeChallenge, scopes, meMismatch, client } = payload;
   if (typeof clientId !== "string" || typeof redirectUri !== "string" || typeof state !== "string" || typeof codeChallenge !== "string" || !Array.isArray(scopes)) {
     return null;
   }
   const request: AuthorizationRequest = { clientId, redirectUri, state, codeChallenge, scopes, client: client ?? {} };
   if (typeof meMismatch === "string") request.meMismatch = meMismatch;
-  return request;
+  return { request, offer: readOffer(payload.offer), expiresAt: payload.exp * 1000 };
 }

@@ -16,7 +16,7 @@ import { approveEndpoint } from "../../../netlify/lib/endpoints/approve.ts";
 import { tokenEndpoint } from "../../../netlify/lib/endpoints/token.ts";
 import { renderMessagePage } from "../../../netlify/lib/http/message-page.ts";
 import { THROTTLE_POLICY } from "../../../netlify/lib/owner/throttle.ts";
-import { expectShownAsText, fastRuntime } from "../../helpers/attack-kit.ts";
+import { expectShownAsText, fastRuntime, publishingClient } from "../../helpers/attack-kit.ts";
 import { approve, authorize, signedRequest, userinfo } from "../../helpers/endpoints.ts";
 import { authorizationParams, BASE, CLIENT_ID, decodePayload, REDIRECT_URI } from "../../helpers/requests.ts";
 
@@ -156,7 +156,7 @@ describe("script injection: error descriptions that echo input", () => {
     ["response_type", { response_type: SCRIPT }],
     ["code_challenge_method", { code_challenge_method: SCRIPT }],
   ])("%s is echoed only percent-encoded, in the query of the verified redirect_uri", async (_name, overrides) => {
-    const response = await authorize(await fastRuntime(), authorizationParams(overrides));
+    const response = await authorize(await fastRuntime({ discover: publishingClient }), authorizationParams(overrides));
     expect(response.status).toBe(302);
     const location = response.headers.get("location")!;
     expect(location.startsWith(`${REDIRECT_URI}?`)).toBe(true);
@@ -168,9 +168,17 @@ describe("script injection: error descriptions that echo input", () => {
     const params = authorizationParams();
     params.append(SCRIPT, "1");
     params.append(SCRIPT, "2");
-    const location = (await authorize(await fastRuntime(), params)).headers.get("location")!;
+    const location = (await authorize(await fastRuntime({ discover: publishingClient }), params)).headers.get("location")!;
     expect(location).not.toMatch(/[<>"' ]/);
     expect(new URL(location).searchParams.get("error_description")).toBe(`The parameter ${SCRIPT} is given more than once.`);
+  });
+
+  it("shown on a page with a link back (a redirect URI that is not trusted), it is text, and the link percent-encoded", async () => {
+    const html = await pageHtml(await authorize(await fastRuntime(), authorizationParams({ response_type: SCRIPT })), 400);
+    expectShownAsText(html, `response_type ${SCRIPT} is not supported`);
+    const href = /<a class="button" href="([^"]*)">/.exec(html)![1]!;
+    expect(href.startsWith(`${REDIRECT_URI}?`)).toBe(true);
+    expect(href).not.toMatch(/[<>"' ]/);
   });
 
   it("JSON errors that echo input are served as application/json with nosniff, so no browser renders them as a page", async () => {

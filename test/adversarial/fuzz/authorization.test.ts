@@ -1,7 +1,8 @@
 // Fuzzing the sign-in flow: GET /auth (the authorization request, with client documents the
 // test generates) and POST /auth/approve. Handlers are called directly, so a thrown error or a
 // 5xx is a failure for any input; every answer must be documented, and no redirect may lead
-// anywhere but our own pages or a redirect URI the client has verifiably claimed.
+// anywhere but our own pages or a redirect URI the client has verifiably claimed (and, for an
+// error, one that is trusted: loopback or published; others are only a link on the page).
 import fc, { type Arbitrary } from "fast-check";
 import { describe, expect, it } from "vitest";
 import { parseClientDocument, type ClientInfo } from "../../../netlify/lib/clients/client-info.ts";
@@ -144,11 +145,25 @@ async function sessionCookieValue(rt: TestRuntime): Promise<string> {
   return setCookie.split(";", 1)[0]!.split("=").slice(1).join("=");
 }
 
+/** An error may be redirected only to a loopback redirect URI (a native app) or one the
+ * client's fetched document publishes (nothing is approved before in these runs). */
+function trustedForErrors(redirectUri: URL, published: ClientInfo | null): boolean {
+  const loopback = redirectUri.protocol === "http:" && ["127.0.0.1", "[::1]", "localhost"].includes(redirectUri.hostname);
+  return loopback || (published?.fetched === true && published.redirectUris.includes(redirectUri.href));
+}
+
 /** The checks of a GET /auth answer beyond the common ones: 303 to the sign-in page with a
- * request for a verified target, 302 home or back to a verified redirect URI with an error.
- * Returns what happened, for the outcome counts. */
+ * request for a verified target, 302 home or back to a verified and trusted redirect URI with
+ * an error, or a 400 page (with a link back only to a verified, untrusted one). Returns what
+ * happened, for the outcome counts. */
 function expectAuthorizeRedirect(answer: Answer, params: URLSearchParams, published: ClientInfo | null): string {
-  if (answer.status === 400) return `400 ${/<title>(.*)<\/title>/.exec(answer.text)?.[1] ?? "page"}`;
+  if (answer.status === 400) {
+    const link = /<a class="button" href="([^"]*)">Back to the app</.exec(answer.text)?.[1];
+    if (link === undefined) return `400 ${/<title>(.*)<\/title>/.exec(answer.text)?.[1] ?? "page"}`;
+    const target = expectVerifiedTarget(params.get("client_id")!, params.get("redirect_uri")!, published);
+    expect(trustedForErrors(target, published), `${target.href} is shown as a link, not trusted`).toBe(false);
+    return "400 shown with a link back";
+  }
   const location = answer.location!;
   if (answer.status === 303) {
     expect(location.startsWith(`${SIGN_IN_PAGE}#request=`), location.slice(0, 100)).toBe(true);
@@ -165,6 +180,7 @@ function expectAuthorizeRedirect(answer: Answer, params: URLSearchParams, publis
   expect(params.getAll("client_id")).toHaveLength(1);
   expect(params.getAll("redirect_uri")).toHaveLength(1);
   const target = expectVerifiedTarget(params.get("client_id")!, params.get("redirect_uri")!, published);
+  expect(trustedForErrors(target, published), `an error is redirected to ${target.href} only when it is trusted`).toBe(true);
   const sent = new URL(location);
   expect([sent.protocol, sent.host, sent.pathname]).toEqual([target.protocol, target.host, target.pathname]);
   expect(sent.searchParams.getAll("iss")).toEqual([ISSUER]);
@@ -203,7 +219,7 @@ describe("GET /auth", () => {
       }),
       fuzzRuns(RUNS.authorize),
     );
-    outcomes.expectReached(["400 The app&#39;s request is incomplete", "400 The app&#39;s identity is not valid", "400 The app&#39;s return address is not valid", "302 home", "303 sign-in", "302 invalid_request", "302 unsupported_response_type", "302 invalid_scope"]);
+    outcomes.expectReached(["400 The app&#39;s request is incomplete", "400 The app&#39;s identity is not valid", "400 The app&#39;s return address is not valid", "302 home", "303 sign-in", "302 invalid_request", "302 unsupported_response_type", "302 invalid_scope", "400 shown with a link back"]);
   }, propertyTimeout(RUNS.authorize));
 
   // --- Client documents (IndieAuth 4.2), generated and read by the real parser -----------

@@ -202,17 +202,30 @@ describe("the authorization request pipeline", () => {
   ]);
   const values = fc.oneof(urlLike, hostileString(["code", "id", "S256", "plain", "profile email", "jane.example", "https://jane.example/", "http://jane.example"]));
 
-  it(`fails only as UntrustedRedirect (before the redirect URI is verified) or an OAuth error for the client (after) ${seedNote(RUNS.pipeline)}`, async () => {
+  // Approved before: the test client with its usual redirect URI, and nothing else.
+  const approvedBefore = async (clientId: string, redirectUri: string) => clientId === CLIENT_ID && redirectUri === REDIRECT_URI;
+  const loopback = (params: URLSearchParams): boolean => {
+    const redirectUri = new URL(params.get("redirect_uri")!);
+    return redirectUri.protocol === "http:" && ["127.0.0.1", "[::1]", "localhost"].includes(redirectUri.hostname);
+  };
+  /** Errors go to the client by redirect only for a loopback redirect URI or one approved before
+   * (discovery here publishes nothing). */
+  const trustedFor = (params: URLSearchParams): boolean =>
+    loopback(params) || (new URL(params.get("client_id")!).href === CLIENT_ID && new URL(params.get("redirect_uri")!).href === REDIRECT_URI);
+
+  it(`fails only as UntrustedRedirect (before the redirect URI is verified) or an OAuth error for the client (after), redirected only where trusted ${seedNote(RUNS.pipeline)}`, async () => {
     await fc.assert(
       fc.asyncProperty(mutatedPairs(valid, names, values), formStyle, async (pairs, style) => {
         // As the endpoint reads them: from a real URL's query.
         const params = new URL(`${BASE}/auth?${encodeForm(pairs, style)}`).searchParams;
-        let verified: { redirectUri: string; state?: string } | undefined;
-        const onRedirectUriVerified = (target: { redirectUri: string; state?: string }) => (verified = target);
+        let verified: { redirectUri: string; state?: string; trusted: boolean } | undefined;
+        const onRedirectUriVerified = (target: { redirectUri: string; state?: string; trusted: boolean }) => (verified = target);
         try {
-          const request = await checkAuthorizationRequest({ params, ownerMe: "https://jane.example/", discover: bareClient, onRedirectUriVerified });
+          const request = await checkAuthorizationRequest({ params, ownerMe: "https://jane.example/", discover: bareClient, approvedBefore, onRedirectUriVerified });
           expect(sameOrigin(new URL(request.clientId), new URL(request.redirectUri))).toBe(true);
           expect(verified?.redirectUri).toBe(request.redirectUri);
+          // A request that passed costs no storage read for this: only a loopback URI is trusted.
+          expect(verified?.trusted).toBe(loopback(params));
           expect(request.redirectUri).toBe(params.get("redirect_uri"));
           expect(request.state.length).toBeLessThanOrEqual(2048);
           // `me` is shown only as a short parsed URL: printable ASCII, at most 80 characters.
@@ -226,6 +239,7 @@ describe("the authorization request pipeline", () => {
           expect(error).toBeInstanceOf(OAuthError);
           expect((error as OAuthError).toClient).toBe(true);
           expect(verified?.redirectUri).toBe(params.get("redirect_uri"));
+          expect(verified?.trusted).toBe(trustedFor(params));
         }
       }),
       fuzzRuns(RUNS.pipeline),
@@ -509,7 +523,7 @@ describe("signed objects", () => {
         const token = await signRequest(original, config.keys.requestObject, config.issuer, rt.now());
         const verified = await verifyRequest(token, config.keys.requestObject, config.issuer, rt.now());
         // JSON escapes lone surrogates, so even those come back exactly.
-        expect(verified).toEqual(token.length > 16_384 ? null : original);
+        expect(verified?.request ?? null).toEqual(token.length > 16_384 ? null : original);
       }),
       fuzzRuns(RUNS.typeConfusion),
     );

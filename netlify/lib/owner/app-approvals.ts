@@ -1,0 +1,90 @@
+// What the owner has approved for each app with the password or a passkey. A live session
+// alone approves an app again only within that: the same client_id, a redirect URI approved
+// before, no scope beyond those approved last time. Anything new (an app never approved, a
+// wider scope, another redirect URI) needs the password or a passkey, so that a click the
+// owner did not mean (or a script that shares the session) cannot hand a new app a code.
+// Revoking an app in the console forgets its approval too.
+import type { Config } from "../platform/config.ts";
+import { RECORDS } from "../platform/records.ts";
+import type { KeyValueStore } from "../platform/store.ts";
+import { canonicalUrl } from "../protocol/urls.ts";
+
+const DAY = 24 * 60 * 60 * 1000;
+/** Counted from the last approval with the password or a passkey (a session's does not renew it). */
+const APPROVAL_TTL_MS = 90 * DAY;
+/** Enough for any real app; keeps the record small. */
+const MAX_REDIRECT_URIS = 10;
+
+export interface AppApproval {
+  kind: "app-approval";
+  clientId: string;
+  /** The scopes granted the last time the owner approved the app with the password or a passkey. */
+  scopes: string[];
+  /** The redirect URIs approved that way (canonical form), most recent first. */
+  redirectUris: string[];
+  method: "password" | "passkey";
+  approvedAt: number;
+  expiresAt: number;
+}
+
+interface Approved {
+  clientId: string;
+  redirectUri: string;
+  scopes: string[];
+  method: AppApproval["method"];
+}
+
+const approvalKey = RECORDS.appApproval.key;
+
+/** The app's live approval, if any. */
+export async function approvalOf(store: KeyValueStore, clientId: string, now: number): Promise<AppApproval | null> {
+  const record = await store.get<AppApproval>(approvalKey(clientId));
+  if (!record || record.kind !== "app-approval" || record.clientId !== clientId || !(record.expiresAt > now)) return null;
+  return record;
+}
+
+/** Whether the approval covers this redirect URI and these scopes (identity alone: no scope). */
+export function approvalCovers(approval: AppApproval | null, redirectUri: string, scopes: readonly string[]): boolean {
+  if (!approval || !approval.redirectUris.includes(canonicalUrl(redirectUri))) return false;
+  return scopes.every((scope) => approval.scopes.includes(scope));
+}
+
+/** Whether this redirect URI was approved for the app before (error redirects trust it). */
+export async function redirectApprovedBefore(store: KeyValueStore, clientId: string, redirectUri: string, now: number): Promise<boolean> {
+  return (await approvalOf(store, clientId, now))?.redirectUris.includes(canonicalUrl(redirectUri)) ?? false;
+}
+
+/** Records an approval made with the password or a passkey: its scopes replace the last
+ * ones (the owner's latest choice is the ceiling), its redirect URI joins the others. */
+export async function rememberApproval(store: KeyValueStore, approved: Approved, now: number): Promise<void> {
+  const previous = await approvalOf(store, approved.clientId, now);
+  const redirectUri = canonicalUrl(approved.redirectUri);
+  const others = (previous?.redirectUris ?? []).filter((uri) => uri !== redirectUri);
+  const record: AppApproval = {
+    kind: "app-approval",
+    clientId: approved.clientId,
+    scopes: approved.scopes,
+    redirectUris: [redirectUri, ...others].slice(0, MAX_REDIRECT_URIS),
+    method: approved.method,
+    approvedAt: now,
+    expiresAt: now + APPROVAL_TTL_MS,
+  };
+  await store.set(approvalKey(approved.clientId), record);
+}
+
+export async function forgetApproval(store: KeyValueStore, clientId: string): Promise<void> {
+  await store.delete(approvalKey(clientId));
+}
+
+export async function forgetAllApprovals(store: KeyValueStore): Promise<void> {
+  const keys = await store.list(RECORDS.appApproval.prefix);
+  await Promise.all(keys.map((key) => store.delete(key)));
+}
+
+/** Whether this server shares its origin with the owner's site (added to the blog, plugin
+ * mode). Then any script on the blog can post to the approve step with the owner's session,
+ * and the origin check cannot tell a blog page from the sign-in page: a session alone never
+ * approves there. */
+export function sharesOriginWithSite(config: Pick<Config, "baseUrl" | "me">): boolean {
+  return new URL(config.baseUrl).origin === new URL(config.me).origin;
+}

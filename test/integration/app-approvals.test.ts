@@ -1,0 +1,171 @@
+// What a live session may approve on its own (owner/app-approvals.ts), in-process against the
+// real local Blobs server: only an app the owner approved before with the password or a
+// passkey, for a redirect URI approved then and no scope beyond it; never where the server
+// shares the origin of the owner's site (added to the blog). Also: what the sign-in page
+// offers lives inside the signed request, and revoking an app forgets its approval.
+import { describe, expect, it } from "vitest";
+import { consoleGet, consolePost, consoleSignIn, cookieFrom } from "../helpers/console.ts";
+import { approve, authorize, postToken, signedRequest, signInForCode } from "../helpers/endpoints.ts";
+import { authorizationParams, codeForm, decodePayload, offerIn, redirectParams } from "../helpers/requests.ts";
+import { testRuntime, type TestRuntime } from "../helpers/runtime.ts";
+import { RECORDS } from "../../netlify/lib/platform/records.ts";
+import type { AppApproval } from "../../netlify/lib/owner/app-approvals.ts";
+import { readSignInFragment, shownRequest } from "../../netlify/lib/pages/sign-in-fragment.ts";
+import { sweepExpired } from "../../netlify/lib/platform/housekeeping.ts";
+
+const DAY = 24 * 60 * 60 * 1000;
+
+function fragmentOf(response: Response): URLSearchParams {
+  return new URLSearchParams((response.headers.get("location") ?? "").split("#")[1]);
+}
+
+/** Approves the usual app with the password, "Keep me signed in" ticked; returns the cookie. */
+async function approvedWithPassword(rt: TestRuntime, scope = "profile create", headers: Record<string, string> = {}): Promise<string> {
+  const response = await approve(rt, await signedRequest(rt, authorizationParams({ scope })), { remember: true, scopes: scope.split(" "), headers });
+  expect(redirectParams(response).get("code")).toMatch(/^ic_/);
+  return cookieFrom(response);
+}
+
+/** The approve step with the session cookie and no password, as the Approve-only page sends it. */
+async function approveWithSession(rt: TestRuntime, cookie: string, scope: string, params: Record<string, string> = {}): Promise<Response> {
+  const request = await signedRequest(rt, authorizationParams({ scope, ...params }));
+  return approve(rt, request, { password: null, headers: { Cookie: cookie }, scopes: scope === "" ? [] : scope.split(" ") });
+}
+
+/** Sent back to the page to confirm with the password or a passkey, and no code issued. */
+async function expectConfirmationAsked(rt: TestRuntime, response: Response, codesBefore: number): Promise<void> {
+  expect(response.status).toBe(303);
+  expect(fragmentOf(response).get("error")).toBe("confirm");
+  expect(offerIn(response)).toMatchObject({ session: false, password: true });
+  expect(await rt.store.list(RECORDS.code.prefix)).toHaveLength(codesBefore);
+}
+
+async function codeCount(rt: TestRuntime): Promise<number> {
+  return (await rt.store.list(RECORDS.code.prefix)).length;
+}
+
+describe("a live session approves on its own only what the password or a passkey approved before", () => {
+  it("an app never approved needs the password, even with a session; the page is told so", async () => {
+    const rt = await testRuntime();
+    const cookie = await consoleSignIn(rt, { remember: true });
+    const hand = await authorize(rt, authorizationParams(), { Cookie: cookie });
+    expect(offerIn(hand)).toEqual({ session: false, passkey: false, password: true, signedIn: "new-app" });
+    await expectConfirmationAsked(rt, await approveWithSession(rt, cookie, "profile create"), 0);
+    // The password then approves it, and a session needs nothing more next time.
+    expect((await approve(rt, await signedRequest(rt), { headers: { Cookie: cookie }, scopes: ["profile", "create"] })).status).toBe(302);
+    expect((await approveWithSession(rt, cookie, "profile create")).status).toBe(302);
+  });
+
+  it("an app approved before, with the same or fewer scopes: Approve alone issues the code", async () => {
+    const rt = await testRuntime();
+    const cookie = await approvedWithPassword(rt, "profile create update");
+    expect(offerIn(await authorize(rt, authorizationParams({ scope: "profile create update" }), { Cookie: cookie }))).toEqual({ session: true });
+    for (const scope of ["profile create update", "create", ""]) {
+      const response = await approveWithSession(rt, cookie, scope);
+      expect(response.status, scope).toBe(302);
+      expect(redirectParams(response).get("code")).toMatch(/^ic_/);
+    }
+  });
+
+  it("a wider scope than approved before needs the password; after it, the new scopes are what a session may approve", async () => {
+    const rt = await testRuntime();
+    const cookie = await approvedWithPassword(rt, "create");
+    expect(offerIn(await authorize(rt, authorizationParams({ scope: "create delete" }), { Cookie: cookie }))).toMatchObject({ session: false, signedIn: "new-app" });
+    // Even when the page offered Approve alone for the narrower request, ticking more is refused.
+    await expectConfirmationAsked(rt, await approveWithSession(rt, cookie, "create delete"), 1);
+    const withPassword = await approve(rt, await signedRequest(rt, authorizationParams({ scope: "create delete" })), { headers: { Cookie: cookie }, scopes: ["create", "delete"] });
+    expect(withPassword.status).toBe(302);
+    const approval = await rt.store.get<AppApproval>(RECORDS.appApproval.key("https://app.example.com/"));
+    expect(approval).toMatchObject({ clientId: "https://app.example.com/", scopes: ["create", "delete"], method: "password", expiresAt: rt.now() + 90 * DAY });
+    expect((await approveWithSession(rt, cookie, "create delete")).status).toBe(302);
+  });
+
+  it("another redirect URI of the same app needs the password", async () => {
+    const rt = await testRuntime();
+    const cookie = await approvedWithPassword(rt);
+    await expectConfirmationAsked(rt, await approveWithSession(rt, cookie, "profile create", { redirect_uri: "https://app.example.com/elsewhere" }), 1);
+  });
+
+  it("an approval expires 90 days after the password gave it, and housekeeping then deletes it", async () => {
+    const rt = await testRuntime();
+    const cookie = await consoleSignIn(rt, { remember: true });
+    expect((await approve(rt, await signedRequest(rt), { scopes: ["profile"] })).status).toBe(302);
+    rt.clock.advance(90 * DAY + 1000);
+    // The console session is long gone too: a fresh one.
+    const fresh = await consoleSignIn(rt, { remember: true });
+    await expectConfirmationAsked(rt, await approveWithSession(rt, fresh, "profile"), 1);
+    expect(cookie).not.toBe(fresh);
+    await sweepExpired(rt.store, rt.now());
+    expect(await rt.store.list(RECORDS.appApproval.prefix)).toEqual([]);
+  });
+
+  it("Revoke in the console forgets the app's approval: a session alone no longer approves it", async () => {
+    const rt = await testRuntime();
+    const cookie = await approvedWithPassword(rt);
+    // The app redeems a code, so that it holds tokens the console lists.
+    expect((await postToken(rt, codeForm(await signInForCode(rt, "profile create")))).status).toBe(200);
+    const overview = (await (await consoleGet(rt, { cookie })).json()) as { apps: { id: string }[] };
+    expect((await consolePost(rt, "/revoke", { app: overview.apps[0]!.id }, { cookie })).status).toBe(200);
+    expect(await rt.store.list(RECORDS.appApproval.prefix)).toEqual([]);
+    await expectConfirmationAsked(rt, await approveWithSession(rt, cookie, "profile create"), await codeCount(rt));
+  });
+
+  it("Revoke all forgets every approval", async () => {
+    const rt = await testRuntime();
+    const cookie = await approvedWithPassword(rt);
+    expect((await approve(rt, await signedRequest(rt, authorizationParams({ client_id: "https://other.example/", redirect_uri: "https://other.example/cb" })))).status).toBe(302);
+    expect(await rt.store.list(RECORDS.appApproval.prefix)).toHaveLength(2);
+    expect((await consolePost(rt, "/revoke", { app: "all" }, { cookie })).status).toBe(200);
+    expect(await rt.store.list(RECORDS.appApproval.prefix)).toEqual([]);
+  });
+});
+
+describe("added to the blog (the server shares the origin of ME), a session alone never approves", () => {
+  const sharedOrigin = { ME: "https://jane.example/", BASE_URL: "https://jane.example" };
+
+  it("even an app approved before with the password needs it again; the page is told why", async () => {
+    const rt = await testRuntime({ env: sharedOrigin });
+    const cookie = await approvedWithPassword(rt, "profile create", { Origin: "https://jane.example" });
+    const hand = await authorize(rt, authorizationParams(), { Cookie: cookie });
+    expect(offerIn(hand)).toEqual({ session: false, passkey: false, password: true, signedIn: "shared-origin" });
+    // A script on the blog posts the form same-origin, with the owner's session: no code.
+    const response = await approve(rt, await signedRequest(rt), { password: null, headers: { Cookie: cookie, Origin: "https://jane.example" }, scopes: ["profile"] });
+    expect(response.status).toBe(303);
+    expect(fragmentOf(response).get("error")).toBe("confirm");
+    expect(await codeCount(rt)).toBe(1);
+  });
+
+  it("the password still approves there", async () => {
+    const rt = await testRuntime({ env: sharedOrigin });
+    const response = await approve(rt, await signedRequest(rt), { headers: { Origin: "https://jane.example" }, scopes: ["profile"] });
+    expect(redirectParams(response).get("code")).toMatch(/^ic_/);
+  });
+});
+
+describe("what the sign-in page offers is signed into the request", () => {
+  it("an unsigned session=1 (or passkey=1, password=off) added to the page's address changes nothing", async () => {
+    const rt = await testRuntime();
+    const hand = await authorize(rt, authorizationParams());
+    const tampered = `${hand.headers.get("location")!.split("#")[1]}&session=1&passkey=1&password=off`;
+    const fragment = readSignInFragment(`#${tampered}`);
+    expect(shownRequest(fragment.request)?.offer).toEqual({ session: false, passkey: false, password: true });
+    // And the approve step, given no password, issues nothing.
+    expect((await approve(rt, fragment.request, { password: null })).status).toBe(303);
+    expect(await codeCount(rt)).toBe(0);
+  });
+
+  it("sent back to the page, the request is signed again with the new offer, and keeps its first expiry", async () => {
+    const rt = await testRuntime();
+    const cookie = await consoleSignIn(rt, { remember: true });
+    const first = fragmentOf(await authorize(rt, authorizationParams(), { Cookie: cookie })).get("request")!;
+    rt.clock.advance(10 * 60 * 1000);
+    await consolePost(rt, "/sign-out", {}, { cookie });
+    const back = await approve(rt, first, { password: "", headers: { Cookie: cookie } });
+    const again = fragmentOf(back).get("request")!;
+    expect(again).not.toBe(first);
+    expect(decodePayload(again).offer).toEqual({ session: false, passkey: false, password: true });
+    expect(decodePayload(again).exp).toBe(decodePayload(first).exp);
+    rt.clock.advance(5 * 60 * 1000 + 1000);
+    expect((await approve(rt, again)).status).toBe(400);
+  });
+});
