@@ -86,7 +86,7 @@ describe("an Eleventy blog whose build command empties _site, built by netlify b
     expect(routesOf("indieauth-approve")).toEqual(["/auth/approve"]);
     expect(routesOf("indieauth-token")).toEqual(["/token"]);
     expect(routesOf("indieauth-metadata")).toEqual(["/.well-known/oauth-authorization-server"]);
-    expect(manifest.functions.find((f) => f.name === "indieauth-cleanup")?.schedule).toBe("@daily");
+    expect(manifest.functions.find((f) => f.name === "indieauth-cleanup")?.schedule).toBe("@hourly");
     // They run on the Lambda Node.js runtime of the build's major version (README, "Node.js
     // versions"); Netlify maps 18, 20 and 22 so, and leaves other versions to its default.
     const major = Number(process.versions.node.split(".")[0]);
@@ -101,7 +101,7 @@ describe("an Eleventy blog whose build command empties _site, built by netlify b
     expect(rule("/indieauth/sign-in/*")).toMatchObject({ "X-Frame-Options": "DENY", "Cache-Control": "no-store" });
     expect(rule("/indieauth/sign-in/*")["Content-Security-Policy"]).toContain("frame-ancestors 'none'");
     expect(rule("/indieauth/account/*")).toMatchObject({ "X-Frame-Options": "DENY", "Cache-Control": "no-store" });
-    expect(rule("/indieauth/*")).toEqual({ "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer" });
+    expect(rule("/indieauth/*")).toEqual({ "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer", "Strict-Transport-Security": "max-age=31536000" });
     // Nothing for the blog's own pages.
     expect(headers.map((h) => h.for).filter((path) => !path.startsWith("/indieauth/"))).toEqual(["/assets/*"]);
   });
