@@ -169,3 +169,14 @@ describe("what the sign-in page offers is signed into the request", () => {
     expect((await approve(rt, again)).status).toBe(400);
   });
 });
+
+describe("an app's logo", () => {
+  it("is not put before the owner's browser until the app was approved with the password or a passkey", async () => {
+    const logo = "https://tracker.example/pixel.png";
+    const rt = await testRuntime({ discover: async (clientId) => ({ clientId: clientId.href, redirectUris: [], fetched: true, name: "App", logoUri: logo }) });
+    expect(decodePayload(await signedRequest(rt))).toMatchObject({ client: { name: "App" } });
+    expect(decodePayload(await signedRequest(rt))).not.toHaveProperty("client.logoUri");
+    await approvedWithPassword(rt);
+    expect(decodePayload(await signedRequest(rt))).toMatchObject({ client: { name: "App", logoUri: logo } });
+  });
+});

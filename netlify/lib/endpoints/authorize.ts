@@ -4,7 +4,7 @@ import { knowingItself } from "../clients/own-client.ts";
 import { InvalidRequest } from "../errors.ts";
 import type { RequestContext } from "../http/endpoint.ts";
 import { redirect } from "../http/responses.ts";
-import { redirectApprovedBefore } from "../owner/app-approvals.ts";
+import { approvalOf, redirectApprovedBefore } from "../owner/app-approvals.ts";
 import { currentSession } from "../owner/sessions.ts";
 import { HOME_PAGE, SIGN_IN_PAGE } from "../pages/paths.ts";
 import { writeSignInFragment } from "../pages/sign-in-fragment.ts";
@@ -23,6 +23,9 @@ export async function authorize(ctx: RequestContext): Promise<Response> {
     approvedBefore: (clientId, redirectUri) => redirectApprovedBefore(ctx.rt.store, clientId, redirectUri, ctx.rt.now()),
     onRedirectUriVerified: (target) => ctx.replyTo(target),
   });
+  // An app's logo is loaded by the owner's browser from wherever the app says: not for an app
+  // never approved (an IP beacon, or a GET into the owner's network, from any site at all).
+  if (request.client.logoUri && !(await approvalOf(ctx.rt.store, request.clientId, ctx.rt.now()))) delete request.client.logoUri;
   const signedIn = (await currentSession(ctx.rt.store, ctx.req, ctx.config, ctx.rt.now())) !== null;
   const offer = await signInOffer(ctx, request, signedIn);
   const signed = await signRequest(request, ctx.config.keys.requestObject, ctx.config.issuer, ctx.rt.now(), { offer });
