@@ -25,7 +25,10 @@ export async function authorize(ctx: RequestContext): Promise<Response> {
   });
   // An app's logo is loaded by the owner's browser from wherever the app says: not for an app
   // never approved (an IP beacon, or a GET into the owner's network, from any site at all).
-  if (request.client.logoUri && !(await approvalOf(ctx.rt.store, request.clientId, ctx.rt.now()))) delete request.client.logoUri;
+  if (request.client.logoUri && !(await approvalOf(ctx.rt.store, request.clientId, ctx.rt.now()))) {
+    request.unshownLogoUri = request.client.logoUri;
+    delete request.client.logoUri;
+  }
   const signedIn = (await currentSession(ctx.rt.store, ctx.req, ctx.config, ctx.rt.now())) !== null;
   const offer = await signInOffer(ctx, request, signedIn);
   const signed = await signRequest(request, ctx.config.keys.requestObject, ctx.config.issuer, ctx.rt.now(), { offer });
