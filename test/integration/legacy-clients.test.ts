@@ -92,7 +92,13 @@ describe("introspection without any credential (RFC 6750 3.1)", () => {
 describe("`post`, the older name of `create`", () => {
   it("is a scope the sign-in page knows (ticked by default) and describes as creating posts", () => {
     expect(isKnownScope("post")).toBe(true);
-    expect(KNOWN_SCOPES.post).toMatch(/^Create posts/);
+    expect(KNOWN_SCOPES.post).toBe("Create posts");
+  });
+
+  it("is understood, not advertised: the metadata offers the current name only", async () => {
+    const metadata = (await (await endpoints.metadata(new Request("https://auth.jane.example/.well-known/oauth-authorization-server"), await testRuntime())).json()) as { scopes_supported: string[] };
+    expect(metadata.scopes_supported).toContain("create");
+    expect(metadata.scopes_supported).not.toContain("post");
   });
 
   it("granted, the token says `post create`: an endpoint checking either name lets it in", async () => {

@@ -7,7 +7,7 @@ export const KNOWN_SCOPES: Readonly<Record<string, string>> = {
   email: "See your e-mail address",
   create: "Create new posts on your site",
   // Micropub's older name for create, which older clients still ask for.
-  post: "Create posts (the older name for create)",
+  post: "Create posts",
   draft: "Create posts as drafts only",
   update: "Edit your existing posts",
   delete: "Delete your posts",
@@ -20,7 +20,11 @@ export const KNOWN_SCOPES: Readonly<Record<string, string>> = {
   channels: "Manage your reader channels",
 };
 
-export const SUPPORTED_SCOPES = Object.keys(KNOWN_SCOPES);
+/** Older names of scopes, each with its current name: one permission under two names. */
+const LEGACY_NAMES: Readonly<Record<string, string>> = { post: "create" };
+
+/** What the metadata advertises: the current names (an older one is understood, not offered). */
+export const SUPPORTED_SCOPES = Object.keys(KNOWN_SCOPES).filter((scope) => !Object.hasOwn(LEGACY_NAMES, scope));
 
 /** scope-token = 1*( %x21 / %x23-5B / %x5D-7E ) */
 const SCOPE_TOKEN = /^[\x21\x23-\x5B\x5D-\x7E]{1,64}$/;
@@ -42,9 +46,6 @@ export function parseScope(raw: string | null): ScopeParse {
 export function isKnownScope(scope: string): boolean {
   return Object.hasOwn(KNOWN_SCOPES, scope);
 }
-
-/** Older names of scopes, each with its current name: one permission under two names. */
-const LEGACY_NAMES: Readonly<Record<string, string>> = { post: "create" };
 
 /** The scopes with the current name beside each older one: a token granted `post` says
  * `post create`, so that a Micropub endpoint checking the name the client asked for, and one
