@@ -111,6 +111,8 @@ const facts: [string, string][] = [
   ["you sign in as", process.env.ME ?? "(ME is not set)"],
   ["password", passwordSource],
   ["pages", relative(process.cwd(), pages) || pages],
+  // Built once at start, as they deploy: a change to their sources needs a new npm start.
+  ["functions", relative(process.cwd(), functions) || functions],
 ];
 console.log("IndieAuth server, local development");
 for (const [label, value] of facts) console.log(`  ${label.padEnd(15)} ${value}`);
