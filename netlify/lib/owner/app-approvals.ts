@@ -62,8 +62,7 @@ export function approvalCovers(approval: AppApproval | null, redirectUri: string
 }
 
 /** Whether this redirect URI was approved for the app before (error redirects trust it). */
-export async function redirectApprovedBefore(store: KeyValueStore, clientId: string, redirectUri: string, now: number): Promise<boolean> {
-  const approval = await approvalOf(store, clientId, now);
+export function approvesRedirect(approval: AppApproval | null, redirectUri: string): boolean {
   return approval !== null && includesRedirectUri(approval.redirectUris, redirectUri);
 }
 
