@@ -7,9 +7,9 @@
 
 /** The body of every refusal (JSON, or form-encoded for a client that asks for that). */
 interface ErrorBody {
-  /** Absent only where the standard wants no error code: a request without any credential. */
+  /** Both absent only where the standard wants no error information: a request without any credential. */
   error?: string;
-  error_description: string;
+  error_description?: string;
   [extra: string]: unknown;
 }
 
@@ -92,8 +92,10 @@ export class MissingBearerToken extends OAuthError {
   readonly error = "invalid_request";
   readonly status = 401;
   override readonly toClient = false;
+  // RFC 6750 §3.1: a request with no credentials gets the challenge alone, "no error code or
+  // other error information" (the description stays for logs and pages, never in the body).
   override body(): ErrorBody {
-    return { error_description: this.description };
+    return {};
   }
   override headers(): Record<string, string> {
     return { "WWW-Authenticate": REALM };
