@@ -9,6 +9,7 @@ import http from "node:http";
 import https from "node:https";
 import type { LookupFunction } from "node:net";
 import { ipLiteralOf, publicOnly, type AddressPolicy } from "./address-guard.ts";
+import type { CachingHeaders } from "./cache-lifetime.ts";
 
 export interface FetchedDocument {
   /** The final URL, after redirects. */
@@ -18,6 +19,10 @@ export interface FetchedDocument {
   /** Every `Link` response header, one entry per header line. */
   linkHeaders: string[];
   body: string;
+  /** Whether a redirect was followed to reach it (a Client ID Metadata Document must not be). */
+  redirected?: boolean;
+  /** The response's caching headers. */
+  caching?: CachingHeaders;
 }
 
 /** We chose not to fetch: address not allowed, bad scheme, too many redirects, too large. */
@@ -161,6 +166,7 @@ function handleResponse(url: URL, res: IncomingMessage, opts: Required<FetchOpti
           status,
           contentType: res.headers["content-type"] ?? "",
           linkHeaders: res.headersDistinct.link ?? [],
+          caching: { cacheControl: res.headers["cache-control"], expires: res.headers.expires, date: res.headers.date, age: res.headers.age },
           bytes: Buffer.concat(chunks),
         },
       },
@@ -186,7 +192,7 @@ export async function fetchBytes(url: URL, options: FetchOptions = {}): Promise<
     let current = url;
     for (let redirects = 0; ; redirects++) {
       const hop = await requestOnce(current, opts, controller.signal);
-      if ("document" in hop) return hop.document;
+      if ("document" in hop) return { ...hop.document, redirected: redirects > 0 };
       if (redirects >= opts.maxRedirects) throw new FetchRefused(`more than ${opts.maxRedirects} redirects`);
       // The next hop's scheme and address are checked again in requestOnce.
       current = hop.redirect;

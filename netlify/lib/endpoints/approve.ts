@@ -57,7 +57,7 @@ async function whoApproves(ctx: RequestContext, form: URLSearchParams, submitted
 async function issue(ctx: RequestContext, request: AuthorizationRequest, scopes: string[], form: URLSearchParams, approver: Approver, attempt: AttemptContext): Promise<Response> {
   const { config, rt } = ctx;
   const now = rt.now();
-  const code = { clientId: request.clientId, redirectUri: request.redirectUri, codeChallenge: request.codeChallenge, scopes, me: config.me, client: request.unshownLogoUri ? { ...request.client, logoUri: request.unshownLogoUri } : request.client };
+  const code = { clientId: request.clientId, redirectUri: request.redirectUri, codeChallenge: request.codeChallenge, scopes, me: config.me, ...(request.resource ? { resource: request.resource } : {}), client: request.unshownLogoUri ? { ...request.client, logoUri: request.unshownLogoUri } : request.client };
   const approved = { clientId: request.clientId, redirectUri: request.redirectUri, scopes };
   const [issued] = await Promise.all([
     issueCode(rt.store, code, now),
