@@ -2,7 +2,7 @@
 // guard, read it, and remember the answer per warm function instance for as long as the
 // response's caching headers say, within bounds (cache-lifetime.ts). Failures and refused
 // documents are never remembered (CIMD draft 5.2).
-import { publicOnly } from "./address-guard.ts";
+import { publicOnlyPolicy } from "./address-guard.ts";
 import { cacheLifetimeMs } from "./cache-lifetime.ts";
 import { parseClientDocument, refusedClient, type ClientInfo } from "./client-info.ts";
 import { fetchDocument, type Fetcher } from "./safe-fetch.ts";
@@ -20,7 +20,7 @@ const MAX_CACHE_ENTRIES = 100;
 
 const cache = new Map<string, { info: ClientInfo; expires: number }>();
 
-const defaultFetcher: Fetcher = (url) => fetchDocument(url, { policy: publicOnly });
+const defaultFetcher: Fetcher = async (url) => fetchDocument(url, { policy: await publicOnlyPolicy() });
 
 /** For tests: forget every cached client. */
 export function clearClientCache(): void {
