@@ -33,9 +33,6 @@ export const protectedResourceMetadataHandler: ResourceServer["protectedResource
   return (request) => (handler ??= server().protectedResourceMetadataHandler(resources))(request);
 };
 
-/** The paths to give the metadata handler's function: `export const config = { path: METADATA_PATHS }`. */
-export const METADATA_PATHS = ["/.well-known/oauth-protected-resource", "/.well-known/oauth-protected-resource/*"];
-
 export { resourceServer };
 export type { ResourceServer, ResourceServerOptions } from "./server.ts";
 export type { ProtectedResourceMetadata, ResourceDescription } from "./metadata.ts";
