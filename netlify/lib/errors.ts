@@ -5,10 +5,11 @@
 // has its own, non-OAuth refusals (ConsoleError). `http/answer-error.ts` decides how each is
 // answered: JSON, a page for the person, or a redirect to the client.
 
-/** The JSON body of every refusal. */
+/** The body of every refusal (JSON, or form-encoded for a client that asks for that). */
 interface ErrorBody {
-  error: string;
-  error_description: string;
+  /** Both absent only where the standard wants no error information: a request without any credential. */
+  error?: string;
+  error_description?: string;
   [extra: string]: unknown;
 }
 
@@ -103,10 +104,18 @@ abstract class BearerRefusal extends OAuthError {
   }
 }
 
-/** No credential at all (RFC 6750 3.1): the challenge carries no error code. */
+/** No credential at all (RFC 6750 3.1): the client may not have known that one is needed, so
+ * the answer is the bare challenge and no error code, in the header or in the body (which only
+ * says, for a person reading it, what to send). `error` is never sent. */
 export class MissingBearerToken extends BearerRefusal {
   readonly error = "invalid_request";
   readonly status = 401;
+  override readonly toClient = false;
+  // RFC 6750 §3.1: a request with no credentials gets the challenge alone, "no error code or
+  // other error information" (the description stays for logs and pages, never in the body).
+  override body(): ErrorBody {
+    return {};
+  }
   override headers(): Record<string, string> {
     return this.challenge({});
   }
@@ -126,6 +135,18 @@ export class InsufficientScope extends BearerRefusal {
   }
   override headers(): Record<string, string> {
     return this.challenge({ error: "insufficient_scope", scope: this.scope, error_description: this.description });
+  }
+}
+
+/** RFC 6749 5.2: a client's authentication failed. It tried the Authorization header (this
+ * server's clients have no other way to fail it), so the answer is 401 with a challenge in the
+ * scheme it used. A back-channel answer: never sent to a redirect URI. */
+export class InvalidClient extends OAuthError {
+  readonly error = "invalid_client";
+  readonly status = 401;
+  override readonly toClient = false;
+  override headers(): Record<string, string> {
+    return { "WWW-Authenticate": 'Basic realm="indieauth"' };
   }
 }
 
@@ -224,6 +245,22 @@ export class ExpiredSignIn extends OAuthError {
   override readonly title = "This sign-in request has expired";
   constructor() {
     super("The request is no longer valid: it is more than 15 minutes old, or it was changed. Go back to the app and sign in again.");
+  }
+}
+
+/** The signed sign-in request was approved before, and the app has had its code (or let it
+ * expire): a code is never issued twice. Typically the Approve button pressed again, or the
+ * page's form sent again from the browser's history, after the app got the first answer. */
+export class SignInAlreadyAnswered extends OAuthError {
+  readonly error = "invalid_request";
+  readonly status = 400;
+  override readonly toClient = false;
+  override readonly title = "You already approved this sign-in";
+  constructor() {
+    super("This sign-in request was approved once already, and the app has received its answer.");
+  }
+  override paragraphs(): string[] {
+    return [this.description, "Go back to the app: you are probably signed in there. If you are not, start the sign-in again from the app."];
   }
 }
 

@@ -30,13 +30,17 @@ const get = (headers: Record<string, string> = {}, url = MICROPUB) => new Reques
 const bearer = (token: string, url = MICROPUB) => get({ Authorization: `Bearer ${token}` }, url);
 const form = (fields: Record<string, string>, url = MICROPUB) => new Request(url, { method: "POST", body: new URLSearchParams(fields) });
 
-async function expectRefusal(answer: ActiveToken | Response, status: number, error: string): Promise<Response> {
+/** A refusal with this status and error code; `null`: the bare challenge of a request without
+ * a token, whose body is empty (RFC 6750 3.1: no error information). */
+async function expectRefusal(answer: ActiveToken | Response, status: number, error: string | null): Promise<Response> {
   expect(answer).toBeInstanceOf(Response);
   const response = answer as Response;
   expect(response.status).toBe(status);
   expect(response.headers.get("cache-control")).toBe("no-store");
   expect(response.headers.get("content-type")).toMatch(/^application\/json/);
-  expect(((await response.clone().json()) as { error: string }).error).toBe(error);
+  const body = (await response.clone().json()) as { error?: string };
+  if (error === null) expect(body).toEqual({});
+  else expect(body.error).toBe(error);
   return response;
 }
 
@@ -156,11 +160,11 @@ describe("requireToken: the token, or a ready RFC 6750 answer", () => {
     expect(await sameSite(rt).requireToken(bearer(access_token), { scope: "create profile" })).toMatchObject({ active: true });
   });
 
-  it("answers 401 without an error code when there is no token, with the resource's metadata when it is named", async () => {
+  it("answers 401 without any error information when there is no token, with the resource's metadata when it is named", async () => {
     const rt = await testRuntime();
-    const plain = await expectRefusal(await sameSite(rt).requireToken(get()), 401, "invalid_request");
+    const plain = await expectRefusal(await sameSite(rt).requireToken(get()), 401, null);
     expect(plain.headers.get("www-authenticate")).toBe('Bearer realm="indieauth"');
-    const named = await expectRefusal(await sameSite(rt).requireToken(get(), { resource: "/micropub" }), 401, "invalid_request");
+    const named = await expectRefusal(await sameSite(rt).requireToken(get(), { resource: "/micropub" }), 401, null);
     expect(named.headers.get("www-authenticate")).toBe(`Bearer realm="indieauth", resource_metadata="${SITE}/.well-known/oauth-protected-resource/micropub"`);
   });
 
@@ -208,7 +212,7 @@ describe("requireToken: the token, or a ready RFC 6750 answer", () => {
 
     // JSON bodies carry the token in the header only (Micropub 3.8).
     const json = new Request(MICROPUB, { method: "POST", body: JSON.stringify({ access_token }), headers: { "Content-Type": "application/json" } });
-    await expectRefusal(await api.requireToken(json), 401, "invalid_request");
+    await expectRefusal(await api.requireToken(json), 401, null);
   });
 
   it("refuses a token in the URL with 400, since URLs are logged", async () => {
