@@ -81,6 +81,11 @@ export class UnsupportedGrantType extends OAuthError {
   readonly error = "unsupported_grant_type";
   readonly status = 400;
 }
+/** RFC 8707 2: the `resource` asked for is malformed, or not one this grant was made for. */
+export class InvalidTarget extends OAuthError {
+  readonly error = "invalid_target";
+  readonly status = 400;
+}
 
 /** RFC 6750 3: a protected resource's refusals carry a Bearer challenge. */
 const REALM = 'Bearer realm="indieauth"';

@@ -6,6 +6,7 @@ import { grantIdOf, newGrantToken, tokenHash, tokenKindOf, tokenMatches, type To
 import { constantTimeEqual } from "../crypto/secrets.ts";
 import type { ClientDisplay } from "../clients/client-display.ts";
 import { InvalidGrant } from "../errors.ts";
+import { resourceWithin } from "./resource.ts";
 import { RECORDS } from "../platform/records.ts";
 import type { KeyValueStore } from "../platform/store.ts";
 
@@ -24,6 +25,10 @@ export interface GrantRecord {
   client?: ClientDisplay;
   /** What the owner approved: the ceiling for every refresh. */
   scopes: string[];
+  /** The protected resource the owner approved the tokens for (RFC 8707), exactly as the client
+   * named it: every access token of the grant is for it alone (introspection's `aud`). Absent:
+   * tokens for no particular resource. A refresh keeps it; it never changes. */
+  resource?: string;
   /** The scopes of the current access token (a refresh may narrow them). */
   accessScopes: string[];
   createdAt: number;
@@ -90,6 +95,7 @@ interface NewGrant {
   clientId: string;
   me: string;
   scopes: string[];
+  resource?: string;
   client?: ClientDisplay;
 }
 
@@ -170,14 +176,15 @@ export async function revokeGrant(store: KeyValueStore, id: string, now: number)
 
 type RefreshOutcome =
   | { ok: true; tokens: IssuedTokens }
-  | { ok: false; reason: "unknown" | "reused" | "expired" | "client" | "scope" | "conflict" };
+  | { ok: false; reason: "unknown" | "reused" | "expired" | "client" | "scope" | "conflict" }
+  | { ok: false; reason: "target"; granted: string | undefined };
 
 /** Rotates a refresh token: new access and refresh tokens, the old refresh token retired.
  * A retired refresh token presented again revokes the whole grant. */
 export async function rotateRefreshToken(
   store: KeyValueStore,
   refreshToken: string,
-  input: { clientId: string; scopes: string[] | null },
+  input: { clientId: string; scopes: string[] | null; resource?: string | undefined },
   now: number,
   ttl: TokenLifetimes,
 ): Promise<RefreshOutcome> {
@@ -195,6 +202,7 @@ export async function rotateRefreshToken(
   if (input.clientId !== grant.clientId) return { ok: false, reason: "client" };
   const scopes = input.scopes ?? grant.scopes;
   if (scopes.some((scope) => !grant.scopes.includes(scope))) return { ok: false, reason: "scope" };
+  if (!resourceWithin(input.resource, grant.resource)) return { ok: false, reason: "target", granted: grant.resource };
 
   const minted = mintTokens(id, now, ttl);
   const next: GrantRecord = {

@@ -38,9 +38,11 @@ export async function verifyAccessToken(store: KeyValueStore, token: string, now
 
 type IntrospectionBody =
   | { active: false }
-  | { active: true; me: string; client_id: string; scope: string; exp: number; iat: number };
+  | { active: true; me: string; client_id: string; scope: string; exp: number; iat: number; aud?: string };
 
-/** RFC 7662 with the IndieAuth `me`: exactly `{active: false}` for anything not live. */
+/** RFC 7662 with the IndieAuth `me`: exactly `{active: false}` for anything not live. `aud`
+ * is the resource the token is for (RFC 8707), when the grant names one: a resource server
+ * must refuse a token whose `aud` is not its own. */
 export function introspectionBody(grant: GrantRecord | null): IntrospectionBody {
   if (!grant) return { active: false };
   return {
@@ -50,5 +52,6 @@ export function introspectionBody(grant: GrantRecord | null): IntrospectionBody 
     scope: grant.accessScopes.join(" "),
     exp: Math.floor(grant.access.expiresAt / 1000),
     iat: Math.floor(grant.access.issuedAt / 1000),
+    ...(grant.resource !== undefined ? { aud: grant.resource } : {}),
   };
 }
