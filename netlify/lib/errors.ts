@@ -94,17 +94,19 @@ const REALM = 'Bearer realm="indieauth"';
 const quoted = (value: string) => `"${value.replace(/["\\]/g, "\\$&")}"`;
 
 /** A refusal of a Bearer token. A resource server adds where its RFC 9728 metadata is
- * (`resource_metadata`), so that a client can find the authorization server. */
+ * (`resource_metadata`), so that a client can find the authorization server, and the scope it
+ * needs (`scope`, RFC 6750 3), so that a client can ask for it. */
 abstract class BearerRefusal extends OAuthError {
-  #resourceMetadata: string | undefined;
+  #resourceParams: Record<string, string> = {};
 
-  withResourceMetadata(url: string): this {
-    this.#resourceMetadata = url;
+  withResourceChallenge(params: { resourceMetadata?: string | undefined; scope?: string | undefined }): this {
+    if (params.scope) this.#resourceParams.scope = params.scope;
+    if (params.resourceMetadata) this.#resourceParams.resource_metadata = params.resourceMetadata;
     return this;
   }
 
   protected challenge(params: Record<string, string>): Record<string, string> {
-    const all = this.#resourceMetadata === undefined ? params : { ...params, resource_metadata: this.#resourceMetadata };
+    const all = { ...params, ...this.#resourceParams, ...params };
     return { "WWW-Authenticate": [REALM, ...Object.entries(all).map(([name, value]) => `${name}=${quoted(value)}`)].join(", ") };
   }
 }

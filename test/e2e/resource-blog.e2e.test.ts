@@ -101,9 +101,10 @@ interface Tokens {
   scope: string;
 }
 
-/** A real sign-in: GET /auth, the sign-in page's POST /auth/approve with the password and the
- * scopes ticked, and the code redeemed at POST /token with its PKCE verifier. */
-async function signIn(scope: string): Promise<Tokens> {
+/** A real sign-in: GET /auth (for a resource, as MCP hosts ask, RFC 8707), the sign-in page's
+ * POST /auth/approve with the password and the scopes ticked, and the code redeemed at POST
+ * /token with its PKCE verifier. */
+async function signIn(scope: string, resource?: string): Promise<Tokens> {
   const verifier = randomBytes(32).toString("base64url");
   const params = new URLSearchParams({
     response_type: "code",
@@ -113,6 +114,7 @@ async function signIn(scope: string): Promise<Tokens> {
     code_challenge: createHash("sha256").update(verifier).digest("base64url"),
     code_challenge_method: "S256",
     scope,
+    ...(resource ? { resource } : {}),
   });
   const start = await fetch(`${base}/auth?${params}`, { redirect: "manual" });
   expect(start.status).toBe(303);
@@ -187,7 +189,7 @@ describe("the README's Micropub and MCP functions in a blog, protected by netlif
     expect(entry.properties).not.toHaveProperty("access_token");
   });
 
-  it("answers 403 with scope=\"create\" for a token without create, which the MCP endpoint accepts", async () => {
+  it("answers 403 with scope=\"create\" for a token without create", async () => {
     const { access_token } = await signIn("read");
     const refused = await micropub({ method: "POST", headers: bearer(access_token), body: new URLSearchParams({ h: "entry", content: "Not allowed" }) });
     expect(refused.status).toBe(403);
@@ -196,12 +198,22 @@ describe("the README's Micropub and MCP functions in a blog, protected by netlif
     expect(challenge).toContain('scope="create"');
     expect(challenge).toContain(`resource_metadata="${base}/.well-known/oauth-protected-resource/micropub"`);
     expect(((await refused.json()) as { error: string }).error).toBe("insufficient_scope");
+  });
 
+  it("serves the MCP endpoint to a token signed in for it, and to no other", async () => {
+    const unbound = await signIn("read");
+    const notForIt = await mcp(unbound.access_token, { jsonrpc: "2.0", id: 1, method: "tools/list" });
+    expect(notForIt.status).toBe(401);
+    expect(notForIt.headers.get("www-authenticate")).toContain('error="invalid_token"');
+
+    const { access_token } = await signIn("read", `${base}/mcp`);
     const tools = await mcp(access_token, { jsonrpc: "2.0", id: 1, method: "tools/list" });
     expect(tools.status).toBe(200);
     expect(((await tools.json()) as { result: { tools: { name: string }[] } }).result.tools.map((t) => t.name)).toEqual(["whoami"]);
     const call = await mcp(access_token, { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "whoami", arguments: {} } });
     expect(await call.json()).toEqual({ jsonrpc: "2.0", id: 2, result: { content: [{ type: "text", text: `${base}/ via ${CLIENT_ID} (scope: read)` }] } });
+    // Issued for the MCP endpoint, it is refused at the Micropub endpoint.
+    expect((await micropub({ headers: bearer(access_token) }, "?q=config")).status).toBe(401);
   });
 
   it("refuses a revoked token at once", async () => {
@@ -219,6 +231,7 @@ describe("the README's Micropub and MCP functions in a blog, protected by netlif
     expect(refused.status).toBe(401);
     const metadataUrl = /resource_metadata="([^"]+)"/.exec(refused.headers.get("www-authenticate") ?? "")?.[1];
     expect(metadataUrl).toBe(`${base}/.well-known/oauth-protected-resource/mcp`);
+    expect(refused.headers.get("www-authenticate")).toContain('scope="read"');
     const metadata = await fetch(metadataUrl!);
     expect(metadata.status).toBe(200);
     expect(metadata.headers.get("access-control-allow-origin")).toBe("*");

@@ -6,11 +6,11 @@ import { afterEach, describe, expect, it } from "vitest";
 import { RECORDS } from "../../netlify/lib/platform/records.ts";
 import { blobStore } from "../../netlify/lib/platform/store.ts";
 import { resourceServer, ResourceSetupError, TokenCheckUnavailable, type ActiveToken, type ResourceServer } from "../../netlify/lib/resource/index.ts";
-import { endpoints, introspect, postToken, revoke, signInForCode } from "../helpers/endpoints.ts";
+import { approve, endpoints, introspect, postToken, revoke, signedRequest, signInForCode } from "../helpers/endpoints.ts";
 import { startFaultyBlobs } from "../helpers/faulty-blobs.ts";
 import { serveHandler, type HandlerServer } from "../helpers/handler-server.ts";
 import { OperationCounter } from "../helpers/counting-store.ts";
-import { CLIENT_ID, refreshForm } from "../helpers/requests.ts";
+import { authorizationParams, CLIENT_ID, codeForm, pkcePair, redirectParams, refreshForm } from "../helpers/requests.ts";
 import { testRuntime, type TestRuntime } from "../helpers/runtime.ts";
 import { tokensFor } from "../helpers/tokens.ts";
 
@@ -44,11 +44,14 @@ async function expectRefusal(answer: ActiveToken | Response, status: number, err
   return response;
 }
 
-/** Gives the token's grant the resources an RFC 8707 sign-in would have named. */
-async function bindToResource(rt: TestRuntime, accessToken: string, resource: string | string[]): Promise<void> {
-  const key = RECORDS.grant.key(accessToken.slice(4, 26));
-  const grant = await rt.store.get<Record<string, unknown>>(key);
-  await rt.store.set(key, { ...grant, resource });
+/** A real sign-in for a resource (RFC 8707: `resource` at /auth, kept at /token). */
+async function tokensForResource(rt: TestRuntime, resource: string): Promise<{ access_token: string }> {
+  const { verifier, challenge } = pkcePair();
+  const request = await signedRequest(rt, authorizationParams({ code_challenge: challenge, resource }));
+  const code = redirectParams(await approve(rt, request, { scopes: ["profile", "create"] })).get("code")!;
+  const response = await postToken(rt, codeForm({ code, verifier }));
+  expect(response.status).toBe(200);
+  return (await response.json()) as { access_token: string };
 }
 
 describe("same site: verifyAccessToken reads the grant, with the rules of /introspect", () => {
@@ -119,19 +122,21 @@ describe("same site: verifyAccessToken reads the grant, with the rules of /intro
     expect(await api.verifyAccessToken(get({}, `${MICROPUB}?access_token=${access_token}`))).toEqual({ active: false, reason: "invalid-request" });
   });
 
-  it("includes the resources a token was issued for as aud, and refuses it for another resource", async () => {
+  it("includes the resource a token was issued for as aud, as /introspect does, and refuses it for another resource", async () => {
     const rt = await testRuntime();
     const api = sameSite(rt);
-    const { access_token } = await tokensFor(rt);
-    expect((await api.verifyAccessToken(access_token, { resource: MICROPUB })).active).toBe(true);
-    await bindToResource(rt, access_token, `${SITE}/mcp`);
+    const unbound = await tokensFor(rt);
+    expect(await api.verifyAccessToken(unbound.access_token, { resource: MICROPUB })).not.toHaveProperty("aud");
+    expect((await api.verifyAccessToken(unbound.access_token, { resource: MICROPUB })).active).toBe(true);
+
+    const { access_token } = await tokensForResource(rt, `${SITE}/mcp`);
     expect(await api.verifyAccessToken(access_token)).toMatchObject({ active: true, aud: `${SITE}/mcp` });
+    expect(((await (await introspect(rt, access_token)).json()) as { aud: string }).aud).toBe(`${SITE}/mcp`);
     expect(await api.verifyAccessToken(access_token, { resource: `${SITE}/mcp` })).toMatchObject({ active: true });
     expect(await api.verifyAccessToken(access_token, { resource: MICROPUB })).toEqual({ active: false, reason: "wrong-resource" });
     // A path is taken against the request's own origin.
     expect(await api.verifyAccessToken(bearer(access_token), { resource: "/micropub" })).toEqual({ active: false, reason: "wrong-resource" });
-    await bindToResource(rt, access_token, [MICROPUB, `${SITE}/mcp`]);
-    expect(await api.verifyAccessToken(bearer(access_token), { resource: "/micropub" })).toMatchObject({ active: true, aud: [MICROPUB, `${SITE}/mcp`] });
+    expect(await api.verifyAccessToken(bearer(access_token, `${SITE}/mcp`), { resource: "/mcp" })).toMatchObject({ active: true, aud: `${SITE}/mcp` });
   });
 
   it("throws TokenCheckUnavailable when the store does not answer, rather than calling the token inactive", async () => {
@@ -184,6 +189,26 @@ describe("requireToken: the token, or a ready RFC 6750 answer", () => {
     await expectRefusal(await api.requireToken(get({ Authorization: "Basic dXNlcjpwYXNz" })), 401, "invalid_token");
   });
 
+  it("names the scope it needs in a 401 too, so that a client can ask for it", async () => {
+    const rt = await testRuntime();
+    const response = await expectRefusal(await sameSite(rt).requireToken(get(), { scope: ["create", "media"], resource: "/micropub" }), 401, null);
+    expect(response.headers.get("www-authenticate")).toBe(`Bearer realm="indieauth", scope="create media", resource_metadata="${SITE}/.well-known/oauth-protected-resource/micropub"`);
+  });
+
+  it("with requireAudience, refuses a token issued for no resource, as an MCP server must", async () => {
+    const rt = await testRuntime();
+    const api = sameSite(rt);
+    const unbound = await tokensFor(rt);
+    const mcp = (token: string) => bearer(token, `${SITE}/mcp`);
+    expect(await api.requireToken(mcp(unbound.access_token), { resource: "/mcp" })).toMatchObject({ active: true });
+    const refused = await expectRefusal(await api.requireToken(mcp(unbound.access_token), { resource: "/mcp", requireAudience: true }), 401, "invalid_token");
+    expect(refused.headers.get("www-authenticate")).toContain("not issued for this resource");
+    expect(await api.verifyAccessToken(unbound.access_token, { resource: `${SITE}/mcp`, requireAudience: true })).toEqual({ active: false, reason: "wrong-resource" });
+    const bound = await tokensForResource(rt, `${SITE}/mcp`);
+    expect(await api.requireToken(mcp(bound.access_token), { resource: "/mcp", requireAudience: true, scope: "create" })).toMatchObject({ active: true, aud: `${SITE}/mcp` });
+    await expect(api.requireToken(mcp(bound.access_token), { requireAudience: true })).rejects.toBeInstanceOf(TypeError);
+  });
+
   it("answers 403 insufficient_scope naming the scope the request needs", async () => {
     const rt = await testRuntime();
     const { access_token } = await tokensFor(rt, "profile");
@@ -223,10 +248,9 @@ describe("requireToken: the token, or a ready RFC 6750 answer", () => {
 
   it("answers 401 invalid_token for a token issued for another resource", async () => {
     const rt = await testRuntime();
-    const { access_token } = await tokensFor(rt);
-    await bindToResource(rt, access_token, `${SITE}/mcp`);
+    const { access_token } = await tokensForResource(rt, `${SITE}/mcp`);
     const response = await expectRefusal(await sameSite(rt).requireToken(bearer(access_token), { resource: "/micropub" }), 401, "invalid_token");
-    expect(response.headers.get("www-authenticate")).toContain("another resource");
+    expect(response.headers.get("www-authenticate")).toContain("not issued for this resource");
     expect(await sameSite(rt).requireToken(bearer(access_token, `${SITE}/mcp`), { resource: "/mcp" })).toMatchObject({ active: true, aud: `${SITE}/mcp` });
   });
 
@@ -297,11 +321,15 @@ describe("other site: this server's /introspect with INTROSPECTION_TOKEN, answer
     expect(api.mode).toBe("introspection");
     const { access_token, refresh_token } = await tokensFor(rt);
     expect(await api.verifyAccessToken(access_token)).toEqual(await sameSite(rt).verifyAccessToken(access_token));
+    const bound = await tokensForResource(rt, `${SITE}/mcp`);
+    expect(await api.verifyAccessToken(bound.access_token)).toEqual(await sameSite(rt).verifyAccessToken(bound.access_token));
+    expect(await api.verifyAccessToken(bound.access_token)).toMatchObject({ aud: `${SITE}/mcp` });
+    expect(await api.verifyAccessToken(bound.access_token, { resource: MICROPUB })).toEqual({ active: false, reason: "wrong-resource" });
     expect(await api.verifyAccessToken(UNKNOWN)).toEqual({ active: false, reason: "inactive" });
-    expect(served.requests).toBe(2);
+    expect(served.requests).toBe(3);
     expect(await api.verifyAccessToken(refresh_token)).toEqual({ active: false, reason: "refresh-token" });
     expect(await api.verifyAccessToken("nonsense")).toEqual({ active: false, reason: "malformed" });
-    expect(served.requests).toBe(2);
+    expect(served.requests).toBe(3);
   });
 
   it("reuses an answer for a minute at most: a revoked token is refused once the minute since it was asked is over", async () => {

@@ -5,22 +5,16 @@ import { checkAccessToken } from "../protocol/verification.ts";
 import type { KeyValueStore } from "../platform/store.ts";
 import type { ActiveToken, TokenVerification } from "./types.ts";
 
-/** A grant as a server with resource indicators (RFC 8707) writes it: the resources the app
- * named, if any. Read as optional, so that grants written before or without them still verify. */
-type GrantWithResource = GrantRecord & { resource?: string | readonly string[] };
-
-export function activeTokenOf(grant: GrantWithResource): ActiveToken {
-  const token: ActiveToken = {
+export function activeTokenOf(grant: GrantRecord): ActiveToken {
+  return {
     active: true,
     me: grant.me,
     clientId: grant.clientId,
     scope: grant.accessScopes.join(" "),
+    // The resource the owner approved the token for (RFC 8707), as /introspect answers it.
+    ...(grant.resource !== undefined ? { aud: grant.resource } : {}),
     exp: Math.floor(grant.access.expiresAt / 1000),
   };
-  const { resource } = grant;
-  if (typeof resource === "string") token.aud = resource;
-  else if (Array.isArray(resource) && resource.length > 0) token.aud = [...resource];
-  return token;
 }
 
 /** Checks a token with one read of its grant. */

@@ -40,9 +40,10 @@ function neededScopes(scope: RequireOptions["scope"]): string[] {
   return (typeof scope === "string" ? scope.split(SCOPE_SEPARATOR) : [...scope]).filter(Boolean);
 }
 
-/** Whether a token may be used at `resource`: it names it among its audiences, or names none. */
-function forResource(token: ActiveToken, resource: string): boolean {
-  if (token.aud === undefined) return true;
+/** Whether a token may be used at `resource`: its audience names it, or it has none and none
+ * is required. */
+function forResource(token: ActiveToken, resource: string, requireAudience: boolean): boolean {
+  if (token.aud === undefined) return !requireAudience;
   const normal = (value: string) => {
     try {
       return new URL(value).href;
@@ -70,11 +71,10 @@ function verifierFor(settings: ResourceSettings, options: ResourceServerOptions)
   };
 }
 
-/** The refusal `requireToken` answers with, carrying where the resource's metadata is. */
-function refusal(error: AnsweredError, metadataUrl: string | undefined): Response {
-  if (metadataUrl && (error instanceof MissingBearerToken || error instanceof InvalidToken || error instanceof InsufficientScope)) {
-    error.withResourceMetadata(metadataUrl);
-  }
+/** The refusal `requireToken` answers with: a Bearer refusal names where the resource's
+ * metadata is and the scope the request needs. */
+function refusal(error: AnsweredError, challenge: { resourceMetadata?: string | undefined; scope?: string | undefined }): Response {
+  if (error instanceof MissingBearerToken || error instanceof InvalidToken || error instanceof InsufficientScope) error.withResourceChallenge(challenge);
   return answerError(error, "json");
 }
 
@@ -101,11 +101,12 @@ export function resourceServer(options: ResourceServerOptions = {}): ResourceSer
   };
   const originFor = (request?: Request) => (request ? new URL(request.url).origin : settings?.issuer ? new URL(settings.issuer).origin : undefined);
 
-  async function verifyToken(token: string, resource: string | undefined): Promise<TokenVerification> {
+  async function verifyToken(token: string, resource: string | undefined, requireAudience = false): Promise<TokenVerification> {
     if (!settings) throw setupError!;
+    if (requireAudience && resource === undefined) throw new TypeError("requireAudience needs the resource to check the token's audience against");
     verify ??= verifierFor(settings, options);
     const answer = await verify(token);
-    if (answer.active && resource !== undefined && !forResource(answer, resource)) return { active: false, reason: "wrong-resource" };
+    if (answer.active && resource !== undefined && !forResource(answer, resource, requireAudience)) return { active: false, reason: "wrong-resource" };
     return answer;
   }
 
@@ -115,34 +116,36 @@ export function resourceServer(options: ResourceServerOptions = {}): ResourceSer
     async verifyAccessToken(tokenOrRequest, verifyOptions = {}) {
       const request = typeof tokenOrRequest === "string" ? undefined : tokenOrRequest;
       const resource = verifyOptions.resource === undefined ? undefined : resolveResource(verifyOptions.resource, originFor(request));
-      if (!request) return verifyToken(tokenOrRequest as string, resource);
+      const strict = verifyOptions.requireAudience === true;
+      if (!request) return verifyToken(tokenOrRequest as string, resource, strict);
       const found = await tokenOfRequest(request);
-      return found.found ? verifyToken(found.token, resource) : { active: false, reason: found.reason };
+      return found.found ? verifyToken(found.token, resource, strict) : { active: false, reason: found.reason };
     },
 
     async requireToken(request, requireOptions = {}) {
       const resource = requireOptions.resource === undefined ? undefined : resolveResource(requireOptions.resource, originFor(request));
-      const metadataUrl = resource === undefined ? undefined : metadataUrlOf(resource);
+      if (requireOptions.requireAudience && resource === undefined) throw new TypeError("requireAudience needs the resource to check the token's audience against");
+      const needed = neededScopes(requireOptions.scope);
+      const challenge = { resourceMetadata: resource === undefined ? undefined : metadataUrlOf(resource), scope: needed.join(" ") };
       const found = await tokenOfRequest(request);
       if (!found.found) {
         const error = found.reason === "missing" ? new MissingBearerToken(found.description) : found.reason === "malformed" ? new InvalidToken(found.description) : new InvalidRequest(found.description);
-        return refusal(error, metadataUrl);
+        return refusal(error, challenge);
       }
       let answer: TokenVerification;
       try {
-        answer = await verifyToken(found.token, resource);
+        answer = await verifyToken(found.token, resource, requireOptions.requireAudience === true);
       } catch (error) {
-        return refusal(unavailable(error), metadataUrl);
+        return refusal(unavailable(error), challenge);
       }
       if (!answer.active) {
         // The same words in both modes, whatever the reason: the holder learns only that it is refused.
-        const description = answer.reason === "wrong-resource" ? "The access token was issued for another resource." : "The access token is invalid, expired or revoked.";
-        return refusal(new InvalidToken(description), metadataUrl);
+        const description = answer.reason === "wrong-resource" ? "The access token was not issued for this resource." : "The access token is invalid, expired or revoked.";
+        return refusal(new InvalidToken(description), challenge);
       }
-      const needed = neededScopes(requireOptions.scope);
       const granted = new Set(answer.scope.split(SCOPE_SEPARATOR));
       if (needed.some((scope) => !granted.has(scope))) {
-        return refusal(new InsufficientScope(`The access token does not carry the scope this needs: ${needed.join(" ")}.`, needed.join(" ")), metadataUrl);
+        return refusal(new InsufficientScope(`The access token does not carry the scope this needs: ${needed.join(" ")}.`, needed.join(" ")), challenge);
       }
       return answer;
     },

@@ -25,7 +25,8 @@ export interface ActiveToken {
  * - `revoked`, `expired`: as they say (same-site mode);
  * - `inactive`: the server's /introspect said `active: false` (other-site mode: it does not
  *   say why, RFC 7662 2.2);
- * - `wrong-resource`: issued for another resource than the one asked about. */
+ * - `wrong-resource`: issued for another resource than the one asked about (or, with
+ *   `requireAudience`, for none). */
 export type InactiveReason =
   | "missing"
   | "invalid-request"
@@ -47,9 +48,12 @@ export type TokenVerification = ActiveToken | InactiveToken;
 
 export interface VerifyOptions {
   /** This resource's identifier (an absolute URL, or a path on the request's site): a token
-   * issued for other resources only is refused as `wrong-resource`. A token issued without
-   * any (every IndieAuth token until now) is valid for every resource of the site. */
+   * issued for another resource is refused as `wrong-resource`. A token issued for none (what
+   * IndieAuth clients get) is good for every resource of the site, unless `requireAudience`. */
   resource?: string;
+  /** Refuse a token that was not issued for `resource` itself (its `aud`), as MCP servers must
+   * (MCP authorization; RFC 8707): tokens issued for no resource too. */
+  requireAudience?: boolean;
 }
 
 export interface RequireOptions extends VerifyOptions {
