@@ -135,15 +135,31 @@ export async function liveGrants(store: KeyValueStore, now: number): Promise<Gra
   return grants.filter((grant) => isLive(grant, now));
 }
 
+/** Why a token is not live. "unknown" covers a token that never was, or was replaced by a
+ * refresh; "revoked" and "expired" are said only of the grant's own current token. */
+export type DeadTokenReason = "malformed" | "unknown" | "revoked" | "expired";
+
+export type TokenCheck = { live: true; grant: GrantRecord } | { live: false; reason: DeadTokenReason };
+
+/** Checks a token of this kind against its grant, with one read: live only if it is the
+ * grant's current token of that kind, unexpired, and the grant is neither revoked nor expired. */
+export async function checkGrantToken(store: KeyValueStore, token: string, kind: TokenKind, now: number): Promise<TokenCheck> {
+  const id = grantIdOf(token, kind);
+  if (!id) return { live: false, reason: "malformed" };
+  const grant = await store.get<StoredGrant>(grantKey(id));
+  if (grant === null || grant.kind !== "grant") return { live: false, reason: "unknown" };
+  const current = kind === "access" ? grant.access : grant.refresh;
+  // The hash first: whether a grant was revoked is told only to the holder of its token.
+  if (!tokenMatches(token, current.hash)) return { live: false, reason: "unknown" };
+  if (grant.revokedAt !== undefined) return { live: false, reason: "revoked" };
+  if (!isLive(grant, now) || current.expiresAt <= now) return { live: false, reason: "expired" };
+  return { live: true, grant };
+}
+
 /** The live grant whose current token of this kind is exactly `token`, with one read. */
 export async function grantForToken(store: KeyValueStore, token: string, kind: TokenKind, now: number): Promise<GrantRecord | null> {
-  const id = grantIdOf(token, kind);
-  if (!id) return null;
-  const grant = await store.get<StoredGrant>(grantKey(id));
-  if (!isLive(grant, now)) return null;
-  const current = kind === "access" ? grant.access : grant.refresh;
-  if (!tokenMatches(token, current.hash) || current.expiresAt <= now) return null;
-  return grant;
+  const check = await checkGrantToken(store, token, kind, now);
+  return check.live ? check.grant : null;
 }
 
 /** Revokes a grant (idempotent). Writes a tombstone when the grant does not exist yet. */
