@@ -2,10 +2,10 @@
 // with an entry module whose config Netlify reads without running code, and with the heavy
 // packages only in chunks that load when a request needs them.
 import { spawnSync } from "node:child_process";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { pathToFileURL } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildFunctions, functionNames, type BuiltFunction } from "../../scripts/build-functions.ts";
 
@@ -16,6 +16,42 @@ beforeAll(async () => {
   built = new Map((await buildFunctions(out)).map((f) => [f.name, f]));
 }, 120_000);
 afterAll(() => rm(out, { recursive: true, force: true }));
+
+const lib = (path: string) => JSON.stringify(fileURLToPath(new URL(`../../netlify/lib/${path}`, import.meta.url)));
+
+/** Exercises every package that a deployed function imports on use: cookie (CommonJS), jose,
+ * microformats-parser (CommonJS), ipaddr.js (CommonJS), bcryptjs. */
+const PROBE_SOURCE = `
+import { startSession, currentSession, clearSessionCookie } from ${lib("owner/sessions.ts")};
+import { parseMicroformats } from ${lib("clients/microformats.ts")};
+import { publicOnlyPolicy } from ${lib("clients/address-guard.ts")};
+import { verifyPassword } from ${lib("owner/password.ts")};
+
+const records = new Map();
+const store = {
+  get: async (key) => records.get(key) ?? null,
+  setIfNew: async (key, value) => (records.has(key) ? false : (records.set(key, value), true)),
+  set: async (key, value) => void records.set(key, value),
+};
+const settings = { issuer: "https://auth.jane.example/", development: false, keys: { session: new Uint8Array(32).fill(7) } };
+
+export default async () => {
+  const now = Date.now();
+  const { setCookie } = await startSession(store, settings, { method: "password", persistent: false, ip: "203.0.113.9", userAgent: "probe" }, now);
+  const cookie = setCookie.split(";")[0];
+  const request = new Request("https://auth.jane.example/indieauth/api/account", { headers: { cookie } });
+  const parsed = await parseMicroformats('<link rel="redirect_uri" href="/callback">', "https://app.example/", { rels: ["redirect_uri"], roots: ["h-app"] });
+  const policy = await publicOnlyPolicy();
+  return {
+    cookie: (await clearSessionCookie(settings)).split(";")[0],
+    sessionBack: (await currentSession(store, request, settings, now)) !== null,
+    microformats: parsed?.rels.redirect_uri ?? null,
+    publicAddress: policy("8.8.8.8"),
+    privateAddress: policy("10.0.0.1"),
+    bcrypt: await verifyPassword("x", { kind: "bcrypt", hash: "$2b$04$WOR70eUWV4A3hL0JwB/jHOKHQU6lZDjcWCPYORlpg2Onj8sjiZoEa" }),
+  };
+};
+`;
 
 const HEAVY = ["@simplewebauthn/server", "microformats-parser", "parse5", "bcryptjs"];
 
@@ -55,6 +91,20 @@ describe("prebuilt functions", () => {
       expect(run.stdout, name).toBe("function");
     }
   });
+
+  it("runs each package a function loads on demand as it runs under Node (CommonJS ones included)", async () => {
+    // A function of the same build whose handler takes the paths that load packages on use.
+    const sources = join(out, "probe-sources");
+    await mkdir(sources);
+    await writeFile(join(sources, "probe.ts"), PROBE_SOURCE);
+    await buildFunctions(join(out, "probe-built"), { sources });
+    const run = spawnSync(process.execPath, ["--input-type=module", "-e", "const { default: probe } = await import(process.argv[1]); process.stdout.write(JSON.stringify(await probe()));", pathToFileURL(join(out, "probe-built", "probe", "probe.mjs")).href], {
+      encoding: "utf8",
+      env: { PATH: process.env.PATH ?? "" },
+    });
+    expect(run.stderr).toBe("");
+    expect(JSON.parse(run.stdout)).toEqual({ cookie: "__Host-indieauth_session=", sessionBack: true, microformats: ["https://app.example/callback"], publicAddress: true, privateAddress: false, bcrypt: true });
+  }, 120_000);
 
   it("names and routes functions as the build plugin asks", async () => {
     const dir = join(out, "plugin");

@@ -1,6 +1,7 @@
 // The microformats parser, loaded only when an HTML page turns up (it is heavy).
 import type { mf2 } from "microformats-parser";
 import { htmlSubset, type Wanted } from "./html-subset.ts";
+import { importCommonJs } from "../platform/commonjs.ts";
 
 type ParsedMicroformats = ReturnType<typeof mf2>;
 
@@ -10,7 +11,8 @@ type ParsedMicroformats = ReturnType<typeof mf2>;
  * element (a page of <link> tags alone is common), so an empty element is appended: HTML
  * parsing puts it in the body, and it adds no item and no rel. */
 export async function parseMicroformats(html: string, baseUrl: string, wanted: Wanted): Promise<ParsedMicroformats | null> {
-  const { mf2: parse } = await import("microformats-parser");
+  // Loaded outside the try: a failure to load is the server's, never "no microformats".
+  const { mf2: parse } = await importCommonJs(() => import("microformats-parser"));
   try {
     return parse(`${htmlSubset(html, wanted)}<span></span>`, { baseUrl });
   } catch {

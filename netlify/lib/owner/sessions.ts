@@ -2,12 +2,14 @@
 // JWT of its own type that names a session record; the record is what makes it revocable:
 // signing out deletes it, and a cookie whose record is gone is worth nothing.
 import { randomBytes } from "node:crypto";
-// Loaded with the first cookie to read or write (a CommonJS package: not at every cold start).
-const cookies = () => import("cookie");
 import type { Config } from "../platform/config.ts";
 import { RECORDS } from "../platform/records.ts";
 import type { KeyValueStore } from "../platform/store.ts";
 import { signTyped, verifyTyped, type JwtKind } from "../crypto/typed-jwt.ts";
+import { importCommonJs } from "../platform/commonjs.ts";
+
+// Loaded with the first cookie to read or write (a CommonJS package: not at every cold start).
+const cookies = () => importCommonJs(() => import("cookie"));
 
 export const SESSION_TYPE = "indieauth-session+jwt";
 /** "Keep me signed in": a cookie that outlives the browser. */
