@@ -2,7 +2,7 @@
 // this deployment's URLs baked in), esbuild -> the pages' scripts, and the stylesheet.
 // Prints the same configuration warnings the endpoints would give.
 import { copyFile, mkdir, rm, writeFile } from "node:fs/promises";
-import { dirname, join } from "node:path";
+import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build as esbuild } from "esbuild";
 import { Liquid } from "liquidjs";
@@ -10,6 +10,7 @@ import { loadConfig, type ConfigProblem, type Env } from "../netlify/lib/platfor
 import { ACCOUNT_PAGE, ASSETS, HOME_PAGE, PAGES_PREFIX, SELF_TEST_PAGE, SIGN_IN_PAGE } from "../netlify/lib/pages/paths.ts";
 import { expectedTargets } from "../netlify/lib/owner/profile-links.ts";
 import { loadEnvFile } from "./env.ts";
+import { BUILT_FUNCTIONS, buildFunctions } from "./build-functions.ts";
 import { copyOwnerPhoto } from "./owner-photo.ts";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -128,5 +129,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     console.error("The production build stops here: set the variables above in Netlify, then deploy again.");
     process.exit(1);
   }
-  console.log(`Built ${outDir}`);
+  await rm(BUILT_FUNCTIONS, { recursive: true, force: true });
+  const functions = await buildFunctions(BUILT_FUNCTIONS);
+  console.log(`Built ${outDir} (the pages) and ${relative(root, BUILT_FUNCTIONS)} (${functions.map((f) => f.name).join(", ")})`);
 }

@@ -11,6 +11,7 @@ import { createRequire } from "node:module";
 import { createServer } from "node:net";
 import { join, relative, resolve } from "node:path";
 import { hashPassword } from "../netlify/lib/owner/password.ts";
+import { buildFunctions } from "./build-functions.ts";
 import { buildSite } from "./build.ts";
 import { ENV_FILE, loadEnvFile } from "./env.ts";
 
@@ -99,7 +100,10 @@ process.env.BASE_URL ??= `http://localhost:${port}`;
 process.env.NETLIFY_DEV = "true";
 
 const pages = join(process.cwd(), ".netlify", "indieauth-dev", String(port));
+// The functions as they deploy (prebuilt), each port its own copy beside its pages.
+const functions = join(process.cwd(), ".netlify", "indieauth-dev", `${port}-functions`);
 const { problems } = await buildSite(process.env, pages);
+await buildFunctions(functions);
 for (const problem of problems) console.warn(`warning: ${problem.message}. ${problem.fix}.`);
 
 const facts: [string, string][] = [
@@ -107,6 +111,8 @@ const facts: [string, string][] = [
   ["you sign in as", process.env.ME ?? "(ME is not set)"],
   ["password", passwordSource],
   ["pages", relative(process.cwd(), pages) || pages],
+  // Built once at start, as they deploy: a change to their sources needs a new npm start.
+  ["functions", relative(process.cwd(), functions) || functions],
 ];
 console.log("IndieAuth server, local development");
 for (const [label, value] of facts) console.log(`  ${label.padEnd(15)} ${value}`);
@@ -114,7 +120,7 @@ console.log(`Starting netlify dev (offline)…`);
 
 const [functionsPort, staticPort] = await Promise.all([freePort(), freePort()]);
 const netlify = createRequire(import.meta.url).resolve("netlify-cli/bin/run.js");
-const args = ["dev", "--offline", "--internal-disable-edge-functions", "--no-open", "--port", String(port), "--functions-port", String(functionsPort), "--staticServerPort", String(staticPort), "--dir", pages];
+const args = ["dev", "--offline", "--internal-disable-edge-functions", "--no-open", "--port", String(port), "--functions-port", String(functionsPort), "--staticServerPort", String(staticPort), "--dir", pages, "--functions", functions];
 const child = spawn(process.execPath, [netlify, ...args], { cwd: root, stdio: ["inherit", "pipe", "pipe"], env: { ...process.env, BROWSER: "none" } });
 const ready = () => console.log(`\nReady: ${process.env.BASE_URL}/  (Ctrl+C stops it)\n`);
 relay(child.stdout, process.stdout, ready);

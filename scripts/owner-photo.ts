@@ -5,7 +5,7 @@
 // machine's internal services are no photo), with a time budget and a size limit.
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { publicOnly, type AddressPolicy } from "../netlify/lib/clients/address-guard.ts";
+import { publicOnlyPolicy, type AddressPolicy } from "../netlify/lib/clients/address-guard.ts";
 import { fetchBytes, type FetchedBytes } from "../netlify/lib/clients/safe-fetch.ts";
 
 const TYPES: Record<string, string> = {
@@ -28,7 +28,7 @@ interface PhotoOptions {
 export async function copyOwnerPhoto(url: string, assetsDir: string, options: PhotoOptions): Promise<PhotoCopy> {
   const failed = (reason: string): PhotoCopy => ({ warning: `PROFILE_PHOTO (${url}) was not copied into the site: ${reason}. The pages show no photo.` });
   // As for the self-test's fetch of ME (owner/profile-links.ts): the owner's own setting.
-  const policy: AddressPolicy = options.development ? () => true : publicOnly;
+  const policy: AddressPolicy = options.development ? () => true : await publicOnlyPolicy();
   let photo: FetchedBytes;
   try {
     photo = await fetchBytes(new URL(url), { policy, maxBytes: MAX_BYTES, accept: Object.keys(TYPES).join(", ") });

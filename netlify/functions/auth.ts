@@ -1,5 +1,8 @@
 // /auth: GET starts a sign-in (the authorization request); POST redeems a code for the profile URL.
+// The only function that discovers clients: it alone bundles the fetcher and its address guard
+// (the HTML parser is loaded by name, when a client's page is HTML).
+import { discoverClient } from "../lib/clients/discovery.ts";
 import { authorizationEndpoint } from "../lib/endpoints/auth.ts";
 import { asFunction } from "../lib/platform/function-adapter.ts";
 
-export default asFunction(authorizationEndpoint);
+export default asFunction(authorizationEndpoint, { discover: (clientId) => discoverClient(clientId) });

@@ -12,13 +12,14 @@
 //               <publish>/indieauth/...                 the pages, and nothing else of the blog's
 //               <publish>/_headers                      the pages' security headers, appended in a
 //                                                       marked block (kept apart from the blog's)
-//               .netlify/v1/functions/indieauth-*.mts   one stub per endpoint, routed with config.path
+//               .netlify/v1/functions/indieauth-*/      each endpoint's function, prebuilt with esbuild
+//                                                       (scripts/build-functions.ts), routed with config.path
 // Headers go in _headers rather than the Frameworks API's .netlify/v1/config.json: Netlify
 // reads _headers in production, and `netlify dev` and `netlify serve` read it too, whereas
 // `netlify dev` ignores config.json. Routes and headers come from this package's netlify.toml,
 // the same ones a standalone deployment uses.
 import { existsSync, statSync } from "node:fs";
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { readFile, rm, writeFile } from "node:fs/promises";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { parse } from "smol-toml";
@@ -53,20 +54,19 @@ function routes(toml) {
   return byFunction;
 }
 
-async function writeFunctionStubs(siteRoot, toml) {
+/** The functions, prebuilt (scripts/build-functions.ts), each with its routes, through the
+ * Frameworks API. A stub from an older version of this plugin (indieauth-<name>.mts) would
+ * clash with its folder, so it goes. */
+async function writeFunctions(siteRoot, toml, load) {
   const dir = join(siteRoot, ".netlify", "v1", "functions");
-  await mkdir(dir, { recursive: true });
-  const stub = (name, config) => {
-    const target = relative(dir, join(packageRoot, "netlify", "functions", `${name}.ts`)).split("\\").join("/");
-    return `// Written by the netlify-indieauth build plugin.\nexport { default } from "${target.startsWith(".") ? target : `./${target}`}";\nexport const config = ${JSON.stringify(config)};\n`;
-  };
-  const written = [];
-  for (const [name, paths] of routes(toml)) {
-    await writeFile(join(dir, `indieauth-${name}.mts`), stub(name, { path: paths }));
-    written.push(name);
-  }
-  await writeFile(join(dir, "indieauth-cleanup.mts"), stub("cleanup", { schedule: "@hourly" }));
-  return [...written, "cleanup"];
+  const paths = routes(toml);
+  const { buildFunctions, functionNames } = await load("scripts/build-functions.ts");
+  for (const name of await functionNames()) await rm(join(dir, `indieauth-${name}.mts`), { force: true });
+  const built = await buildFunctions(dir, {
+    prefix: "indieauth-",
+    config: (name) => (paths.has(name) ? { path: paths.get(name) } : undefined),
+  });
+  return built.map((f) => f.name.slice("indieauth-".length));
 }
 
 async function writeHeaders(publishDir, toml) {
@@ -103,15 +103,14 @@ export const onBuild = async ({ constants, utils }) => {
     );
   }
 
-  // The pages are built by the same TypeScript build script as a standalone deployment.
-  const { warnings } = await withTypeScript(async (load) => {
+  // The pages and the functions are built by the same TypeScript build scripts as a standalone deployment.
+  const toml = await packageToml();
+  const { warnings, functions } = await withTypeScript(async (load) => {
     const { buildSite } = await load("scripts/build.ts");
-    return buildSite(process.env, publishDir, { standalone: false });
+    const { warnings } = await buildSite(process.env, publishDir, { standalone: false });
+    return { warnings, functions: await writeFunctions(siteRoot, toml, load) };
   });
   for (const warning of warnings) console.warn(`netlify-indieauth warning: ${warning}`);
-
-  const toml = await packageToml();
   await writeHeaders(publishDir, toml);
-  const functions = await writeFunctionStubs(siteRoot, toml);
   console.log(`netlify-indieauth: pages in ${shown}/indieauth/, their headers in ${shown}/_headers, functions ${functions.join(", ")}`);
 };

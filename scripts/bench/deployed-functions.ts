@@ -1,5 +1,6 @@
 // What Netlify deploys: `netlify build --offline` in a temporary copy of the checkout, with a
-// floor function added (a one-line handler that imports only @netlify/blobs), then every
+// floor function added (a one-line handler that imports only @netlify/blobs, among the sources
+// so that the build command prebuilds it like every other function), then every
 // function's zip unzipped and measured. The copy's node_modules are hard links, not a symlink:
 // with a symlinked node_modules nft writes a symlink into the zip instead of the packages.
 import { execFile } from "node:child_process";
@@ -23,7 +24,7 @@ const NOT_COPIED = new Set(["node_modules", ".netlify", "dist", ".git", ".env", 
 export interface DeployedFunction {
   fn: string;
   zipBytes: number;
-  /** Uncompressed: our files (the bundled function, package.json), everything but the two below. */
+  /** Uncompressed: our files (the prebuilt function: entry, handler, chunks), everything but the two below. */
   codeBytes: number;
   /** Uncompressed: node_modules/ in the zip, as nft traced it. */
   packagesBytes: number;
@@ -31,7 +32,7 @@ export interface DeployedFunction {
   bootstrapBytes: number;
   /** Every package in the zip with its bytes, largest first. */
   packages: { name: string; bytes: number }[];
-  /** The unzipped function module: <dir>/netlify/functions/<fn>.mjs. */
+  /** The unzipped function module: <dir>/<fn>.mjs. */
   entry: string;
 }
 
@@ -85,8 +86,9 @@ function measure(fn: string, zipBytes: number, entries: readonly ZipEntry[], dir
     else codeBytes += entry.size;
   }
   const packages = [...byPackage].map(([name, bytes]) => ({ name, bytes })).sort((a, b) => b.bytes - a.bytes);
-  const module = entries.find((e) => e.name === `netlify/functions/${fn}.mjs`) ?? entries.find((e) => e.name.startsWith(`netlify/functions/${fn}.`));
-  if (!module) throw new Error(`${fn}.zip holds no netlify/functions/${fn}.* (found ${entries.map((e) => e.name).filter((n) => !packageOf(n)).join(", ")})`);
+  // Netlify's entry point imports ./<fn>.mjs: our two-line entry module, which loads handler.mjs.
+  const module = entries.find((e) => e.name === `${fn}.mjs`);
+  if (!module) throw new Error(`${fn}.zip holds no ${fn}.mjs (found ${entries.map((e) => e.name).filter((n) => !packageOf(n)).join(", ")})`);
   const packagesBytes = packages.reduce((sum, p) => sum + p.bytes, 0);
   return { fn, zipBytes, codeBytes, packagesBytes, bootstrapBytes, packages, entry: join(dir, ...module.name.split("/")) };
 }
@@ -121,4 +123,3 @@ export async function buildDeployed(env: Env): Promise<DeployedBuild> {
   }
 }
 
-export const shipsPackage = (f: DeployedFunction, name: string) => f.packages.some((p) => p.name === name);

@@ -1,16 +1,23 @@
 // The package as npm installs it, added to a blog with the build plugin: `npm pack` of this
 // checkout installed into a small fixture blog (test/fixtures/blog, static files and no build
 // command), then a real `netlify build --offline`. It must produce the functions (with their
-// routes and dependencies), the headers and the pages under /indieauth/, and leave the blog's
+// routes, prebuilt so that each runs from its zip alone), the headers and the pages under /indieauth/, and leave the blog's
 // own pages and routes alone. A file the package's `files` list leaves out fails this build.
 import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testEnv } from "../helpers/env.ts";
 import { fixtures, installBlog, netlifyBuild, packedTarball, removeTempDirs } from "../helpers/blog.ts";
+import { unzip } from "../../scripts/bench/zip.ts";
 
 const fixture = join(fixtures, "blog");
+
+/** Imports a deployed function module and prints its answer to a metadata request. */
+const RUN_METADATA = `const { default: handler } = await import(process.argv[1]);
+const response = await handler(new Request("https://jane.example/.well-known/oauth-authorization-server"), {});
+process.stdout.write(JSON.stringify({ status: response.status, body: await response.json() }));`;
 
 let tarball: string;
 let dir: string;
@@ -46,9 +53,17 @@ describe("the build plugin on a fixture blog, installed from the tarball", () =>
     expect(routesOf("indieauth-account")).toEqual(["/indieauth/api/account", "/indieauth/api/account/*"]);
     expect(routesOf("indieauth-passkeys")).toEqual(["/indieauth/api/passkeys/*"]);
     expect(manifest.functions.find((f) => f.name === "indieauth-cleanup")?.schedule).toBe("@hourly");
-    // Each bundle carries the server's dependencies (zip entry names are stored as plain text).
-    const tokenZip = readFileSync(join(dir, ".netlify", "functions", "indieauth-token.zip")).toString("latin1");
-    expect(tokenZip).toContain("node_modules/ipaddr.js/");
+    // Each zip is the prebuilt function as it deploys: it runs on its own, as Netlify runs it.
+    const unzipped = join(dir, "unzipped-metadata");
+    const files = (await unzip(join(dir, ".netlify", "functions", "indieauth-metadata.zip"), unzipped)).map((e) => e.name);
+    expect(files).toEqual(expect.arrayContaining(["indieauth-metadata.mjs", "handler.mjs"]));
+    expect(files.filter((f) => f.includes("node_modules/"))).toEqual([]);
+    const served = spawnSync(process.execPath, ["--input-type=module", "-e", RUN_METADATA, pathToFileURL(join(unzipped, "indieauth-metadata.mjs")).href], {
+      encoding: "utf8",
+      env: { PATH: process.env.PATH ?? "", ...(await testEnv({ BASE_URL: undefined })), URL: "https://jane.example" },
+    });
+    expect(served.stderr).toBe("");
+    expect(JSON.parse(served.stdout)).toMatchObject({ status: 200, body: { issuer: "https://jane.example/", token_endpoint: "https://jane.example/token" } });
 
     const publish = join(dir, "public");
     expect(readFileSync(join(publish, "indieauth", "sign-in", "index.html"), "utf8")).toContain('action="/auth/approve"');

@@ -1,14 +1,16 @@
 // Starts the real `netlify dev` (offline, edge functions off) on free ports, with the site
-// built into a temporary folder, and stops it again. Readiness is waited for by polling the
+// built into a temporary folder and the functions prebuilt as they deploy, and stops it again. Readiness is waited for by polling the
 // metadata endpoint, never by sleeping a fixed time.
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
+import { rmSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createRequire } from "node:module";
 import type { Env } from "../../netlify/lib/platform/config.ts";
+import { buildFunctions } from "../../scripts/build-functions.ts";
 import { buildSite } from "../../scripts/build.ts";
 import { testEnv } from "./env.ts";
 
@@ -48,6 +50,20 @@ async function waitUntilReady(url: string, child: ChildProcess, output: () => st
   throw new Error(`netlify dev did not answer ${url} within ${timeoutMs} ms:\n${output()}`);
 }
 
+let functionsBuild: Promise<string> | undefined;
+
+/** The functions as they deploy (prebuilt by scripts/build-functions.ts), built once per test
+ * file and shared by its servers: they do not depend on the environment. */
+function builtFunctions(): Promise<string> {
+  functionsBuild ??= (async () => {
+    const out = await mkdtemp(join(tmpdir(), "indieauth-functions-"));
+    await buildFunctions(out);
+    process.once("exit", () => rmSync(out, { recursive: true, force: true }));
+    return out;
+  })();
+  return functionsBuild;
+}
+
 export async function startNetlifyDev(overrides: Env = {}): Promise<NetlifyDev> {
   const [port, functionsPort, staticPort] = await Promise.all([freePort(), freePort(), freePort()]);
   const baseUrl = `http://localhost:${port}`;
@@ -60,11 +76,12 @@ export async function startNetlifyDev(overrides: Env = {}): Promise<NetlifyDev> 
 
   const dir = await mkdtemp(join(tmpdir(), "indieauth-site-"));
   await buildSite(env, dir);
+  const functions = await builtFunctions();
 
   const cli = createRequire(import.meta.url).resolve("netlify-cli/bin/run.js");
   const child = spawn(
     process.execPath,
-    [cli, "dev", "--offline", "--internal-disable-edge-functions", "--no-open", "--port", String(port), "--functions-port", String(functionsPort), "--staticServerPort", String(staticPort), "--dir", dir],
+    [cli, "dev", "--offline", "--internal-disable-edge-functions", "--no-open", "--port", String(port), "--functions-port", String(functionsPort), "--staticServerPort", String(staticPort), "--dir", dir, "--functions", functions],
     { env: { ...childEnv, BROWSER: "none" }, detached: true, stdio: ["ignore", "pipe", "pipe"] },
   );
   let log = "";

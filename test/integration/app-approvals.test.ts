@@ -179,4 +179,30 @@ describe("an app's logo", () => {
     await approvedWithPassword(rt);
     expect(decodePayload(await signedRequest(rt))).toMatchObject({ client: { name: "App", logoUri: logo } });
   });
+
+  it("GET /auth reads the app's approval once, for the logo, the error-redirect trust and the offer", async () => {
+    const approvalReads: string[] = [];
+    const rt = await testRuntime({
+      discover: async (clientId) => ({ clientId: clientId.href, redirectUris: [], fetched: true, name: "App", logoUri: "https://app.example/logo.png" }),
+      wrapStore: (store) => ({
+        get: (key) => (key.startsWith(RECORDS.appApproval.prefix) && approvalReads.push(key), store.get(key)),
+        getVersioned: (key) => store.getVersioned(key),
+        set: (key, value) => store.set(key, value),
+        setIfNew: (key, value) => store.setIfNew(key, value),
+        setIfUnchanged: (key, value, version) => store.setIfUnchanged(key, value, version),
+        delete: (key) => store.delete(key),
+        list: (prefix) => store.list(prefix),
+      }),
+    });
+    const cookie = await approvedWithPassword(rt);
+    approvalReads.length = 0;
+    // Signed in, approved before, with a logo, and an error that goes back to the client.
+    const refused = await authorize(rt, authorizationParams({ code_challenge_method: "plain" }), { Cookie: cookie });
+    expect(refused.headers.get("location")).toMatch(/^https:\/\/app\.example\.com\/callback\?error=invalid_request/);
+    expect(approvalReads).toHaveLength(1);
+    const signedIn = await authorize(rt, authorizationParams(), { Cookie: cookie });
+    expect(decodePayload(fragmentOf(signedIn).get("request")!)).toMatchObject({ client: { logoUri: "https://app.example/logo.png" } });
+    expect(offerIn(signedIn)).toEqual({ session: true });
+    expect(approvalReads).toHaveLength(2);
+  });
 });

@@ -32,6 +32,8 @@ describe("npm run build", () => {
     const result = build({ CONTEXT: "deploy-preview", ME: "https://jane.example/", URL: "https://auth.jane.example" });
     expect(result.status).toBe(0);
     expect(result.stderr).toContain("warning: SECRET is missing");
+    // ...and prebuilds the functions where netlify.toml's [functions] directory says.
+    expect(result.stdout).toMatch(/ and \.netlify\/indieauth\/functions \(account, approve, auth, cleanup, /);
   });
 });
 

@@ -1,9 +1,16 @@
 // netlify.toml is part of the product: it routes every endpoint and sets the page headers.
 import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { parse } from "smol-toml";
 import { describe, expect, it } from "vitest";
+import { BUILT_FUNCTIONS } from "../../scripts/build-functions.ts";
+
+const root = fileURLToPath(new URL("../..", import.meta.url));
 
 interface Toml {
+  build: { command: string };
+  functions: { directory: string };
   redirects: { from: string; to: string; status: number; force: boolean }[];
   headers: { for: string; values: Record<string, string> }[];
 }
@@ -11,6 +18,11 @@ interface Toml {
 const toml = parse(readFileSync(new URL("../../netlify.toml", import.meta.url), "utf8")) as unknown as Toml;
 
 describe("netlify.toml", () => {
+  it("deploys the functions that the build command prebuilds, not their sources", () => {
+    expect(toml.build.command).toBe("npm run build");
+    expect(join(root, toml.functions.directory)).toBe(BUILT_FUNCTIONS);
+  });
+
   it.each([
     ["/.well-known/oauth-authorization-server", "metadata"],
     ["/auth", "auth"],

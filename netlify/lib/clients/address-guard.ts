@@ -1,11 +1,15 @@
 // SSRF guard: which IP addresses the server may connect to when it fetches a client_id
 // (IndieAuth 4.2). Only ordinary public unicast addresses pass; loopback, private networks,
 // cloud metadata (169.254.169.254) and every special-purpose range are refused.
-import ipaddr from "ipaddr.js";
+// ipaddr.js is loaded by name when the policy is first asked for: only fetching a client's (or
+// the owner's) page needs it, and as a CommonJS package it is costly to import into a
+// function's ES module (10-30 ms here), which every cold start of `auth` would otherwise pay.
 import { isIP } from "node:net";
 
 /** Decides whether a connection to `ip` may be made (true = allowed). */
 export type AddressPolicy = (ip: string) => boolean;
+
+type IpAddr = typeof import("ipaddr.js");
 
 /** URL hostnames wrap IPv6 literals in brackets ("[::1]"); addresses themselves do not. */
 function unbracket(host: string): string {
@@ -18,31 +22,45 @@ export function ipLiteralOf(hostname: string): string | null {
   return isIP(bare) !== 0 ? bare : null;
 }
 
-// IANA has only allocated 2000::/3 as global unicast; everything else in IPv6 is reserved.
-// This also refuses the deprecated IPv4-compatible form ::a.b.c.d, which ipaddr.js calls
-// "unicast" but which some stacks would route to the embedded (possibly private) IPv4.
-const IPV6_GLOBAL_UNICAST = ipaddr.IPv6.parseCIDR("2000::/3");
+function publicAddressCheck(ipaddr: IpAddr): AddressPolicy {
+  // IANA has only allocated 2000::/3 as global unicast; everything else in IPv6 is reserved.
+  // This also refuses the deprecated IPv4-compatible form ::a.b.c.d, which ipaddr.js calls
+  // "unicast" but which some stacks would route to the embedded (possibly private) IPv4.
+  const IPV6_GLOBAL_UNICAST = ipaddr.IPv6.parseCIDR("2000::/3");
 
-/**
- * True only for a public unicast address. IPv4-mapped IPv6 (::ffff:127.0.0.1) is judged as
- * its IPv4 address. 6to4, Teredo and NAT64 forms can carry a private IPv4 inside, so they
- * are refused outright (ipaddr.js gives them their own ranges, not "unicast").
- * Anything that does not parse is refused.
- */
-export function isPublicAddress(ip: string): boolean {
-  const text = unbracket(ip.trim());
-  if (!ipaddr.isValid(text)) return false;
-  let address: ipaddr.IPv4 | ipaddr.IPv6;
-  try {
-    // process() unwraps IPv4-mapped IPv6 to the IPv4 it carries.
-    address = ipaddr.process(text);
-  } catch {
-    return false;
-  }
-  if (address.range() !== "unicast") return false;
-  if (address.kind() === "ipv6" && !address.match(IPV6_GLOBAL_UNICAST)) return false;
-  return true;
+  /**
+   * True only for a public unicast address. IPv4-mapped IPv6 (::ffff:127.0.0.1) is judged as
+   * its IPv4 address. 6to4, Teredo and NAT64 forms can carry a private IPv4 inside, so they
+   * are refused outright (ipaddr.js gives them their own ranges, not "unicast").
+   * Anything that does not parse is refused.
+   */
+  return function isPublicAddress(ip: string): boolean {
+    const text = unbracket(ip.trim());
+    if (!ipaddr.isValid(text)) return false;
+    let address: ReturnType<IpAddr["process"]>;
+    try {
+      // process() unwraps IPv4-mapped IPv6 to the IPv4 it carries.
+      address = ipaddr.process(text);
+    } catch {
+      return false;
+    }
+    if (address.range() !== "unicast") return false;
+    if (address.kind() === "ipv6" && !address.match(IPV6_GLOBAL_UNICAST)) return false;
+    return true;
+  };
 }
 
-/** The default policy for client discovery: public addresses only. */
-export const publicOnly: AddressPolicy = isPublicAddress;
+let loading: Promise<AddressPolicy> | undefined;
+
+/** The policy for client discovery: public addresses only. A failed load is not remembered:
+ * the next fetch tries again. */
+export function publicOnlyPolicy(): Promise<AddressPolicy> {
+  loading ??= import("ipaddr.js").then(
+    ({ default: ipaddr }) => publicAddressCheck(ipaddr),
+    (error: unknown) => {
+      loading = undefined;
+      throw error;
+    },
+  );
+  return loading;
+}

@@ -1,6 +1,6 @@
 // Client information discovery (IndieAuth 4.2): fetch the client_id URL behind the SSRF
 // guard, read it, and remember the answer for a few minutes per warm function instance.
-import { publicOnly } from "./address-guard.ts";
+import { publicOnlyPolicy } from "./address-guard.ts";
 import { parseClientDocument, type ClientInfo } from "./client-info.ts";
 import { fetchDocument, type Fetcher } from "./safe-fetch.ts";
 import { isLoopbackHost } from "../protocol/urls.ts";
@@ -18,7 +18,7 @@ const MAX_CACHE_ENTRIES = 100;
 
 const cache = new Map<string, { info: ClientInfo; expires: number }>();
 
-const defaultFetcher: Fetcher = (url) => fetchDocument(url, { policy: publicOnly });
+const defaultFetcher: Fetcher = async (url) => fetchDocument(url, { policy: await publicOnlyPolicy() });
 
 /** For tests: forget every cached client. */
 export function clearClientCache(): void {

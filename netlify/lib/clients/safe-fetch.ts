@@ -3,12 +3,10 @@
 // lets us choose the address the socket connects to: the addresses are resolved once, every
 // one is checked against the policy, and the connection is handed exactly those addresses,
 // so a DNS answer that changes between check and connect (rebinding) cannot slip through.
-import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from "node:dns";
+import type { LookupAddress, LookupOptions } from "node:dns";
 import type { IncomingMessage } from "node:http";
-import http from "node:http";
-import https from "node:https";
 import type { LookupFunction } from "node:net";
-import { ipLiteralOf, publicOnly, type AddressPolicy } from "./address-guard.ts";
+import { ipLiteralOf, publicOnlyPolicy, type AddressPolicy } from "./address-guard.ts";
 
 export interface FetchedDocument {
   /** The final URL, after redirects. */
@@ -31,6 +29,7 @@ export class FetchFailed extends Error {
 }
 
 interface FetchOptions {
+  /** By default, public addresses only. */
   policy?: AddressPolicy;
   /** One budget for the whole fetch, redirects included. */
   timeoutMs?: number;
@@ -46,19 +45,26 @@ export type FetchedBytes = Omit<FetchedDocument, "body"> & { bytes: Buffer };
 export type Fetcher = (url: URL) => Promise<FetchedDocument>;
 
 const DEFAULTS = {
-  policy: publicOnly,
   timeoutMs: 5000,
   maxBytes: 512 * 1024,
   maxRedirects: 3,
   accept: "application/json, text/html;q=0.9",
-} satisfies Required<FetchOptions>;
+} satisfies Omit<Required<FetchOptions>, "policy">;
+
+/** node:http, node:https and node:dns, loaded by name on the first fetch: they stay out of a
+ * function's cold start (only GET /auth and the self-test fetch anything). */
+async function loadNetwork() {
+  const [{ default: http }, { default: https }, { lookup }] = await Promise.all([import("node:http"), import("node:https"), import("node:dns")]);
+  return { http, https, lookup };
+}
+type Network = Awaited<ReturnType<typeof loadNetwork>>;
 
 const USER_AGENT = "netlify-indieauth (client discovery)";
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
 /** A `lookup` for net.connect that refuses the host if ANY of its addresses fails the policy
  * (an attacker could otherwise list a public and a private address together). */
-function guardedLookup(policy: AddressPolicy): LookupFunction {
+function guardedLookup(policy: AddressPolicy, dnsLookup: Network["lookup"]): LookupFunction {
   return (hostname: string, options: LookupOptions, callback) => {
     const family = options.family === 4 || options.family === 6 ? options.family : 0;
     dnsLookup(hostname, { all: true, family }, (err, addresses: LookupAddress[]) => {
@@ -77,7 +83,7 @@ function guardedLookup(policy: AddressPolicy): LookupFunction {
 type Hop = { redirect: URL } | { document: FetchedBytes };
 
 /** One request, no redirect following. Rejects with FetchRefused or FetchFailed only. */
-function requestOnce(url: URL, opts: Required<FetchOptions>, signal: AbortSignal): Promise<Hop> {
+function requestOnce(url: URL, opts: Required<FetchOptions>, network: Network, signal: AbortSignal): Promise<Hop> {
   if (url.protocol !== "http:" && url.protocol !== "https:") {
     return Promise.reject(new FetchRefused(`the ${url.protocol} scheme is not allowed`));
   }
@@ -103,7 +109,7 @@ function requestOnce(url: URL, opts: Required<FetchOptions>, signal: AbortSignal
     };
     const onAbort = (): void => finish({ error: new FetchFailed("timed out") });
 
-    const transport = url.protocol === "https:" ? https : http;
+    const transport = url.protocol === "https:" ? network.https : network.http;
     // Built field by field so that userinfo in the URL is never sent as Basic auth.
     const req = transport.request({
       protocol: url.protocol,
@@ -114,7 +120,7 @@ function requestOnce(url: URL, opts: Required<FetchOptions>, signal: AbortSignal
       headers: { Accept: opts.accept, "User-Agent": USER_AGENT, "Accept-Encoding": "identity" },
       // A fresh socket per request: no pooled connection to a previously resolved address.
       agent: false,
-      lookup: guardedLookup(opts.policy),
+      lookup: guardedLookup(opts.policy, network.lookup),
     });
     signal.addEventListener("abort", onAbort, { once: true });
 
@@ -174,18 +180,19 @@ function handleResponse(url: URL, res: IncomingMessage, opts: Required<FetchOpti
 /** GET a URL's bytes with the SSRF guard, a time budget, a size cap and few redirects. */
 export async function fetchBytes(url: URL, options: FetchOptions = {}): Promise<FetchedBytes> {
   const opts: Required<FetchOptions> = {
-    policy: options.policy ?? DEFAULTS.policy,
+    policy: options.policy ?? (await publicOnlyPolicy()),
     timeoutMs: options.timeoutMs ?? DEFAULTS.timeoutMs,
     maxBytes: options.maxBytes ?? DEFAULTS.maxBytes,
     maxRedirects: options.maxRedirects ?? DEFAULTS.maxRedirects,
     accept: options.accept ?? DEFAULTS.accept,
   };
+  const network = await loadNetwork();
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), opts.timeoutMs);
   try {
     let current = url;
     for (let redirects = 0; ; redirects++) {
-      const hop = await requestOnce(current, opts, controller.signal);
+      const hop = await requestOnce(current, opts, network, controller.signal);
       if ("document" in hop) return hop.document;
       if (redirects >= opts.maxRedirects) throw new FetchRefused(`more than ${opts.maxRedirects} redirects`);
       // The next hop's scheme and address are checked again in requestOnce.

@@ -4,13 +4,13 @@ import { knowingItself } from "../clients/own-client.ts";
 import { InvalidRequest } from "../errors.ts";
 import type { RequestContext } from "../http/endpoint.ts";
 import { redirect } from "../http/responses.ts";
-import { approvalOf, redirectApprovedBefore } from "../owner/app-approvals.ts";
+import { approvesRedirect } from "../owner/app-approvals.ts";
 import { currentSession } from "../owner/sessions.ts";
 import { HOME_PAGE, SIGN_IN_PAGE } from "../pages/paths.ts";
 import { writeSignInFragment } from "../pages/sign-in-fragment.ts";
 import { checkAuthorizationRequest } from "../protocol/authorization-request.ts";
 import { requestTooLarge, signRequest } from "../protocol/request-object.ts";
-import { signInOffer } from "./sign-in-offer.ts";
+import { approvalInRequest, signInOffer } from "./sign-in-offer.ts";
 
 export async function authorize(ctx: RequestContext): Promise<Response> {
   const params = ctx.url.searchParams;
@@ -20,12 +20,12 @@ export async function authorize(ctx: RequestContext): Promise<Response> {
     params,
     ownerMe: ctx.config.me,
     discover: knowingItself(ctx.config.baseUrl, ctx.rt.discover),
-    approvedBefore: (clientId, redirectUri) => redirectApprovedBefore(ctx.rt.store, clientId, redirectUri, ctx.rt.now()),
+    approvedBefore: async (clientId, redirectUri) => approvesRedirect(await approvalInRequest(ctx, clientId), redirectUri),
     onRedirectUriVerified: (target) => ctx.replyTo(target),
   });
   // An app's logo is loaded by the owner's browser from wherever the app says: not for an app
   // never approved (an IP beacon, or a GET into the owner's network, from any site at all).
-  if (request.client.logoUri && !(await approvalOf(ctx.rt.store, request.clientId, ctx.rt.now()))) {
+  if (request.client.logoUri && !(await approvalInRequest(ctx, request.clientId))) {
     request.unshownLogoUri = request.client.logoUri;
     delete request.client.logoUri;
   }

@@ -50,8 +50,8 @@ export function approvalCovers(approval: AppApproval | null, redirectUri: string
 }
 
 /** Whether this redirect URI was approved for the app before (error redirects trust it). */
-export async function redirectApprovedBefore(store: KeyValueStore, clientId: string, redirectUri: string, now: number): Promise<boolean> {
-  return (await approvalOf(store, clientId, now))?.redirectUris.includes(canonicalUrl(redirectUri)) ?? false;
+export function approvesRedirect(approval: AppApproval | null, redirectUri: string): boolean {
+  return approval?.redirectUris.includes(canonicalUrl(redirectUri)) ?? false;
 }
 
 /** Records an approval made with the password or a passkey: its scopes replace the last

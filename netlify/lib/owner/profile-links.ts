@@ -3,7 +3,7 @@
 // development, where ME is usually http://localhost:8888/, loopback is allowed: ME is the
 // owner's own setting, not something a visitor can choose).
 import type { AddressPolicy } from "../clients/address-guard.ts";
-import { publicOnly } from "../clients/address-guard.ts";
+import { publicOnlyPolicy } from "../clients/address-guard.ts";
 import { linkTargets } from "../clients/link-header.ts";
 import { parseMicroformats } from "../clients/microformats.ts";
 import { fetchDocument, type FetchedDocument } from "../clients/safe-fetch.ts";
@@ -58,7 +58,7 @@ export async function checkProfileLinks(config: Config, fetcher?: (url: URL) => 
       return { rel, expected: expected[rel], found: value, ok: value === expected[rel], tag: `<link rel="${rel}" href="${expected[rel]}">` };
     });
 
-  const policy: AddressPolicy = config.development ? () => true : publicOnly;
+  const policy: AddressPolicy = config.development ? () => true : await publicOnlyPolicy();
   let doc: FetchedDocument;
   try {
     doc = await (fetcher ?? ((url: URL) => fetchDocument(url, { policy, accept: "text/html" })))(new URL(config.me));

@@ -1,10 +1,18 @@
 // What each file in netlify/functions/ exports: an endpoint with this deployment's runtime,
 // and the requester's address as the platform reports it (context.ip).
 import type { Endpoint } from "../http/endpoint.ts";
-import { defaultRuntime } from "./runtime.ts";
+import { defaultRuntime, type Runtime } from "./runtime.ts";
 
 type FunctionHandler = (req: Request, context?: { ip?: string }) => Promise<Response>;
 
-export function asFunction(endpoint: Endpoint): FunctionHandler {
-  return (req, context) => endpoint(req, defaultRuntime(), { ip: context?.ip ?? "", userAgent: req.headers.get("user-agent") ?? "" });
+/** What only some functions have: a function file passes the ones its endpoint uses, so that
+ * each function bundles (and loads) only what it needs. */
+type FunctionServices = Partial<Pick<Runtime, "discover">>;
+
+export function asFunction(endpoint: Endpoint, services: FunctionServices = {}): FunctionHandler {
+  let rt: Runtime | undefined;
+  return (req, context) => {
+    rt ??= { ...defaultRuntime(), ...services };
+    return endpoint(req, rt, { ip: context?.ip ?? "", userAgent: req.headers.get("user-agent") ?? "" });
+  };
 }

@@ -13,15 +13,20 @@ export interface Runtime {
 
 let runtime: Runtime | undefined;
 
+/** Client discovery is not shared: only the `auth` function discovers clients, and it passes
+ * its own (see platform/function-adapter.ts). The fetcher, its address guard and the HTML
+ * parser would otherwise ship in, and weigh on the cold start of, every function. */
+async function noDiscovery(): Promise<never> {
+  throw new Error("This function does not discover clients.");
+}
+
 export function defaultRuntime(): Runtime {
   runtime ??= {
     config: getConfig(),
     // INDIEAUTH_STORE: another store name lets two servers (or test runs) share one site.
     store: blobStore(process.env.INDIEAUTH_STORE?.trim() || undefined),
     now: Date.now,
-    // Loaded on first use: only GET /auth discovers clients, and the fetcher, its address guard
-    // and the HTML parser would otherwise weigh on every function's cold start.
-    discover: async (clientId) => (await import("../clients/discovery.ts")).discoverClient(clientId),
+    discover: noDiscovery,
   };
   return runtime;
 }

@@ -13,7 +13,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import { publicOnly, type AddressPolicy } from "../../../netlify/lib/clients/address-guard.ts";
+import { publicOnlyPolicy, type AddressPolicy } from "../../../netlify/lib/clients/address-guard.ts";
 import { clearClientCache, discoverClient } from "../../../netlify/lib/clients/discovery.ts";
 import { FetchFailed, FetchRefused, fetchDocument } from "../../../netlify/lib/clients/safe-fetch.ts";
 import { selfTestEndpoint } from "../../../netlify/lib/endpoints/self-test.ts";
@@ -317,7 +317,7 @@ describe("address guard: slow, endless and oversized answers", () => {
   });
 
   it("the defaults stay bounded: the production fetcher uses the public-only policy", async () => {
-    expect(publicOnly("127.0.0.1")).toBe(false);
+    expect((await publicOnlyPolicy())("127.0.0.1")).toBe(false);
     dns.answers.set("loopback.attacker.test", ["127.0.0.1"]);
     const info = await discoverClient(new URL(`http://loopback.attacker.test:${port}/client`));
     expect(info.fetched).toBe(false);
