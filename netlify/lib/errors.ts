@@ -7,9 +7,10 @@
 import { REQUEST_PROBLEMS, START_AGAIN } from "./pages/request-problems.ts";
 import type { RequestProblem } from "./protocol/request-object-shape.ts";
 
-/** The JSON body of every refusal. */
+/** The body of every refusal (JSON, or form-encoded for a client that asks for that). */
 interface ErrorBody {
-  error: string;
+  /** Absent only where the standard wants no error code: a request without any credential. */
+  error?: string;
   error_description: string;
   [extra: string]: unknown;
 }
@@ -86,10 +87,16 @@ export class UnsupportedGrantType extends OAuthError {
 /** RFC 6750 3: a protected resource's refusals carry a Bearer challenge. */
 const REALM = 'Bearer realm="indieauth"';
 
-/** No credential at all (RFC 6750 3.1): the challenge carries no error code. */
+/** No credential at all (RFC 6750 3.1): the client may not have known that one is needed, so
+ * the answer is the bare challenge and no error code, in the header or in the body (which only
+ * says, for a person reading it, what to send). `error` is never sent. */
 export class MissingBearerToken extends OAuthError {
   readonly error = "invalid_request";
   readonly status = 401;
+  override readonly toClient = false;
+  override body(): ErrorBody {
+    return { error_description: this.description };
+  }
   override headers(): Record<string, string> {
     return { "WWW-Authenticate": REALM };
   }
@@ -109,6 +116,18 @@ export class InsufficientScope extends OAuthError {
   }
   override headers(): Record<string, string> {
     return { "WWW-Authenticate": `${REALM}, error="insufficient_scope", scope="${this.scope}", error_description="${this.description}"` };
+  }
+}
+
+/** RFC 6749 5.2: a client's authentication failed. It tried the Authorization header (this
+ * server's clients have no other way to fail it), so the answer is 401 with a challenge in the
+ * scheme it used. A back-channel answer: never sent to a redirect URI. */
+export class InvalidClient extends OAuthError {
+  readonly error = "invalid_client";
+  readonly status = 401;
+  override readonly toClient = false;
+  override headers(): Record<string, string> {
+    return { "WWW-Authenticate": 'Basic realm="indieauth"' };
   }
 }
 
@@ -212,6 +231,22 @@ export class UnusableSignInRequest extends OAuthError {
   }
   override paragraphs(): string[] {
     return [REQUEST_PROBLEMS[this.problem].said, START_AGAIN];
+  }
+}
+
+/** The signed sign-in request was approved before, and the app has had its code (or let it
+ * expire): a code is never issued twice. Typically the Approve button pressed again, or the
+ * page's form sent again from the browser's history, after the app got the first answer. */
+export class SignInAlreadyAnswered extends OAuthError {
+  readonly error = "invalid_request";
+  readonly status = 400;
+  override readonly toClient = false;
+  override readonly title = "You already approved this sign-in";
+  constructor() {
+    super("This sign-in request was approved once already, and the app has received its answer.");
+  }
+  override paragraphs(): string[] {
+    return [this.description, "Go back to the app: you are probably signed in there. If you are not, start the sign-in again from the app."];
   }
 }
 

@@ -516,24 +516,38 @@ export async function expectDocumentedAnswer(response: unknown, rules: AnswerRul
   } else if (type === "application/json") {
     expect(res.headers.get("cache-control")).toBe("no-store");
     json = JSON.parse(text);
-    if (res.status >= 400) {
-      const body = json as Record<string, unknown>;
-      expect(typeof body.error, "an error has a string `error`").toBe("string");
-      expect(typeof body.error_description, "an error has a string `error_description`").toBe("string");
-    }
+    if (res.status >= 400) expectErrorBody(res, json as Record<string, unknown>);
   } else if (type === "text/html; charset=utf-8") {
     expectSafePage(res, text);
   } else {
-    // The token endpoint's form-encoded answer, for a client that asks for one.
-    expect(type, "a body is JSON, HTML or (tokens only) form-encoded").toBe("application/x-www-form-urlencoded");
-    expect(res.status).toBe(200);
+    // The token endpoint's form-encoded answer, and any refusal, for a client that asks for one.
+    expect(type, "a body is JSON, HTML or form-encoded").toBe("application/x-www-form-urlencoded");
     expect(res.headers.get("cache-control")).toBe("no-store");
+    if (res.status >= 400) {
+      json = Object.fromEntries(new URLSearchParams(text));
+      expectErrorBody(res, json as Record<string, unknown>);
+    } else {
+      expect(res.status).toBe(200);
+    }
   }
 
   if (res.status === 405) expect(res.headers.get("allow")).toBeTruthy();
   if (res.status === 429) expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(0);
-  if (res.status === 401 && rules.bearerChallenge) expect(res.headers.get("www-authenticate") ?? "").toMatch(/^Bearer realm="indieauth"/);
+  if (res.status === 401 && rules.bearerChallenge) {
+    // A client's refused Basic credentials are challenged in the scheme it used (RFC 6749 5.2).
+    const basic = (json as { error?: unknown } | undefined)?.error === "invalid_client";
+    expect(res.headers.get("www-authenticate") ?? "").toMatch(basic ? /^Basic realm="indieauth"$/ : /^Bearer realm="indieauth"/);
+  }
   return { status: res.status, text, json, location };
+}
+
+/** A refusal's body: `error` and `error_description`; only the bare challenge of a request
+ * without any credential (RFC 6750 3.1) carries no `error`, in the body as in the header. */
+function expectErrorBody(res: Response, body: Record<string, unknown>): void {
+  const bare = res.status === 401 && res.headers.get("www-authenticate") === 'Bearer realm="indieauth"';
+  if (bare) expect(body.error, "no error code without a credential").toBeUndefined();
+  else expect(typeof body.error, "an error has a string `error`").toBe("string");
+  expect(typeof body.error_description, "an error has a string `error_description`").toBe("string");
 }
 
 /** An HTML answer: the server's fixed frame, with a CSP and nothing generated left unescaped. */

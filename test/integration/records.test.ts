@@ -37,6 +37,7 @@ describe("the store writes only declared kinds of record", () => {
     const keys = [
       RECORDS.code.key("ic_x"),
       RECORDS.usedCode.key("ic_x"),
+      RECORDS.answeredRequest.key("ic_x"),
       RECORDS.grant.key("g"),
       RECORDS.grantUsage.key("g"),
       RECORDS.throttleAddress.key("203.0.113.7", "1"),

@@ -1,5 +1,5 @@
 // Random secrets, their stored hashes, constant-time comparison and key derivation.
-import { createHash, hkdfSync, randomBytes, timingSafeEqual } from "node:crypto";
+import { createHash, createHmac, hkdfSync, randomBytes, timingSafeEqual } from "node:crypto";
 
 /** Every secret this server hands out carries its type in a prefix, and every lookup checks it,
  * so that a code can never be used as a token nor a token as a code. (Access and refresh
@@ -12,6 +12,12 @@ type SecretKind = keyof typeof SECRET_PREFIX;
 /** 256 bits of randomness, base64url, behind the kind's prefix. */
 export function newSecret(kind: SecretKind, random: (size: number) => Buffer = randomBytes): string {
   return SECRET_PREFIX[kind] + random(32).toString("base64url");
+}
+
+/** A secret of the kind derived from a message (HMAC-SHA-256, 256 bits): the same message
+ * always gives the same secret, and nobody without the key can compute it. */
+export function derivedSecret(kind: SecretKind, key: Uint8Array, message: string): string {
+  return SECRET_PREFIX[kind] + createHmac("sha256", key).update(message, "utf8").digest("base64url");
 }
 
 export function isSecretOfKind(value: string, kind: SecretKind): boolean {

@@ -6,7 +6,7 @@
 // anything else needs the password or a passkey, and is then remembered for the app.
 // (The frame refuses cross-site posts.) The same function answers the page's check of a
 // request before it asks for the password (POST /auth/approve/check, request-check.ts).
-import { AccessDenied, UnusableSignInRequest } from "../errors.ts";
+import { AccessDenied, SignInAlreadyAnswered, UnusableSignInRequest } from "../errors.ts";
 import { actionsEndpoint, type RequestContext } from "../http/endpoint.ts";
 import { redirect } from "../http/responses.ts";
 import { rememberApproval } from "../owner/app-approvals.ts";
@@ -15,8 +15,8 @@ import { credentialFrom, recordAttempt, signInOwner, throttled, type AttemptCont
 import { APPROVE_PATH, SIGN_IN_PAGE } from "../pages/paths.ts";
 import { writeSignInFragment, type SignInProblem } from "../pages/sign-in-fragment.ts";
 import { redirectToClient } from "../protocol/authorization-response.ts";
-import { issueCode } from "../protocol/codes.ts";
-import { checkRequest, signRequest, type AuthorizationRequest, type SignedRequest } from "../protocol/request-object.ts";
+import { issueRequestCode } from "../protocol/codes.ts";
+import { checkRequest, requestId, signRequest, type SignedRequest } from "../protocol/request-object.ts";
 import { grantedScopes } from "../protocol/scopes.ts";
 import { requestCheck } from "./request-check.ts";
 import { sessionMayApprove, signInOffer } from "./sign-in-offer.ts";
@@ -56,17 +56,21 @@ async function whoApproves(ctx: RequestContext, form: URLSearchParams, submitted
   return backToSignIn(ctx, submitted, problem, session !== null);
 }
 
-async function issue(ctx: RequestContext, request: AuthorizationRequest, scopes: string[], form: URLSearchParams, approver: Approver, attempt: AttemptContext): Promise<Response> {
+async function issue(ctx: RequestContext, signed: SignedRequest, scopes: string[], form: URLSearchParams, approver: Approver, attempt: AttemptContext): Promise<Response> {
   const { config, rt } = ctx;
+  const { request } = signed;
   const now = rt.now();
   const code = { clientId: request.clientId, redirectUri: request.redirectUri, codeChallenge: request.codeChallenge, scopes, me: config.me, client: request.unshownLogoUri ? { ...request.client, logoUri: request.unshownLogoUri } : request.client };
-  const approved = { clientId: request.clientId, redirectUri: request.redirectUri, scopes };
-  const [issued] = await Promise.all([
-    issueCode(rt.store, code, now),
+  // One code per signed request: a double-clicked Approve gets the first answer again.
+  const issued = await issueRequestCode(rt.store, config.keys.code, { requestId: requestId(signed), requestExpiresAt: signed.expiresAt }, code, now);
+  if (!issued) throw new SignInAlreadyAnswered();
+  if (!issued.repeat) {
+    const approved = { clientId: request.clientId, redirectUri: request.redirectUri, scopes };
     // The password or a passkey approved this much: a session may approve it again.
-    approver === "session" ? recordAttempt(rt, attempt, "session") : rememberApproval(rt.store, { ...approved, method: approver }, now),
-  ]);
-  const response = redirect(redirectToClient(request.redirectUri, { code: issued, state: request.state }, config.issuer), 302);
+    await (approver === "session" ? recordAttempt(rt, attempt, "session") : rememberApproval(rt.store, { ...approved, method: approver }, now));
+  }
+  const response = redirect(redirectToClient(request.redirectUri, { code: issued.code, state: request.state }, config.issuer), 302);
+  // Also on a repeat: the browser shows the last answer, and the first one's cookie may be lost with it.
   if (approver !== "session" && rememberRequested(form)) {
     const session = { method: approver, persistent: true, ip: ctx.requester.ip, userAgent: ctx.requester.userAgent };
     response.headers.append("Set-Cookie", (await startSession(rt.store, config, session, now)).setCookie);
@@ -97,7 +101,7 @@ async function approve(ctx: RequestContext): Promise<Response> {
   const attempt: AttemptContext = { ip: ctx.requester.ip, where: "authorization", clientId: request.clientId };
   const scopes = grantedScopes(request.scopes, form.getAll("scope"));
   const approver = await whoApproves(ctx, form, submitted, scopes, attempt);
-  return approver instanceof Response ? approver : issue(ctx, request, scopes, form, approver, attempt);
+  return approver instanceof Response ? approver : issue(ctx, signed, scopes, form, approver, attempt);
 }
 
 export const approveEndpoint = actionsEndpoint({

@@ -1,9 +1,11 @@
 // POST /revoke (RFC 7009), and the legacy POST /token with action=revoke: the token's whole
-// grant is revoked. Unknown tokens get 200 too, so that the answer reveals nothing.
+// grant is revoked. Unknown tokens get 200 too, so that the answer reveals nothing. A client
+// that authenticates with Basic credentials must present them as the token endpoint accepts.
 import { InvalidRequest } from "../errors.ts";
 import { grantOwningToken, revokeGrant } from "../protocol/grants.ts";
 import { endpoint } from "../http/endpoint.ts";
 import { json } from "../http/responses.ts";
+import { withClientCredentials } from "../protocol/client-authentication.ts";
 import type { Runtime } from "../platform/runtime.ts";
 
 /** token_type_hint is ignored: the token's own prefix says what it is. */
@@ -17,5 +19,5 @@ export async function revokeToken(rt: Runtime, form: URLSearchParams): Promise<R
 
 export const revocationEndpoint = endpoint({
   cors: true,
-  POST: { answers: "json", run: async (ctx) => revokeToken(ctx.rt, await ctx.form()) },
+  POST: { answers: "json", run: async (ctx) => revokeToken(ctx.rt, withClientCredentials(ctx.req, await ctx.form())) },
 });

@@ -4,19 +4,15 @@ import { InvalidGrant, InvalidRequest, InvalidScope, UnsupportedGrantType } from
 import { endpoint, type RequestContext } from "../http/endpoint.ts";
 import type { Config } from "../platform/config.ts";
 import { createGrant, rotateRefreshToken, type IssuedTokens } from "../protocol/grants.ts";
-import { COMMON_HEADERS, json } from "../http/responses.ts";
+import { wantsFormEncoding } from "../http/answer-error.ts";
+import { formEncoded, json } from "../http/responses.ts";
+import { withClientCredentials } from "../protocol/client-authentication.ts";
 import { profileFor } from "../protocol/profile.ts";
 import { redeemCode, redemptionInput } from "../protocol/codes.ts";
 import { parseScope } from "../protocol/scopes.ts";
 import { canonicalUrl } from "../protocol/urls.ts";
 import { revokeToken } from "./revocation.ts";
 import { verifyToken } from "./token-verification.ts";
-
-/** JSON, unless the client explicitly asks for form encoding and not for JSON. */
-function wantsForm(req: Request): boolean {
-  const accept = (req.headers.get("accept") ?? "").toLowerCase();
-  return accept.includes("application/x-www-form-urlencoded") && !accept.includes("application/json");
-}
 
 function tokenResponse(req: Request, config: Config, issued: IssuedTokens, now: number): Response {
   const { grant } = issued;
@@ -30,10 +26,8 @@ function tokenResponse(req: Request, config: Config, issued: IssuedTokens, now: 
   };
   const profile = profileFor(grant.accessScopes, config.profile);
   if (profile) body.profile = profile;
-  if (!wantsForm(req)) return json(body);
-  const form = new URLSearchParams();
-  for (const [key, value] of Object.entries(body)) form.set(key, typeof value === "string" ? value : JSON.stringify(value));
-  return new Response(form.toString(), { status: 200, headers: { ...COMMON_HEADERS, "Content-Type": "application/x-www-form-urlencoded", "Cache-Control": "no-store", Pragma: "no-cache" } });
+  // JSON, unless the client explicitly asks for form encoding and not for JSON.
+  return wantsFormEncoding(req) ? formEncoded(body) : json(body);
 }
 
 async function authorizationCodeGrant({ req, rt, config }: RequestContext, form: URLSearchParams): Promise<Response> {
@@ -74,7 +68,8 @@ async function refreshTokenGrant({ req, rt, config }: RequestContext, form: URLS
 }
 
 async function tokenRequest(ctx: RequestContext): Promise<Response> {
-  const form = await ctx.form();
+  // A Basic credential is checked before anything is redeemed, so a refused one consumes nothing.
+  const form = withClientCredentials(ctx.req, await ctx.form());
   if (form.get("action") === "revoke") return revokeToken(ctx.rt, form);
   const grantType = form.get("grant_type");
   if (grantType === "authorization_code") return authorizationCodeGrant(ctx, form);

@@ -2,16 +2,24 @@
 // authorization error handler): back to the client's redirect_uri when the error may go there
 // and that URI has been verified and is trusted; a verified but untrusted one only as a link on
 // the page that shows the error (no open redirector); otherwise a page for a person, or the
-// JSON body for an API.
+// JSON body for an API (form-encoded for an older client that asks for that).
 // Anything thrown that is not a refusal of ours (storage down, a bug) is logged here and
 // answered as "try again", never with a stack trace.
 import { AnsweredError, TemporarilyUnavailable } from "../errors.ts";
 import { StorageUnavailable } from "../platform/store.ts";
 import { redirectToClient } from "../protocol/authorization-response.ts";
-import { json, page, redirect } from "./responses.ts";
+import { formEncoded, json, page, redirect } from "./responses.ts";
 
 /** How an endpoint answers: JSON for clients and scripts, pages for a person's browser. */
 export type Answers = "json" | "page";
+
+/** Whether the client asked for a form-encoded answer and not for JSON: older IndieAuth clients
+ * send `Accept: application/x-www-form-urlencoded` to the token endpoint, and can read nothing
+ * else, refusals included. */
+export function wantsFormEncoding(req: Request | undefined): boolean {
+  const accept = (req?.headers.get("accept") ?? "").toLowerCase();
+  return accept.includes("application/x-www-form-urlencoded") && !accept.includes("application/json");
+}
 
 /** A verified redirect URI, and what goes back with every answer sent there. */
 export interface ClientReply {
@@ -37,7 +45,8 @@ function refusalOf(thrown: unknown): AnsweredError {
   return new TemporarilyUnavailable("The server could not finish this request");
 }
 
-export function answerError(thrown: unknown, answers: Answers, reply?: ClientReply): Response {
+/** `req`: the request answered, whose Accept header may ask for a form-encoded refusal. */
+export function answerError(thrown: unknown, answers: Answers, reply?: ClientReply, req?: Request): Response {
   const error = refusalOf(thrown);
   const untrusted = error.toClient && reply !== undefined && !reply.trusted;
   if (error.toClient && reply) {
@@ -51,5 +60,6 @@ export function answerError(thrown: unknown, answers: Answers, reply?: ClientRep
     const content = { title: error.title, paragraphs, ...(error.link ? { link: error.link } : {}) };
     return page(content, error.status, error.headers());
   }
+  if (wantsFormEncoding(req)) return formEncoded(error.body(), error.status, error.headers());
   return json(error.body(), error.status, error.headers());
 }

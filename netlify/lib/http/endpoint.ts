@@ -89,7 +89,7 @@ async function runRoute(route: Route, req: Request, rt: Runtime, requester: Requ
     if (req.method === "POST") await ctx.form();
     return await route.run(ctx);
   } catch (error) {
-    return answerError(error, route.answers, reply);
+    return answerError(error, route.answers, reply, req);
   }
 }
 
@@ -105,12 +105,12 @@ function secureTransport(response: Response, rt: Runtime): Response {
 function serve(methods: (req: Request) => Methods | NotFound, cors: boolean): Endpoint {
   return async (req, rt, requester) => {
     const found = methods(req);
-    if (found instanceof NotFound) return secureTransport(answerError(found, "json"), rt);
+    if (found instanceof NotFound) return secureTransport(answerError(found, "json", undefined, req), rt);
     const allowed = Object.keys(found);
     if (cors && req.method === "OPTIONS") return secureTransport(preflight(allowed), rt);
     const route = found[req.method === "HEAD" ? "GET" : (req.method as Method)];
     const who = { ip: requester?.ip ?? "", userAgent: requester?.userAgent ?? req.headers.get("user-agent") ?? "" };
-    const response = route ? await runRoute(route, req, rt, who) : answerError(new MethodNotAllowed(allowed), "json");
+    const response = route ? await runRoute(route, req, rt, who) : answerError(new MethodNotAllowed(allowed), "json", undefined, req);
     return secureTransport(cors ? readableByAnyOrigin(response) : response, rt);
   };
 }

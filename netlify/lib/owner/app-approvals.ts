@@ -7,7 +7,7 @@
 import type { Config } from "../platform/config.ts";
 import { RECORDS } from "../platform/records.ts";
 import type { KeyValueStore } from "../platform/store.ts";
-import { canonicalUrl } from "../protocol/urls.ts";
+import { canonicalUrl, redirectUriMatches } from "../protocol/urls.ts";
 
 const DAY = 24 * 60 * 60 * 1000;
 /** Counted from the last approval with the password or a passkey (a session's does not renew it). */
@@ -43,15 +43,27 @@ export async function approvalOf(store: KeyValueStore, clientId: string, now: nu
   return record;
 }
 
+/** Whether one of these URIs is this redirect URI (a native app's loopback one on any port: it
+ * listens on a new one each time). */
+function includesRedirectUri(uris: readonly string[], redirectUri: string): boolean {
+  let used: URL;
+  try {
+    used = new URL(redirectUri);
+  } catch {
+    return false;
+  }
+  return uris.some((uri) => redirectUriMatches(uri, used));
+}
+
 /** Whether the approval covers this redirect URI and these scopes (identity alone: no scope). */
 export function approvalCovers(approval: AppApproval | null, redirectUri: string, scopes: readonly string[]): boolean {
-  if (!approval || !approval.redirectUris.includes(canonicalUrl(redirectUri))) return false;
+  if (!approval || !includesRedirectUri(approval.redirectUris, redirectUri)) return false;
   return scopes.every((scope) => approval.scopes.includes(scope));
 }
 
 /** Whether this redirect URI was approved for the app before (error redirects trust it). */
 export function approvesRedirect(approval: AppApproval | null, redirectUri: string): boolean {
-  return approval?.redirectUris.includes(canonicalUrl(redirectUri)) ?? false;
+  return approval !== null && includesRedirectUri(approval.redirectUris, redirectUri);
 }
 
 /** Records an approval made with the password or a passkey: its scopes replace the last
@@ -59,7 +71,8 @@ export function approvesRedirect(approval: AppApproval | null, redirectUri: stri
 export async function rememberApproval(store: KeyValueStore, approved: Approved, now: number): Promise<void> {
   const previous = await approvalOf(store, approved.clientId, now);
   const redirectUri = canonicalUrl(approved.redirectUri);
-  const others = (previous?.redirectUris ?? []).filter((uri) => uri !== redirectUri);
+  // A loopback URI on another port is the same one again, not another.
+  const others = (previous?.redirectUris ?? []).filter((uri) => uri !== redirectUri && !includesRedirectUri([uri], redirectUri));
   const record: AppApproval = {
     kind: "app-approval",
     clientId: approved.clientId,

@@ -25,6 +25,8 @@ export interface Config {
   keys: {
     /** Signs the authorization request that the static sign-in page carries to the approve step. */
     requestObject: Uint8Array;
+    /** Derives the code of a signed sign-in request, so that approving it twice gives one code. */
+    code: Uint8Array;
     /** Signs the owner's session cookies. */
     session: Uint8Array;
     /** Signs the tickets that carry a WebAuthn challenge from its options to its verification. */
@@ -202,6 +204,7 @@ export function loadConfig(env: Env): ConfigResult {
       profile,
       keys: {
         requestObject: deriveKey(secret, "authorization-request"),
+        code: deriveKey(secret, "authorization-code"),
         session: deriveKey(secret, "owner-session"),
         webauthn: deriveKey(secret, "webauthn-ticket"),
       },

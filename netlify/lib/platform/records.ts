@@ -46,6 +46,9 @@ export const RECORDS = {
   code: expiring("authorization code", "codes/", (code: string) => secretHash(code)),
   /** Written once when a code is consumed; names the grant its redemption allocated. */
   usedCode: expiring("used code marker", "used-codes/", (code: string) => secretHash(code)),
+  /** That a signed sign-in request was answered with its code, keyed by that code's hash; kept
+   * until the request expires, so that approving it again never issues a second code. */
+  answeredRequest: expiring("answered sign-in request", "answered/", (code: string) => secretHash(code)),
   /** A grant (or the tombstone of one revoked before it was written), by grant id. */
   grant: expiring("grant", "grants/", (grantId: string) => grantId),
   /** When a grant's access token was last verified, by grant id. */

@@ -5,7 +5,7 @@ import { InvalidRequest, InvalidScope, OAuthError, UnsupportedResponseType, Untr
 import { isValidCodeChallenge } from "./pkce.ts";
 import type { AuthorizationRequest } from "./request-object.ts";
 import { parseScope } from "./scopes.ts";
-import { canonicalUrl, isLoopbackHost, isUnderClientPath, parseClientId, parseProfileUrl, parseRedirectUri, sameOrigin, shownUrl } from "./urls.ts";
+import { canonicalUrl, isLoopbackRedirect, isUnderClientPath, onClientOrigin, parseClientId, parseProfileUrl, parseRedirectUri, redirectUriMatches, sameOrigin, shownUrl } from "./urls.ts";
 
 const MAX_STATE_LENGTH = 2048;
 
@@ -29,17 +29,18 @@ function checkClientIdAndRedirectUri(params: URLSearchParams): TrustedTarget {
 }
 
 /** Step 3: the redirect URI shares the client's scheme, host and port, or the client
- * publishes it exactly (spec 4.2.2, 5.2). On the client's host but outside its path (a shared
- * host: /~mallory/ beside /~alice/app/), it must be among the URIs the client's document
- * lists, when it lists any (the query aside); when it lists none, the page shows it. */
+ * publishes it exactly (spec 4.2.2, 5.2); a native app's loopback URI, on any port (RFC 8252
+ * 7.3). On the client's host but outside its path (a shared host: /~mallory/ beside
+ * /~alice/app/), it must be among the URIs the client's document lists, when it lists any
+ * (the query aside); when it lists none, the page shows it. */
 function checkRedirectUriAllowed(target: TrustedTarget, client: ClientInfo): void {
   const { clientId, redirectUri } = target;
-  if (client.redirectUris.includes(redirectUri.href)) return;
+  if (client.redirectUris.some((uri) => redirectUriMatches(uri, redirectUri))) return;
   const published = client.redirectUris.some((uri) => {
     const url = new URL(uri);
     return sameOrigin(url, redirectUri) && url.pathname === redirectUri.pathname;
   });
-  if (sameOrigin(clientId, redirectUri) && (isUnderClientPath(clientId.href, redirectUri.href) || client.redirectUris.length === 0 || published)) return;
+  if (onClientOrigin(clientId, redirectUri) && (isUnderClientPath(clientId.href, redirectUri.href) || client.redirectUris.length === 0 || published)) return;
   throw new UntrustedRedirect(
     "This app's return address is not allowed",
     `The app ${clientId.href} asked to send you to ${redirectUri.href}, which it does not publish as one of its redirect addresses. Nothing was sent to it.`,
@@ -136,7 +137,7 @@ function checkParameters(params: URLSearchParams, ownerMe: string): CheckedParam
 /** A loopback redirect URI (a native app on this very device, RFC 8252 7.3), or one the
  * client's fetched document publishes: trusted without a storage read. */
 function trustedAtSight(target: TrustedTarget, client: ClientInfo | null): boolean {
-  if (target.redirectUri.protocol === "http:" && isLoopbackHost(target.redirectUri.hostname)) return true;
+  if (isLoopbackRedirect(target.redirectUri)) return true;
   return client !== null && client.fetched && client.redirectUris.includes(target.redirectUri.href);
 }
 

@@ -4,8 +4,11 @@
 // tried twice, even with a wrong verifier the first time. The consumption allocates the id of
 // the grant a token redemption will create and writes it into the code's used marker: a replay
 // finds it there and revokes that grant (RFC 6749 4.1.2).
+// A signed sign-in request is answered with one code however often it is approved (a
+// double-clicked Approve posts it twice): its code is derived from it, and a marker kept until
+// the request expires says it was answered.
 import { InvalidGrant, InvalidRequest, UnsupportedGrantType } from "../errors.ts";
-import { isSecretOfKind, newSecret } from "../crypto/secrets.ts";
+import { derivedSecret, isSecretOfKind, newSecret } from "../crypto/secrets.ts";
 import { RECORDS } from "../platform/records.ts";
 import type { ClientDisplay } from "../clients/client-display.ts";
 import type { KeyValueStore } from "../platform/store.ts";
@@ -40,6 +43,10 @@ interface CodeUse {
   grantId: string;
 }
 
+function codeRecord(input: NewCode, now: number): CodeRecord {
+  return { kind: "authorization_code", ...input, codeChallengeMethod: "S256", issuedAt: now, expiresAt: now + CODE_TTL_MS };
+}
+
 export async function issueCode(
   store: KeyValueStore,
   input: NewCode,
@@ -47,16 +54,50 @@ export async function issueCode(
   random?: (size: number) => Buffer,
 ): Promise<string> {
   const code = newSecret("code", random);
-  const record: CodeRecord = {
-    kind: "authorization_code",
-    ...input,
-    codeChallengeMethod: "S256",
-    issuedAt: now,
-    expiresAt: now + CODE_TTL_MS,
-  };
   // onlyIfNew: a code is written once and never overwritten, even on a (2^-256) collision.
-  if (!(await store.setIfNew(RECORDS.code.key(code), record))) throw new Error("authorization code collision");
+  if (!(await store.setIfNew(RECORDS.code.key(code), codeRecord(input, now)))) throw new Error("authorization code collision");
   return code;
+}
+
+/** Written, only if new, with the first code of a signed sign-in request. */
+interface AnsweredRequest {
+  /** When that code expires: until then, approving the request again answers with it. */
+  codeExpiresAt: number;
+  /** When the request itself expires (or the code, if later): the marker is kept until then. */
+  expiresAt: number;
+}
+
+/** What a signed sign-in request, approved, is answered with: its code, or null when it was
+ * answered before and that code has since been redeemed or has expired. */
+export interface RequestCode {
+  code: string;
+  /** Approved before (a double-click): the answer repeats the first one, and nothing else is recorded. */
+  repeat: boolean;
+}
+
+/** Issues the code of a signed sign-in request (`requestId` names it, `requestExpiresAt` is when
+ * it can no longer be approved), once. Approved again while its code is unused and unexpired,
+ * it gets the same code (a second post of a double-click: the browser shows only the second
+ * answer); after that, null: a code is never issued twice. */
+export async function issueRequestCode(
+  store: KeyValueStore,
+  key: Uint8Array,
+  request: { requestId: string; requestExpiresAt: number },
+  input: NewCode,
+  now: number,
+): Promise<RequestCode | null> {
+  const code = derivedSecret("code", key, request.requestId);
+  const answered: AnsweredRequest = { codeExpiresAt: now + CODE_TTL_MS, expiresAt: Math.max(request.requestExpiresAt, now + CODE_TTL_MS) };
+  if (await store.setIfNew(RECORDS.answeredRequest.key(code), answered)) {
+    // The marker is written first, so a twin post can answer with the code at once. (Only
+    // where conditional writes do not hold, as on the local test server, can both posts get
+    // here: both then write the same code.)
+    await store.setIfNew(RECORDS.code.key(code), codeRecord(input, now));
+    return { code, repeat: false };
+  }
+  const [first, used] = await Promise.all([store.get<Partial<AnsweredRequest>>(RECORDS.answeredRequest.key(code)), store.get(RECORDS.usedCode.key(code))]);
+  if (used !== null || !(typeof first?.codeExpiresAt === "number" && first.codeExpiresAt > now)) return null;
+  return { code, repeat: true };
 }
 
 interface RedemptionInput {

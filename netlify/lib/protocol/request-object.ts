@@ -61,6 +61,14 @@ export function signRequest(request: AuthorizationRequest, key: Uint8Array, issu
   return signTyped(claims, requestObjectKind(key, issuer), now, Math.min(options.expiresAt ?? latest, latest));
 }
 
+/** What names one signed sign-in request through its signings again with another offer (which
+ * keep its expiry): the client's own request (its PKCE challenge and state) and that expiry.
+ * Approving it twice issues one code (protocol/codes.ts). */
+export function requestId(signed: SignedRequest): string {
+  const { clientId, redirectUri, state, codeChallenge } = signed.request;
+  return JSON.stringify([clientId, redirectUri, state, codeChallenge, signed.expiresAt]);
+}
+
 /** The request, or null when the signature, type, audience or expiry is wrong. */
 export async function verifyRequest(token: string, key: Uint8Array, issuer: string, now: number): Promise<SignedRequest | null> {
   const payload = await verifyTyped<RequestClaims>(token, requestObjectKind(key, issuer), now, MAX_REQUEST_OBJECT_LENGTH);

@@ -6,6 +6,8 @@ export const KNOWN_SCOPES: Readonly<Record<string, string>> = {
   profile: "See your name, photo and website",
   email: "See your e-mail address",
   create: "Create new posts on your site",
+  // Micropub's older name for create, which older clients still ask for.
+  post: "Create posts",
   draft: "Create posts as drafts only",
   update: "Edit your existing posts",
   delete: "Delete your posts",
@@ -18,7 +20,11 @@ export const KNOWN_SCOPES: Readonly<Record<string, string>> = {
   channels: "Manage your reader channels",
 };
 
-export const SUPPORTED_SCOPES = Object.keys(KNOWN_SCOPES);
+/** Older names of scopes, each with its current name: one permission under two names. */
+const LEGACY_NAMES: Readonly<Record<string, string>> = { post: "create" };
+
+/** What the metadata advertises: the current names (an older one is understood, not offered). */
+export const SUPPORTED_SCOPES = Object.keys(KNOWN_SCOPES).filter((scope) => !Object.hasOwn(LEGACY_NAMES, scope));
 
 /** scope-token = 1*( %x21 / %x23-5B / %x5D-7E ) */
 const SCOPE_TOKEN = /^[\x21\x23-\x5B\x5D-\x7E]{1,64}$/;
@@ -41,9 +47,21 @@ export function isKnownScope(scope: string): boolean {
   return Object.hasOwn(KNOWN_SCOPES, scope);
 }
 
-/** The scopes the owner ticked, limited to those requested and kept in the requested order. */
+/** The scopes with the current name beside each older one: a token granted `post` says
+ * `post create`, so that a Micropub endpoint checking the name the client asked for, and one
+ * checking the current name, both let it in. The same permission, not a wider one. */
+function withCurrentNames(scopes: readonly string[]): string[] {
+  const named = [...scopes];
+  for (const [legacy, current] of Object.entries(LEGACY_NAMES)) {
+    if (named.includes(legacy) && !named.includes(current)) named.splice(named.indexOf(legacy) + 1, 0, current);
+  }
+  return named;
+}
+
+/** The scopes the owner ticked, limited to those requested and kept in the requested order
+ * (with the current name beside an older one). */
 export function grantedScopes(requested: readonly string[], ticked: readonly string[]): string[] {
   const tickedSet = new Set(ticked);
-  const granted = requested.filter((s) => tickedSet.has(s));
+  const granted = withCurrentNames(requested.filter((s) => tickedSet.has(s)));
   return granted.includes("profile") ? granted : granted.filter((s) => s !== "email");
 }

@@ -127,6 +127,43 @@ export function sameOrigin(a: URL, b: URL): boolean {
   return a.protocol === b.protocol && a.hostname === b.hostname && a.port === b.port;
 }
 
+/** A native app's loopback redirect URI (RFC 8252 7.3, 8.3): http on 127.0.0.1, [::1] or
+ * localhost. The app listens on whatever port the system gives it at the time. */
+export function isLoopbackRedirect(url: URL): boolean {
+  return url.protocol === "http:" && isLoopbackHost(url.hostname);
+}
+
+function withoutPort(url: URL): string {
+  const copy = new URL(url.href);
+  copy.port = "";
+  return copy.href;
+}
+
+/** Whether a redirect URI used in a request is one the client published (or the owner approved
+ * before): the same URI, compared in canonical form; for a loopback one, on any port (RFC 8252
+ * 7.3: the server "MUST allow any port"; RFC 9700 2.1: exact matching "except for port numbers
+ * in localhost redirection URIs of native apps"). Everything else stays exact, the host as
+ * written included: 127.0.0.1, [::1] and localhost are three different hosts here (localhost
+ * may resolve elsewhere, RFC 8252 8.3), and the path and query must be the same. */
+export function redirectUriMatches(published: string, used: URL): boolean {
+  let listed: URL;
+  try {
+    listed = new URL(published);
+  } catch {
+    return false;
+  }
+  if (listed.href === used.href) return true;
+  return isLoopbackRedirect(listed) && isLoopbackRedirect(used) && withoutPort(listed) === withoutPort(used);
+}
+
+/** Whether a redirect URI is on the client_id's own origin (section 5.2), where it needs no
+ * publishing. For a loopback client_id the port is not part of it: the app's listener port is
+ * chosen when it starts, and is not its id's (RFC 8252 7.3). */
+export function onClientOrigin(clientId: URL, redirectUri: URL): boolean {
+  if (sameOrigin(clientId, redirectUri)) return true;
+  return isLoopbackRedirect(clientId) && isLoopbackRedirect(redirectUri) && clientId.hostname === redirectUri.hostname;
+}
+
 /** Whether the redirect URI is on the client's origin and under the client_id's path (its path
  * as a directory: /~alice/app/ holds /~alice/app/callback, not /~mallory/collect). Anything
  * unparseable is not. The same host can serve other people's pages at other paths. */

@@ -84,13 +84,20 @@ describe("codes: replay", () => {
     expect(await rt.store.get(RECORDS.grant.key(first.grantId))).toMatchObject({ kind: "revoked-grant" });
   });
 
-  it("a code cannot be re-issued by approving the same signed request again: each approval is a new code", async () => {
+  it("approving the same signed request again never issues a second code, and never re-issues a redeemed one", async () => {
     const rt = await fastRuntime();
-    const request = await signedRequest(rt);
-    const first = redirectParams(await approve(rt, request, { scopes: ["create"] })).get("code");
-    const second = redirectParams(await approve(rt, request, { scopes: ["create"] })).get("code");
-    expect(first).not.toBe(second);
-    expect(await rt.store.list(RECORDS.code.prefix)).toHaveLength(2);
+    const { verifier, challenge } = pkcePair();
+    const request = await signedRequest(rt, authorizationParams({ code_challenge: challenge, scope: "create" }));
+    const first = redirectParams(await approve(rt, request, { scopes: ["create"] })).get("code")!;
+    // A double-click: the same answer again, not a second code.
+    expect(redirectParams(await approve(rt, request, { scopes: ["create"] })).get("code")).toBe(first);
+    expect(await rt.store.list(RECORDS.code.prefix)).toHaveLength(1);
+    const tokens = (await (await postToken(rt, codeForm({ code: first, verifier }))).json()) as { access_token: string };
+    // Once redeemed, the request is answered with a page: the code does not come back to be replayed.
+    const again = await approve(rt, request, { scopes: ["create"] });
+    expect(again.status).toBe(400);
+    expect(again.headers.get("location")).toBeNull();
+    expect(await introspection(rt, tokens.access_token)).toMatchObject({ active: true });
   });
 });
 

@@ -148,8 +148,17 @@ async function sessionCookieValue(rt: TestRuntime): Promise<string> {
 /** An error may be redirected only to a loopback redirect URI (a native app) or one the
  * client's fetched document publishes (nothing is approved before in these runs). */
 function trustedForErrors(redirectUri: URL, published: ClientInfo | null): boolean {
-  const loopback = redirectUri.protocol === "http:" && ["127.0.0.1", "[::1]", "localhost"].includes(redirectUri.hostname);
-  return loopback || (published?.fetched === true && published.redirectUris.includes(redirectUri.href));
+  return isLoopback(redirectUri) || (published?.fetched === true && published.redirectUris.includes(redirectUri.href));
+}
+
+/** A native app's loopback redirect URI (RFC 8252 7.3): http on 127.0.0.1, [::1] or localhost. */
+function isLoopback(url: URL): boolean {
+  return url.protocol === "http:" && ["127.0.0.1", "[::1]", "localhost"].includes(url.hostname);
+}
+
+/** Two loopback URLs that differ at most in the port: the same host as written, path and query. */
+function sameLoopbackAnyPort(a: URL, b: URL): boolean {
+  return isLoopback(a) && isLoopback(b) && a.hostname === b.hostname && a.pathname === b.pathname && a.search === b.search && a.href.includes("?") === b.href.includes("?");
 }
 
 /** The checks of a GET /auth answer beyond the common ones: 303 to the sign-in page with a
@@ -195,7 +204,11 @@ function expectVerifiedTarget(rawClientId: string, rawRedirectUri: string, publi
   const redirectUri = parseRedirectUri(rawRedirectUri);
   expect(clientId.ok && redirectUri.ok, `${rawClientId} / ${rawRedirectUri} are valid`).toBe(true);
   if (!clientId.ok || !redirectUri.ok) throw new Error("unreachable");
-  const verified = sameOrigin(clientId.url, redirectUri.url) || (published?.redirectUris.includes(redirectUri.url.href) ?? false);
+  // The client's own origin (a loopback client_id's on any port), or a URI it published (a
+  // loopback one on any port): RFC 8252 7.3.
+  const onOrigin = sameOrigin(clientId.url, redirectUri.url) || (isLoopback(clientId.url) && isLoopback(redirectUri.url) && clientId.url.hostname === redirectUri.url.hostname);
+  const isPublished = published?.redirectUris.some((uri) => uri === redirectUri.url.href || sameLoopbackAnyPort(new URL(uri), redirectUri.url)) ?? false;
+  const verified = onOrigin || isPublished;
   expect(verified, `${redirectUri.url.href} is verified for ${clientId.url.href}`).toBe(true);
   return redirectUri.url;
 }

@@ -1,0 +1,52 @@
+// How a client presents itself where it redeems or revokes (POST /token, POST /auth, /revoke).
+// IndieAuth clients are public: they have a client_id and no secret, and name themselves in the
+// body. Some OAuth libraries send the client_id as HTTP Basic credentials with an empty
+// password instead (RFC 6749 2.3.1): golang.org/x/oauth2 does first, and tries again without
+// the header only when that fails. Such a credential is accepted when it names the request's
+// own client_id (or, when the body has none, supplies it); any other Basic credential (a
+// secret, another client, junk) is refused as invalid_client before anything is looked up or
+// consumed, so that the retry without it still finds the code unused.
+import { InvalidClient } from "../errors.ts";
+
+const BASIC = /^Basic +([A-Za-z0-9+/]+={0,2}) *$/i;
+
+/** RFC 6749 2.3.1: the user name is form-urlencoded before it goes into the header; null when
+ * its percent-encoding is broken. */
+function formUrlDecode(value: string): string | null {
+  try {
+    return decodeURIComponent(value.replace(/\+/g, " "));
+  } catch {
+    return null;
+  }
+}
+
+/** The client_id a Basic credential names, or a refusal saying what is wrong with it. */
+function basicClientId(credentials: string): string {
+  const decoded = Buffer.from(credentials, "base64").toString("utf8");
+  const colon = decoded.indexOf(":");
+  if (colon < 0) throw new InvalidClient("The Basic credentials are malformed: send client_id, a colon and an empty password.");
+  if (decoded.slice(colon + 1) !== "") {
+    throw new InvalidClient("This server issues no client secrets: send client_id with an empty password, or no Authorization header.");
+  }
+  const clientId = formUrlDecode(decoded.slice(0, colon));
+  if (clientId === null || clientId === "") throw new InvalidClient("The Basic credentials name no client_id.");
+  return clientId;
+}
+
+/** The request's form with the client as it presented itself: unchanged without a Basic
+ * credential, with client_id filled in from an accepted one. Other Authorization schemes are
+ * not client authentication and are left to the endpoints that read them. */
+export function withClientCredentials(req: Request, form: URLSearchParams): URLSearchParams {
+  const header = req.headers.get("authorization");
+  if (header === null || !/^Basic(\s|$)/i.test(header)) return form;
+  const match = BASIC.exec(header);
+  if (!match) throw new InvalidClient("The Basic credentials are malformed.");
+  const clientId = basicClientId(match[1]!);
+  const inBody = form.getAll("client_id").filter((value) => value !== "");
+  if (inBody.length > 1) throw new InvalidClient("client_id is given more than once.");
+  if (inBody.length === 1 && inBody[0] !== clientId) throw new InvalidClient("The Basic credentials name another client than the body's client_id.");
+  if (inBody.length === 1) return form;
+  const completed = new URLSearchParams(form);
+  completed.set("client_id", clientId);
+  return completed;
+}
