@@ -39,6 +39,7 @@ const contexts: BrowserContext[] = [];
 let pageErrors: string[];
 
 beforeAll(async () => {
+  await mkdir(OUTPUT, { recursive: true });
   // The owner's site, linking here, so that the home page's check has something to confirm.
   const blogPort = await freePort();
   let base = "";
@@ -56,7 +57,6 @@ beforeAll(async () => {
     launchChromium(),
   ]);
   base = server.baseUrl;
-  await mkdir(OUTPUT, { recursive: true });
   pageErrors = [];
 });
 afterAll(async () => {
@@ -66,7 +66,8 @@ afterAll(async () => {
   await server?.stop();
   await new Promise((resolve) => blog?.close(resolve));
 });
-afterEach(() => {
+afterEach(async () => {
+  await Promise.all(contexts.splice(0).map((context) => context.close()));
   expect(pageErrors).toEqual([]);
 });
 
