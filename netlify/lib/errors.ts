@@ -9,9 +9,9 @@ import type { RequestProblem } from "./protocol/request-object-shape.ts";
 
 /** The body of every refusal (JSON, or form-encoded for a client that asks for that). */
 interface ErrorBody {
-  /** Absent only where the standard wants no error code: a request without any credential. */
+  /** Both absent only where the standard wants no error information: a request without any credential. */
   error?: string;
-  error_description: string;
+  error_description?: string;
   [extra: string]: unknown;
 }
 
@@ -83,39 +83,67 @@ export class UnsupportedGrantType extends OAuthError {
   readonly error = "unsupported_grant_type";
   readonly status = 400;
 }
+/** RFC 8707 2: the `resource` asked for is malformed, or not one this grant was made for. */
+export class InvalidTarget extends OAuthError {
+  readonly error = "invalid_target";
+  readonly status = 400;
+}
 
 /** RFC 6750 3: a protected resource's refusals carry a Bearer challenge. */
 const REALM = 'Bearer realm="indieauth"';
 
+/** An auth-param value as an RFC 9110 quoted-string. */
+const quoted = (value: string) => `"${value.replace(/["\\]/g, "\\$&")}"`;
+
+/** A refusal of a Bearer token. A resource server adds where its RFC 9728 metadata is
+ * (`resource_metadata`), so that a client can find the authorization server, and the scope it
+ * needs (`scope`, RFC 6750 3), so that a client can ask for it. */
+abstract class BearerRefusal extends OAuthError {
+  #resourceParams: Record<string, string> = {};
+
+  withResourceChallenge(params: { resourceMetadata?: string | undefined; scope?: string | undefined }): this {
+    if (params.scope) this.#resourceParams.scope = params.scope;
+    if (params.resourceMetadata) this.#resourceParams.resource_metadata = params.resourceMetadata;
+    return this;
+  }
+
+  protected challenge(params: Record<string, string>): Record<string, string> {
+    const all = { ...params, ...this.#resourceParams, ...params };
+    return { "WWW-Authenticate": [REALM, ...Object.entries(all).map(([name, value]) => `${name}=${quoted(value)}`)].join(", ") };
+  }
+}
+
 /** No credential at all (RFC 6750 3.1): the client may not have known that one is needed, so
  * the answer is the bare challenge and no error code, in the header or in the body (which only
  * says, for a person reading it, what to send). `error` is never sent. */
-export class MissingBearerToken extends OAuthError {
+export class MissingBearerToken extends BearerRefusal {
   readonly error = "invalid_request";
   readonly status = 401;
   override readonly toClient = false;
+  // RFC 6750 §3.1: a request with no credentials gets the challenge alone, "no error code or
+  // other error information" (the description stays for logs and pages, never in the body).
   override body(): ErrorBody {
-    return { error_description: this.description };
+    return {};
   }
   override headers(): Record<string, string> {
-    return { "WWW-Authenticate": REALM };
+    return this.challenge({});
   }
 }
-export class InvalidToken extends OAuthError {
+export class InvalidToken extends BearerRefusal {
   readonly error = "invalid_token";
   readonly status = 401;
   override headers(): Record<string, string> {
-    return { "WWW-Authenticate": `${REALM}, error="invalid_token", error_description="${this.description}"` };
+    return this.challenge({ error: "invalid_token", error_description: this.description });
   }
 }
-export class InsufficientScope extends OAuthError {
+export class InsufficientScope extends BearerRefusal {
   readonly error = "insufficient_scope";
   readonly status = 403;
   constructor(description: string, readonly scope: string) {
     super(description);
   }
   override headers(): Record<string, string> {
-    return { "WWW-Authenticate": `${REALM}, error="insufficient_scope", scope="${this.scope}", error_description="${this.description}"` };
+    return this.challenge({ error: "insufficient_scope", scope: this.scope, error_description: this.description });
   }
 }
 

@@ -76,6 +76,7 @@ async function main(): Promise<number> {
   let results: Record<string, unknown>;
   try {
     results = await sections();
+    results.resource = await (await import("./resource.ts")).benchResource();
   } finally {
     await blobs.stop();
   }

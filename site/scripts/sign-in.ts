@@ -99,7 +99,13 @@ async function show(): Promise<void> {
   byId<HTMLInputElement>("request").value = token;
   const clientHost = hostOf(request.clientId);
   byId("client-name").textContent = request.client.name ?? clientHost;
+  // The host is what a person can check (CIMD draft 8.5); the full client_id too (spec 6.1).
+  byId("client-domain").textContent = clientHost;
   byId("client-host").textContent = request.clientId;
+  if (request.resource) {
+    byId("resource").textContent = request.resource;
+    byId("resource-note").hidden = false;
+  }
   document.title = `Sign in to ${request.client.name ?? clientHost}`;
   if (request.client.name) byId("client-claim").hidden = false;
 

@@ -24,20 +24,42 @@ function totalHits(): number {
   return [...hits.values()].reduce((a, b) => a + b, 0);
 }
 
-/** The client_id a test uses: a domain name (so discovery does fetch it) served by the local
- * server, which the injected fetcher reaches at 127.0.0.1. */
+/** The client_id a test uses: an https domain name (so discovery does fetch it) served by the
+ * local server, which the injected fetcher reaches over plain http at 127.0.0.1. (The e2e test
+ * mcp-sign-in.e2e.test.ts fetches over real https.) */
 function clientUrl(path: string): URL {
-  return new URL(`http://client.test:${port}${path}`);
+  return new URL(`https://client.test:${port}${path}`);
 }
 
 const localFetcher: Fetcher = async (url) => {
   const local = new URL(url);
+  local.protocol = "http:";
   local.hostname = "127.0.0.1";
   const doc = await fetchDocument(local, { policy: onlyLocal });
   // As a real fetch would report it: the final URL under the name that was asked for.
   const final = new URL(doc.url);
-  if (final.hostname === "127.0.0.1") final.hostname = url.hostname;
+  if (final.hostname === "127.0.0.1") {
+    final.protocol = url.protocol;
+    final.hostname = url.hostname;
+  }
   return { ...doc, url: final.href };
+};
+
+/** A valid metadata document for the client_id at `path`, with `extra` added. */
+function metadataFor(path: string, extra: Record<string, unknown> = {}): string {
+  return JSON.stringify({ client_id: clientUrl(path).href, client_name: "Local JSON App", redirect_uris: ["https://elsewhere.example/callback"], ...extra });
+}
+
+/** JSON documents served by path: status, headers and body. */
+const documents: Record<string, () => { status?: number; headers?: Record<string, string>; body: string }> = {
+  "/cached.json": () => ({ headers: { "Cache-Control": "public, max-age=120" }, body: metadataFor("/cached.json") }),
+  "/no-store.json": () => ({ headers: { "Cache-Control": "no-store" }, body: metadataFor("/no-store.json") }),
+  "/secret.json": () => ({ body: metadataFor("/secret.json", { client_secret: "s3cret" }) }),
+  "/symmetric.json": () => ({ body: metadataFor("/symmetric.json", { token_endpoint_auth_method: "client_secret_basic" }) }),
+  "/not-found.json": () => ({ status: 404, body: metadataFor("/not-found.json") }),
+  "/accepted.json": () => ({ status: 202, body: metadataFor("/accepted.json") }),
+  "/large.json": () => ({ body: metadataFor("/large.json", { padding: "x".repeat(6 * 1024) }) }),
+  "/other-id.json": () => ({ body: metadataFor("/other-id.json", { client_id: clientUrl("/client.json").href }) }),
 };
 
 function route(req: IncomingMessage, res: ServerResponse): void {
@@ -47,13 +69,24 @@ function route(req: IncomingMessage, res: ServerResponse): void {
   lastHeaders = req.headers;
   if (serveHostile(path, res)) return;
 
+  const served = documents[path]?.();
+  if (served) {
+    res.writeHead(served.status ?? 200, { "Content-Type": "application/json", ...served.headers });
+    res.end(served.body);
+    return;
+  }
+  if (path === "/moved.json") {
+    res.writeHead(302, { Location: "/client.json" });
+    res.end();
+    return;
+  }
   if (path === "/client.json") {
     res.writeHead(200, { "Content-Type": "application/json" });
     res.end(
       JSON.stringify({
-        client_id: `http://client.test:${port}/client.json`,
+        client_id: `https://client.test:${port}/client.json`,
         client_name: "Local JSON App",
-        client_uri: `http://client.test:${port}/`,
+        client_uri: `https://client.test:${port}/`,
         logo_uri: "/logo.png",
         redirect_uris: ["https://elsewhere.example/callback"],
       }),
@@ -187,18 +220,19 @@ describe("discoverClient", () => {
     expect(info).toEqual({
       clientId: clientId.href,
       name: "Local JSON App",
-      uri: `http://client.test:${port}/`,
-      logoUri: `http://client.test:${port}/logo.png`,
+      uri: `https://client.test:${port}/`,
+      logoUri: `https://client.test:${port}/logo.png`,
       redirectUris: ["https://elsewhere.example/callback"],
       fetched: true,
+      metadataDocument: true,
     });
   });
 
   it("reads an h-app page with rel=redirect_uri from the page and the Link header", async () => {
     const info = await discoverClient(clientUrl("/app"), { fetcher: localFetcher });
     expect(info.name).toBe("Local H App");
-    expect(info.logoUri).toBe(`http://client.test:${port}/logo.png`);
-    expect(info.redirectUris).toEqual([`http://client.test:${port}/from-header`, `http://client.test:${port}/callback`]);
+    expect(info.logoUri).toBe(`https://client.test:${port}/logo.png`);
+    expect(info.redirectUris).toEqual([`https://client.test:${port}/from-header`, `https://client.test:${port}/callback`]);
     expect(info.fetched).toBe(true);
   });
 
@@ -208,9 +242,9 @@ describe("discoverClient", () => {
     const document = { client_id: clientId.href, client_name: "Not the app", redirect_uris: ["https://attacker.example/callback"] };
     const landed = (url: string): Fetcher => async () => ({ url, status: 200, contentType: "application/json", linkHeaders: [], body: JSON.stringify(document) });
     const info = await discoverClient(clientId, { fetcher: landed("https://attacker.example/client.json"), cacheMs: 0 });
-    expect(info).toEqual({ clientId: clientId.href, redirectUris: [], fetched: false });
-    // The same document, served from the client's own origin, is the client's word.
-    const own = await discoverClient(clientId, { fetcher: landed(clientUrl("/client.json").href), cacheMs: 0 });
+    expect(info).toEqual({ clientId: clientId.href, redirectUris: [], fetched: false, refused: "its address redirects to another site" });
+    // The same document served at the client_id itself, unredirected, is the client's word.
+    const own = await discoverClient(clientId, { fetcher: landed(clientId.href), cacheMs: 0 });
     expect(own.redirectUris).toEqual(["https://attacker.example/callback"]);
   });
 
@@ -258,5 +292,61 @@ describe("discoverClient", () => {
     // Also with the default fetcher.
     await discoverClient(new URL(`http://localhost:${port}/client.json`));
     expect(totalHits()).toBe(0);
+  });
+});
+
+describe("discoverClient: Client ID Metadata Documents to the draft", () => {
+  const refusedWith = (clientId: URL, reason: string | RegExp) => ({ clientId: clientId.href, redirectUris: [], fetched: false, refused: expect.stringMatching(reason) });
+
+  it("keeps a document as long as its Cache-Control says", async () => {
+    let now = 1_000_000;
+    const clientId = clientUrl("/cached.json");
+    await discoverClient(clientId, { fetcher: localFetcher, now: () => now });
+    now += 119_000;
+    expect((await discoverClient(clientId, { fetcher: localFetcher, now: () => now })).name).toBe("Local JSON App");
+    expect(count("/cached.json")).toBe(1);
+    now += 2_000;
+    await discoverClient(clientId, { fetcher: localFetcher, now: () => now });
+    expect(count("/cached.json")).toBe(2);
+  });
+
+  it("does not keep a no-store document", async () => {
+    const clientId = clientUrl("/no-store.json");
+    expect((await discoverClient(clientId, { fetcher: localFetcher })).name).toBe("Local JSON App");
+    await discoverClient(clientId, { fetcher: localFetcher });
+    expect(count("/no-store.json")).toBe(2);
+  });
+
+  it("refuses, and does not keep, a document with a secret or a symmetric auth method", async () => {
+    const secret = clientUrl("/secret.json");
+    expect(await discoverClient(secret, { fetcher: localFetcher })).toEqual(refusedWith(secret, /client_secret/));
+    await discoverClient(secret, { fetcher: localFetcher });
+    expect(count("/secret.json")).toBe(2);
+    const symmetric = clientUrl("/symmetric.json");
+    expect(await discoverClient(symmetric, { fetcher: localFetcher })).toEqual(refusedWith(symmetric, /client_secret_basic needs a shared secret/));
+  });
+
+  it("does not count a document reached through a redirect on the client's own origin", async () => {
+    const clientId = clientUrl("/moved.json");
+    expect(await discoverClient(clientId, { fetcher: localFetcher })).toEqual(refusedWith(clientId, /redirect/));
+    expect(count("/client.json")).toBe(1);
+    await discoverClient(clientId, { fetcher: localFetcher });
+    expect(count("/moved.json")).toBe(2);
+  });
+
+  it("counts a document only from a 200: a 404 is a failed fetch and a 202 is refused, neither kept", async () => {
+    const missing = clientUrl("/not-found.json");
+    expect(await discoverClient(missing, { fetcher: localFetcher })).toEqual({ clientId: missing.href, redirectUris: [], fetched: false });
+    await discoverClient(missing, { fetcher: localFetcher });
+    expect(count("/not-found.json")).toBe(2);
+    const accepted = clientUrl("/accepted.json");
+    expect(await discoverClient(accepted, { fetcher: localFetcher })).toEqual(refusedWith(accepted, "the document was served with status 202, not 200"));
+  });
+
+  it("refuses a document over 5 KB and one that names another client_id", async () => {
+    const large = clientUrl("/large.json");
+    expect(await discoverClient(large, { fetcher: localFetcher })).toEqual(refusedWith(large, "the document is larger than 5 KB"));
+    const other = clientUrl("/other-id.json");
+    expect(await discoverClient(other, { fetcher: localFetcher })).toEqual(refusedWith(other, /is not exactly its own URL/));
   });
 });

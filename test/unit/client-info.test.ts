@@ -19,6 +19,18 @@ function html(body: string, head = ""): FetchedDocument {
 
 const bare = { clientId: CLIENT_ID, redirectUris: [], fetched: true };
 
+/** What a refused metadata document gives: nothing of the app's, unfetched, and why. */
+async function refusal(document: FetchedDocument): Promise<string> {
+  const info = await parseClientDocument(document, CLIENT_ID);
+  expect(info).toEqual({ clientId: CLIENT_ID, redirectUris: [], fetched: false, refused: expect.any(String) });
+  return info.refused!;
+}
+
+/** A document that would be accepted, with these properties added. */
+function valid(extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return { client_id: CLIENT_ID, client_name: "Example App", redirect_uris: ["https://elsewhere.example/callback"], ...extra };
+}
+
 describe("Client ID Metadata Document (JSON)", () => {
   it("reads a valid document", async () => {
     const info = await parseClientDocument(
@@ -38,12 +50,19 @@ describe("Client ID Metadata Document (JSON)", () => {
       logoUri: "https://app.example.com/logo.png",
       redirectUris: ["https://app.example.com/callback", "https://app.example.com/relative-cb", "com.example.app:/cb"],
       fetched: true,
+      metadataDocument: true,
     });
   });
 
-  it("accepts application/*+json and compares client_id canonically", async () => {
-    const info = await parseClientDocument(json({ client_id: "https://APP.example.com/client/", client_name: "X" }, "application/oauth-client+json"), CLIENT_ID);
+  it("accepts application/*+json", async () => {
+    const info = await parseClientDocument(json(valid({ client_name: "X" }), "application/oauth-client+json"), CLIENT_ID);
     expect(info.name).toBe("X");
+  });
+
+  it("compares client_id by simple string comparison (CIMD draft 3), not canonically", async () => {
+    for (const spelled of ["https://APP.example.com/client/", "https://app.example.com:443/client/", "https://app.example.com/client"]) {
+      expect(await refusal(json(valid({ client_id: spelled })))).toContain("is not exactly its own URL");
+    }
   });
 
   it("reads JSON served with a wrong content type when the body is an object", async () => {
@@ -51,17 +70,15 @@ describe("Client ID Metadata Document (JSON)", () => {
     expect(info.name).toBe("Plain");
   });
 
-  it("ignores a document whose client_id is another app's", async () => {
-    const info = await parseClientDocument(
-      json({ client_id: "https://evil.example/client/", client_name: "Evil", redirect_uris: ["https://evil.example/cb"] }),
-      CLIENT_ID,
-    );
-    expect(info).toEqual(bare);
+  it("refuses a document whose client_id is another app's", async () => {
+    const reason = await refusal(json({ client_id: "https://evil.example/client/", client_name: "Evil", redirect_uris: ["https://evil.example/cb"] }));
+    expect(reason).toContain("is not exactly its own URL");
   });
 
-  it("ignores a document without client_id", async () => {
-    expect(await parseClientDocument(json({ client_name: "Nameless" }), CLIENT_ID)).toEqual(bare);
+  it("refuses a document without client_id", async () => {
+    expect(await refusal(json({ client_name: "Nameless" }))).toBe("the document has no client_id");
   });
+
 
   it("drops a client_uri that is not a prefix of client_id", async () => {
     for (const clientUri of ["https://evil.example/", "https://app.example.com/other/", "https://app.example.co", "http://app.example.com/"]) {
@@ -100,6 +117,69 @@ describe("Client ID Metadata Document (JSON)", () => {
     expect(empty.name).toBeUndefined();
     const wrongType = await parseClientDocument(json({ client_id: CLIENT_ID, client_name: { a: 1 } }), CLIENT_ID);
     expect(wrongType.name).toBeUndefined();
+  });
+});
+
+describe("Client ID Metadata Document: the draft's refusal rules (draft-ietf-oauth-client-id-metadata-document)", () => {
+  it("reads a document only from an https client_id", async () => {
+    const clientId = "http://app.example.com/client/";
+    const info = await parseClientDocument({ url: clientId, status: 200, contentType: "application/json", linkHeaders: [], body: JSON.stringify(valid({ client_id: clientId })) }, clientId);
+    expect(info).toEqual({ clientId, redirectUris: [], fetched: false, refused: "a client metadata document is read only from an https client_id" });
+  });
+
+  it("counts a document only from a 200 response", async () => {
+    for (const status of [201, 203, 206]) {
+      expect(await refusal(doc(JSON.stringify(valid()), "application/json", { status }))).toBe(`the document was served with status ${status}, not 200`);
+    }
+  });
+
+  it("counts a document only when no redirect was followed, even on the client's own origin", async () => {
+    const body = JSON.stringify(valid());
+    expect(await refusal(doc(body, "application/json", { redirected: true }))).toContain("redirect");
+    expect(await refusal(doc(body, "application/json", { url: "https://app.example.com/client/metadata.json" }))).toContain("redirect");
+  });
+
+  it("refuses a document over 5 KB, and reads one of exactly 5 KB", async () => {
+    const padded = (bytes: number): string => {
+      const base = JSON.stringify(valid({ padding: "" }));
+      return JSON.stringify(valid({ padding: "x".repeat(bytes - base.length) }));
+    };
+    expect(padded(5120)).toHaveLength(5120);
+    expect((await parseClientDocument(doc(padded(5120), "application/json"), CLIENT_ID)).name).toBe("Example App");
+    expect(await refusal(doc(padded(5121), "application/json"))).toBe("the document is larger than 5 KB");
+    // Counted in bytes, not characters.
+    const wide = JSON.stringify(valid({ client_name: "é".repeat(2600) }));
+    expect(wide.length).toBeLessThan(5120);
+    expect(await refusal(doc(wide, "application/json"))).toBe("the document is larger than 5 KB");
+  });
+
+  it("refuses a document with client_secret or client_secret_expires_at", async () => {
+    expect(await refusal(json(valid({ client_secret: "s3cret" })))).toContain("client_secret");
+    expect(await refusal(json(valid({ client_secret_expires_at: 0 })))).toContain("client_secret_expires_at");
+  });
+
+  it("refuses a symmetric token_endpoint_auth_method, and any but none (public clients only)", async () => {
+    for (const method of ["client_secret_basic", "client_secret_post", "client_secret_jwt"]) {
+      expect(await refusal(json(valid({ token_endpoint_auth_method: method }))), method).toContain("needs a shared secret");
+    }
+    for (const method of ["private_key_jwt", "tls_client_auth", 42]) {
+      expect(await refusal(json(valid({ token_endpoint_auth_method: method }))), String(method)).toContain("only public clients");
+    }
+    expect((await parseClientDocument(json(valid({ token_endpoint_auth_method: "none" })), CLIENT_ID)).redirectUris).toEqual(["https://elsewhere.example/callback"]);
+  });
+
+  it("refuses private key material in jwks, and reads public keys", async () => {
+    const publicKey = { kty: "EC", crv: "P-256", x: "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU", y: "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0" };
+    expect(await refusal(json(valid({ jwks: { keys: [{ ...publicKey, d: "jpsQnnGQmL-YBIffH1136cspYG6-0iY7X1fCE9-E9LI" }] } })))).toBe("the document publishes private key material");
+    expect(await refusal(json(valid({ jwks: { keys: [{ kty: "oct", k: "c2VjcmV0" }] } })))).toBe("the document publishes private key material");
+    expect((await parseClientDocument(json(valid({ jwks: { keys: [publicKey] } })), CLIENT_ID)).name).toBe("Example App");
+  });
+
+  it("keeps IndieAuth's older rules for an HTML page: any 2xx, and a redirect on the client's origin", async () => {
+    const page = `<!doctype html><div class="h-app"><a class="p-name u-url" href="/">Older App</a></div>`;
+    const info = await parseClientDocument(doc(page, "text/html", { status: 203, redirected: true, url: "https://app.example.com/client/home" }), CLIENT_ID);
+    expect(info.name).toBe("Older App");
+    expect(info.fetched).toBe(true);
   });
 });
 
@@ -197,10 +277,15 @@ describe("Link headers", () => {
 
 describe("garbage", () => {
   it.each([
+    ["{not json", "the document is not valid JSON"],
+    ["[1,2,3]", "the document is not a JSON object"],
+    ["null", "the document is not a JSON object"],
+  ])("refuses %j served as JSON", async (body, reason) => {
+    expect(await refusal(doc(body, "application/json"))).toBe(reason);
+  });
+
+  it.each([
     ["", "text/html"],
-    ["{not json", "application/json"],
-    ["[1,2,3]", "application/json"],
-    ["null", "application/json"],
     ["\u0000\u0001<<<>>>", "text/html"],
     [`<html><head><base href="/relative/"></head><body><div class="h-app"><span class="p-name">x</span></div></body></html>`, "text/html"],
     ["\u0089PNG binary", "image/png"],

@@ -4,7 +4,7 @@
 // ipaddr.js is loaded by name when the policy is first asked for: only fetching a client's (or
 // the owner's) page needs it, and as a CommonJS package it is costly to import into a
 // function's ES module (10-30 ms here), which every cold start of `auth` would otherwise pay.
-import { isIP } from "node:net";
+import { isIP } from "../http/ip-address.ts";
 
 /** Decides whether a connection to `ip` may be made (true = allowed). */
 export type AddressPolicy = (ip: string) => boolean;
@@ -19,7 +19,7 @@ function unbracket(host: string): string {
 /** The IP literal of a URL hostname without brackets, or null for a domain name. */
 export function ipLiteralOf(hostname: string): string | null {
   const bare = unbracket(hostname);
-  return isIP(bare) !== 0 ? bare : null;
+  return isIP(bare) ? bare : null;
 }
 
 function publicAddressCheck(ipaddr: IpAddr): AddressPolicy {

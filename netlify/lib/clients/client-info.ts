@@ -1,9 +1,12 @@
 // Reading what a client publishes at its client_id URL (IndieAuth 4.2): a Client ID Metadata
 // Document (JSON, 4.2.1) or, for older clients, an HTML page with an h-app and
-// rel=redirect_uri links or Link headers (4.2.2). Everything here is untrusted input: URLs
-// are resolved and filtered, the name is cleaned, and nothing ever throws.
+// rel=redirect_uri links or Link headers (4.2.2). A JSON document is held to the current
+// draft-ietf-oauth-client-id-metadata-document, whose rules are stricter than IndieAuth's
+// text (https only, 200 only, no redirect, exact client_id, at most 5 KB, no shared secret);
+// an HTML page keeps IndieAuth's older rules. Everything here is untrusted input: URLs are
+// resolved and filtered, the name is cleaned, and nothing ever throws.
 import type { FetchedDocument } from "./safe-fetch.ts";
-import { canonicalUrl, parseRedirectUri, sameOrigin } from "../protocol/urls.ts";
+import { parseRedirectUri, sameOrigin } from "../protocol/urls.ts";
 import { linkTargets } from "./link-header.ts";
 import { parseMicroformats } from "./microformats.ts";
 import type { ClientDisplay } from "./client-display.ts";
@@ -12,8 +15,26 @@ export interface ClientInfo extends ClientDisplay {
   clientId: string;
   /** Absolute redirect URIs (URL.href form), deduplicated. */
   redirectUris: string[];
-  /** Whether the client_id was fetched at all (false: loopback client or fetch failed). */
+  /** Whether the client_id was fetched and what it serves was used (false: loopback client,
+   * fetch failed, or the document was refused). */
   fetched: boolean;
+  /** Read from a Client ID Metadata Document (JSON), not from an HTML page. */
+  metadataDocument?: true;
+  /** Why the client's metadata document was refused, for the person and the app's developer. */
+  refused?: string;
+}
+
+/** The largest Client ID Metadata Document read (the draft's recommended limit, 8.7). */
+export const MAX_METADATA_DOCUMENT_BYTES = 5 * 1024;
+
+/** Shared-secret client authentication methods, which a public document cannot hold (4.1). */
+const SYMMETRIC_AUTH_METHODS = new Set(["client_secret_post", "client_secret_basic", "client_secret_jwt"]);
+/** JWK members that hold private or symmetric key material (RFC 7518 6.2.2, 6.3.2, 6.4.1). */
+const PRIVATE_JWK_MEMBERS = ["d", "p", "q", "dp", "dq", "qi", "oth", "k"];
+
+/** A client whose metadata document was refused: as if it had not been fetched. */
+export function refusedClient(clientId: string, reason: string): ClientInfo {
+  return { clientId, redirectUris: [], fetched: false, refused: reason };
 }
 
 const MAX_NAME_LENGTH = 100;
@@ -77,14 +98,44 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-function fromMetadata(json: unknown, doc: FetchedDocument, clientId: string): ClientInfo {
-  const bare: ClientInfo = { clientId, redirectUris: [], fetched: true };
-  if (!isRecord(json)) return bare;
-  // The document must name the very client_id it was fetched for; otherwise it could be a
-  // copy of another app's metadata.
-  if (typeof json.client_id !== "string" || canonicalUrl(json.client_id) !== canonicalUrl(clientId)) return bare;
+/** Why a response cannot be a Client ID Metadata Document (draft 3, 4, 5, 8.7), or null. */
+function responseRefusal(doc: FetchedDocument, clientId: string): string | null {
+  if (!clientId.startsWith("https://")) return "a client metadata document is read only from an https client_id";
+  if (doc.status !== 200) return `the document was served with status ${doc.status}, not 200`;
+  if (doc.redirected === true || doc.url !== clientId) return "the document was reached through a redirect, which is not followed for it";
+  if (Buffer.byteLength(doc.body, "utf8") > MAX_METADATA_DOCUMENT_BYTES) return `the document is larger than ${MAX_METADATA_DOCUMENT_BYTES / 1024} KB`;
+  return null;
+}
 
-  const info: ClientInfo = { ...bare };
+function hasPrivateKeyMaterial(jwks: unknown): boolean {
+  if (!isRecord(jwks) || !Array.isArray(jwks.keys)) return false;
+  return jwks.keys.some((key) => isRecord(key) && PRIVATE_JWK_MEMBERS.some((member) => Object.hasOwn(key, member)));
+}
+
+/** Why a document's content is refused (draft 4, 4.1), or null. */
+function contentRefusal(json: Record<string, unknown>, clientId: string): string | null {
+  // Simple string comparison (draft 3, 4): the document names the very client_id it was fetched
+  // for, or it could be a copy of another app's metadata.
+  if (typeof json.client_id !== "string") return "the document has no client_id";
+  if (json.client_id !== clientId) return `the document's client_id (${json.client_id.slice(0, 200)}) is not exactly its own URL`;
+  const secret = Object.keys(json).find((name) => name.startsWith("client_secret"));
+  if (secret !== undefined) return `the document holds ${secret}, but a public document cannot hold a secret`;
+  const method = json.token_endpoint_auth_method;
+  if (method !== undefined && method !== "none") {
+    return typeof method === "string" && SYMMETRIC_AUTH_METHODS.has(method)
+      ? `its token_endpoint_auth_method ${method} needs a shared secret, which a public document cannot hold`
+      : "this server accepts only public clients (token_endpoint_auth_method none)";
+  }
+  if (hasPrivateKeyMaterial(json.jwks)) return "the document publishes private key material";
+  return null;
+}
+
+function fromMetadata(json: unknown, doc: FetchedDocument, clientId: string): ClientInfo {
+  if (!isRecord(json)) return refusedClient(clientId, "the document is not a JSON object");
+  const refusal = contentRefusal(json, clientId);
+  if (refusal !== null) return refusedClient(clientId, refusal);
+
+  const info: ClientInfo = { clientId, redirectUris: [], fetched: true, metadataDocument: true };
   const name = cleanName(json.client_name);
   if (name !== undefined) info.name = name;
 
@@ -160,17 +211,20 @@ function looksLikeHtml(doc: FetchedDocument): boolean {
   return type === "" || type === "text/html" || type === "application/xhtml+xml";
 }
 
-/** Client information from a fetched client_id document. Never throws: anything unreadable
- * gives the bare `{ clientId, redirectUris: [], fetched: true }`. */
+/** Client information from a fetched client_id document. Never throws: an unreadable page
+ * gives the bare `{ clientId, redirectUris: [], fetched: true }`; a refused metadata document,
+ * `{ clientId, redirectUris: [], fetched: false, refused }`. */
 export async function parseClientDocument(doc: FetchedDocument, clientId: string): Promise<ClientInfo> {
   const bare: ClientInfo = { clientId, redirectUris: [], fetched: true };
   try {
     if (looksLikeJson(doc)) {
+      const refusal = responseRefusal(doc, clientId);
+      if (refusal !== null) return refusedClient(clientId, refusal);
       let json: unknown;
       try {
         json = JSON.parse(doc.body);
       } catch {
-        return bare;
+        return refusedClient(clientId, "the document is not valid JSON");
       }
       // The metadata document is complete on its own; Link headers belong to the HTML form.
       return fromMetadata(json, doc, clientId);

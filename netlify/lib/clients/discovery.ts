@@ -1,18 +1,20 @@
 // Client information discovery (IndieAuth 4.2): fetch the client_id URL behind the SSRF
-// guard, read it, and remember the answer for a few minutes per warm function instance.
+// guard, read it, and remember the answer per warm function instance for as long as the
+// response's caching headers say, within bounds (cache-lifetime.ts). Failures and refused
+// documents are never remembered (CIMD draft 5.2).
 import { publicOnlyPolicy } from "./address-guard.ts";
-import { parseClientDocument, type ClientInfo } from "./client-info.ts";
+import { cacheLifetimeMs } from "./cache-lifetime.ts";
+import { parseClientDocument, refusedClient, type ClientInfo } from "./client-info.ts";
 import { fetchDocument, type Fetcher } from "./safe-fetch.ts";
 import { isLoopbackHost } from "../protocol/urls.ts";
 
 interface DiscoveryOptions {
   fetcher?: Fetcher;
   now?: () => number;
-  /** How long a fetched result is reused; default 5 minutes. */
+  /** How long a fetched result is reused; by default, what its caching headers say. */
   cacheMs?: number;
 }
 
-const DEFAULT_CACHE_MS = 5 * 60 * 1000;
 // A bound, so that many distinct client_ids cannot grow memory without limit.
 const MAX_CACHE_ENTRIES = 100;
 
@@ -55,8 +57,11 @@ export async function discoverClient(clientId: URL, options: DiscoveryOptions = 
     const doc = await fetcher(clientId);
     // Only the client's own origin speaks for it: a redirect elsewhere (an open redirect on
     // its site, say) must not let another site's document publish redirect URIs.
-    const info = new URL(doc.url).origin === clientId.origin ? await parseClientDocument(doc, clientId.href) : bare;
-    remember(key, info, now() + (options.cacheMs ?? DEFAULT_CACHE_MS));
+    const info =
+      new URL(doc.url).origin === clientId.origin ? await parseClientDocument(doc, clientId.href) : refusedClient(clientId.href, "its address redirects to another site");
+    if (info.refused !== undefined) return info;
+    const lifetime = options.cacheMs ?? cacheLifetimeMs(doc.caching ?? {}, now());
+    if (lifetime > 0) remember(key, info, now() + lifetime);
     return info;
   } catch {
     // Refused (SSRF guard, size, redirects) or failed (network, timeout, status): the

@@ -7,6 +7,7 @@ import type { LookupAddress, LookupOptions } from "node:dns";
 import type { IncomingMessage } from "node:http";
 import type { LookupFunction } from "node:net";
 import { ipLiteralOf, publicOnlyPolicy, type AddressPolicy } from "./address-guard.ts";
+import type { CachingHeaders } from "./cache-lifetime.ts";
 
 export interface FetchedDocument {
   /** The final URL, after redirects. */
@@ -16,6 +17,10 @@ export interface FetchedDocument {
   /** Every `Link` response header, one entry per header line. */
   linkHeaders: string[];
   body: string;
+  /** Whether a redirect was followed to reach it (a Client ID Metadata Document must not be). */
+  redirected?: boolean;
+  /** The response's caching headers. */
+  caching?: CachingHeaders;
 }
 
 /** We chose not to fetch: address not allowed, bad scheme, too many redirects, too large. */
@@ -167,6 +172,7 @@ function handleResponse(url: URL, res: IncomingMessage, opts: Required<FetchOpti
           status,
           contentType: res.headers["content-type"] ?? "",
           linkHeaders: res.headersDistinct.link ?? [],
+          caching: { cacheControl: res.headers["cache-control"], expires: res.headers.expires, date: res.headers.date, age: res.headers.age },
           bytes: Buffer.concat(chunks),
         },
       },
@@ -193,7 +199,7 @@ export async function fetchBytes(url: URL, options: FetchOptions = {}): Promise<
     let current = url;
     for (let redirects = 0; ; redirects++) {
       const hop = await requestOnce(current, opts, network, controller.signal);
-      if ("document" in hop) return hop.document;
+      if ("document" in hop) return { ...hop.document, redirected: redirects > 0 };
       if (redirects >= opts.maxRedirects) throw new FetchRefused(`more than ${opts.maxRedirects} redirects`);
       // The next hop's scheme and address are checked again in requestOnce.
       current = hop.redirect;

@@ -1,7 +1,11 @@
 // The server's signed objects (the authorization request the sign-in page carries, the
 // owner's session cookie, passkey challenge tickets) are HS256 JWTs, each with its own type,
 // audience and HKDF-derived key, so that none of them can pass for another.
-import { SignJWT, jwtVerify, type JWTPayload } from "jose";
+// jose is loaded with the first signature or verification: requests that need neither (most of
+// what the account and approve functions refuse, every preflight) and cold starts skip it.
+import type { JWTPayload } from "jose";
+
+const jose = () => import("jose");
 
 export interface JwtKind {
   key: Uint8Array;
@@ -12,7 +16,8 @@ export interface JwtKind {
 }
 
 /** Times in milliseconds; the JWT carries them in seconds. */
-export function signTyped(claims: Record<string, unknown>, kind: JwtKind, issuedAt: number, expiresAt: number): Promise<string> {
+export async function signTyped(claims: Record<string, unknown>, kind: JwtKind, issuedAt: number, expiresAt: number): Promise<string> {
+  const { SignJWT } = await jose();
   return new SignJWT(claims)
     .setProtectedHeader({ alg: "HS256", typ: kind.typ })
     .setIssuer(kind.issuer)
@@ -26,6 +31,8 @@ export function signTyped(claims: Record<string, unknown>, kind: JwtKind, issued
  * token is longer than anything this server makes. */
 export async function verifyTyped<T extends object>(token: string, kind: JwtKind, now: number, maxLength = 4096): Promise<(Partial<T> & JWTPayload) | null> {
   if (token.length > maxLength) return null;
+  // Loaded outside the try: a failure to load is the server's, never a "bad token".
+  const { jwtVerify } = await jose();
   try {
     const { payload } = await jwtVerify<Partial<T>>(token, kind.key, {
       algorithms: ["HS256"],

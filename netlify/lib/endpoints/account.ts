@@ -67,7 +67,7 @@ async function signIn(ctx: RequestContext): Promise<Response> {
 
 async function signOut(ctx: RequestContext, session: SessionRecord): Promise<Response> {
   const device = (await ctx.form()).get("device") ?? session.id;
-  const clear = { "Set-Cookie": clearSessionCookie(ctx.config) };
+  const clear = { "Set-Cookie": await clearSessionCookie(ctx.config) };
   if (device === "all") {
     await endAllSessions(ctx.rt.store);
     return json({ ok: true }, 200, clear);

@@ -18,8 +18,14 @@ function metadataDocument(config: Config): Record<string, unknown> {
     scopes_supported: SUPPORTED_SCOPES,
     response_types_supported: ["code"],
     grant_types_supported: ["authorization_code", "refresh_token"],
+    // Public clients only. Without this, RFC 8414 implies client_secret_basic, which some
+    // clients (MCP hosts among them) then try, or give up on.
+    token_endpoint_auth_methods_supported: ["none"],
     code_challenge_methods_supported: ["S256"],
     authorization_response_iss_parameter_supported: true,
+    // An https client_id may be a Client ID Metadata Document (draft-ietf-oauth-client-id-
+    // metadata-document), which is how MCP hosts identify themselves.
+    client_id_metadata_document_supported: true,
     service_documentation: `${base}/`,
   };
 }

@@ -8,7 +8,8 @@ import { wantsFormEncoding } from "../http/answer-error.ts";
 import { formEncoded, json } from "../http/responses.ts";
 import { withClientCredentials } from "../protocol/client-authentication.ts";
 import { profileFor } from "../protocol/profile.ts";
-import { redeemCode, redemptionInput } from "../protocol/codes.ts";
+import { redeemCode, redemptionInput, type CodeRecord } from "../protocol/codes.ts";
+import { checkResourceWithin, outsideGrant, requestedResource } from "../protocol/resource.ts";
 import { parseScope } from "../protocol/scopes.ts";
 import { canonicalUrl } from "../protocol/urls.ts";
 import { revokeToken } from "./revocation.ts";
@@ -30,12 +31,22 @@ function tokenResponse(req: Request, config: Config, issued: IssuedTokens, now: 
   return wantsFormEncoding(req) ? formEncoded(body) : json(body);
 }
 
+/** What a code must have been issued for to buy a token here, checked before it is used up. */
+function tokenWorthy(resource: string | undefined): (code: CodeRecord) => void {
+  return (code) => {
+    // Spec 5.3.3: a code issued with no scope proves identity only; it never buys a token, and
+    // it stays good for the authorization endpoint.
+    if (code.scopes.length === 0) throw new InvalidGrant("This authorization code was issued without a scope; redeem it at the authorization endpoint.");
+    checkResourceWithin(resource, code.resource);
+  };
+}
+
 async function authorizationCodeGrant({ req, rt, config }: RequestContext, form: URLSearchParams): Promise<Response> {
   const now = rt.now();
-  const { record: code, grantId } = await redeemCode(rt.store, redemptionInput(form), now, { grantTypeOptional: false });
-  // Spec 5.3.3: a code issued with no scope proves identity only; it never buys a token.
-  if (code.scopes.length === 0) throw new InvalidGrant("This authorization code was issued without a scope; redeem it at the authorization endpoint.");
-  const issued = await createGrant(rt.store, { id: grantId, clientId: code.clientId, me: code.me, scopes: code.scopes, ...(code.client ? { client: code.client } : {}) }, now, config);
+  const resource = requestedResource(form);
+  const { record: code, grantId } = await redeemCode(rt.store, redemptionInput(form), now, { grantTypeOptional: false, refuseBeforeUse: tokenWorthy(resource) });
+  const granted = { id: grantId, clientId: code.clientId, me: code.me, scopes: code.scopes, ...(code.resource ? { resource: code.resource } : {}), ...(code.client ? { client: code.client } : {}) };
+  const issued = await createGrant(rt.store, granted, now, config);
   return tokenResponse(req, config, issued, now);
 }
 
@@ -60,10 +71,12 @@ async function refreshTokenGrant({ req, rt, config }: RequestContext, form: URLS
     if (parsed.scopes.length === 0) throw new InvalidScope("The requested scope leaves no scope to grant.");
     scopes = parsed.scopes;
   }
+  const resource = requestedResource(form);
   const now = rt.now();
-  const outcome = await rotateRefreshToken(rt.store, refreshToken, { clientId: canonicalUrl(clientId), scopes }, now, config);
+  const outcome = await rotateRefreshToken(rt.store, refreshToken, { clientId: canonicalUrl(clientId), scopes, resource }, now, config);
   if (outcome.ok) return tokenResponse(req, config, outcome.tokens, now);
   if (outcome.reason === "scope") throw new InvalidScope("The requested scope is wider than what was granted.");
+  if (outcome.reason === "target") throw outsideGrant(outcome.granted);
   throw new InvalidGrant(REFRESH_ERRORS[outcome.reason]);
 }
 

@@ -2,7 +2,8 @@
 // JWT of its own type that names a session record; the record is what makes it revocable:
 // signing out deletes it, and a cookie whose record is gone is worth nothing.
 import { randomBytes } from "node:crypto";
-import { parse as parseCookies, serialize as serializeCookie } from "cookie";
+// Loaded with the first cookie to read or write (a CommonJS package: not at every cold start).
+const cookies = () => import("cookie");
 import type { Config } from "../platform/config.ts";
 import { RECORDS } from "../platform/records.ts";
 import type { KeyValueStore } from "../platform/store.ts";
@@ -73,6 +74,7 @@ export async function startSession(store: KeyValueStore, settings: SessionSettin
   };
   if (!(await store.setIfNew(sessionKey(id), session))) throw new Error("session id collision");
   const jwt = await signTyped({ sid: id }, sessionKind(settings), now, session.expiresAt);
+  const { serialize: serializeCookie } = await cookies();
   const setCookie = serializeCookie(sessionCookieName(settings.development), jwt, {
     ...cookieOptions(settings),
     ...(input.persistent ? { maxAge: Math.floor(PERSISTENT_SESSION_MS / 1000) } : {}),
@@ -84,6 +86,7 @@ export async function startSession(store: KeyValueStore, settings: SessionSettin
 async function sessionIdOf(req: Request, settings: SessionSettings, now: number): Promise<string | null> {
   const header = req.headers.get("cookie");
   if (!header || header.length > 8192) return null;
+  const { parse: parseCookies } = await cookies();
   let value: string | undefined;
   try {
     value = parseCookies(header)[sessionCookieName(settings.development)];
@@ -128,7 +131,8 @@ export function hasSessionCookie(req: Request, settings: SessionSettings): boole
 }
 
 /** The Set-Cookie value that removes the cookie from this browser. */
-export function clearSessionCookie(settings: SessionSettings): string {
+export async function clearSessionCookie(settings: SessionSettings): Promise<string> {
+  const { serialize: serializeCookie } = await cookies();
   return serializeCookie(sessionCookieName(settings.development), "", { ...cookieOptions(settings), maxAge: 0 });
 }
 

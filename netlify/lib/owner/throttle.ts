@@ -7,6 +7,7 @@
 // other (no read-then-write counter to lose updates), and a refused attempt removes its
 // record again, so being held back neither counts nor extends anything.
 import { randomBytes } from "node:crypto";
+import { isIPv6 } from "../http/ip-address.ts";
 import { RECORDS } from "../platform/records.ts";
 import type { KeyValueStore } from "../platform/store.ts";
 
@@ -51,19 +52,8 @@ function attemptStamp(now: number): string {
 }
 
 /** IPv6 users hold a whole /64: counting per address would give a guesser billions of them.
- * (The address is the platform's, so plain parsing is enough; node:net keeps ipaddr.js, a
- * 13 KB library, out of the functions that check passwords.) */
-/** The URL parser validates IPv6 literals; node:net would cost every function ~5 ms of cold start. */
-function isIPv6(address: string): boolean {
-  if (!/^[0-9a-f:.]+$/.test(address) || !address.includes(":")) return false;
-  try {
-    new URL(`http://[${address}]/`);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
+ * (The address is the platform's, so plain parsing is enough: ipaddr.js, a 13 KB library,
+ * stays out of the functions that check passwords.) */
 export function addressGroup(ip: string): string {
   const address = ip.split("%", 1)[0]!.toLowerCase();
   if (!isIPv6(address)) return address;

@@ -68,7 +68,7 @@ export function readSignInFragment(hash: string): SignInFragment & { unknownProb
 }
 
 /** What the page shows of the request, and what it offers. */
-type ShownRequest = Pick<AuthorizationRequest, "clientId" | "redirectUri" | "scopes" | "meMismatch" | "client"> & { offer: SignInOffer };
+type ShownRequest = Pick<AuthorizationRequest, "clientId" | "redirectUri" | "scopes" | "meMismatch" | "resource" | "client"> & { offer: SignInOffer };
 
 /** The signed request's payload, read for display only (the server checks the signature). */
 export function shownRequest(token: string): ShownRequest | null {
@@ -84,6 +84,8 @@ export function shownRequest(token: string): ShownRequest | null {
     // Shown only as a short parsed URL, whatever the request carries.
     const me = typeof request.meMismatch === "string" ? shownUrl(request.meMismatch) : undefined;
     if (me !== undefined) shown.meMismatch = me;
+    const resource = typeof request.resource === "string" ? shownUrl(request.resource) : undefined;
+    if (resource !== undefined) shown.resource = resource;
     return shown;
   } catch {
     return null;

@@ -1,9 +1,10 @@
 // Checking GET /auth, as a short pipeline of named steps (after panva/oidc-provider).
 import { clientDisplay } from "../clients/client-display.ts";
-import type { ClientInfo } from "../clients/client-info.ts";
+import { refusedClient, type ClientInfo } from "../clients/client-info.ts";
 import { InvalidRequest, InvalidScope, OAuthError, UnsupportedResponseType, UntrustedRedirect } from "../errors.ts";
 import { isValidCodeChallenge } from "./pkce.ts";
 import type { AuthorizationRequest } from "./request-object.ts";
+import { requestedResource } from "./resource.ts";
 import { parseScope } from "./scopes.ts";
 import { canonicalUrl, isLoopbackRedirect, isUnderClientPath, onClientOrigin, parseClientId, parseProfileUrl, parseRedirectUri, redirectUriMatches, sameOrigin, shownUrl } from "./urls.ts";
 
@@ -12,6 +13,8 @@ const MAX_STATE_LENGTH = 2048;
 interface TrustedTarget {
   clientId: URL;
   redirectUri: URL;
+  /** client_id exactly as the request sent it. */
+  rawClientId: string;
 }
 
 /** Step 1: client_id and redirect_uri are well-formed URLs (spec 3.3), each given once. */
@@ -25,7 +28,19 @@ function checkClientIdAndRedirectUri(params: URLSearchParams): TrustedTarget {
   if (!clientId.ok) throw new UntrustedRedirect("The app's identity is not valid", `The app's client_id cannot be used: ${clientId.reason}.`);
   const redirectUri = parseRedirectUri(params.get("redirect_uri")!);
   if (!redirectUri.ok) throw new UntrustedRedirect("The app's return address is not valid", `The app's redirect_uri cannot be used: ${redirectUri.reason}.`);
-  return { clientId: clientId.url, redirectUri: redirectUri.url };
+  return { clientId: clientId.url, redirectUri: redirectUri.url, rawClientId: params.get("client_id")! };
+}
+
+/** Step 2: what the client publishes (spec 4.2). A Client ID Metadata Document speaks only for
+ * the client_id it names exactly as the request does (simple string comparison, CIMD draft 3):
+ * for a request that spells it otherwise (https://App.example/c for https://app.example/c),
+ * the document is refused. */
+async function discoverClient(target: TrustedTarget, input: PipelineInput): Promise<ClientInfo> {
+  const client = await input.discover(target.clientId);
+  if (client.metadataDocument && target.rawClientId !== client.clientId) {
+    return refusedClient(client.clientId, `the request's client_id is not spelled exactly as the document's (${client.clientId})`);
+  }
+  return client;
 }
 
 /** Step 3: the redirect URI shares the client's scheme, host and port, or the client
@@ -41,16 +56,20 @@ function checkRedirectUriAllowed(target: TrustedTarget, client: ClientInfo): voi
     return sameOrigin(url, redirectUri) && url.pathname === redirectUri.pathname;
   });
   if (onClientOrigin(clientId, redirectUri) && (isUnderClientPath(clientId.href, redirectUri.href) || client.redirectUris.length === 0 || published)) return;
+  // A refused metadata document publishes nothing; say why, for the app's developer.
+  const why = client.refused !== undefined ? ` The app's metadata document was not used: ${client.refused}.` : "";
   throw new UntrustedRedirect(
     "This app's return address is not allowed",
-    `The app ${clientId.href} asked to send you to ${redirectUri.href}, which it does not publish as one of its redirect addresses. Nothing was sent to it.`,
+    `The app ${clientId.href} asked to send you to ${redirectUri.href}, which it does not publish as one of its redirect addresses. Nothing was sent to it.${why}`,
   );
 }
 
-/** Step 4: no parameter twice (a second value could be read differently by another party). */
+/** Step 4: no parameter twice (a second value could be read differently by another party).
+ * `resource` may repeat in RFC 8707: step 9 refuses that with its own error. */
 function checkNoDuplicateParameters(params: URLSearchParams): void {
   const seen = new Set<string>();
   for (const name of params.keys()) {
+    if (name === "resource") continue;
     if (seen.has(name)) throw new InvalidRequest(`The parameter ${name} is given more than once.`);
     seen.add(name);
   }
@@ -104,6 +123,19 @@ function checkMe(params: URLSearchParams, ownerMe: string): string | undefined {
   return shownUrl(canonical);
 }
 
+/** Step 9b: the resource the token is to be for (RFC 8707), if any. A token needs a scope (spec
+ * 5.3.3), and a request for a resource wants a token: without a scope it is refused here,
+ * before the person signs in for a code that could never buy one. */
+function checkResource(params: URLSearchParams, scopes: readonly string[]): string | undefined {
+  const resource = requestedResource(params);
+  if (resource !== undefined && scopes.length === 0) {
+    throw new InvalidScope(
+      `No access token can be issued for ${resource} without a scope. The resource's metadata (RFC 9728) should list its scopes in scopes_supported, which MCP clients then ask for.`,
+    );
+  }
+  return resource;
+}
+
 /** A verified redirect URI; `trusted` when errors may be sent there without asking the person. */
 interface VerifiedTarget {
   redirectUri: string;
@@ -122,7 +154,7 @@ interface PipelineInput {
   onRedirectUriVerified: (target: VerifiedTarget) => void;
 }
 
-type CheckedParameters = Pick<AuthorizationRequest, "state" | "codeChallenge" | "scopes" | "meMismatch">;
+type CheckedParameters = Pick<AuthorizationRequest, "state" | "codeChallenge" | "scopes" | "meMismatch" | "resource">;
 
 /** Steps 4 to 9: no network, so they run before the client's page is fetched. */
 function checkParameters(params: URLSearchParams, ownerMe: string): CheckedParameters {
@@ -131,6 +163,8 @@ function checkParameters(params: URLSearchParams, ownerMe: string): CheckedParam
   const checked: CheckedParameters = { state: checkState(params), codeChallenge: checkPkce(params), scopes: checkScope(params) };
   const meMismatch = checkMe(params, ownerMe);
   if (meMismatch !== undefined) checked.meMismatch = meMismatch;
+  const resource = checkResource(params, checked.scopes);
+  if (resource !== undefined) checked.resource = resource;
   return checked;
 }
 
@@ -148,7 +182,7 @@ function trustedAtSight(target: TrustedTarget, client: ClientInfo | null): boole
 async function trustedForError(target: TrustedTarget, client: ClientInfo | null, input: PipelineInput): Promise<boolean> {
   if (trustedAtSight(target, client)) return true;
   if (await input.approvedBefore(target.clientId.href, target.redirectUri.href)) return true;
-  return client === null && trustedAtSight(target, await input.discover(target.clientId));
+  return client === null && trustedAtSight(target, await discoverClient(target, input));
 }
 
 /** Runs the steps. Until the redirect URI is verified, failures are UntrustedRedirect (shown
@@ -167,7 +201,7 @@ export async function checkAuthorizationRequest(input: PipelineInput): Promise<A
   }
   const failed = checked instanceof OAuthError;
   const needsClient = !(failed && sameOrigin(target.clientId, target.redirectUri));
-  const client = needsClient ? await input.discover(target.clientId) : null;
+  const client = needsClient ? await discoverClient(target, input) : null;
   if (client) checkRedirectUriAllowed(target, client);
   // The state goes back with an error only when it was given once.
   const states = params.getAll("state");

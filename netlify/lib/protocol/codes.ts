@@ -27,6 +27,8 @@ export interface CodeRecord {
   codeChallengeMethod: "S256";
   scopes: string[];
   me: string;
+  /** The protected resource the token is to be for (RFC 8707), as the request named it. */
+  resource?: string;
   /** The app's name and logo as it claimed them at sign-in, for the owner's console. */
   client?: ClientDisplay;
   issuedAt: number;
@@ -124,13 +126,16 @@ interface RedeemedCode {
   grantId: string;
 }
 
+interface RedemptionOptions {
+  grantTypeOptional: boolean;
+  /** Refusals that depend only on what the code was issued for (it has no scope, say), made
+   * before the code is used up: they reveal nothing a guess could exploit, and the client can
+   * still redeem the code where it belongs. */
+  refuseBeforeUse?: (record: CodeRecord) => void;
+}
+
 /** Checks the request, consumes the code and returns what it was issued for. */
-export async function redeemCode(
-  store: KeyValueStore,
-  input: RedemptionInput,
-  now: number,
-  options: { grantTypeOptional: boolean },
-): Promise<RedeemedCode> {
+export async function redeemCode(store: KeyValueStore, input: RedemptionInput, now: number, options: RedemptionOptions): Promise<RedeemedCode> {
   if (input.grantType === null || input.grantType === "") {
     if (!options.grantTypeOptional) throw new InvalidRequest("grant_type is required.");
   } else if (input.grantType !== "authorization_code") {
@@ -148,6 +153,7 @@ export async function redeemCode(
 
   const record = await store.get<CodeRecord>(RECORDS.code.key(code));
   if (!record || record.kind !== "authorization_code") throw new InvalidGrant("The authorization code is not valid.");
+  options.refuseBeforeUse?.(record);
   const grantId = await consume(store, code, record, now);
   if (record.expiresAt <= now) throw new InvalidGrant("The authorization code has expired.");
   if (canonicalUrl(input.clientId!) !== record.clientId) throw new InvalidGrant("client_id does not match the authorization request.");

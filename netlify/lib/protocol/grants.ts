@@ -6,6 +6,7 @@ import { grantIdOf, newGrantToken, tokenHash, tokenKindOf, tokenMatches, type To
 import { constantTimeEqual } from "../crypto/secrets.ts";
 import type { ClientDisplay } from "../clients/client-display.ts";
 import { InvalidGrant } from "../errors.ts";
+import { resourceWithin } from "./resource.ts";
 import { RECORDS } from "../platform/records.ts";
 import type { KeyValueStore } from "../platform/store.ts";
 
@@ -24,6 +25,10 @@ export interface GrantRecord {
   client?: ClientDisplay;
   /** What the owner approved: the ceiling for every refresh. */
   scopes: string[];
+  /** The protected resource the owner approved the tokens for (RFC 8707), exactly as the client
+   * named it: every access token of the grant is for it alone (introspection's `aud`). Absent:
+   * tokens for no particular resource. A refresh keeps it; it never changes. */
+  resource?: string;
   /** The scopes of the current access token (a refresh may narrow them). */
   accessScopes: string[];
   createdAt: number;
@@ -90,6 +95,7 @@ interface NewGrant {
   clientId: string;
   me: string;
   scopes: string[];
+  resource?: string;
   client?: ClientDisplay;
 }
 
@@ -129,15 +135,31 @@ export async function liveGrants(store: KeyValueStore, now: number): Promise<Gra
   return grants.filter((grant) => isLive(grant, now));
 }
 
+/** Why a token is not live. "unknown" covers a token that never was, or was replaced by a
+ * refresh; "revoked" and "expired" are said only of the grant's own current token. */
+export type DeadTokenReason = "malformed" | "unknown" | "revoked" | "expired";
+
+export type TokenCheck = { live: true; grant: GrantRecord } | { live: false; reason: DeadTokenReason };
+
+/** Checks a token of this kind against its grant, with one read: live only if it is the
+ * grant's current token of that kind, unexpired, and the grant is neither revoked nor expired. */
+export async function checkGrantToken(store: KeyValueStore, token: string, kind: TokenKind, now: number): Promise<TokenCheck> {
+  const id = grantIdOf(token, kind);
+  if (!id) return { live: false, reason: "malformed" };
+  const grant = await store.get<StoredGrant>(grantKey(id));
+  if (grant === null || grant.kind !== "grant") return { live: false, reason: "unknown" };
+  const current = kind === "access" ? grant.access : grant.refresh;
+  // The hash first: whether a grant was revoked is told only to the holder of its token.
+  if (!tokenMatches(token, current.hash)) return { live: false, reason: "unknown" };
+  if (grant.revokedAt !== undefined) return { live: false, reason: "revoked" };
+  if (!isLive(grant, now) || current.expiresAt <= now) return { live: false, reason: "expired" };
+  return { live: true, grant };
+}
+
 /** The live grant whose current token of this kind is exactly `token`, with one read. */
 export async function grantForToken(store: KeyValueStore, token: string, kind: TokenKind, now: number): Promise<GrantRecord | null> {
-  const id = grantIdOf(token, kind);
-  if (!id) return null;
-  const grant = await store.get<StoredGrant>(grantKey(id));
-  if (!isLive(grant, now)) return null;
-  const current = kind === "access" ? grant.access : grant.refresh;
-  if (!tokenMatches(token, current.hash) || current.expiresAt <= now) return null;
-  return grant;
+  const check = await checkGrantToken(store, token, kind, now);
+  return check.live ? check.grant : null;
 }
 
 /** Revokes a grant (idempotent). Writes a tombstone when the grant does not exist yet. */
@@ -154,14 +176,15 @@ export async function revokeGrant(store: KeyValueStore, id: string, now: number)
 
 type RefreshOutcome =
   | { ok: true; tokens: IssuedTokens }
-  | { ok: false; reason: "unknown" | "reused" | "expired" | "client" | "scope" | "conflict" };
+  | { ok: false; reason: "unknown" | "reused" | "expired" | "client" | "scope" | "conflict" }
+  | { ok: false; reason: "target"; granted: string | undefined };
 
 /** Rotates a refresh token: new access and refresh tokens, the old refresh token retired.
  * A retired refresh token presented again revokes the whole grant. */
 export async function rotateRefreshToken(
   store: KeyValueStore,
   refreshToken: string,
-  input: { clientId: string; scopes: string[] | null },
+  input: { clientId: string; scopes: string[] | null; resource?: string | undefined },
   now: number,
   ttl: TokenLifetimes,
 ): Promise<RefreshOutcome> {
@@ -179,6 +202,7 @@ export async function rotateRefreshToken(
   if (input.clientId !== grant.clientId) return { ok: false, reason: "client" };
   const scopes = input.scopes ?? grant.scopes;
   if (scopes.some((scope) => !grant.scopes.includes(scope))) return { ok: false, reason: "scope" };
+  if (!resourceWithin(input.resource, grant.resource)) return { ok: false, reason: "target", granted: grant.resource };
 
   const minted = mintTokens(id, now, ttl);
   const next: GrantRecord = {

@@ -29,6 +29,8 @@ export interface AuthorizationRequest {
   scopes: string[];
   /** The `me` the client sent, when it is not the owner's profile URL. */
   meMismatch?: string;
+  /** The protected resource the token is to be for (RFC 8707), exactly as the client sent it. */
+  resource?: string;
   client: ClientDisplay;
   /** The logo of an app not approved before: kept for the owner's console once approved, but
    * not in `client`, so the sign-in page never loads it. */
@@ -73,12 +75,13 @@ export function requestId(signed: SignedRequest): string {
 export async function verifyRequest(token: string, key: Uint8Array, issuer: string, now: number): Promise<SignedRequest | null> {
   const payload = await verifyTyped<RequestClaims>(token, requestObjectKind(key, issuer), now, MAX_REQUEST_OBJECT_LENGTH);
   if (!payload || typeof payload.exp !== "number") return null;
-  const { clientId, redirectUri, state, codeChallenge, scopes, meMismatch, client, unshownLogoUri } = payload;
+  const { clientId, redirectUri, state, codeChallenge, scopes, meMismatch, resource, client, unshownLogoUri } = payload;
   if (typeof clientId !== "string" || typeof redirectUri !== "string" || typeof state !== "string" || typeof codeChallenge !== "string" || !Array.isArray(scopes)) {
     return null;
   }
   const request: AuthorizationRequest = { clientId, redirectUri, state, codeChallenge, scopes, client: client ?? {} };
   if (typeof meMismatch === "string") request.meMismatch = meMismatch;
+  if (typeof resource === "string") request.resource = resource;
   if (typeof unshownLogoUri === "string") request.unshownLogoUri = unshownLogoUri;
   return { request, offer: readOffer(payload.offer), expiresAt: payload.exp * 1000 };
 }

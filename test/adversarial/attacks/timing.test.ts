@@ -205,7 +205,7 @@ describe("timing: reading the code", () => {
   it.each([
     ["protocol/pkce.ts", "verifierMatches", "constantTimeEqual"],
     ["protocol/grant-tokens.ts", "tokenMatches", "constantTimeEqual"],
-    ["protocol/grants.ts", "grantForToken", "tokenMatches"],
+    ["protocol/grants.ts", "checkGrantToken", "tokenMatches"],
     ["protocol/grants.ts", "rotateRefreshToken", "constantTimeEqual"],
     ["protocol/grants.ts", "grantOwningToken", "constantTimeEqual"],
     ["endpoints/token-verification.ts", "tokenToCheck", "constantTimeEqual"],

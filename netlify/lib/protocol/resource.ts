@@ -1,0 +1,49 @@
+// Resource indicators (RFC 8707): which protected resource a token is for. MCP hosts send
+// `resource` at /auth and again at /token. A grant is made for at most one resource (what MCP
+// hosts ask for); its access tokens are for that resource alone, and introspection answers it
+// as `aud`. The value is kept exactly as sent: a resource server compares it with its own URL.
+import { InvalidTarget } from "../errors.ts";
+
+const MAX_RESOURCE_LENGTH = 2048;
+
+/** The resource a request names (at most one), or undefined when it names none. Throws
+ * InvalidTarget for more than one, or for anything but an absolute http(s) URI without a
+ * fragment (RFC 8707 2: absolute, no fragment; http(s) because the sign-in page shows it to
+ * the owner as the place the token is for). */
+export function requestedResource(params: URLSearchParams): string | undefined {
+  const values = params.getAll("resource");
+  if (values.length === 0) return undefined;
+  if (values.length > 1) throw new InvalidTarget("Only one resource may be asked for at a time.");
+  const raw = values[0]!;
+  if (raw === "") throw new InvalidTarget("resource is empty.");
+  if (raw.length > MAX_RESOURCE_LENGTH) throw new InvalidTarget("resource is too long.");
+  if (raw.includes("#")) throw new InvalidTarget("resource must not contain a fragment (RFC 8707).");
+  // "https:example.com" parses too, as a relative reference would; only the full form is absolute.
+  if (!/^https?:\/\/[^\s\\/?@]+/i.test(raw) || /[\s\\]/.test(raw)) throw new InvalidTarget("resource must be an absolute https (or http) URI.");
+  try {
+    new URL(raw);
+  } catch {
+    throw new InvalidTarget("resource must be an absolute https (or http) URI.");
+  }
+  return raw;
+}
+
+/** A token request may repeat the resource its code or grant was made for, or name none (which
+ * keeps it); anything else would widen the token's audience. (With one resource per grant,
+ * narrowing it means keeping it.) */
+export function resourceWithin(requested: string | undefined, granted: string | undefined): boolean {
+  return requested === undefined || requested === granted;
+}
+
+/** The refusal of a resource outside what was granted. */
+export function outsideGrant(granted: string | undefined): InvalidTarget {
+  return new InvalidTarget(
+    granted === undefined
+      ? "This authorization was approved for no particular resource; start a new one that names it."
+      : `This authorization was approved for ${granted} only.`,
+  );
+}
+
+export function checkResourceWithin(requested: string | undefined, granted: string | undefined): void {
+  if (!resourceWithin(requested, granted)) throw outsideGrant(granted);
+}

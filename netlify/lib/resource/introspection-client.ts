@@ -1,0 +1,110 @@
+// Other-site mode: a resource server on another Netlify site asks this server's POST /introspect,
+// authorised by the resource-server credential INTROSPECTION_TOKEN (RFC 7662 2.1).
+// Answers are kept per function instance for at most a minute and never past the token's
+// expiry, keyed by the token's hash (the token itself is never kept): a revoked token is
+// refused at most that minute later. Tokens of the wrong shape are refused without asking.
+import { secretHash } from "../crypto/secrets.ts";
+import { shapeReason } from "../protocol/verification.ts";
+import { ResourceSetupError, TokenCheckUnavailable, type ActiveToken, type TokenVerification } from "./types.ts";
+
+/** The longest an answer is reused (the bound on how long a revocation can go unnoticed). */
+export const MAX_CACHE_MS = 60_000;
+const MAX_ENTRIES = 1000;
+const TIMEOUT_MS = 4000;
+
+export interface IntrospectionClientOptions {
+  endpoint: string;
+  credential: string;
+  /** The clock (tests move it). */
+  now?: () => number;
+  /** How long an answer is reused, at most MAX_CACHE_MS. */
+  cacheMs?: number;
+  timeoutMs?: number;
+}
+
+interface Cached {
+  answer: TokenVerification;
+  /** Reused while the clock is before this. */
+  until: number;
+}
+
+const isString = (value: unknown): value is string => typeof value === "string";
+
+/** The RFC 7662 answer as a TokenVerification; null when it is not a well-formed answer. */
+function readAnswer(body: unknown): TokenVerification | null {
+  if (typeof body !== "object" || body === null) return null;
+  const answer = body as Record<string, unknown>;
+  if (answer.active === false) return { active: false, reason: "inactive" };
+  if (answer.active !== true) return null;
+  const { me, client_id: clientId, scope, exp, aud } = answer;
+  if (!isString(me) || !isString(clientId) || !isString(scope) || typeof exp !== "number" || !Number.isFinite(exp)) return null;
+  const token: ActiveToken = { active: true, me, clientId, scope, exp };
+  if (isString(aud)) token.aud = aud;
+  else if (Array.isArray(aud) && aud.length > 0 && aud.every(isString)) token.aud = aud;
+  else if (aud !== undefined) return null;
+  return token;
+}
+
+/** A copy, so that a caller changing its answer cannot change the cached one. */
+function copy(answer: TokenVerification): TokenVerification {
+  return answer.active && Array.isArray(answer.aud) ? { ...answer, aud: [...answer.aud] } : { ...answer };
+}
+
+export class IntrospectionClient {
+  readonly #cache = new Map<string, Cached>();
+  readonly #inFlight = new Map<string, Promise<TokenVerification>>();
+  readonly #now: () => number;
+  readonly #cacheMs: number;
+
+  constructor(private readonly options: IntrospectionClientOptions) {
+    this.#now = options.now ?? Date.now;
+    this.#cacheMs = Math.min(options.cacheMs ?? MAX_CACHE_MS, MAX_CACHE_MS);
+  }
+
+  async verify(token: string): Promise<TokenVerification> {
+    const wrongShape = shapeReason(token);
+    if (wrongShape) return { active: false, reason: wrongShape };
+    const key = secretHash(token);
+    const cached = this.#cache.get(key);
+    if (cached && this.#now() < cached.until) return copy(cached.answer);
+    this.#cache.delete(key);
+    // Requests carrying the same token at once share one question.
+    let asking = this.#inFlight.get(key);
+    if (!asking) {
+      asking = this.#ask(token, key).finally(() => this.#inFlight.delete(key));
+      this.#inFlight.set(key, asking);
+    }
+    return copy(await asking);
+  }
+
+  async #ask(token: string, key: string): Promise<TokenVerification> {
+    // The answer tells the token's state at some moment after this one: counting the minute
+    // from here bounds how stale a reused answer can be.
+    const asked = this.#now();
+    const { endpoint, credential } = this.options;
+    let body: unknown;
+    try {
+      const response = await fetch(endpoint, {
+        method: "POST",
+        headers: { Authorization: `Bearer ${credential}`, "Content-Type": "application/x-www-form-urlencoded", Accept: "application/json" },
+        body: new URLSearchParams({ token }),
+        // A redirect would carry the token and the credential somewhere else.
+        redirect: "error",
+        signal: AbortSignal.timeout(this.options.timeoutMs ?? TIMEOUT_MS),
+      });
+      if (response.status === 401 || response.status === 403) {
+        throw new ResourceSetupError("INTROSPECTION_TOKEN", `${endpoint} refused the credential: set INTROSPECTION_TOKEN to the same value as on the IndieAuth server's site`);
+      }
+      if (!response.ok) throw new TokenCheckUnavailable(`${endpoint} answered ${response.status}`);
+      body = await response.json();
+    } catch (error) {
+      throw error instanceof TokenCheckUnavailable ? error : new TokenCheckUnavailable(`${endpoint} did not answer`, error);
+    }
+    const answer = readAnswer(body);
+    if (!answer) throw new TokenCheckUnavailable(`${endpoint} did not answer as RFC 7662 says`);
+    const until = Math.min(asked + this.#cacheMs, answer.active ? answer.exp * 1000 : Number.POSITIVE_INFINITY);
+    this.#cache.set(key, { answer, until });
+    if (this.#cache.size > MAX_ENTRIES) this.#cache.delete(this.#cache.keys().next().value!);
+    return answer;
+  }
+}

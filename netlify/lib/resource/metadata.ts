@@ -1,0 +1,69 @@
+// RFC 9728 protected resource metadata: the document that names this IndieAuth server as the
+// authorization server of a resource (a Micropub endpoint, an MCP server), and where it lives:
+// /.well-known/oauth-protected-resource followed by the resource's path (RFC 9728 3.1).
+
+export interface ResourceDescription {
+  /** The resource's identifier: an absolute URL, or a path on the site (e.g. "/micropub"),
+   * taken against the origin the request came to. */
+  resource: string;
+  /** The scopes it understands (`scopes_supported`). */
+  scopes?: readonly string[];
+  /** A human-readable name (`resource_name`). */
+  name?: string;
+  /** A page about it (`resource_documentation`). */
+  documentation?: string;
+}
+
+export interface ProtectedResourceMetadata {
+  resource: string;
+  authorization_servers: string[];
+  scopes_supported?: string[];
+  bearer_methods_supported: string[];
+  resource_name?: string;
+  resource_documentation?: string;
+}
+
+export const WELL_KNOWN = "/.well-known/oauth-protected-resource";
+
+/** The resource identifier as an absolute URL: http(s), no fragment. A path is taken against
+ * `origin`; without one, a path cannot be resolved. */
+export function resolveResource(resource: string, origin: string | undefined): string {
+  let url: URL;
+  try {
+    url = resource.startsWith("/") && !resource.startsWith("//") ? new URL(resource, origin) : new URL(resource);
+  } catch {
+    throw new TypeError(`resource must be an absolute http(s) URL, or a path with a known origin: ${JSON.stringify(resource)}`);
+  }
+  if ((url.protocol !== "https:" && url.protocol !== "http:") || url.hash) {
+    throw new TypeError(`resource must be an http(s) URL without a fragment (RFC 9728 1.2): ${JSON.stringify(resource)}`);
+  }
+  return url.href;
+}
+
+/** Where the metadata of `resource` (absolute) is: the well-known path between the host and
+ * the resource's own path and query. */
+export function metadataUrlOf(resource: string): string {
+  const url = new URL(resource);
+  const path = url.pathname === "/" ? "" : url.pathname;
+  return `${url.origin}${WELL_KNOWN}${path}${url.search}`;
+}
+
+/** The path and query of a resource that a metadata request names, or null if the request is
+ * not for protected resource metadata. */
+export function resourcePathOf(requestUrl: URL): string | null {
+  const { pathname, search } = requestUrl;
+  if (pathname !== WELL_KNOWN && !pathname.startsWith(`${WELL_KNOWN}/`)) return null;
+  return (pathname.slice(WELL_KNOWN.length) || "/") + search;
+}
+
+export function metadataDocument(description: ResourceDescription, resource: string, issuer: string): ProtectedResourceMetadata {
+  return {
+    resource,
+    authorization_servers: [issuer],
+    ...(description.scopes ? { scopes_supported: [...description.scopes] } : {}),
+    // The Authorization header, and the access_token field of a form body (Micropub).
+    bearer_methods_supported: ["header", "body"],
+    ...(description.name ? { resource_name: description.name } : {}),
+    ...(description.documentation ? { resource_documentation: description.documentation } : {}),
+  };
+}

@@ -1,0 +1,180 @@
+// The resource-server API: one object per environment, made on first use. `index.ts` exports
+// the functions of the one made from process.env; `resourceServer()` makes others (tests, or a
+// function that configures itself in code).
+import { InsufficientScope, InvalidRequest, InvalidToken, MethodNotAllowed, MissingBearerToken, NotFound, SetupIncomplete, TemporarilyUnavailable, type AnsweredError } from "../errors.ts";
+import { answerError } from "../http/answer-error.ts";
+import { preflight, readableByAnyOrigin } from "../http/cors.ts";
+import { json } from "../http/responses.ts";
+import { blobStore, StorageUnavailable, type KeyValueStore } from "../platform/store.ts";
+import { IntrospectionClient } from "./introspection-client.ts";
+import { metadataDocument, metadataUrlOf, resolveResource, resourcePathOf, type ProtectedResourceMetadata, type ResourceDescription } from "./metadata.ts";
+import { tokenOfRequest } from "./request-token.ts";
+import { verifySameSite } from "./same-site.ts";
+import { readResourceSettings, type ResourceSettings } from "./settings.ts";
+import { ResourceSetupError, TokenCheckUnavailable, type ActiveToken, type RequireOptions, type TokenVerification, type VerifyOptions } from "./types.ts";
+
+export interface ResourceServerOptions {
+  /** Where the settings come from; by default process.env. */
+  env?: Record<string, string | undefined>;
+  /** Same-site mode: the store to read (by default the server's Blobs store, INDIEAUTH_STORE). */
+  store?: KeyValueStore;
+  /** The clock, in milliseconds (tests move it). */
+  now?: () => number;
+}
+
+export interface ResourceServer {
+  /** "same-site" (reads the store) or "introspection" (asks INDIEAUTH_SERVER's /introspect). */
+  readonly mode: ResourceSettings["mode"];
+  verifyAccessToken(tokenOrRequest: string | Request, options?: VerifyOptions): Promise<TokenVerification>;
+  requireToken(request: Request, options?: RequireOptions): Promise<ActiveToken | Response>;
+  protectedResourceMetadata(description: ResourceDescription, request?: Request): ProtectedResourceMetadata;
+  protectedResourceMetadataHandler(resources: ResourceDescription | readonly ResourceDescription[]): (request: Request) => Promise<Response>;
+}
+
+type Verify = (token: string) => Promise<TokenVerification>;
+
+const SCOPE_SEPARATOR = / +/;
+
+function neededScopes(scope: RequireOptions["scope"]): string[] {
+  if (scope === undefined) return [];
+  return (typeof scope === "string" ? scope.split(SCOPE_SEPARATOR) : [...scope]).filter(Boolean);
+}
+
+/** Whether a token may be used at `resource`: its audience names it, or it has none and none
+ * is required. */
+function forResource(token: ActiveToken, resource: string, requireAudience: boolean): boolean {
+  if (token.aud === undefined) return !requireAudience;
+  const normal = (value: string) => {
+    try {
+      return new URL(value).href;
+    } catch {
+      return value;
+    }
+  };
+  return (Array.isArray(token.aud) ? token.aud : [token.aud]).some((aud) => normal(aud) === resource);
+}
+
+function verifierFor(settings: ResourceSettings, options: ResourceServerOptions): Verify {
+  const now = options.now ?? Date.now;
+  if (settings.mode === "introspection") {
+    const client = new IntrospectionClient({ endpoint: settings.introspectionEndpoint, credential: settings.credential, now });
+    return (token) => client.verify(token);
+  }
+  const store = options.store ?? blobStore(settings.storeName);
+  return async (token) => {
+    try {
+      return await verifySameSite(store, token, now());
+    } catch (error) {
+      if (error instanceof StorageUnavailable) throw new TokenCheckUnavailable("the Blobs store did not answer", error);
+      throw error;
+    }
+  };
+}
+
+/** The refusal `requireToken` answers with: a Bearer refusal names where the resource's
+ * metadata is and the scope the request needs. */
+function refusal(error: AnsweredError, challenge: { resourceMetadata?: string | undefined; scope?: string | undefined }): Response {
+  if (error instanceof MissingBearerToken || error instanceof InvalidToken || error instanceof InsufficientScope) error.withResourceChallenge(challenge);
+  return answerError(error, "json");
+}
+
+function unavailable(error: unknown): AnsweredError {
+  console.error(error instanceof Error ? `${error.message}${error.cause instanceof Error ? `: ${error.cause.message}` : ""}` : error);
+  if (error instanceof ResourceSetupError) {
+    const problem = { message: error.message, fix: "See the README's resource-server section" };
+    return new SetupIncomplete(`Tokens cannot be checked: ${error.message}.`, [problem], false);
+  }
+  return new TemporarilyUnavailable("Tokens cannot be checked right now");
+}
+
+export function resourceServer(options: ResourceServerOptions = {}): ResourceServer {
+  const read = readResourceSettings(options.env ?? process.env);
+  const settings = read.ok ? read.settings : undefined;
+  const setupError = read.ok ? undefined : new ResourceSetupError(read.problem.variable, `${read.problem.message}. ${read.problem.fix}.`);
+  let verify: Verify | undefined;
+
+  /** The issuer, and the origin relative resources are taken against. */
+  const issuerFor = (request?: Request): string => {
+    if (settings?.issuer) return settings.issuer;
+    if (request) return `${new URL(request.url).origin}/`;
+    throw new TypeError("The IndieAuth server's address is not known here: set BASE_URL (or pass the request)");
+  };
+  const originFor = (request?: Request) => (request ? new URL(request.url).origin : settings?.issuer ? new URL(settings.issuer).origin : undefined);
+
+  async function verifyToken(token: string, resource: string | undefined, requireAudience = false): Promise<TokenVerification> {
+    if (!settings) throw setupError!;
+    if (requireAudience && resource === undefined) throw new TypeError("requireAudience needs the resource to check the token's audience against");
+    verify ??= verifierFor(settings, options);
+    const answer = await verify(token);
+    if (answer.active && resource !== undefined && !forResource(answer, resource, requireAudience)) return { active: false, reason: "wrong-resource" };
+    return answer;
+  }
+
+  const server: ResourceServer = {
+    mode: settings?.mode ?? "same-site",
+
+    async verifyAccessToken(tokenOrRequest, verifyOptions = {}) {
+      const request = typeof tokenOrRequest === "string" ? undefined : tokenOrRequest;
+      const resource = verifyOptions.resource === undefined ? undefined : resolveResource(verifyOptions.resource, originFor(request));
+      const strict = verifyOptions.requireAudience === true;
+      if (!request) return verifyToken(tokenOrRequest as string, resource, strict);
+      const found = await tokenOfRequest(request);
+      return found.found ? verifyToken(found.token, resource, strict) : { active: false, reason: found.reason };
+    },
+
+    async requireToken(request, requireOptions = {}) {
+      const resource = requireOptions.resource === undefined ? undefined : resolveResource(requireOptions.resource, originFor(request));
+      if (requireOptions.requireAudience && resource === undefined) throw new TypeError("requireAudience needs the resource to check the token's audience against");
+      const needed = neededScopes(requireOptions.scope);
+      const challenge = { resourceMetadata: resource === undefined ? undefined : metadataUrlOf(resource), scope: needed.join(" ") };
+      const found = await tokenOfRequest(request);
+      if (!found.found) {
+        const error = found.reason === "missing" ? new MissingBearerToken(found.description) : found.reason === "malformed" ? new InvalidToken(found.description) : new InvalidRequest(found.description);
+        return refusal(error, challenge);
+      }
+      let answer: TokenVerification;
+      try {
+        answer = await verifyToken(found.token, resource, requireOptions.requireAudience === true);
+      } catch (error) {
+        return refusal(unavailable(error), challenge);
+      }
+      if (!answer.active) {
+        // The same words in both modes, whatever the reason: the holder learns only that it is refused.
+        const description = answer.reason === "wrong-resource" ? "The access token was not issued for this resource." : "The access token is invalid, expired or revoked.";
+        return refusal(new InvalidToken(description), challenge);
+      }
+      const granted = new Set(answer.scope.split(SCOPE_SEPARATOR));
+      if (needed.some((scope) => !granted.has(scope))) {
+        return refusal(new InsufficientScope(`The access token does not carry the scope this needs: ${needed.join(" ")}.`, needed.join(" ")), challenge);
+      }
+      return answer;
+    },
+
+    protectedResourceMetadata(description, request) {
+      return metadataDocument(description, resolveResource(description.resource, originFor(request)), issuerFor(request));
+    },
+
+    protectedResourceMetadataHandler(resources) {
+      const list: readonly ResourceDescription[] = Array.isArray(resources) ? resources : [resources as ResourceDescription];
+      return async (request) => {
+        if (request.method === "OPTIONS") return preflight(["GET", "HEAD", "OPTIONS"]);
+        const url = new URL(request.url);
+        let response: Response;
+        if (request.method !== "GET" && request.method !== "HEAD") {
+          response = answerError(new MethodNotAllowed(["GET", "HEAD", "OPTIONS"]), "json");
+        } else {
+          const path = resourcePathOf(url);
+          const described = path === null ? undefined : list.find((d) => {
+            const resource = new URL(resolveResource(d.resource, url.origin));
+            return resource.pathname + resource.search === path;
+          });
+          response = described
+            ? json(server.protectedResourceMetadata(described, request))
+            : answerError(new NotFound(`No protected resource is described at ${url.pathname}.`), "json");
+        }
+        return readableByAnyOrigin(response);
+      };
+    },
+  };
+  return server;
+}

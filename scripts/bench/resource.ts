@@ -1,0 +1,172 @@
+// (7) The resource-server API (netlify-indieauth/resource), as a blog's own function uses it:
+//   - verification in-process against the local Blobs server, its storage operations counted
+//     like section (2)'s: p50 <= its storage floor (the reads it does, each at the p50 of a bare
+//     `get` taken right after it) + 1 ms, and at most one read and one write;
+//   - the entry's cold import as bundled for deployment (esbuild, minified, packages left as
+//     imports), median of fresh Node processes, against a floor module that imports only
+//     @netlify/blobs bundled the same way: <= floor + 5 ms. The file `npm pack` ships (the same
+//     bundle, not minified) is reported beside it.
+import { execFile } from "node:child_process";
+import { mkdir, rm, stat, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { performance } from "node:perf_hooks";
+import { pathToFileURL } from "node:url";
+import { promisify } from "node:util";
+import { build } from "esbuild";
+import { resourceServer } from "../../netlify/lib/resource/index.ts";
+import { bearer, BASE } from "../../test/helpers/requests.ts";
+import { resourceBundle } from "../build-resource.ts";
+import { bareBlobs, emptySamples, pairedBare, storageFloor, type BareBlobs } from "./bare-blobs.ts";
+import { benchEnv, benchRuntime, issueGrants, operations, typicalGrantRecord } from "./calls.ts";
+import { check, printTable, say, verdict } from "./report.ts";
+import { BUDGET, CALLS, IMPORT_RUNS, KB, ROOT, WARMUP } from "./settings.ts";
+import { kb, ms, stats, type Stats } from "./stats.ts";
+import { judgeOperations, ONE_READ, opSummaryText, summarizeOps, type OpSummary } from "./storage-operations.ts";
+import type { OperationCounts } from "../../test/helpers/counting-store.ts";
+
+const SECTION = "7 resource API";
+/** The entry's cold import may cost at most this much more than the floor's. */
+const COLD_IMPORT_OVER_FLOOR_MS = 5;
+const FLOOR_SOURCE = `import { getStore } from "@netlify/blobs";\nexport default async () => new Response(typeof getStore);\n`;
+const IMPORT_RUNNER = `const start = performance.now();\nawait import(process.argv[2]);\nprocess.stdout.write(String(performance.now() - start));\n`;
+
+interface Timed {
+  name: string;
+  stats: Stats;
+  ops: OpSummary;
+  floorMs: number;
+  budgetMs: number;
+  pass: boolean;
+  opsPass: boolean;
+}
+
+interface ColdImport {
+  name: string;
+  bytes: number;
+  importMs: number;
+  runs: number[];
+}
+
+interface ResourceBench {
+  verification: Timed[];
+  coldImport: { method: string; entry: ColdImport; shipped: ColdImport; floor: ColdImport; empty: ColdImport; budgetMs: number; pass: boolean };
+}
+
+/** Times `call` like section (1) times an endpoint: counted operations, a paired bare get. */
+async function timeCall(name: string, call: (i: number) => Promise<unknown>, reference: BareBlobs): Promise<Timed> {
+  const times: number[] = [];
+  const counts: OperationCounts[] = [];
+  const paired = emptySamples();
+  for (let i = 0; i < WARMUP + CALLS; i++) {
+    operations.reset();
+    const start = performance.now();
+    await call(i);
+    const elapsed = performance.now() - start;
+    const callOps = operations.snapshot();
+    counts.push(callOps);
+    if (i < WARMUP) continue;
+    times.push(elapsed);
+    await pairedBare(reference, callOps, i, paired);
+  }
+  const s = stats(times);
+  const ops = summarizeOps(counts);
+  const p50 = (samples: number[]) => (samples.length > 0 ? stats(samples).p50 : 0);
+  const floorMs = storageFloor(ops.typical, { get: p50(paired.get), set: p50(paired.set), delete: p50(paired.delete), list: p50(paired.list) });
+  const budgetMs = floorMs + BUDGET.ownCpuMs;
+  const pass = check(SECTION, name, `p50 ${ms(s.p50)} ms`, `<= floor ${ms(floorMs)} + ${BUDGET.ownCpuMs} ms`, s.p50 <= budgetMs);
+  const opsPass = judgeOperations(name, ops, ONE_READ);
+  return { name, stats: s, ops, floorMs, budgetMs, pass, opsPass };
+}
+
+async function runVerification(): Promise<Timed[]> {
+  const b = await benchRuntime(await benchEnv(), "bench-resource");
+  const reference = await bareBlobs(await typicalGrantRecord(b));
+  const [issued] = await issueGrants(b, 1);
+  const token = issued!.accessToken;
+  // A blog function on the server's site: the same store (counted), the wall clock.
+  const api = resourceServer({ env: {}, store: b.rt.store, now: b.rt.now });
+  const request = () => new Request(`${BASE}/micropub`, { headers: bearer(token) });
+  return [
+    await timeCall("verifyAccessToken(token), same site", async () => {
+      if (!(await api.verifyAccessToken(token)).active) throw new Error("the bench's token is not active");
+    }, reference),
+    await timeCall("requireToken(request, create), same site", async () => {
+      if ((await api.requireToken(request(), { scope: "create" })) instanceof Response) throw new Error("requireToken refused the bench's token");
+    }, reference),
+  ];
+}
+
+const exec = promisify(execFile);
+
+/** Imports each module IMPORT_RUNS times, each in a fresh Node process with a bare
+ * environment, round-robin so that a busy moment weighs on all alike. */
+async function importTimes(runner: string, modules: readonly string[]): Promise<number[][]> {
+  const times = modules.map((): number[] => []);
+  for (let run = 0; run < IMPORT_RUNS; run++) {
+    for (const [i, module] of modules.entries()) {
+      const { stdout } = await exec(process.execPath, [runner, pathToFileURL(module).href], { env: { PATH: process.env.PATH ?? "" }, timeout: 20_000 });
+      times[i]!.push(Number(stdout));
+    }
+  }
+  return times;
+}
+
+async function runColdImport(): Promise<ResourceBench["coldImport"]> {
+  // Inside the checkout, so that the bundles' `@netlify/blobs` resolves from its node_modules.
+  const dir = join(ROOT, "test", "output", "bench-resource");
+  await rm(dir, { recursive: true, force: true });
+  await mkdir(dir, { recursive: true });
+  try {
+    const floorSource = join(dir, "floor-source.mjs");
+    await writeFile(floorSource, FLOOR_SOURCE);
+    const files = { entry: join(dir, "resource.min.mjs"), shipped: join(dir, "resource.mjs"), floor: join(dir, "floor.min.mjs"), empty: join(dir, "empty.mjs") };
+    await build({ ...resourceBundle(true), outfile: files.entry });
+    await build({ ...resourceBundle(false), outfile: files.shipped });
+    await build({ ...resourceBundle(true), entryPoints: [floorSource], outfile: files.floor });
+    await writeFile(files.empty, "export {};\n");
+    const runner = join(dir, "import-runner.mjs");
+    await writeFile(runner, IMPORT_RUNNER);
+    const names = Object.keys(files) as (keyof typeof files)[];
+    const runs = await importTimes(runner, names.map((n) => files[n]));
+    const sizes = await Promise.all(names.map(async (n) => (await stat(files[n])).size));
+    const measured = Object.fromEntries(names.map((n, i) => [n, { name: n, bytes: sizes[i]!, importMs: stats(runs[i]!).p50, runs: runs[i]! }])) as Record<keyof typeof files, ColdImport>;
+    const budgetMs = measured.floor.importMs + COLD_IMPORT_OVER_FLOOR_MS;
+    const pass = check(SECTION, "netlify-indieauth/resource cold import", `${ms(measured.entry.importMs)} ms (floor ${ms(measured.floor.importMs)} ms)`, `<= floor + ${COLD_IMPORT_OVER_FLOOR_MS} ms (${ms(budgetMs)} ms)`, measured.entry.importMs <= budgetMs);
+    return {
+      method: `esbuild bundle (minified, packages as imports) of netlify/lib/resource/index.ts and of a module importing only @netlify/blobs; median of ${IMPORT_RUNS} fresh node processes each`,
+      ...measured,
+      budgetMs,
+      pass,
+    };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+function printResource(result: ResourceBench): void {
+  printTable(
+    `(7) netlify-indieauth/resource in a blog's function (${CALLS} calls after ${WARMUP} warm-up; budget p50 <= storage floor + ${BUDGET.ownCpuMs} ms, <= 1 read + 1 write)`,
+    ["", "p50 ms", "p95 ms", "ops r/w/d/l", "floor ms", "budget ms", "ops", "time"],
+    result.verification.map((v) => [v.name, ms(v.stats.p50), ms(v.stats.p95), opSummaryText(v.ops), ms(v.floorMs), ms(v.budgetMs), verdict(v.opsPass), verdict(v.pass)]),
+  );
+  const { entry, shipped, floor, empty, budgetMs, pass } = result.coldImport;
+  const row = (label: string, c: ColdImport, judged?: boolean) => [label, kb(c.bytes), ms(c.importMs), `${ms(Math.min(...c.runs))}-${ms(Math.max(...c.runs))}`, judged === undefined ? "" : verdict(judged)];
+  printTable(
+    `(7) Cold import of the entry, bundled for deployment, median of ${IMPORT_RUNS} fresh node processes (budget <= floor + ${COLD_IMPORT_OVER_FLOOR_MS} ms = ${ms(budgetMs)} ms; KB = ${KB} B)`,
+    ["module", "KB", "import ms", "min-max ms", ""],
+    [
+      row("netlify-indieauth/resource (minified)", entry, pass),
+      row("  as npm pack ships it (not minified; info)", shipped),
+      row("floor: imports only @netlify/blobs", floor),
+      row("(an empty module)", empty),
+    ],
+  );
+  say("the entry imports @netlify/blobs and node:crypto only; no sign-in, discovery or WebAuthn code (test/unit/resource-entry.test.ts asserts it).");
+}
+
+/** Section (7): measures, prints, and returns the numbers for bench.json. */
+export async function benchResource(): Promise<ResourceBench> {
+  const result = { verification: await runVerification(), coldImport: await runColdImport() };
+  printResource(result);
+  return result;
+}

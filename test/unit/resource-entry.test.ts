@@ -1,0 +1,88 @@
+// The package entry point netlify-indieauth/resource: what its bundle (built exactly as
+// `npm pack` builds it) contains, how package.json declares it, and how the environment picks
+// its mode.
+import { readFileSync } from "node:fs";
+import { build, type Metafile } from "esbuild";
+import { describe, expect, it } from "vitest";
+import { readResourceSettings } from "../../netlify/lib/resource/settings.ts";
+import { metadataUrlOf, resourcePathOf } from "../../netlify/lib/resource/metadata.ts";
+import { resourceBundle } from "../../scripts/build-resource.ts";
+
+const repo = new URL("../..", import.meta.url).pathname;
+
+async function metafile(): Promise<Metafile> {
+  const result = await build({ ...resourceBundle(true), absWorkingDir: repo, write: false, metafile: true, outdir: "out" });
+  return result.metafile;
+}
+
+describe("the resource entry's bundle", () => {
+  it("holds the token check and nothing of sign-in, client discovery, WebAuthn, sessions or pages", async () => {
+    const inputs = Object.keys((await metafile()).inputs);
+    expect(inputs).toContain("netlify/lib/protocol/verification.ts");
+    expect(inputs).toContain("netlify/lib/protocol/grants.ts");
+    const foreign = inputs.filter((path) =>
+      /^netlify\/lib\/(owner|clients|endpoints)\/|^netlify\/lib\/crypto\/typed-jwt\.ts$|^netlify\/lib\/platform\/(config|runtime|housekeeping)\.ts$|^netlify\/lib\/protocol\/(authorization-request|request-object|codes|pkce|profile)\.ts$|^site\/|^node_modules\//.test(path),
+    );
+    expect(foreign).toEqual([]);
+  });
+
+  it("imports @netlify/blobs and node:crypto, and no other package", async () => {
+    const [output] = Object.values((await metafile()).outputs);
+    const imports = [...new Set(output!.imports.filter((i) => i.external).map((i) => i.path))].sort();
+    expect(imports).toEqual(["@netlify/blobs", "node:crypto"]);
+    expect(output!.imports.filter((i) => i.kind === "dynamic-import")).toEqual([]);
+  });
+
+  it("is declared in package.json as netlify-indieauth/resource, with types, in the files npm packs; the plugin stays the main entry", () => {
+    const pkg = JSON.parse(readFileSync(`${repo}package.json`, "utf8")) as { main: string; exports: Record<string, unknown>; files: string[]; scripts: Record<string, string> };
+    expect(pkg.exports["."]).toBe(`./${pkg.main}`);
+    expect(pkg.exports["./resource"]).toEqual({ types: "./netlify/resource/types/resource/index.d.ts", default: "./netlify/resource/index.mjs" });
+    expect(pkg.files).toContain("netlify/resource/");
+    expect(pkg.scripts.prepack).toContain("scripts/build-resource.ts");
+  });
+});
+
+describe("the resource API's settings", () => {
+  it("reads the store directly on the server's own site, by default", () => {
+    expect(readResourceSettings({})).toEqual({ ok: true, settings: { mode: "same-site" } });
+    expect(readResourceSettings({ URL: "https://jane.example", INDIEAUTH_STORE: "other" })).toEqual({ ok: true, settings: { mode: "same-site", storeName: "other", issuer: "https://jane.example/" } });
+    expect(readResourceSettings({ URL: "https://jane.example", BASE_URL: "https://auth.jane.example" })).toMatchObject({ settings: { issuer: "https://auth.jane.example/" } });
+  });
+
+  it("asks INDIEAUTH_SERVER's /introspect with INTROSPECTION_TOKEN when INDIEAUTH_SERVER is set", () => {
+    const credential = "k".repeat(32);
+    expect(readResourceSettings({ INDIEAUTH_SERVER: "https://auth.jane.example/", INTROSPECTION_TOKEN: credential })).toEqual({
+      ok: true,
+      settings: { mode: "introspection", issuer: "https://auth.jane.example/", introspectionEndpoint: "https://auth.jane.example/introspect", credential },
+    });
+    expect(readResourceSettings({ INDIEAUTH_SERVER: "http://localhost:8888", INTROSPECTION_TOKEN: credential })).toMatchObject({ ok: true });
+  });
+
+  it("names the variable to fix", () => {
+    const problem = (env: Record<string, string>) => {
+      const result = readResourceSettings(env);
+      return result.ok ? null : result.problem.variable;
+    };
+    expect(problem({ INDIEAUTH_SERVER: "https://auth.jane.example" })).toBe("INTROSPECTION_TOKEN");
+    expect(problem({ INDIEAUTH_SERVER: "https://auth.jane.example", INTROSPECTION_TOKEN: "short" })).toBe("INTROSPECTION_TOKEN");
+    for (const server of ["http://auth.jane.example", "https://auth.jane.example/path", "auth.jane.example", "https://auth.jane.example/?q"]) {
+      expect({ server, variable: problem({ INDIEAUTH_SERVER: server, INTROSPECTION_TOKEN: "k".repeat(32) }) }).toEqual({ server, variable: "INDIEAUTH_SERVER" });
+    }
+  });
+});
+
+describe("where a resource's metadata lives (RFC 9728 3.1)", () => {
+  it("puts the well-known path between the host and the resource's path", () => {
+    expect(metadataUrlOf("https://jane.example/micropub")).toBe("https://jane.example/.well-known/oauth-protected-resource/micropub");
+    expect(metadataUrlOf("https://jane.example/")).toBe("https://jane.example/.well-known/oauth-protected-resource");
+    expect(metadataUrlOf("https://jane.example/api/mcp?v=1")).toBe("https://jane.example/.well-known/oauth-protected-resource/api/mcp?v=1");
+  });
+
+  it("reads the resource's path back from a metadata request", () => {
+    const path = (url: string) => resourcePathOf(new URL(url));
+    expect(path("https://jane.example/.well-known/oauth-protected-resource/micropub")).toBe("/micropub");
+    expect(path("https://jane.example/.well-known/oauth-protected-resource")).toBe("/");
+    expect(path("https://jane.example/.well-known/oauth-protected-resourcex")).toBeNull();
+    expect(path("https://jane.example/micropub")).toBeNull();
+  });
+});
