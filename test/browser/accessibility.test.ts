@@ -155,10 +155,13 @@ describe("every page and state: zero axe violations, light and dark, desktop and
     await audit(page, "home-checked");
   });
 
-  it("the sign-in page with several scopes, an unknown one and notices", async () => {
+  it("the sign-in page with several scopes, an unknown one, a resource and notices", async () => {
     const page = await newDevice();
-    await openSignIn(page, authorizationUrl({ scope: "profile email create update delete media undelete", me: "https://someone.example/" }));
+    const scope = "profile email create update delete media undelete";
+    await openSignIn(page, authorizationUrl({ scope, me: "https://someone.example/", resource: "https://mcp.example/mcp" }));
     await expect(page.locator("input[name=scope]").count()).resolves.toBe(7);
+    await expect(page.locator("#resource-note").isVisible()).resolves.toBe(true);
+    await expect(page.locator("#me-note").isVisible()).resolves.toBe(true);
     await audit(page, "sign-in-scopes");
   });
 
