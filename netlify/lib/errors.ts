@@ -4,6 +4,8 @@
 // the client's redirect_uri once that URI is verified (RFC 6749 4.1.2.1). The owner console
 // has its own, non-OAuth refusals (ConsoleError). `http/answer-error.ts` decides how each is
 // answered: JSON, a page for the person, or a redirect to the client.
+import { REQUEST_PROBLEMS, START_AGAIN } from "./pages/request-problems.ts";
+import type { RequestProblem } from "./protocol/request-object-shape.ts";
 
 /** The body of every refusal (JSON, or form-encoded for a client that asks for that). */
 interface ErrorBody {
@@ -244,14 +246,19 @@ export class UntrustedRedirect extends OAuthError {
   }
 }
 
-/** The signed sign-in request that came back from the page is too old, or was changed. */
-export class ExpiredSignIn extends OAuthError {
+/** The signed sign-in request that came back from the page cannot be used: it expired, was
+ * changed, or was cut short. Shown to the person, never sent to the redirect URI it names. */
+export class UnusableSignInRequest extends OAuthError {
   readonly error = "invalid_request";
   readonly status = 400;
   override readonly toClient = false;
-  override readonly title = "This sign-in request has expired";
-  constructor() {
-    super("The request is no longer valid: it is more than 15 minutes old, or it was changed. Go back to the app and sign in again.");
+  override readonly title: string;
+  constructor(readonly problem: RequestProblem) {
+    super(`${REQUEST_PROBLEMS[problem].said} ${START_AGAIN}`);
+    this.title = REQUEST_PROBLEMS[problem].title;
+  }
+  override paragraphs(): string[] {
+    return [REQUEST_PROBLEMS[this.problem].said, START_AGAIN];
   }
 }
 

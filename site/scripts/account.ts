@@ -8,7 +8,7 @@ import {
   type PublicKeyCredentialCreationOptionsJSON,
   type PublicKeyCredentialRequestOptionsJSON,
 } from "@simplewebauthn/browser";
-import type { AccountOverview, AppView, DeviceView, LoginRequiredView, PasskeyView, SignInEventView } from "../../netlify/lib/pages/account-view.ts";
+import type { AccountOverview, AccountSessionView, AppView, DeviceView, LoginRequiredView, PasskeyView, SignInEventView } from "../../netlify/lib/pages/account-view.ts";
 import { ACCOUNT_API, PASSKEYS_API } from "../../netlify/lib/pages/paths.ts";
 import { byId, hostOf } from "./dom.ts";
 
@@ -244,7 +244,7 @@ function eventRow(event: SignInEventView): HTMLTableRowElement {
     cell("Time", when(event.at)),
     cell("Outcome", ...outcome),
     cell("Method", METHODS[event.method]),
-    cell("Where", event.where === "account" ? "This console" : (event.clientId ?? "An app")),
+    cell("Where", event.where === "account" ? "Account page" : (event.clientId ?? "An app")),
     cell("IP", event.ip),
   );
   return row;
@@ -257,7 +257,13 @@ function fill<T>(listId: string, emptyId: string, values: readonly T[], render: 
   byId(emptyId).hidden = values.length > 0;
 }
 
+/** The console uses the width of the screen; signing in is as narrow as an app's sign-in page. */
+function widen(wide: boolean): void {
+  document.querySelector("main")?.classList.toggle("wide", wide);
+}
+
 function showConsole(overview: AccountOverview): void {
+  widen(true);
   byId("sign-in-view").hidden = true;
   byId("console-view").hidden = false;
   byId("console-me").textContent = overview.me;
@@ -273,6 +279,7 @@ function showConsole(overview: AccountOverview): void {
 }
 
 function showSignIn(methods: SignInMethods, message = ""): void {
+  widen(false);
   byId("console-view").hidden = true;
   byId("sign-in-view").hidden = false;
   const passkey = methods.passkey && webAuthn;
@@ -304,10 +311,13 @@ function say(message: string): void {
 
 // ---- Loading and acting ----
 
-/** Fetches the overview and shows whichever view it calls for. Never throws. */
+/** Asks whether this device is signed in (answered 200 either way, so a signed-out visit logs
+ * no failed request) and shows the overview or the sign-in. Never throws. */
 async function load(): Promise<void> {
   try {
-    showConsole(await api<AccountOverview>(ACCOUNT_API));
+    const view = await api<AccountSessionView>(`${ACCOUNT_API}/session`);
+    if (view.signedIn) showConsole(view.account);
+    else showSignIn({ password: view.signIn.password !== false, passkey: view.signIn.passkey === true });
   } catch (error) {
     const methods = loginRequired(error);
     if (methods) showSignIn(methods);

@@ -2,8 +2,10 @@
 // server, in the URL fragment. Everything is written with textContent, never as HTML, and the
 // server checks the signature again when the form comes back, so nothing here is trusted.
 import { browserSupportsWebAuthn, startAuthentication } from "@simplewebauthn/browser";
-import { PASSKEYS_API } from "../../netlify/lib/pages/paths.ts";
+import { PASSKEYS_API, REQUEST_CHECK_PATH } from "../../netlify/lib/pages/paths.ts";
+import { REQUEST_PROBLEMS, START_AGAIN, type RequestCheckAnswer } from "../../netlify/lib/pages/request-problems.ts";
 import { readSignInFragment, shownRequest, SIGN_IN_PROBLEMS, type SignInOffer } from "../../netlify/lib/pages/sign-in-fragment.ts";
+import { readRequestShape, type RequestProblem } from "../../netlify/lib/protocol/request-object-shape.ts";
 import { isKnownScope, KNOWN_SCOPES } from "../../netlify/lib/protocol/scopes.ts";
 import { isUnderClientPath } from "../../netlify/lib/protocol/urls.ts";
 import { guardApprove, type ApproveGate } from "./approve-gate.ts";
@@ -34,14 +36,65 @@ function scopeItem(scope: string): HTMLLIElement {
 }
 
 
-function show(): void {
+/** The server's word on the request (only it holds the key that signed it); null when it
+ * cannot be asked, and then the approve step's own check is what counts. */
+async function checkWithServer(token: string): Promise<RequestCheckAnswer | null> {
+  try {
+    const answer = await fetch(REQUEST_CHECK_PATH, {
+      method: "POST",
+      credentials: "same-origin",
+      headers: { Accept: "application/json" },
+      body: new URLSearchParams({ request: token }),
+      signal: AbortSignal.timeout(10_000),
+    });
+    const body = (await answer.json()) as Partial<{ usable: unknown; expires_in: unknown; problem: unknown }>;
+    if (!answer.ok) return null;
+    if (body.usable === true && typeof body.expires_in === "number") return { usable: true, expires_in: body.expires_in };
+    if (body.usable === false && typeof body.problem === "string" && Object.hasOwn(REQUEST_PROBLEMS, body.problem)) {
+      return { usable: false, problem: body.problem as RequestProblem };
+    }
+    return null;
+  } catch {
+    return null;
+  }
+}
+
+/** Instead of the form: what is wrong with the request and what to do. `backTo` is the app's
+ * address, given only for a request the server signed. */
+function showRequestProblem(problem: RequestProblem, backTo?: string): void {
+  const password = byId<HTMLInputElement>("password");
+  password.value = "";
+  byId("consent").hidden = true;
+  byId("problem-title").textContent = REQUEST_PROBLEMS[problem].title;
+  byId("problem-said").textContent = REQUEST_PROBLEMS[problem].said;
+  byId("start-again").textContent = START_AGAIN;
+  if (backTo && /^https?:\/\//i.test(backTo)) {
+    const link = byId<HTMLAnchorElement>("problem-link");
+    link.href = backTo;
+    link.textContent = `Back to ${hostOf(backTo)}`;
+    byId("problem-back").hidden = false;
+  }
+  byId("request-problem").hidden = false;
+  document.title = REQUEST_PROBLEMS[problem].title;
+}
+
+async function show(): Promise<void> {
   const fragment = readSignInFragment(location.hash);
   const token = fragment.request;
-  const request = shownRequest(token);
-  if (!request) {
+  if (!token) {
     byId("no-request").hidden = false;
     return;
   }
+  // A cut-short address is plain from here; telling a changed request from an expired one
+  // takes the server. The form is shown only once the request is known to be usable.
+  if (!readRequestShape(token)) return showRequestProblem("incomplete");
+  const checking = setTimeout(() => (byId("checking").hidden = false), 400);
+  const verdict = await checkWithServer(token);
+  clearTimeout(checking);
+  byId("checking").hidden = true;
+  const request = shownRequest(token);
+  if (verdict?.usable === false) return showRequestProblem(verdict.problem, verdict.problem === "expired" ? request?.clientId : undefined);
+  if (!request) return showRequestProblem("altered");
 
   byId<HTMLInputElement>("request").value = token;
   const clientHost = hostOf(request.clientId);
@@ -85,6 +138,13 @@ function show(): void {
 
   byId("consent").hidden = false;
   offerSignInMethods(request.offer);
+  // It expires while the page is open: say so then, rather than after the password.
+  if (verdict?.usable) {
+    setTimeout(() => {
+      showRequestProblem("expired", request.clientId);
+      byId("problem-title").focus();
+    }, verdict.expires_in * 1000);
+  }
 }
 
 let approveGate: ApproveGate | undefined;
@@ -159,5 +219,5 @@ for (const img of document.querySelectorAll<HTMLImageElement>(".owner img")) {
   if (img.complete && img.naturalWidth === 0) img.hidden = true;
 }
 
-show();
+void show();
 window.addEventListener("hashchange", () => location.reload());

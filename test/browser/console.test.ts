@@ -197,6 +197,49 @@ describe("the console", () => {
   });
 });
 
+describe("the account page as a newcomer meets it", () => {
+  /** The errors the browser logs in its console (a failed request is one). */
+  function consoleErrors(page: Page): string[] {
+    const errors: string[] = [];
+    page.on("console", (message) => void (message.type() === "error" && errors.push(message.text())));
+    return errors;
+  }
+
+  it("opens signed out, and then signed in, without an error in the browser's console", async () => {
+    const page = await newDevice();
+    const errors = consoleErrors(page);
+    await openConsole(page);
+    await expect(page.locator("#sign-in-view").isVisible()).resolves.toBe(true);
+    await page.reload();
+    await page.locator("#sign-in-view").waitFor();
+    await signInToConsole(page);
+    await page.reload();
+    await page.locator("#console-view").waitFor();
+    expect(errors).toEqual([]);
+  });
+
+  it("its sign-in is as wide as an app's sign-in page; signed in, the page uses the width", async () => {
+    const page = await newDevice();
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.goto(authorizationUrl());
+    await approveButton(page).waitFor();
+    const appSignIn = (await page.locator(".card").first().boundingBox())!.width;
+    await openConsole(page);
+    const accountSignIn = (await page.locator("#sign-in-view").boundingBox())!.width;
+    expect(accountSignIn).toBe(appSignIn);
+    await signInToConsole(page);
+    expect((await page.locator("#apps").boundingBox())!.width).toBeGreaterThan(appSignIn * 1.3);
+  });
+
+  it("its history calls a sign-in here the account page", async () => {
+    const page = await newDevice();
+    await signInToConsole(page);
+    const where = await page.locator("#event-rows td[data-label=Where]").allTextContents();
+    expect(where).toContain("Account page");
+    expect(where.join(" ")).not.toContain("console");
+  });
+});
+
 describe("passkeys", () => {
   it("are registered in the console (password asked again), then sign in to the console and approve an app", async () => {
     const page = await newDevice();

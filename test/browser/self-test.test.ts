@@ -103,6 +103,8 @@ describe("the self-test", () => {
   it("signs in with this deployment as its own client and shows the answer", async () => {
     await page.goto(`${server.baseUrl}/`);
     await Promise.all([page.waitForURL(`${server.baseUrl}${SIGN_IN_PAGE}**`), page.getByRole("button", { name: "Test sign-in" }).click()]);
+    // The page shows the request once the server has confirmed it can be used.
+    await page.getByRole("button", { name: "Approve" }).waitFor();
     await expect(page.locator("#client-host").textContent()).resolves.toBe(`${server.baseUrl}/`);
     await expect(page.locator("#client-name").textContent()).resolves.toBe("IndieAuth self-test");
     await page.getByLabel("Password").fill(TEST_PASSWORD);

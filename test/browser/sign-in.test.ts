@@ -166,6 +166,71 @@ describe("the sign-in page", () => {
   });
 });
 
+describe("a request that cannot be used is said before the password is asked", () => {
+  const key = () => deriveKey(TEST_SECRET, "authorization-request");
+  const requestAt = (issuedAt: number) =>
+    signRequest(
+      { clientId: `${client.origin}/`, redirectUri: `${client.origin}/callback`, state: "s", codeChallenge: pkcePair().challenge, scopes: ["create"], client: {} },
+      key(),
+      `${server.baseUrl}/`,
+      issuedAt,
+    );
+  let consoleErrors: string[];
+
+  beforeEach(() => {
+    consoleErrors = [];
+    page.on("console", (message) => void (message.type() === "error" && consoleErrors.push(message.text())));
+  });
+  afterEach(() => expect(consoleErrors).toEqual([]));
+
+  async function openProblem(request: string): Promise<string> {
+    await page.goto(`${server.baseUrl}${SIGN_IN_PAGE}#request=${request}`);
+    await page.locator("#request-problem").waitFor();
+    await expect(page.locator("#consent").isHidden()).resolves.toBe(true);
+    await expect(page.getByLabel("Password").isVisible()).resolves.toBe(false);
+    const text = (await page.locator("#request-problem").textContent())!;
+    expect(text).toContain("Go back to the app and sign in again");
+    return text;
+  }
+
+  it("expired: says so, with a link back to the app", async () => {
+    const text = await openProblem(await requestAt(Date.now() - 16 * 60_000));
+    expect(text).toContain("This sign-in request has expired");
+    const back = page.getByRole("link", { name: `Back to ${new URL(client.origin).host}` });
+    await expect(back.getAttribute("href")).resolves.toBe(`${client.origin}/`);
+    await expect(page.title()).resolves.toBe("This sign-in request has expired");
+  });
+
+  it("changed ten seconds ago: says it was changed, never that it expired, and links nowhere it names", async () => {
+    const [header, payload, signature] = (await requestAt(Date.now() - 10_000)).split(".");
+    const claims = JSON.parse(Buffer.from(payload!, "base64url").toString()) as Record<string, unknown>;
+    claims.redirectUri = "https://evil.example/steal";
+    const text = await openProblem([header, Buffer.from(JSON.stringify(claims)).toString("base64url"), signature].join("."));
+    expect(text).toContain("This sign-in request was changed");
+    expect(text).not.toMatch(/expired/i);
+    await expect(page.locator("#request-problem a:visible").count()).resolves.toBe(0);
+  });
+
+  it("cut short: says it is incomplete", async () => {
+    const request = await requestAt(Date.now());
+    const text = await openProblem(request.slice(0, request.length - 8));
+    expect(text).toContain("This sign-in request is incomplete");
+    expect(text).not.toMatch(/expired/i);
+  });
+
+  it("expiring while the page is open: the form gives way to the message, which takes the focus", async () => {
+    await page.clock.install();
+    await page.goto(`${server.baseUrl}${SIGN_IN_PAGE}#request=${await requestAt(Date.now())}`);
+    await page.getByLabel("Password").fill("half typed");
+    await page.clock.fastForward("15:01");
+    await page.locator("#request-problem").waitFor();
+    await expect(page.locator("#problem-title").textContent()).resolves.toBe("This sign-in request has expired");
+    await expect(page.evaluate(() => document.activeElement?.id)).resolves.toBe("problem-title");
+    await expect(page.locator("#consent").isHidden()).resolves.toBe(true);
+    await expect(page.locator("#password").inputValue()).resolves.toBe("");
+  });
+});
+
 describe("hostile values show as text and run nothing", () => {
   const payload = "<img src=x onerror=window.__pwned=1><script>window.__pwned=2</script>";
 

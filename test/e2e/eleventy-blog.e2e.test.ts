@@ -83,7 +83,7 @@ describe("an Eleventy blog whose build command empties _site, built by netlify b
     };
     const routesOf = (name: string) => manifest.functions.find((f) => f.name === name)?.routes?.map((r) => r.literal ?? r.pattern);
     expect(routesOf("indieauth-auth")).toEqual(["/auth"]);
-    expect(routesOf("indieauth-approve")).toEqual(["/auth/approve"]);
+    expect(routesOf("indieauth-approve")).toEqual(["/auth/approve", "/auth/approve/check"]);
     expect(routesOf("indieauth-token")).toEqual(["/token"]);
     expect(routesOf("indieauth-metadata")).toEqual(["/.well-known/oauth-authorization-server"]);
     expect(manifest.functions.find((f) => f.name === "indieauth-cleanup")?.schedule).toBe("@hourly");

@@ -7,8 +7,8 @@ import { endpoints } from "./endpoints.ts";
 import { CHROME_UA, CONSOLE_IP, type ConsoleCallOptions, consoleGetRequest, consolePostRequest } from "./requests.ts";
 import { TEST_PASSWORD } from "./env.ts";
 
-export function consoleGet(rt: Runtime, options: ConsoleCallOptions = {}): Promise<Response> {
-  return endpoints.account(consoleGetRequest(options), rt, { ip: options.ip ?? CONSOLE_IP, userAgent: CHROME_UA });
+export function consoleGet(rt: Runtime, options: ConsoleCallOptions = {}, action = ""): Promise<Response> {
+  return endpoints.account(consoleGetRequest(options, action), rt, { ip: options.ip ?? CONSOLE_IP, userAgent: CHROME_UA });
 }
 
 export function consolePost(rt: Runtime, action: string, body: Record<string, string>, options: ConsoleCallOptions = {}): Promise<Response> {

@@ -131,10 +131,10 @@ function consoleHeaders(options: ConsoleCallOptions, json: boolean): Record<stri
   return h;
 }
 
-/** The console page's GET of the account API (a same-origin GET sends no Origin). */
-export function consoleGetRequest(options: ConsoleCallOptions = {}): Request {
+/** The console page's GET of the account API, or of one of its actions (a same-origin GET sends no Origin). */
+export function consoleGetRequest(options: ConsoleCallOptions = {}, action = ""): Request {
   const { Origin: _origin, ...headers } = consoleHeaders(options, false);
-  return new Request(`${BASE}${ACCOUNT_API}`, { headers });
+  return new Request(`${BASE}${ACCOUNT_API}${action}`, { headers });
 }
 
 /** A JSON POST to `api` + action (ACCOUNT_API or PASSKEYS_API). */

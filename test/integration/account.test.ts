@@ -2,7 +2,7 @@
 // it shows, revoking apps (their tokens die at once), signing devices out, and refusing
 // anything that does not come from its own page with a live session.
 import { describe, expect, it } from "vitest";
-import type { AccountOverview, LoginRequiredView } from "../../netlify/lib/pages/account-view.ts";
+import type { AccountOverview, AccountSessionView, LoginRequiredView } from "../../netlify/lib/pages/account-view.ts";
 import { THROTTLE_POLICY } from "../../netlify/lib/owner/throttle.ts";
 import { consoleGet, consolePost, consoleSignIn, cookieFrom, passkeysPost } from "../helpers/console.ts";
 import { approve, postToken, signedRequest } from "../helpers/endpoints.ts";
@@ -46,6 +46,22 @@ describe("signing in to the console", () => {
     const body = (await response.json()) as LoginRequiredView;
     expect(body).toMatchObject({ error: "login_required", signIn: { password: true, passkey: false } });
     expect(JSON.stringify(body)).not.toContain("apps");
+  });
+
+  it("the page's first question, /session, answers 200 either way: the ways to sign in, or the overview", async () => {
+    const rt = await testRuntime();
+    const signedOut = await consoleGet(rt, {}, "/session");
+    expect(signedOut.status).toBe(200);
+    expect(signedOut.headers.get("cache-control")).toBe("no-store");
+    expect(await signedOut.json()).toEqual({ signedIn: false, signIn: { password: true, passkey: false } });
+
+    const cookie = await consoleSignIn(rt);
+    const signedIn = await consoleGet(rt, { cookie }, "/session");
+    expect(signedIn.status).toBe(200);
+    const view = (await signedIn.json()) as AccountSessionView;
+    expect(view).toEqual({ signedIn: true, account: await overview(rt, cookie) });
+    // The API itself still refuses without a session.
+    expect((await consoleGet(rt)).status).toBe(401);
   });
 
   it("a wrong password is refused and recorded; the right one sets the session cookie", async () => {

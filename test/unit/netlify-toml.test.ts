@@ -27,6 +27,7 @@ describe("netlify.toml", () => {
     ["/.well-known/oauth-authorization-server", "metadata"],
     ["/auth", "auth"],
     ["/auth/approve", "approve"],
+    ["/auth/approve/check", "approve"],
     ["/token", "token"],
     ["/introspect", "introspect"],
     ["/revoke", "revoke"],

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { SignJWT } from "jose";
-import { signRequest, verifyRequest, type AuthorizationRequest } from "../../netlify/lib/protocol/request-object.ts";
+import { checkRequest, signRequest, verifyRequest, type AuthorizationRequest } from "../../netlify/lib/protocol/request-object.ts";
+import { readRequestShape } from "../../netlify/lib/protocol/request-object-shape.ts";
 import { deriveKey } from "../../netlify/lib/crypto/secrets.ts";
 
 const key = deriveKey("x".repeat(40), "authorization-request");
@@ -53,5 +54,36 @@ describe("signed authorization requests", () => {
     const untyped = await new SignJWT({ ...request }).setProtectedHeader({ alg: "HS256" }).setIssuer(issuer).setAudience(`${issuer}auth/approve`).setIssuedAt(now / 1000).setExpirationTime(now / 1000 + 60).sign(key);
     expect(await verifyRequest(untyped, key, issuer, now)).toBeNull();
     expect(await verifyRequest("not.a.jwt", key, issuer, now)).toBeNull();
+  });
+});
+
+describe("what is wrong with a request, told apart", () => {
+  const b64 = (value: unknown) => Buffer.from(typeof value === "string" ? value : JSON.stringify(value)).toString("base64url");
+
+  it("reads the shape of a whole request without the key, and nothing else", async () => {
+    const token = await signRequest(request, key, issuer, now);
+    expect(readRequestShape(token)).toMatchObject({ claims: { clientId: request.clientId }, expiresAt: now + 15 * 60_000 });
+    const [header, payload, signature] = token.split(".") as [string, string, string];
+    for (const cut of [token.slice(0, -1), `${header}.${payload}`, `${header}.${payload.slice(0, 20)}.${signature}`, "", "a.b.c"]) {
+      expect(readRequestShape(cut)).toBeNull();
+    }
+    // Another type of this server's JWTs (a session cookie, say), a payload without times, bytes that are not UTF-8.
+    expect(readRequestShape(`${b64({ alg: "HS256", typ: "indieauth-session+jwt" })}.${payload}.${signature}`)).toBeNull();
+    expect(readRequestShape(`${header}.${b64({ clientId: "x" })}.${signature}`)).toBeNull();
+    expect(readRequestShape(`${header}.${Buffer.from([0xff, 0xfe]).toString("base64url")}.${signature}`)).toBeNull();
+  });
+
+  it("expired only when this server signed it; changed however old it says it is; incomplete when cut", async () => {
+    const token = await signRequest(request, key, issuer, now);
+    const later = now + 15 * 60_000;
+    expect(await checkRequest(token, key, issuer, now)).toMatchObject({ ok: true });
+    expect(await checkRequest(token, key, issuer, later)).toEqual({ ok: false, problem: "expired", clientId: request.clientId });
+    const [header, payload, signature] = token.split(".") as [string, string, string];
+    const claims = JSON.parse(Buffer.from(payload, "base64url").toString()) as Record<string, unknown>;
+    const changed = `${header}.${b64({ ...claims, state: "other" })}.${signature}`;
+    expect(await checkRequest(changed, key, issuer, now + 10_000)).toEqual({ ok: false, problem: "altered" });
+    expect(await checkRequest(changed, key, issuer, later)).toEqual({ ok: false, problem: "altered" });
+    expect(await checkRequest(token, deriveKey("y".repeat(40), "authorization-request"), issuer, later)).toEqual({ ok: false, problem: "altered" });
+    expect(await checkRequest(token.slice(0, -3), key, issuer, now)).toEqual({ ok: false, problem: "incomplete" });
   });
 });

@@ -6,14 +6,14 @@ import { actionsEndpoint, type Handler, type RequestContext, type Route } from "
 import { json } from "../http/responses.ts";
 import { listAuthorisedApps, revokeAllApps, revokeApp } from "../owner/authorised-apps.ts";
 import { listPasskeys, passkeyName, passkeyView, passwordLoginAllowed, removePasskey, renamePasskey } from "../owner/passkeys.ts";
-import { clearSessionCookie, endAllSessions, endSession, listSessions, rememberRequested, startSession, type SessionRecord } from "../owner/sessions.ts";
+import { clearSessionCookie, currentSession, endAllSessions, endSession, listSessions, rememberRequested, startSession, type SessionRecord } from "../owner/sessions.ts";
 import { recentSignInEvents } from "../owner/sign-in-events.ts";
 import { deviceLabel } from "../owner/user-agent.ts";
-import type { AccountOverview } from "../pages/account-view.ts";
+import type { AccountOverview, AccountSessionView } from "../pages/account-view.ts";
 import { ACCOUNT_API } from "../pages/paths.ts";
-import { signedIn } from "./console-session.ts";
+import { signedIn, signInMethods } from "./console-session.ts";
 
-async function overview(ctx: RequestContext, session: SessionRecord): Promise<Response> {
+async function overviewOf(ctx: RequestContext, session: SessionRecord): Promise<AccountOverview> {
   const { rt, config } = ctx;
   const now = rt.now();
   const [apps, sessions, passkeys, events] = await Promise.all([
@@ -22,7 +22,7 @@ async function overview(ctx: RequestContext, session: SessionRecord): Promise<Re
     listPasskeys(rt.store),
     recentSignInEvents(rt.store, now),
   ]);
-  const body: AccountOverview = {
+  return {
     me: config.me,
     passwordLogin: passwordLoginAllowed(config.passwordLogin, passkeys),
     apps,
@@ -40,7 +40,17 @@ async function overview(ctx: RequestContext, session: SessionRecord): Promise<Re
     passkeys: passkeys.map(passkeyView),
     events,
   };
-  return json(body);
+}
+
+async function overview(ctx: RequestContext, session: SessionRecord): Promise<Response> {
+  return json(await overviewOf(ctx, session));
+}
+
+/** The page's first question: the overview when signed in, else the ways to sign in (200 both). */
+async function sessionView(ctx: RequestContext): Promise<Response> {
+  const session = await currentSession(ctx.rt.store, ctx.req, ctx.config, ctx.rt.now());
+  const view: AccountSessionView = session ? { signedIn: true, account: await overviewOf(ctx, session) } : { signedIn: false, signIn: await signInMethods(ctx) };
+  return json(view);
 }
 
 async function signIn(ctx: RequestContext): Promise<Response> {
@@ -102,6 +112,7 @@ export const accountApi = actionsEndpoint({
   unknownAction: "There is no such console action.",
   actions: {
     "": { GET: { answers: "json", run: signedIn(overview) } },
+    "/session": { GET: { answers: "json", run: sessionView } },
     "/sign-in": { POST: action(signIn) },
     "/sign-out": { POST: action(signedIn(signOut)) },
     "/revoke": { POST: action(signedIn(revoke)) },

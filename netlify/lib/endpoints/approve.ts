@@ -4,19 +4,21 @@
 // device approves on its own only what the owner approved before for the app with the
 // password or a passkey (and never where this server shares the owner's site's origin);
 // anything else needs the password or a passkey, and is then remembered for the app.
-// (The frame refuses cross-site posts.)
-import { AccessDenied, ExpiredSignIn, SignInAlreadyAnswered } from "../errors.ts";
-import { endpoint, type RequestContext } from "../http/endpoint.ts";
+// (The frame refuses cross-site posts.) The same function answers the page's check of a
+// request before it asks for the password (POST /auth/approve/check, request-check.ts).
+import { AccessDenied, SignInAlreadyAnswered, UnusableSignInRequest } from "../errors.ts";
+import { actionsEndpoint, type RequestContext } from "../http/endpoint.ts";
 import { redirect } from "../http/responses.ts";
 import { rememberApproval } from "../owner/app-approvals.ts";
 import { currentSession, hasSessionCookie, rememberRequested, startSession } from "../owner/sessions.ts";
 import { credentialFrom, recordAttempt, signInOwner, throttled, type AttemptContext } from "../owner/sign-in.ts";
-import { SIGN_IN_PAGE } from "../pages/paths.ts";
+import { APPROVE_PATH, SIGN_IN_PAGE } from "../pages/paths.ts";
 import { writeSignInFragment, type SignInProblem } from "../pages/sign-in-fragment.ts";
 import { redirectToClient } from "../protocol/authorization-response.ts";
 import { issueRequestCode } from "../protocol/codes.ts";
-import { requestId, signRequest, verifyRequest, type SignedRequest } from "../protocol/request-object.ts";
+import { checkRequest, requestId, signRequest, type SignedRequest } from "../protocol/request-object.ts";
 import { grantedScopes } from "../protocol/scopes.ts";
+import { requestCheck } from "./request-check.ts";
 import { sessionMayApprove, signInOffer } from "./sign-in-offer.ts";
 
 /** The request as the form sent it back: the token, and what it says. */
@@ -76,11 +78,18 @@ async function issue(ctx: RequestContext, signed: SignedRequest, scopes: string[
   return response;
 }
 
+/** Said on a page; a request this server signed, now expired, links back to its app. */
+function unusable(problem: UnusableSignInRequest["problem"], clientId: string | undefined): UnusableSignInRequest {
+  const refusal = new UnusableSignInRequest(problem);
+  return clientId ? refusal.withLink({ href: clientId, text: `Back to ${new URL(clientId).host}` }) : refusal;
+}
+
 async function approve(ctx: RequestContext): Promise<Response> {
   const form = await ctx.form();
   const token = form.get("request") ?? "";
-  const signed = await verifyRequest(token, ctx.config.keys.requestObject, ctx.config.issuer, ctx.rt.now());
-  if (!signed) throw new ExpiredSignIn();
+  const checked = await checkRequest(token, ctx.config.keys.requestObject, ctx.config.issuer, ctx.rt.now());
+  if (!checked.ok) throw unusable(checked.problem, checked.clientId);
+  const { signed } = checked;
   const { request } = signed;
   // The person chose on this server's own page: errors now go back to the app directly.
   ctx.replyTo({ redirectUri: request.redirectUri, state: request.state, trusted: true });
@@ -95,6 +104,11 @@ async function approve(ctx: RequestContext): Promise<Response> {
   return approver instanceof Response ? approver : issue(ctx, signed, scopes, form, approver, attempt);
 }
 
-export const approveEndpoint = endpoint({
-  POST: { answers: "page", sameOriginOnly: "This form can only be sent from this site's own sign-in page.", run: approve },
+export const approveEndpoint = actionsEndpoint({
+  base: APPROVE_PATH,
+  unknownAction: "There is no such step of the sign-in.",
+  actions: {
+    "": { POST: { answers: "page", sameOriginOnly: "This form can only be sent from this site's own sign-in page.", run: approve } },
+    "/check": { POST: requestCheck },
+  },
 });

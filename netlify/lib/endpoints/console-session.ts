@@ -4,12 +4,19 @@ import { LoginRequired } from "../errors.ts";
 import type { Handler, RequestContext } from "../http/endpoint.ts";
 import { listPasskeys, passwordLoginAllowed } from "../owner/passkeys.ts";
 import { currentSession, type SessionRecord } from "../owner/sessions.ts";
+import type { LoginRequiredView } from "../pages/account-view.ts";
+
+/** The ways the owner can sign in now: the password (unless PASSWORD_LOGIN=off and a passkey
+ * exists), a passkey (once one exists). */
+export async function signInMethods(ctx: RequestContext): Promise<LoginRequiredView["signIn"]> {
+  const passkeys = await listPasskeys(ctx.rt.store);
+  return { password: passwordLoginAllowed(ctx.config.passwordLogin, passkeys), passkey: passkeys.length > 0 };
+}
 
 export function signedIn(run: (ctx: RequestContext, session: SessionRecord) => Promise<Response>): Handler {
   return async (ctx) => {
     const session = await currentSession(ctx.rt.store, ctx.req, ctx.config, ctx.rt.now());
     if (session) return run(ctx, session);
-    const passkeys = await listPasskeys(ctx.rt.store);
-    throw new LoginRequired({ password: passwordLoginAllowed(ctx.config.passwordLogin, passkeys), passkey: passkeys.length > 0 });
+    throw new LoginRequired(await signInMethods(ctx));
   };
 }

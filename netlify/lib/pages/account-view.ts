@@ -45,7 +45,7 @@ export interface PasskeyView {
 export interface SignInEventView {
   at: number;
   ip: string;
-  /** "authorization": the sign-in page of an app; "account": this console. */
+  /** "authorization": the sign-in page of an app; "account": the account page. */
   where: "authorization" | "account";
   clientId?: string;
   method: SignInMethod;
@@ -70,3 +70,8 @@ export interface LoginRequiredView {
   error_description: string;
   signIn: { password: boolean; passkey: boolean };
 }
+
+/** GET /indieauth/api/account/session: what the account page shows when it opens. Always 200,
+ * so that a signed-out visit logs no failed request in the browser's console; the API's other
+ * calls keep answering 401 login_required without a session. */
+export type AccountSessionView = { signedIn: true; account: AccountOverview } | { signedIn: false; signIn: LoginRequiredView["signIn"] };

@@ -3,6 +3,9 @@
 export const PAGES_PREFIX = "/indieauth";
 export const HOME_PAGE = `${PAGES_PREFIX}/`;
 export const SIGN_IN_PAGE = `${PAGES_PREFIX}/sign-in/`;
+/** The approve step (the sign-in page's form), and its check of a request before the password is asked. */
+export const APPROVE_PATH = "/auth/approve";
+export const REQUEST_CHECK_PATH = `${APPROVE_PATH}/check`;
 export const SELF_TEST_PAGE = `${PAGES_PREFIX}/self-test/`;
 export const ASSETS = `${PAGES_PREFIX}/assets`;
 export const ACCOUNT_PAGE = `${PAGES_PREFIX}/account/`;

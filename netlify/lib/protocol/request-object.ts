@@ -6,8 +6,8 @@
 import type { ClientDisplay } from "../clients/client-display.ts";
 import { signTyped, verifyTyped, type JwtKind } from "../crypto/typed-jwt.ts";
 import { readOffer, type SignInOffer } from "../pages/sign-in-fragment.ts";
+import { readRequestShape, REQUEST_OBJECT_TYPE, type RequestProblem } from "./request-object-shape.ts";
 
-export const REQUEST_OBJECT_TYPE = "indieauth-request+jwt";
 const REQUEST_OBJECT_TTL_SECONDS = 15 * 60;
 /** The longest signed request the approve step reads (it travels in the sign-in page's URL
  * fragment and back in its form). GET /auth refuses to make a longer one. */
@@ -84,4 +84,19 @@ export async function verifyRequest(token: string, key: Uint8Array, issuer: stri
   if (typeof resource === "string") request.resource = resource;
   if (typeof unshownLogoUri === "string") request.unshownLogoUri = unshownLogoUri;
   return { request, offer: readOffer(payload.offer), expiresAt: payload.exp * 1000 };
+}
+
+/** A request the approve step can use, or why not (with, for one this server signed that has
+ * expired, the app it came from: a genuine address to send the person back to). */
+export type RequestCheck = { ok: true; signed: SignedRequest } | { ok: false; problem: RequestProblem; clientId?: string };
+
+/** The request, or what is wrong with it: "expired" only for a request this server signed (its
+ * signature holds at a moment before its expiry), so that a changed one is never called old. */
+export async function checkRequest(token: string, key: Uint8Array, issuer: string, now: number): Promise<RequestCheck> {
+  const signed = await verifyRequest(token, key, issuer, now);
+  if (signed) return { ok: true, signed };
+  const shape = readRequestShape(token);
+  if (!shape) return { ok: false, problem: "incomplete" };
+  const genuine = shape.expiresAt <= now ? await verifyRequest(token, key, issuer, shape.expiresAt - 1000) : null;
+  return genuine ? { ok: false, problem: "expired", clientId: genuine.request.clientId } : { ok: false, problem: "altered" };
 }
