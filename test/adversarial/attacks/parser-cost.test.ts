@@ -12,13 +12,12 @@ import { HOSTILE_PAGES, PAGE_BYTES, REAL_PAGES } from "../../helpers/hostile-htm
 const handed = vi.hoisted(() => [] as string[]);
 vi.mock("microformats-parser", async (importOriginal) => {
   const real = await importOriginal<typeof import("microformats-parser")>();
-  return {
-    ...real,
-    mf2: (html: string, options: Parameters<typeof real.mf2>[1]) => {
-      handed.push(html);
-      return real.mf2(html, options);
-    },
+  const mf2 = (html: string, options: Parameters<typeof real.mf2>[1]) => {
+    handed.push(html);
+    return real.mf2(html, options);
   };
+  // A CommonJS package: the server reads its exports from `default` (platform/commonjs.ts).
+  return { ...real, mf2, default: { ...real, mf2 } };
 });
 
 const CLIENT_ID = "https://app.example.com/";
