@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { blogEnv, installBlog, removeTempDirs, repo, shell } from "../helpers/blog.ts";
 import { freePort } from "../helpers/netlify-dev.ts";
+import { stopProcessGroup } from "../helpers/process-group.ts";
 
 const README = readFileSync(join(repo, "README.md"), "utf8");
 const PASSWORD = "a password for the local trial";
@@ -102,22 +103,7 @@ beforeAll(async () => {
 }, 420_000);
 
 afterAll(async () => {
-  if (server?.pid !== undefined && server.exitCode === null) {
-    const exited = new Promise((resolve) => server!.once("exit", resolve));
-    try {
-      process.kill(-server.pid, "SIGTERM");
-    } catch {
-      // already gone
-    }
-    await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5000))]);
-    if (server.exitCode === null) {
-      try {
-        process.kill(-server.pid, "SIGKILL");
-      } catch {
-        // already gone
-      }
-    }
-  }
+  await stopProcessGroup(server);
   removeTempDirs();
 });
 

@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { TEST_SECRET, testPasswordHash } from "../helpers/env.ts";
 import { freePort } from "../helpers/netlify-dev.ts";
+import { stopProcessGroup } from "../helpers/process-group.ts";
 
 const tsx = createRequire(import.meta.url).resolve("tsx/cli");
 const script = new URL("../../scripts/dev.ts", import.meta.url).pathname;
@@ -51,16 +52,7 @@ async function untilReady(port: number, started: Started): Promise<void> {
 }
 
 afterAll(async () => {
-  for (const { child } of running) {
-    if (child.exitCode !== null || child.pid === undefined) continue;
-    const exited = new Promise((resolve) => child.once("exit", resolve));
-    try {
-      process.kill(-child.pid, "SIGTERM");
-    } catch {
-      // already gone
-    }
-    await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5000))]);
-  }
+  for (const { child } of running) await stopProcessGroup(child);
 });
 
 describe("npm start", () => {

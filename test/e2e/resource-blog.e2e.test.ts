@@ -16,6 +16,7 @@ import { blogEnv, installBlog, removeTempDirs, repo } from "../helpers/blog.ts";
 import { TEST_PASSWORD, TEST_SECRET, testPasswordHash } from "../helpers/env.ts";
 import { freePort } from "../helpers/netlify-dev.ts";
 import { fixedClock } from "../helpers/runtime.ts";
+import { stopProcessGroup } from "../helpers/process-group.ts";
 
 const README = readFileSync(join(repo, "README.md"), "utf8");
 const CREDENTIAL = randomBytes(32).toString("base64url");
@@ -76,22 +77,7 @@ beforeAll(async () => {
 }, 420_000);
 
 afterAll(async () => {
-  if (server?.pid !== undefined && server.exitCode === null) {
-    const exited = new Promise((resolve) => server!.once("exit", resolve));
-    try {
-      process.kill(-server.pid, "SIGTERM");
-    } catch {
-      // already gone
-    }
-    await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5000))]);
-    if (server.exitCode === null) {
-      try {
-        process.kill(-server.pid, "SIGKILL");
-      } catch {
-        // already gone
-      }
-    }
-  }
+  await stopProcessGroup(server);
   removeTempDirs();
 });
 

@@ -13,6 +13,7 @@ import type { Env } from "../../netlify/lib/platform/config.ts";
 import { buildFunctions } from "../../scripts/build-functions.ts";
 import { buildSite } from "../../scripts/build.ts";
 import { testEnv } from "./env.ts";
+import { stopProcessGroup } from "./process-group.ts";
 
 export interface NetlifyDev {
   baseUrl: string;
@@ -90,22 +91,7 @@ export async function startNetlifyDev(overrides: Env = {}): Promise<NetlifyDev> 
   const output = () => log;
 
   const stop = async () => {
-    if (child.exitCode === null && child.pid !== undefined) {
-      const exited = new Promise((resolve) => child.once("exit", resolve));
-      try {
-        process.kill(-child.pid, "SIGTERM");
-      } catch {
-        // already gone
-      }
-      await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5000))]);
-      if (child.exitCode === null) {
-        try {
-          process.kill(-child.pid, "SIGKILL");
-        } catch {
-          // already gone
-        }
-      }
-    }
+    await stopProcessGroup(child);
     await rm(dir, { recursive: true, force: true });
   };
 

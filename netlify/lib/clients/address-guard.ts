@@ -5,6 +5,7 @@
 // the owner's) page needs it, and as a CommonJS package it is costly to import into a
 // function's ES module (10-30 ms here), which every cold start of `auth` would otherwise pay.
 import { isIP } from "../http/ip-address.ts";
+import { importCommonJs } from "../platform/commonjs.ts";
 
 /** Decides whether a connection to `ip` may be made (true = allowed). */
 export type AddressPolicy = (ip: string) => boolean;
@@ -55,8 +56,8 @@ let loading: Promise<AddressPolicy> | undefined;
 /** The policy for client discovery: public addresses only. A failed load is not remembered:
  * the next fetch tries again. */
 export function publicOnlyPolicy(): Promise<AddressPolicy> {
-  loading ??= import("ipaddr.js").then(
-    ({ default: ipaddr }) => publicAddressCheck(ipaddr),
+  loading ??= importCommonJs(() => import("ipaddr.js")).then(
+    (ipaddr) => publicAddressCheck(ipaddr),
     (error: unknown) => {
       loading = undefined;
       throw error;

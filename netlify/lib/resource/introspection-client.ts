@@ -5,7 +5,8 @@
 // refused at most that minute later. Tokens of the wrong shape are refused without asking.
 import { secretHash } from "../crypto/secrets.ts";
 import { shapeReason } from "../protocol/verification.ts";
-import { ResourceSetupError, TokenCheckUnavailable, type ActiveToken, type TokenVerification } from "./types.ts";
+import { tokenFromIntrospection } from "./introspection-answer.ts";
+import { ResourceSetupError, TokenCheckUnavailable, type TokenVerification } from "./types.ts";
 
 /** The longest an answer is reused (the bound on how long a revocation can go unnoticed). */
 export const MAX_CACHE_MS = 60_000;
@@ -26,23 +27,6 @@ interface Cached {
   answer: TokenVerification;
   /** Reused while the clock is before this. */
   until: number;
-}
-
-const isString = (value: unknown): value is string => typeof value === "string";
-
-/** The RFC 7662 answer as a TokenVerification; null when it is not a well-formed answer. */
-function readAnswer(body: unknown): TokenVerification | null {
-  if (typeof body !== "object" || body === null) return null;
-  const answer = body as Record<string, unknown>;
-  if (answer.active === false) return { active: false, reason: "inactive" };
-  if (answer.active !== true) return null;
-  const { me, client_id: clientId, scope, exp, aud } = answer;
-  if (!isString(me) || !isString(clientId) || !isString(scope) || typeof exp !== "number" || !Number.isFinite(exp)) return null;
-  const token: ActiveToken = { active: true, me, clientId, scope, exp };
-  if (isString(aud)) token.aud = aud;
-  else if (Array.isArray(aud) && aud.length > 0 && aud.every(isString)) token.aud = aud;
-  else if (aud !== undefined) return null;
-  return token;
 }
 
 /** A copy, so that a caller changing its answer cannot change the cached one. */
@@ -100,7 +84,7 @@ export class IntrospectionClient {
     } catch (error) {
       throw error instanceof TokenCheckUnavailable ? error : new TokenCheckUnavailable(`${endpoint} did not answer`, error);
     }
-    const answer = readAnswer(body);
+    const answer = tokenFromIntrospection(body);
     if (!answer) throw new TokenCheckUnavailable(`${endpoint} did not answer as RFC 7662 says`);
     const until = Math.min(asked + this.#cacheMs, answer.active ? answer.exp * 1000 : Number.POSITIVE_INFINITY);
     this.#cache.set(key, { answer, until });
