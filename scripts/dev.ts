@@ -1,44 +1,31 @@
 // `npm start`: a working local server in one command. Checks the port first (a start that
 // fails changes nothing), writes a development .env on first run (random SECRET, a password
-// whose hash is stored and which is printed once), builds the pages into a folder of this
-// port's own (so two servers from one checkout never overwrite each other's pages), and runs
-// `netlify dev` offline on http://localhost:8888 (PORT overrides), saying in its own words what
-// runs where and keeping netlify-cli's routine noise out of the way.
+// whose hash is stored and which is printed once), and runs `netlify dev` offline on
+// http://localhost:8888 (PORT overrides), saying in its own words what runs where, keeping
+// netlify-cli's routine noise out of the way, and printing a sign-in by hand for its own port.
+// Each port has a folder of its own, .netlify/indieauth-dev/<port>/: the pages, the functions,
+// and netlify-cli's working folder (its functions-serve/ and the local Blobs store), so two
+// servers from one checkout never rebuild or read each other's files.
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { createServer } from "node:net";
 import { join, relative, resolve } from "node:path";
 import { hashPassword } from "../netlify/lib/owner/password.ts";
 import { buildFunctions } from "./build-functions.ts";
 import { buildSite } from "./build.ts";
 import { ENV_FILE, loadEnvFile } from "./env.ts";
+import { readyMessage } from "./local-sign-in.ts";
+import { freePort, parsePort, portIsFree } from "./ports.ts";
 
-const port = Number(process.env.PORT ?? 8888);
+const port = parsePort(process.env.PORT ?? "8888") ?? 0;
+if (port === 0) {
+  console.error(`PORT=${process.env.PORT} is not a port number (1-65535). Nothing was changed. For example: PORT=9000 npm start`);
+  process.exit(2);
+}
 const root = resolve(import.meta.dirname, "..");
 /** The first line of a .env that `npm start` wrote (and so may adapt to another port). */
 const WRITTEN_BY_US = "# Written by `npm start` for local development. Never commit this file.";
-
-/** Resolves when nothing listens on the port, any address (netlify dev binds them all). */
-function portIsFree(candidate: number): Promise<boolean> {
-  return new Promise((done) => {
-    const probe = createServer();
-    probe.once("error", () => done(false));
-    probe.listen(candidate, () => probe.close(() => done(true)));
-  });
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const probe = createServer();
-    probe.once("error", fail);
-    probe.listen(0, "127.0.0.1", () => {
-      const address = probe.address();
-      probe.close(() => (typeof address === "object" && address ? done(address.port) : fail(new Error("no free port"))));
-    });
-  });
-}
 
 async function writeDevelopmentEnv(): Promise<string> {
   // Easy to type, still ~72 bits: three groups of four from an unambiguous alphabet.
@@ -99,9 +86,14 @@ if (writtenByUs && !fromEnvironment.has("ME") && /^http:\/\/localhost:\d+\/$/.te
 process.env.BASE_URL ??= `http://localhost:${port}`;
 process.env.NETLIFY_DEV = "true";
 
-const pages = join(process.cwd(), ".netlify", "indieauth-dev", String(port));
-// The functions as they deploy (prebuilt), each port its own copy beside its pages.
-const functions = join(process.cwd(), ".netlify", "indieauth-dev", `${port}-functions`);
+// This port's own folder: netlify-cli runs there (with a copy of netlify.toml for the routes and
+// headers), so its .netlify/functions-serve/ and .netlify/blobs-serve/ are this server's alone.
+const workDir = join(process.cwd(), ".netlify", "indieauth-dev", String(port));
+const pages = join(workDir, "pages");
+// The functions as they deploy (prebuilt).
+const functions = join(workDir, "functions");
+mkdirSync(workDir, { recursive: true });
+copyFileSync(join(root, "netlify.toml"), join(workDir, "netlify.toml"));
 const { problems } = await buildSite(process.env, pages);
 await buildFunctions(functions);
 for (const problem of problems) console.warn(`warning: ${problem.message}. ${problem.fix}.`);
@@ -121,8 +113,8 @@ console.log(`Starting netlify dev (offline)…`);
 const [functionsPort, staticPort] = await Promise.all([freePort(), freePort()]);
 const netlify = createRequire(import.meta.url).resolve("netlify-cli/bin/run.js");
 const args = ["dev", "--offline", "--internal-disable-edge-functions", "--no-open", "--port", String(port), "--functions-port", String(functionsPort), "--staticServerPort", String(staticPort), "--dir", pages, "--functions", functions];
-const child = spawn(process.execPath, [netlify, ...args], { cwd: root, stdio: ["inherit", "pipe", "pipe"], env: { ...process.env, BROWSER: "none" } });
-const ready = () => console.log(`\nReady: ${process.env.BASE_URL}/  (Ctrl+C stops it)\n`);
+const child = spawn(process.execPath, [netlify, ...args], { cwd: workDir, stdio: ["inherit", "pipe", "pipe"], env: { ...process.env, BROWSER: "none" } });
+const ready = () => console.log(readyMessage(process.env.BASE_URL ?? `http://localhost:${port}`));
 relay(child.stdout, process.stdout, ready);
 relay(child.stderr, process.stderr, ready);
 child.on("exit", (code) => process.exit(code ?? 0));

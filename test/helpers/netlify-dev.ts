@@ -1,10 +1,12 @@
 // Starts the real `netlify dev` (offline, edge functions off) on free ports, with the site
 // built into a temporary folder and the functions prebuilt as they deploy, and stops it again. Readiness is waited for by polling the
-// metadata endpoint, never by sleeping a fixed time.
+// metadata endpoint, never by sleeping a fixed time. Each server runs in a working folder of its
+// own (a copy of netlify.toml beside its site), so that servers started side by side (vitest runs
+// files in parallel) never share netlify-cli's .netlify/functions-serve/ or Blobs sandbox.
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { rmSync } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
+import { copyFile, mkdtemp, rm } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -14,6 +16,8 @@ import { buildFunctions } from "../../scripts/build-functions.ts";
 import { buildSite } from "../../scripts/build.ts";
 import { testEnv } from "./env.ts";
 import { stopProcessGroup } from "./process-group.ts";
+
+const repoRoot = new URL("../..", import.meta.url).pathname;
 
 export interface NetlifyDev {
   baseUrl: string;
@@ -76,14 +80,16 @@ export async function startNetlifyDev(overrides: Env = {}): Promise<NetlifyDev> 
   delete childEnv.NETLIFY_BLOBS_CONTEXT;
 
   const dir = await mkdtemp(join(tmpdir(), "indieauth-site-"));
-  await buildSite(env, dir);
+  const site = join(dir, "site");
+  await buildSite(env, site);
+  await copyFile(join(repoRoot, "netlify.toml"), join(dir, "netlify.toml"));
   const functions = await builtFunctions();
 
   const cli = createRequire(import.meta.url).resolve("netlify-cli/bin/run.js");
   const child = spawn(
     process.execPath,
-    [cli, "dev", "--offline", "--internal-disable-edge-functions", "--no-open", "--port", String(port), "--functions-port", String(functionsPort), "--staticServerPort", String(staticPort), "--dir", dir, "--functions", functions],
-    { env: { ...childEnv, BROWSER: "none" }, detached: true, stdio: ["ignore", "pipe", "pipe"] },
+    [cli, "dev", "--offline", "--internal-disable-edge-functions", "--no-open", "--port", String(port), "--functions-port", String(functionsPort), "--staticServerPort", String(staticPort), "--dir", site, "--functions", functions],
+    { cwd: dir, env: { ...childEnv, BROWSER: "none" }, detached: true, stdio: ["ignore", "pipe", "pipe"] },
   );
   let log = "";
   child.stdout?.on("data", (chunk: Buffer) => (log += chunk.toString()));
