@@ -1,17 +1,37 @@
 // `npm start` as a newcomer meets it: a busy port changes nothing and says how to pick another;
 // a .env written for another port does not pin the old address; two servers started from one
-// checkout keep their own pages; the output says what runs where, without netlify-cli's noise.
+// checkout keep their own pages and netlify-cli folders (the first answers every request while
+// the second starts); the output says what runs where, without netlify-cli's noise, and ends with
+// a sign-in by hand for its own port that works when pasted.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { existsSync, mkdtempSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { TEST_SECRET, testPasswordHash } from "../helpers/env.ts";
+import { TEST_PASSWORD, TEST_SECRET, testPasswordHash } from "../helpers/env.ts";
 import { freePort } from "../helpers/netlify-dev.ts";
+import { followPrintedSignIn } from "../helpers/printed-sign-in.ts";
 import { stopProcessGroup } from "../helpers/process-group.ts";
+
+const packageRoot = new URL("../..", import.meta.url).pathname;
+
+/** Every module netlify-cli serves functions from (its functions-serve/ entry points) under
+ * `dirs`, with when and where on disk each was written. */
+function servedModules(...dirs: string[]): Map<string, string> {
+  const found = new Map<string, string>();
+  for (const dir of dirs) {
+    if (!existsSync(dir)) continue;
+    for (const path of readdirSync(dir, { recursive: true, encoding: "utf8" })) {
+      if (!path.endsWith("___netlify-entry-point.mjs")) continue;
+      const stat = statSync(join(dir, path));
+      found.set(join(dir, path), `${stat.ino}:${stat.mtimeMs}`);
+    }
+  }
+  return found;
+}
 
 const tsx = createRequire(import.meta.url).resolve("tsx/cli");
 const script = new URL("../../scripts/dev.ts", import.meta.url).pathname;
@@ -41,7 +61,7 @@ function start(cwd: string, port: number): Started {
 }
 
 async function untilReady(port: number, started: Started): Promise<void> {
-  const deadline = Date.now() + 90_000;
+  const deadline = Date.now() + 240_000;
   while (Date.now() < deadline) {
     if (started.child.exitCode !== null) throw new Error(`npm start exited:\n${started.output()}`);
     const answered = await fetch(`http://localhost:${port}/.well-known/oauth-authorization-server`, { signal: AbortSignal.timeout(5000) }).then((r) => r.status === 200, () => false);
@@ -89,8 +109,31 @@ describe("npm start", () => {
 
     const a = start(cwd, first);
     await untilReady(first, a);
+    // The first server's function modules, as netlify-cli wrote them (in the checkout, or in
+    // this package's folder, wherever it runs).
+    const where = [join(cwd, ".netlify"), join(packageRoot, ".netlify")];
+    const before = servedModules(...where);
+    expect(before.size).toBeGreaterThan(0);
+
+    // The second starts while the first is in use: every function answer stays right.
     const b = start(cwd, second);
-    await untilReady(second, b);
+    const secondReady = untilReady(second, b).then(() => true);
+    const statuses: number[] = [];
+    let done = false;
+    secondReady.finally(() => (done = true)).catch(() => undefined);
+    for (let i = 0; i < 2000 && !done; i++) {
+      const [metadata, introspect] = await Promise.all([
+        fetch(`http://localhost:${first}/.well-known/oauth-authorization-server`),
+        fetch(`http://localhost:${first}/introspect`, { method: "POST", body: new URLSearchParams({ token: "not-a-token" }) }),
+      ]);
+      statuses.push(metadata.status, introspect.status);
+    }
+    await secondReady;
+    expect(statuses.length).toBeGreaterThan(0);
+    expect(statuses.filter((status) => status >= 500)).toEqual([]);
+    // Nothing the first server loads was rewritten by the second.
+    const after = servedModules(...where);
+    for (const [path, written] of before) expect({ path, written: after.get(path) }).toEqual({ path, written });
 
     const home = async (port: number) => (await fetch(`http://localhost:${port}/`)).text();
     const [pageA, pageB] = await Promise.all([home(first), home(second)]);
@@ -106,5 +149,11 @@ describe("npm start", () => {
     expect(output).toContain(`Ready: http://localhost:${first}/`);
     expect(output).not.toContain("Ignored .env file env var");
     expect(output).not.toContain("Edge functions are disabled");
-  }, 200_000);
+
+    // The sign-in by hand it prints is for its own port, and works as pasted.
+    const printed = await followPrintedSignIn(b.output(), `http://localhost:${second}`, TEST_PASSWORD);
+    expect(printed.url).not.toContain("8888");
+    expect(printed.redeemed).toMatchObject({ me: `http://localhost:${second}/`, scope: "profile create" });
+    expect(printed.redeemed.access_token).toEqual(expect.any(String));
+  }, 600_000);
 });
