@@ -5,7 +5,7 @@
 // a sign-in by hand for its own port that works when pasted.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { existsSync, mkdtempSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
@@ -15,23 +15,9 @@ import { TEST_PASSWORD, TEST_SECRET, testPasswordHash } from "../helpers/env.ts"
 import { freePort } from "../helpers/netlify-dev.ts";
 import { followPrintedSignIn } from "../helpers/printed-sign-in.ts";
 import { stopProcessGroup } from "../helpers/process-group.ts";
+import { functionStatusesUntil, servedModules } from "../helpers/side-by-side.ts";
 
 const packageRoot = new URL("../..", import.meta.url).pathname;
-
-/** Every module netlify-cli serves functions from (its functions-serve/ entry points) under
- * `dirs`, with when and where on disk each was written. */
-function servedModules(...dirs: string[]): Map<string, string> {
-  const found = new Map<string, string>();
-  for (const dir of dirs) {
-    if (!existsSync(dir)) continue;
-    for (const path of readdirSync(dir, { recursive: true, encoding: "utf8" })) {
-      if (!path.endsWith("___netlify-entry-point.mjs")) continue;
-      const stat = statSync(join(dir, path));
-      found.set(join(dir, path), `${stat.ino}:${stat.mtimeMs}`);
-    }
-  }
-  return found;
-}
 
 const tsx = createRequire(import.meta.url).resolve("tsx/cli");
 const script = new URL("../../scripts/dev.ts", import.meta.url).pathname;
@@ -117,18 +103,7 @@ describe("npm start", () => {
 
     // The second starts while the first is in use: every function answer stays right.
     const b = start(cwd, second);
-    const secondReady = untilReady(second, b).then(() => true);
-    const statuses: number[] = [];
-    let done = false;
-    secondReady.finally(() => (done = true)).catch(() => undefined);
-    for (let i = 0; i < 2000 && !done; i++) {
-      const [metadata, introspect] = await Promise.all([
-        fetch(`http://localhost:${first}/.well-known/oauth-authorization-server`),
-        fetch(`http://localhost:${first}/introspect`, { method: "POST", body: new URLSearchParams({ token: "not-a-token" }) }),
-      ]);
-      statuses.push(metadata.status, introspect.status);
-    }
-    await secondReady;
+    const statuses = await functionStatusesUntil(`http://localhost:${first}`, untilReady(second, b));
     expect(statuses.length).toBeGreaterThan(0);
     expect(statuses.filter((status) => status >= 500)).toEqual([]);
     // Nothing the first server loads was rewritten by the second.

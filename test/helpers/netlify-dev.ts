@@ -21,6 +21,8 @@ const repoRoot = new URL("../..", import.meta.url).pathname;
 
 export interface NetlifyDev {
   baseUrl: string;
+  /** netlify-cli's working folder for this server (its .netlify/ is there). */
+  workDir: string;
   env: Env;
   output: () => string;
   stop(): Promise<void>;
@@ -107,5 +109,5 @@ export async function startNetlifyDev(overrides: Env = {}): Promise<NetlifyDev> 
     await stop();
     throw error;
   }
-  return { baseUrl, env, output, stop };
+  return { baseUrl, workDir: dir, env, output, stop };
 }
