@@ -1,6 +1,8 @@
 // `npm run check-config`: validates the environment (and .env, for local runs) the way the
 // functions will, and prints each problem with its fix. Exits 1 when something is wrong.
+// In a blog (`npx netlify-indieauth check-config`) it names the blog's commands.
 import { loadConfig } from "../netlify/lib/platform/config.ts";
+import { commandFor } from "./commands.ts";
 import { loadEnvFile } from "./env.ts";
 
 const fromFile = loadEnvFile();
@@ -9,9 +11,9 @@ const local = fromFile && !process.env.CONTEXT;
 if (local) {
   process.env.NETLIFY_DEV = "true";
   process.env.BASE_URL ??= `http://localhost:${process.env.PORT ?? 8888}`;
-  console.log("Checking as local development (.env, no CONTEXT). For production: CONTEXT=production npm run check-config\n");
+  console.log(`Checking as local development (.env, no CONTEXT). For production: CONTEXT=production ${commandFor("check-config")}\n`);
 }
-const result = loadConfig(process.env);
+const result = loadConfig(process.env, { hashPasswordCommand: commandFor("hash-password") });
 if (result.ok) {
   const { config } = result;
   console.log(`Configuration is valid${fromFile ? " (with .env)" : ""}.`);

@@ -1,6 +1,6 @@
 // `npm run check-config`: each problem with its fix, and a zero exit only when all is well.
 import { spawnSync } from "node:child_process";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -10,11 +10,13 @@ import { testEnv } from "../helpers/env.ts";
 const tsx = createRequire(import.meta.url).resolve("tsx/cli");
 const script = new URL("../../scripts/check-config.ts", import.meta.url).pathname;
 
-function run(env: Record<string, string | undefined>) {
+function run(env: Record<string, string | undefined>, dotEnv?: string) {
   const clean: Record<string, string> = { PATH: process.env.PATH ?? "" };
   for (const [key, value] of Object.entries(env)) if (value !== undefined) clean[key] = value;
-  // A folder without .env, so that only the given environment counts.
-  return spawnSync(process.execPath, [tsx, script], { env: clean, cwd: mkdtempSync(join(tmpdir(), "check-config-")), encoding: "utf8" });
+  // A folder without .env (unless given), so that only the given environment counts.
+  const cwd = mkdtempSync(join(tmpdir(), "check-config-"));
+  if (dotEnv !== undefined) writeFileSync(join(cwd, ".env"), dotEnv);
+  return spawnSync(process.execPath, [tsx, script], { env: clean, cwd, encoding: "utf8" });
 }
 
 describe("npm run check-config", () => {
@@ -32,5 +34,14 @@ describe("npm run check-config", () => {
     expect(result.stderr.match(/fix: /g)).toHaveLength(2);
     // Each fix once: the problem says what is wrong, the fix what to do.
     expect(result.stderr.match(/openssl rand/g)).toHaveLength(1);
+  });
+
+  it("in this repository names its npm scripts (the package's command is for blogs)", async () => {
+    const { SECRET } = await testEnv();
+    const result = run({}, `ME=http://localhost:8888/\nSECRET=${SECRET}\n`);
+    expect(result.status).toBe(1);
+    expect(result.stdout).toContain("For production: CONTEXT=production npm run check-config");
+    expect(result.stderr).toContain("fix: Make one with: npm run hash-password, and set PASSWORD_HASH");
+    expect(result.stdout + result.stderr).not.toContain("npx netlify-indieauth");
   });
 });

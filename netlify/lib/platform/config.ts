@@ -55,12 +55,25 @@ type Found = Omit<ConfigProblem, "fix">;
 
 export type ConfigResult = { ok: true; config: Config } | { ok: false; problems: ConfigProblem[]; development: boolean };
 
+/** Where the server runs, a deployment may have been set up from a clone of this repository or
+ * from a blog: its setup page names both ways to make a hash. check-config and the build plugin
+ * know which, and name only the command that exists there. */
+const EITHER_HASH_COMMAND = "npm run hash-password (in this repository) or npx netlify-indieauth hash-password (in your blog)";
+
+export interface ConfigOptions {
+  /** The command that makes a PASSWORD_HASH where the fixes are read. */
+  hashPasswordCommand?: string;
+}
+
+/** Stands for the hash-password command in FIXES. */
+const HASH_COMMAND = "{hash-password}";
+
 /** How to mend each variable: worded once, for the setup page, the JSON answers and check-config. */
 const FIXES: Record<string, string> = {
   ME: "Set ME to your website's address, e.g. ME=https://jane.example/",
   SECRET: "Set SECRET to at least 32 random characters, e.g. the output of: openssl rand -base64 32",
-  PASSWORD_HASH: "Make one with: npm run hash-password (in this repository) or npx netlify-indieauth hash-password (in your blog), and set PASSWORD_HASH to what it prints",
-  PASSWORD_SECRET: "Use a bcrypt hash ($2a$, $2b$ or $2y$), or set PASSWORD_HASH from npm run hash-password instead",
+  PASSWORD_HASH: `Make one with: ${HASH_COMMAND}, and set PASSWORD_HASH to what it prints`,
+  PASSWORD_SECRET: `Use a bcrypt hash ($2a$, $2b$ or $2y$), or set PASSWORD_HASH from ${HASH_COMMAND} instead`,
   BASE_URL: "Set BASE_URL to this deployment's origin, e.g. BASE_URL=https://auth.jane.example (Netlify sets URL for you in its builds)",
   URL: "Set BASE_URL to this deployment's origin, e.g. BASE_URL=https://auth.jane.example",
   PROFILE_URL: "Use an http(s) URL, or leave it unset to use ME",
@@ -152,7 +165,7 @@ function readSwitch(env: Env, variable: string, fallback: boolean, problems: Fou
   return fallback;
 }
 
-export function loadConfig(env: Env): ConfigResult {
+export function loadConfig(env: Env, options: ConfigOptions = {}): ConfigResult {
   const problems: Found[] = [];
   const development = isDevelopment(env);
 
@@ -191,7 +204,8 @@ export function loadConfig(env: Env): ConfigResult {
   const passwordLogin = readSwitch(env, "PASSWORD_LOGIN", true, problems);
 
   if (problems.length > 0 || !me || !secret || !password || !baseUrl) {
-    return { ok: false, development, problems: problems.map((p) => ({ ...p, fix: FIXES[p.variable] ?? "See the README's table of environment variables" })) };
+    const fixFor = (variable: string) => (FIXES[variable] ?? "See the README's table of environment variables").replace(HASH_COMMAND, () => options.hashPasswordCommand ?? EITHER_HASH_COMMAND);
+    return { ok: false, development, problems: problems.map((p) => ({ ...p, fix: fixFor(p.variable) })) };
   }
   return {
     ok: true,
