@@ -10,6 +10,7 @@ import {
 } from "@simplewebauthn/browser";
 import type { AccountOverview, AccountSessionView, AppView, DeviceView, LoginRequiredView, PasskeyView, SignInEventView } from "../../netlify/lib/pages/account-view.ts";
 import { ACCOUNT_API, PASSKEYS_API } from "../../netlify/lib/pages/paths.ts";
+import { showProgress } from "./progress.ts";
 import { byId, hostOf } from "./dom.ts";
 
 type SignInMethods = LoginRequiredView["signIn"];
@@ -440,12 +441,12 @@ function remember(): string {
   return byId<HTMLInputElement>("remember").checked ? "true" : "false";
 }
 
-/** Runs a sign-in; on success the overview replaces the form. */
-async function signingIn(trigger: HTMLButtonElement, work: () => Promise<void>): Promise<void> {
+/** Runs a sign-in, showing its progress; on success the overview replaces the form. */
+async function signingIn(trigger: HTMLButtonElement, work: (say: (label: string) => void) => Promise<void>, label = "Signing in…"): Promise<void> {
   showError("sign-in-error", "");
-  trigger.disabled = true;
+  const progress = showProgress(trigger, byId("sign-in-progress"), label);
   try {
-    await work();
+    await work(progress.say);
     byId<HTMLInputElement>("password").value = "";
     say("");
     await load();
@@ -453,7 +454,7 @@ async function signingIn(trigger: HTMLButtonElement, work: () => Promise<void>):
   } catch (error) {
     showError("sign-in-error", describe(error));
   } finally {
-    trigger.disabled = false;
+    progress.done();
   }
 }
 
@@ -461,9 +462,10 @@ async function signInWithPassword(): Promise<void> {
   await api(`${ACCOUNT_API}/sign-in`, { password: byId<HTMLInputElement>("password").value, remember: remember() });
 }
 
-async function signInWithPasskey(): Promise<void> {
+async function signInWithPasskey(say: (label: string) => void): Promise<void> {
   const { options, ticket } = await api<{ options: PublicKeyCredentialRequestOptionsJSON; ticket: string }>(`${PASSKEYS_API}/authentication-options`, {});
   const response = await startAuthentication({ optionsJSON: options });
+  say("Signing in…");
   await api(`${PASSKEYS_API}/sign-in`, { ticket, response: JSON.stringify(response), remember: remember() });
 }
 
@@ -475,7 +477,7 @@ function setUp(): void {
     void signingIn(byId<HTMLButtonElement>("sign-in-submit"), signInWithPassword);
   });
   const passkeyButton = byId<HTMLButtonElement>("passkey-sign-in");
-  passkeyButton.addEventListener("click", () => void signingIn(passkeyButton, signInWithPasskey));
+  passkeyButton.addEventListener("click", () => void signingIn(passkeyButton, signInWithPasskey, "Waiting for your passkey…"));
 
   const signOutButton = byId<HTMLButtonElement>("sign-out");
   signOutButton.addEventListener("click", () => void act(signOutButton, () => signOut()));
