@@ -1,15 +1,17 @@
 // The README's "Try it on your blog, locally", step by step, in a fresh copy of an Eleventy blog
 // (test/fixtures/eleventy-blog, whose build is `rm -rf _site && eleventy`): the package
 // installed from its `npm pack` tarball, the netlify.toml, .env and commands taken from the
-// README's own code blocks (only the port changed, to a free one), then what a person would
-// check in the browser or with curl: the blog, the pages with their headers, a wrong password
-// and a sign-in whose code redeems.
+// README's own code blocks (the .env as written, for port 8888; the command on a free port with
+// --port, as the README says), then what a person would check in the browser or with curl: the
+// blog, the pages with their headers, a wrong password, a sign-in whose code redeems, and the
+// sign-in by hand that the command prints.
 import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { blogEnv, installBlog, removeTempDirs, repo, shell } from "../helpers/blog.ts";
 import { freePort } from "../helpers/netlify-dev.ts";
+import { followPrintedSignIn } from "../helpers/printed-sign-in.ts";
 import { stopProcessGroup } from "../helpers/process-group.ts";
 
 const README = readFileSync(join(repo, "README.md"), "utf8");
@@ -44,7 +46,7 @@ const trial = codeBlocks(section("Try it on your blog, locally"));
 const netlifyToml = block(trial, (b) => b.lang === "toml", "netlify.toml");
 const dotEnv = block(trial, (b) => b.code.includes("PASSWORD_HASH="), ".env");
 const hashCommand = "npx netlify-indieauth hash-password";
-const serveCommand = block(trial, (b) => b.code.includes("netlify serve"), "the server").trim();
+const serveCommand = block(trial, (b) => b.code.includes("netlify-indieauth dev"), "the server").trim();
 // The sign-in request and the PKCE verifier that "Run it locally" gives, which the trial reuses.
 const runLocally = section("Run it locally");
 const authorizationRequest = /^http:\/\/localhost:8888\/auth\?\S+$/m.exec(runLocally)?.[0];
@@ -55,18 +57,20 @@ let base: string;
 let server: ChildProcess | undefined;
 let log = "";
 
-async function waitForServer(url: string, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (server?.exitCode !== null) throw new Error(`netlify serve exited early:\n${log}`);
-    try {
-      if ((await fetch(url, { signal: AbortSignal.timeout(5000) })).status === 200) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-  throw new Error(`netlify serve did not answer ${url} within ${timeoutMs} ms:\n${log}`);
+/** Resolves once the command says it is ready (it says so only after the server answers). */
+function untilReady(ready: string, timeoutMs: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no "${ready}" within ${timeoutMs} ms:\n${log}`)), timeoutMs);
+    server!.stdout!.on("data", () => {
+      if (!log.includes(ready)) return;
+      clearTimeout(timer);
+      resolve();
+    });
+    server!.on("exit", () => {
+      clearTimeout(timer);
+      reject(new Error(`npx netlify-indieauth dev exited early:\n${log}`));
+    });
+  });
 }
 
 let hashRun: { status: number | null; stdout: string; stderr: string };
@@ -74,7 +78,7 @@ let hashRun: { status: number | null; stdout: string; stderr: string };
 beforeAll(async () => {
   expect(section("Try it on your blog, locally")).toContain(hashCommand);
   blog = installBlog("eleventy-blog");
-  const [port, staticPort, functionsPort] = await Promise.all([freePort(), freePort(), freePort()]);
+  const port = await freePort();
   base = `http://localhost:${port}`;
 
   // Step 2: the blog's netlify.toml, as the README gives it.
@@ -82,16 +86,15 @@ beforeAll(async () => {
   // Step 3: the password's hash, from the package's own command.
   hashRun = await shell(blog, hashCommand, {}, PASSWORD);
   const hash = hashRun.stdout.trim();
-  // Step 4: the README's .env, with a real secret and hash, on a free port.
+  // Step 4: the README's .env, with a real secret and hash (its ME for port 8888, as written).
   const secret = (await shell(blog, "openssl rand -base64 32")).stdout.trim();
   const env = dotEnv
-    .replaceAll("localhost:8888", `localhost:${port}`)
     .replace(/^SECRET=.*$/m, `SECRET=${secret}`)
     .replace(/^PASSWORD_HASH='.*'$/m, `PASSWORD_HASH='${hash}'`);
   writeFileSync(join(blog, ".env"), env);
 
-  // Step 5, on free ports (the CLI's static server and functions server too).
-  server = spawn("bash", ["-c", `${serveCommand} --port ${port} --staticServerPort ${staticPort} --functions-port ${functionsPort}`], {
+  // Step 5, on a free port.
+  server = spawn("bash", ["-c", `${serveCommand} --port ${port}`], {
     cwd: blog,
     env: blogEnv({ BROWSER: "none" }),
     detached: true,
@@ -99,7 +102,7 @@ beforeAll(async () => {
   });
   server.stdout?.on("data", (chunk: Buffer) => (log += chunk.toString()));
   server.stderr?.on("data", (chunk: Buffer) => (log += chunk.toString()));
-  await waitForServer(`${base}/.well-known/oauth-authorization-server`, 300_000);
+  await untilReady(`Ready: ${base}/`, 300_000);
 }, 420_000);
 
 afterAll(async () => {
@@ -108,14 +111,16 @@ afterAll(async () => {
 });
 
 describe("the README's local trial in a fresh Eleventy blog", () => {
-  it("gives the steps it says: the package's hash-password command, a .env with BASE_URL and a quoted hash, and the serve command with its flags", () => {
+  it("gives the steps it says: the package's hash-password command, a .env with a quoted hash, and the package's dev command", () => {
     expect(hashRun.status, hashRun.stderr).toBe(0);
     expect(hashRun.stdout).toMatch(/^\$scrypt\$[^\n]+\n$/);
     expect(dotEnv).toMatch(/^ME=http:\/\/localhost:8888\/$/m);
-    expect(dotEnv).toMatch(/^BASE_URL=http:\/\/localhost:8888$/m);
     expect(dotEnv).toMatch(/^PASSWORD_HASH='.*'$/m);
-    expect(serveCommand).toBe("npx netlify serve --context dev --offline --internal-disable-edge-functions");
+    expect(serveCommand).toBe("npx netlify-indieauth dev");
+    expect(section("Try it on your blog, locally")).toContain("npx netlify-indieauth dev --port 9000");
     expect(log).toContain("rm -rf _site && eleventy");
+    // The .env's ME, written for 8888, follows the port given.
+    expect(log).toContain(`this run uses ME=${base}/.`);
   });
 
   it("serves the blog as Eleventy built it", async () => {
@@ -192,5 +197,11 @@ describe("the README's local trial in a fresh Eleventy blog", () => {
     });
     expect(redeemed.status).toBe(200);
     expect(((await redeemed.json()) as { me: string }).me).toBe(`${base}/`);
+  });
+
+  it("prints a sign-in by hand for its port that works as pasted: a token for this blog's address", async () => {
+    const printed = await followPrintedSignIn(log, base, PASSWORD);
+    expect(printed.redeemed).toMatchObject({ me: `${base}/`, scope: "profile create" });
+    expect(printed.redeemed.access_token).toEqual(expect.any(String));
   });
 });
