@@ -85,9 +85,8 @@ function approvePosts(): string[] {
   return posts;
 }
 
-/** The sign-in page stays, Approve still off, nothing sent: two seconds later in the page's
- * time (well past the 0.6 s after which anything could turn it on), the page says what turns
- * it on. */
+/** Two seconds later in the page's time (well past the 0.6 s after which anything could turn
+ * Approve on), the page stays, Approve still off and explained, nothing sent. */
 async function expectNoApproval(posts: readonly string[]): Promise<void> {
   await page.clock.runFor(2_000);
   const outcome = await Promise.race([
@@ -100,8 +99,7 @@ async function expectNoApproval(posts: readonly string[]): Promise<void> {
   expect(codesAtClient()).toBe(0);
 }
 
-/** The owner, meaning it, still can; `reach` is how they turn Approve on. Exactly one post,
- * one code: had the attack sent the form, it would have been first. */
+/** The owner, meaning it, still can (`reach` turns Approve on): one post, one code. */
 async function ownerApproves(posts: readonly string[], reach: () => Promise<void>): Promise<void> {
   await reach();
   await page.locator("#approve:enabled").waitFor();
