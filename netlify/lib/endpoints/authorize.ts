@@ -19,7 +19,7 @@ export async function authorize(ctx: RequestContext): Promise<Response> {
   const request = await checkAuthorizationRequest({
     params,
     ownerMe: ctx.config.me,
-    discover: ctx.rt.discover,
+    discover: (clientId) => ctx.rt.discover(clientId, ctx.rt.store),
     knownClient: (clientId) => ownClientInfo(ctx.config.baseUrl, clientId),
     errorsMayRedirect: (clientId, redirectUri) => errorsMayRedirect(ctx, clientId, redirectUri),
     onRedirectUriVerified: (target) => ctx.replyTo(target),
