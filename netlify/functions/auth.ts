@@ -2,7 +2,8 @@
 // The only function that discovers clients: it alone bundles the fetcher and its address guard
 // (the HTML parser is loaded by name, when a client's page is HTML).
 import { discoverClient } from "../lib/clients/discovery.ts";
+import { storedFetchFailures } from "../lib/clients/fetch-failures.ts";
 import { authorizationEndpoint } from "../lib/endpoints/auth.ts";
 import { asFunction } from "../lib/platform/function-adapter.ts";
 
-export default asFunction(authorizationEndpoint, { discover: (clientId) => discoverClient(clientId) });
+export default asFunction(authorizationEndpoint, { discover: (clientId, store) => discoverClient(clientId, { failures: storedFetchFailures(store) }) });

@@ -3,56 +3,27 @@
 // before, so a session alone may approve it again: only the sign-in page's own guard stands
 // between a stray click and a code (site/scripts/approve-gate.ts). An attacker's page, served
 // from a local HTTP server of its own, sends the tab to the sign-in link on the first press of
-// a double-click or of a held Enter key; the rest of the gesture lands on the sign-in page.
-// Real Chromium, real functions under `netlify dev`.
-import { createServer, type Server } from "node:http";
+// a double-click or of a held Enter key; the rest of the gesture lands on the sign-in page, or
+// a "click as fast as you can" game keeps clicking at the spot where Approve appears.
+// Real Chromium, real `netlify dev`. The pages' time is Playwright's virtual clock, moved only
+// by the test (page.clock): the gaps between clicks and key repeats are the page's own time,
+// so a busy machine (where 80 ms of real time can become 600) changes nothing asserted.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { launchChromium, readyToApprove } from "../helpers/browser.ts";
 import { startClientSite, type ClientSite } from "../helpers/client-site.ts";
+import { attackerPageUrl, clickGaps, startAttackerSite, stopThePagesClock, type AttackerSite, type Box } from "../helpers/consent-attacker.ts";
 import { TEST_PASSWORD } from "../helpers/env.ts";
 import { startNetlifyDev, type NetlifyDev } from "../helpers/netlify-dev.ts";
 import { pkcePair } from "../helpers/requests.ts";
 
-interface Box {
-  x: number;
-  y: number;
-  width: number;
-  height: number;
-}
-
 let server: NetlifyDev;
 let client: ClientSite;
-let attacker: { origin: string; close(): Promise<void> };
+let attacker: AttackerSite;
 let browser: Browser;
 let context: BrowserContext;
 let page: Page;
 const pageErrors: string[] = [];
-
-/** The attacker's page: a button where Approve will appear; its first press (mousedown or
- * Enter) sends the tab to the sign-in link. */
-function attackerPage(url: URL): string {
-  const box = ["x", "y", "width", "height"].map((name) => Number(url.searchParams.get(name)));
-  return `<!doctype html><title>Claim your prize</title>
-<style>body{margin:0} #decoy{position:absolute;left:${box[0]}px;top:${box[1]}px;width:${box[2]}px;height:${box[3]}px}</style>
-<button id="decoy" autofocus>Double-click to claim</button>
-<script>
-  const link = ${JSON.stringify(url.searchParams.get("link") ?? "")};
-  document.getElementById("decoy").addEventListener("mousedown", () => { location.href = link; });
-  addEventListener("keydown", (event) => { if (event.key === "Enter") location.href = link; });
-</script>`;
-}
-
-async function startAttackerSite(): Promise<typeof attacker> {
-  const site: Server = createServer((req, res) => {
-    res.writeHead(200, { "Content-Type": "text/html; charset=utf-8" });
-    res.end(attackerPage(new URL(req.url ?? "/", "http://attacker.invalid")));
-  });
-  await new Promise<void>((resolve) => site.listen(0, "127.0.0.1", resolve));
-  const address = site.address();
-  if (typeof address !== "object" || !address) throw new Error("no address");
-  return { origin: `http://127.0.0.1:${address.port}`, close: () => new Promise((resolve) => site.close(() => resolve())) };
-}
 
 beforeAll(async () => {
   [server, client, attacker, browser] = await Promise.all([startNetlifyDev(), startClientSite(), startAttackerSite(), launchChromium()]);
@@ -107,63 +78,136 @@ function codesAtClient(): number {
   return client.callbacks.filter((url) => url.searchParams.has("code")).length;
 }
 
-/** The sign-in page stays, Approve still off: the page settles and says what turns it on. */
-async function expectNoApproval(): Promise<void> {
+/** Every form post to the approve step the page makes from here on. */
+function approvePosts(): string[] {
+  const posts: string[] = [];
+  page.on("request", (request) => void (request.method() === "POST" && new URL(request.url()).pathname === "/auth/approve" && posts.push(request.url())));
+  return posts;
+}
+
+/** Two seconds later in the page's time (well past the 0.6 s after which anything could turn
+ * Approve on), the page stays, Approve still off and explained, nothing sent. */
+async function expectNoApproval(posts: readonly string[]): Promise<void> {
+  await page.clock.runFor(2_000);
   const outcome = await Promise.race([
     page.waitForURL(`${client.origin}/callback**`, { timeout: 10_000 }).then(() => "sent to the app with a code"),
     page.locator("#approve-hint").waitFor({ timeout: 10_000 }).then(() => "Approve still off"),
   ]).catch(() => "Approve turned on");
   expect(outcome).toBe("Approve still off");
   await expect(page.locator("#approve").isDisabled()).resolves.toBe(true);
+  expect(posts).toEqual([]);
   expect(codesAtClient()).toBe(0);
 }
 
+/** The owner, meaning it, still can (`reach` turns Approve on): one post, one code. */
+async function ownerApproves(posts: readonly string[], reach: () => Promise<void>): Promise<void> {
+  await reach();
+  await page.locator("#approve:enabled").waitFor();
+  await Promise.all([page.waitForURL(`${client.origin}/callback**`), page.locator("#approve").click()]);
+  expect(posts).toHaveLength(1);
+  expect(codesAtClient()).toBe(1);
+}
+
 async function openAttackerPage(box: Box): Promise<void> {
-  const query = new URLSearchParams({ link: signInLink(), ...Object.fromEntries(Object.entries(box).map(([k, v]) => [k, String(Math.round(v))])) });
-  await page.goto(`${attacker.origin}/?${query}`);
+  await page.goto(attackerPageUrl(attacker, signInLink(), box));
   await page.locator("#decoy").waitFor();
+}
+
+/** The first click of the gesture, on the attacker's page at Approve's spot: its press sends
+ * the tab to the sign-in link, and the pointer stays where it is. Resolves once Approve is
+ * there (no time passes on the page meanwhile). */
+async function firstClickOnTheAttackersPage(box: Box): Promise<{ x: number; y: number }> {
+  await openAttackerPage(box);
+  const spot = { x: box.x + box.width / 2, y: box.y + box.height / 2 };
+  await page.mouse.move(spot.x, spot.y);
+  await page.mouse.down();
+  await page.mouse.up();
+  await page.locator("#approve").waitFor();
+  return spot;
 }
 
 describe("consent hijacking: a gesture that began on another site never approves", () => {
   it.each([80, 120, 200])("a double-click (%i ms between the clicks), the first on the attacker's page, the second where Approve appears", async (gapMs) => {
     const box = await ownerWhoApprovedTheApp();
-    await openAttackerPage(box);
-    const x = box.x + box.width / 2;
-    const y = box.y + box.height / 2;
-    await page.mouse.move(x, y);
-    // First click: its mousedown sends the tab to the sign-in link.
+    await stopThePagesClock(page);
+    const posts = approvePosts();
+    await firstClickOnTheAttackersPage(box);
+    // The second click, gapMs of the page's time after Approve appeared.
+    await page.clock.runFor(gapMs);
     await page.mouse.down();
     await page.mouse.up();
-    // The second click lands on Approve as soon as it is there (the first click's gap is the
-    // page's own load time; the gap measured here is how long after Approve appears: the pause
-    // is the person's timing, not a wait for anything).
+    await expectNoApproval(posts);
+    // The owner reaches for it: the pointer moves.
+    await ownerApproves(posts, () => readyToApprove(page));
+  });
+
+  it.each([
+    ["every 80 ms", Array<number>(40).fill(80)],
+    ["every 250 ms", Array<number>(20).fill(250)],
+    ["80 to 250 ms apart, at random", clickGaps(40, 21)],
+  ])("a storm of clicks at Approve's spot, the pointer still (%s), never approves", async (_, gaps) => {
+    const box = await ownerWhoApprovedTheApp();
+    await stopThePagesClock(page);
+    const posts = approvePosts();
+    const spot = await firstClickOnTheAttackersPage(box);
+    for (const gap of gaps) {
+      await page.clock.runFor(gap);
+      await page.mouse.down();
+      await page.mouse.up();
+    }
+    await expect(page.evaluate(() => location.pathname)).resolves.toBe("/indieauth/sign-in/");
+    await expectNoApproval(posts);
+    // The owner, meaning it: a click beside Approve, then one on it.
+    await ownerApproves(posts, async () => {
+      await page.mouse.click(spot.x, box.y + box.height + 40);
+      await page.clock.runFor(1);
+    });
+  });
+
+  it("a storm of clicks just below Approve, then the page shifts Approve under it (a late image, say): never approves", async () => {
+    const box = await ownerWhoApprovedTheApp();
+    await stopThePagesClock(page);
+    const posts = approvePosts();
+    const spot = { x: box.x + box.width / 2, y: box.y + box.height + 6 };
+    await page.mouse.move(spot.x, spot.y);
+    await page.goto(signInLink());
     await page.locator("#approve").waitFor();
-    await page.waitForTimeout(gapMs);
-    await page.mouse.down();
-    await page.mouse.up();
-    await expectNoApproval();
-    // The owner, meaning it, still can: the pointer moves, then the click approves.
-    await readyToApprove(page);
-    await Promise.all([page.waitForURL(`${client.origin}/callback**`), page.locator("#approve").click()]);
-    expect(codesAtClient()).toBe(1);
+    const gaps = clickGaps(30, 7);
+    for (const [index, gap] of gaps.entries()) {
+      await page.clock.runFor(gap);
+      // Halfway, something above pushes the form down: Approve is now under the pointer.
+      if (index === gaps.length / 2) {
+        await page.evaluate((shift) => {
+          const spacer = document.createElement("div");
+          spacer.style.height = `${shift}px`;
+          document.getElementById("approve")!.parentElement!.before(spacer);
+        }, 6 + box.height / 2);
+      }
+      await page.mouse.down();
+      await page.mouse.up();
+    }
+    await expect(page.evaluate(() => location.pathname)).resolves.toBe("/indieauth/sign-in/");
+    await expectNoApproval(posts);
   });
 
   it("a held Enter key: its repeats never press Approve, which is never focused", async () => {
     const box = await ownerWhoApprovedTheApp();
+    await stopThePagesClock(page);
+    const posts = approvePosts();
     await openAttackerPage(box);
     await page.locator("#decoy").focus();
     // Pressed on the attacker's page (which navigates on it), then held: the browser repeats it.
     await page.keyboard.down("Enter");
     await page.locator("#approve").waitFor();
     await expect(page.evaluate(() => document.activeElement?.id ?? "")).resolves.not.toBe("approve");
-    // 60 repeats at about a keyboard's rate (the pause is the key's repeat interval, not a wait
-    // for anything): at least 1.8 s, well past the moment Approve could turn on (0.6 s).
-    for (let repeat = 0; repeat < 60 && page.url().startsWith(server.baseUrl); repeat++) {
+    // 60 repeats at a keyboard's rate, 30 ms of the page's time apart: 1.8 s, well past the
+    // moment Approve could turn on (0.6 s).
+    for (let repeat = 0; repeat < 60; repeat++) {
       await page.keyboard.down("Enter");
-      await page.waitForTimeout(30);
+      await page.clock.runFor(30);
     }
     await page.keyboard.up("Enter");
-    await expectNoApproval();
+    await expectNoApproval(posts);
   });
 
   it("clicked, Approve turns off while the form is on its way: a second click at once sends nothing", async () => {

@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import type { CodeRecord } from "../../netlify/lib/protocol/codes.ts";
 import { approveEndpoint } from "../../netlify/lib/endpoints/approve.ts";
 import { THROTTLE_POLICY } from "../../netlify/lib/owner/throttle.ts";
+import { approvedBefore } from "../helpers/approved-app.ts";
 import { approve, signedRequest } from "../helpers/endpoints.ts";
 import { authorizationParams, BASE, CLIENT_ID, REDIRECT_URI, redirectParams } from "../helpers/requests.ts";
 import { testRuntime } from "../helpers/runtime.ts";
@@ -52,8 +53,8 @@ describe("approving a sign-in", () => {
     expect(params.getAll("state")).toEqual(["state-123"]);
   });
 
-  it("Deny sends access_denied with state and iss, and issues nothing", async () => {
-    const rt = await testRuntime();
+  it("Deny sends access_denied with state and iss (to an app approved there before), and issues nothing", async () => {
+    const rt = await approvedBefore(await testRuntime());
     const response = await approve(rt, await signedRequest(rt), { decision: "deny", password: "" });
     const params = redirectParams(response);
     expect(params.get("error")).toBe("access_denied");

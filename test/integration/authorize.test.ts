@@ -6,6 +6,7 @@ import type { ClientInfo } from "../../netlify/lib/clients/client-info.ts";
 import { approve, authorize, signedRequest } from "../helpers/endpoints.ts";
 import { authorizationParams, CLIENT_ID, decodePayload, REDIRECT_URI, redirectParams } from "../helpers/requests.ts";
 import { testRuntime } from "../helpers/runtime.ts";
+import { approvedBefore } from "../helpers/approved-app.ts";
 
 /** Discovery that finds the client's document, publishing its usual redirect URI. */
 async function publishingClient(clientId: URL): Promise<ClientInfo> {
@@ -78,7 +79,7 @@ describe("GET /auth: before the redirect URI is verified, errors are pages", () 
   it("knows this deployment as its own client (the self-test) by name, without fetching it", async () => {
     const rt = await testRuntime({ discover: () => Promise.reject(new Error("this deployment was fetched")) });
     const base = "https://auth.jane.example";
-    const request = await signedRequest(rt, authorizationParams({ client_id: `${base}/`, redirect_uri: `${base}/indieauth/self-test/` }));
+    const request = await signedRequest(rt, authorizationParams({ client_id: `${base}/`, redirect_uri: `${base}/indieauth/self-test/`, scope: "profile email" }));
     expect(decodePayload(request)).toMatchObject({ clientId: `${base}/`, client: { name: "IndieAuth self-test" } });
   });
 
@@ -107,7 +108,7 @@ describe("GET /auth: before the redirect URI is verified, errors are pages", () 
   });
 });
 
-describe("GET /auth: after the redirect URI is verified, errors go back to a client that publishes it", () => {
+describe("GET /auth: after the redirect URI is verified, errors go back to an app approved there before", () => {
   it.each([
     ["response_type missing", { response_type: null }, "invalid_request"],
     ["response_type token", { response_type: "token" }, "unsupported_response_type"],
@@ -117,22 +118,23 @@ describe("GET /auth: after the redirect URI is verified, errors go back to a cli
     ["code_challenge_method plain", { code_challenge_method: "plain" }, "invalid_request"],
     ["a malformed scope", { scope: 'create "x"' }, "invalid_scope"],
   ])("%s: %s", async (_name, overrides, error) => {
-    expectClientError(await authorize(await testRuntime({ discover: publishingClient }), authorizationParams(overrides)), error);
+    expectClientError(await authorize(await approvedBefore(await testRuntime({ discover: publishingClient })), authorizationParams(overrides)), error);
   });
 
   it("requires state, and says so without one", async () => {
-    expectClientError(await authorize(await testRuntime({ discover: publishingClient }), authorizationParams({ state: null })), "invalid_request", null);
+    expectClientError(await authorize(await approvedBefore(await testRuntime({ discover: publishingClient })), authorizationParams({ state: null })), "invalid_request", null);
   });
 
   it("refuses any parameter given twice", async () => {
     const params = authorizationParams();
     params.append("scope", "delete");
-    expectClientError(await authorize(await testRuntime({ discover: publishingClient }), params), "invalid_request");
+    expectClientError(await authorize(await approvedBefore(await testRuntime({ discover: publishingClient })), params), "invalid_request");
   });
 
   it("keeps the redirect URI's own query", async () => {
     const discover = async (clientId: URL) => ({ ...(await publishingClient(clientId)), redirectUris: [`${REDIRECT_URI}?app=1`] });
-    const response = await authorize(await testRuntime({ discover }), authorizationParams({ redirect_uri: `${REDIRECT_URI}?app=1`, response_type: "token" }));
+    const rt = await approvedBefore(await testRuntime({ discover }), `${REDIRECT_URI}?app=1`);
+    const response = await authorize(rt, authorizationParams({ redirect_uri: `${REDIRECT_URI}?app=1`, response_type: "token" }));
     expect(redirectParams(response).get("app")).toBe("1");
   });
 });
@@ -167,11 +169,11 @@ describe("GET /auth: an error for a redirect URI that is verified but not truste
     await expectPage(other, 400, /not sent back to the app automatically/);
   });
 
-  it("the client is fetched to learn whether it publishes the redirect URI only when nothing cheaper told", async () => {
+  it("a same-origin redirect URI its document publishes is not trusted for that, and costs no fetch", async () => {
     let fetches = 0;
     const rt = await testRuntime({ discover: async (clientId) => (fetches++, publishingClient(clientId)) });
-    expectClientError(await authorize(rt, authorizationParams({ code_challenge_method: "plain" })), "invalid_request");
-    expect(fetches).toBe(1);
+    await expectPage(await authorize(rt, authorizationParams({ code_challenge_method: "plain" })), 400, /not sent back to the app automatically/);
+    expect(fetches).toBe(0);
   });
 });
 

@@ -46,6 +46,7 @@ describe("the store writes only declared kinds of record", () => {
       RECORDS.signInEvent.key("1"),
       RECORDS.usedChallenge.key("c"),
       RECORDS.appApproval.key("https://app.example.com/"),
+      RECORDS.clientFailure.key("https://app.example.com"),
       RECORDS.passkeys.key(),
       RECORDS.sessionSeen.key("s"),
       RECORDS.sweepCursor.key(),

@@ -4,6 +4,7 @@
 import { describe, expect, it } from "vitest";
 import type { ClientInfo } from "../../netlify/lib/clients/client-info.ts";
 import { RECORDS } from "../../netlify/lib/platform/records.ts";
+import { approvedBefore } from "../helpers/approved-app.ts";
 import { approve, authorize, endpoints, postAuth, postToken, signedRequest } from "../helpers/endpoints.ts";
 import { authorizationParams, CLIENT_ID, codeForm, decodePayload, pkcePair, REDIRECT_URI, redirectParams, refreshForm, type SignedIn } from "../helpers/requests.ts";
 import { testRuntime, type TestRuntime } from "../helpers/runtime.ts";
@@ -12,7 +13,7 @@ import { expectOAuthError, introspection } from "../helpers/tokens.ts";
 const RESOURCE = "https://jane.example/mcp";
 const OTHER_RESOURCE = "https://jane.example/other";
 
-/** A client that publishes REDIRECT_URI: errors after the check go back to it. */
+/** A client that publishes REDIRECT_URI (errors go back to it once approved before there). */
 async function publishingClient(clientId: URL): Promise<ClientInfo> {
   return { clientId: clientId.href, redirectUris: [REDIRECT_URI], fetched: true };
 }
@@ -56,18 +57,18 @@ describe("GET /auth with resource (RFC 8707)", () => {
     ["empty", ""],
     ["with whitespace", "https://jane.example/m cp"],
   ])("refuses a resource %s with invalid_target, back to the client", async (_name, resource) => {
-    const params = clientError(await authorize(await testRuntime({ discover: publishingClient }), authorizationParams({ resource })), "invalid_target");
+    const params = clientError(await authorize(await approvedBefore(await testRuntime({ discover: publishingClient })), authorizationParams({ resource })), "invalid_target");
     expect(params.get("state")).toBe("state-123");
   });
 
   it("refuses more than one resource with invalid_target (a grant is for one resource)", async () => {
     const params = authorizationParams({ resource: RESOURCE });
     params.append("resource", OTHER_RESOURCE);
-    clientError(await authorize(await testRuntime({ discover: publishingClient }), params), "invalid_target");
+    clientError(await authorize(await approvedBefore(await testRuntime({ discover: publishingClient })), params), "invalid_target");
   });
 
   it("refuses a resource without a scope before the person signs in, saying why (invalid_scope)", async () => {
-    const params = clientError(await authorize(await testRuntime({ discover: publishingClient }), authorizationParams({ resource: RESOURCE, scope: null })), "invalid_scope");
+    const params = clientError(await authorize(await approvedBefore(await testRuntime({ discover: publishingClient })), authorizationParams({ resource: RESOURCE, scope: null })), "invalid_scope");
     expect(params.get("error_description")).toContain("scopes_supported");
     // Without a resource, a request without scope is a sign-in, as IndieAuth has it.
     expect(decodePayload(await signedRequest(await testRuntime({ discover: publishingClient }), authorizationParams({ scope: null }))).scopes).toEqual([]);

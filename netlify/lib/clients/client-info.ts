@@ -22,6 +22,9 @@ export interface ClientInfo extends ClientDisplay {
   metadataDocument?: true;
   /** Why the client's metadata document was refused, for the person and the app's developer. */
   refused?: string;
+  /** This deployment as its own client (own-client.ts): exactly the listed redirect URIs (its
+   * own pages), and at most these scopes. */
+  own?: { scopes: readonly string[] };
 }
 
 /** The largest Client ID Metadata Document read (the draft's recommended limit, 8.7). */

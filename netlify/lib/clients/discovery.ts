@@ -1,9 +1,12 @@
 // Client information discovery (IndieAuth 4.2): fetch the client_id URL behind the SSRF
-// guard, read it, and remember the answer per warm function instance for as long as the
-// response's caching headers say, within bounds (cache-lifetime.ts). Failures and refused
-// documents are never remembered (CIMD draft 5.2).
+// guard, within a short budget (its answer's headers within 1.5 s, all of it within 3 s: a
+// person is waiting on GET /auth), read it, and remember the answer per warm function
+// instance for as long as the response's caching headers say, within bounds
+// (cache-lifetime.ts). Refused documents are not remembered (CIMD draft 5.2); a failed fetch
+// is, per origin, for a minute (fetch-failures.ts).
 import { publicOnlyPolicy } from "./address-guard.ts";
 import { cacheLifetimeMs } from "./cache-lifetime.ts";
+import type { FetchFailures } from "./fetch-failures.ts";
 import { parseClientDocument, refusedClient, type ClientInfo } from "./client-info.ts";
 import { fetchDocument, type Fetcher } from "./safe-fetch.ts";
 import { isLoopbackHost } from "../protocol/urls.ts";
@@ -13,14 +16,19 @@ interface DiscoveryOptions {
   now?: () => number;
   /** How long a fetched result is reused; by default, what its caching headers say. */
   cacheMs?: number;
+  /** Where failed fetches are remembered; without it, nothing is. */
+  failures?: FetchFailures;
 }
+
+/** The fetch's budget: a page that trickles its answer holds a sign-in at most this long. */
+export const CLIENT_FETCH_BUDGET = { headersTimeoutMs: 1500, timeoutMs: 3000 } as const;
 
 // A bound, so that many distinct client_ids cannot grow memory without limit.
 const MAX_CACHE_ENTRIES = 100;
 
 const cache = new Map<string, { info: ClientInfo; expires: number }>();
 
-const defaultFetcher: Fetcher = async (url) => fetchDocument(url, { policy: await publicOnlyPolicy() });
+const defaultFetcher: Fetcher = async (url) => fetchDocument(url, { policy: await publicOnlyPolicy(), ...CLIENT_FETCH_BUDGET });
 
 /** For tests: forget every cached client. */
 export function clearClientCache(): void {
@@ -52,6 +60,8 @@ export async function discoverClient(clientId: URL, options: DiscoveryOptions = 
   if (hit !== undefined && hit.expires > now()) return hit.info;
   if (hit !== undefined) cache.delete(key);
 
+  // Failed within the last minute (this path or another of its origin): not tried again yet.
+  if (await options.failures?.failedRecently(clientId.origin, now())) return bare;
   const fetcher = options.fetcher ?? defaultFetcher;
   try {
     const doc = await fetcher(clientId);
@@ -65,8 +75,9 @@ export async function discoverClient(clientId: URL, options: DiscoveryOptions = 
     return info;
   } catch {
     // Refused (SSRF guard, size, redirects) or failed (network, timeout, status): the
-    // authorization can still go on with same-origin redirect URIs only. Not cached, so a
-    // briefly unreachable client is retried on the next request.
+    // authorization can still go on with same-origin redirect URIs only. Remembered for a
+    // minute for the whole origin, so that a slow page cannot hold every sign-in naming it.
+    await options.failures?.remember(clientId.origin, now());
     return bare;
   }
 }

@@ -1,14 +1,30 @@
 // This deployment as its own client: the home page's self-test signs in with client_id = the
 // base URL and comes back to the self-test page. What it would publish is known here, so it is
-// not fetched (locally it could not be: a loopback client_id is never fetched, spec 4.2).
+// not fetched (locally it could not be: a loopback client_id is never fetched, spec 4.2). Its
+// client_id is this server's own origin, on which (added to a blog) every blog page lives: so
+// it may come back to exactly the self-test page, no other page of the origin (where the code
+// would land among the page's scripts), and ask for no more than the self-test needs.
 import { SELF_TEST_PAGE } from "../pages/paths.ts";
 import type { ClientInfo } from "./client-info.ts";
 
 export const OWN_CLIENT_NAME = "IndieAuth self-test";
+/** The most the self-test may ask for. */
+export const OWN_CLIENT_SCOPES: readonly string[] = ["profile", "email"];
 
-/** Client discovery that knows this deployment itself and asks `discover` about the rest. */
-export function knowingItself(baseUrl: string, discover: (clientId: URL) => Promise<ClientInfo>): (clientId: URL) => Promise<ClientInfo> {
-  const own = `${baseUrl}/`;
-  return async (clientId) =>
-    clientId.href === own ? { clientId: own, name: OWN_CLIENT_NAME, redirectUris: [`${baseUrl}${SELF_TEST_PAGE}`], fetched: true } : discover(clientId);
+/** The self-test's client_id and its one redirect URI. */
+export function ownClient(baseUrl: string): { clientId: string; redirectUri: string } {
+  return { clientId: `${baseUrl}/`, redirectUri: `${baseUrl}${SELF_TEST_PAGE}` };
+}
+
+/** What this deployment publishes as a client, when `clientId` is this deployment. */
+export function ownClientInfo(baseUrl: string, clientId: URL): ClientInfo | undefined {
+  const own = ownClient(baseUrl);
+  if (clientId.href !== own.clientId) return undefined;
+  return { clientId: own.clientId, name: OWN_CLIENT_NAME, redirectUris: [own.redirectUri], fetched: true, own: { scopes: OWN_CLIENT_SCOPES } };
+}
+
+/** Whether this is the self-test coming back to its own page (one of this server's pages). */
+export function isOwnSelfTest(baseUrl: string, clientId: string, redirectUri: string): boolean {
+  const own = ownClient(baseUrl);
+  return clientId === own.clientId && redirectUri === own.redirectUri;
 }

@@ -38,6 +38,9 @@ interface FetchOptions {
   policy?: AddressPolicy;
   /** One budget for the whole fetch, redirects included. */
   timeoutMs?: number;
+  /** Each request's budget for the answer's status and headers to arrive (a server that
+   * trickles them is dropped early); by default the whole budget. */
+  headersTimeoutMs?: number;
   maxBytes?: number;
   maxRedirects?: number;
   accept?: string;
@@ -54,7 +57,7 @@ const DEFAULTS = {
   maxBytes: 512 * 1024,
   maxRedirects: 3,
   accept: "application/json, text/html;q=0.9",
-} satisfies Omit<Required<FetchOptions>, "policy">;
+} satisfies Omit<Required<FetchOptions>, "policy" | "headersTimeoutMs">;
 
 /** node:http, node:https and node:dns, loaded by name on the first fetch: they stay out of a
  * function's cold start (only GET /auth and the self-test fetch anything). */
@@ -104,6 +107,7 @@ function requestOnce(url: URL, opts: Required<FetchOptions>, network: Network, s
     const finish = (outcome: { hop: Hop } | { error: Error }): void => {
       if (settled) return;
       settled = true;
+      clearTimeout(headersTimer);
       signal.removeEventListener("abort", onAbort);
       if ("hop" in outcome) {
         resolve(outcome.hop);
@@ -112,7 +116,7 @@ function requestOnce(url: URL, opts: Required<FetchOptions>, network: Network, s
         reject(outcome.error);
       }
     };
-    const onAbort = (): void => finish({ error: new FetchFailed("timed out") });
+    const onAbort = (): void => finish({ error: new FetchFailed(`took longer than ${opts.timeoutMs} ms`) });
 
     const transport = url.protocol === "https:" ? network.https : network.http;
     // Built field by field so that userinfo in the URL is never sent as Basic auth.
@@ -128,11 +132,15 @@ function requestOnce(url: URL, opts: Required<FetchOptions>, network: Network, s
       lookup: guardedLookup(opts.policy, network.lookup),
     });
     signal.addEventListener("abort", onAbort, { once: true });
+    const headersTimer = setTimeout(() => finish({ error: new FetchFailed(`${url.host} sent no answer within ${opts.headersTimeoutMs} ms`) }), opts.headersTimeoutMs);
 
     req.on("error", (err) => {
       finish({ error: err instanceof FetchRefused || err instanceof FetchFailed ? err : new FetchFailed(`could not fetch ${url.href}: ${err.message}`) });
     });
-    req.on("response", (res) => handleResponse(url, res, opts, finish));
+    req.on("response", (res) => {
+      clearTimeout(headersTimer);
+      handleResponse(url, res, opts, finish);
+    });
     req.end();
   });
 }
@@ -188,6 +196,7 @@ export async function fetchBytes(url: URL, options: FetchOptions = {}): Promise<
   const opts: Required<FetchOptions> = {
     policy: options.policy ?? (await publicOnlyPolicy()),
     timeoutMs: options.timeoutMs ?? DEFAULTS.timeoutMs,
+    headersTimeoutMs: options.headersTimeoutMs ?? options.timeoutMs ?? DEFAULTS.timeoutMs,
     maxBytes: options.maxBytes ?? DEFAULTS.maxBytes,
     maxRedirects: options.maxRedirects ?? DEFAULTS.maxRedirects,
     accept: options.accept ?? DEFAULTS.accept,

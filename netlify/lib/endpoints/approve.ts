@@ -18,6 +18,7 @@ import { redirectToClient } from "../protocol/authorization-response.ts";
 import { issueRequestCode } from "../protocol/codes.ts";
 import { checkRequest, requestId, signRequest, type SignedRequest } from "../protocol/request-object.ts";
 import { grantedScopes } from "../protocol/scopes.ts";
+import { errorsMayRedirect } from "./error-redirects.ts";
 import { requestCheck } from "./request-check.ts";
 import { sessionMayApprove, signInOffer } from "./sign-in-offer.ts";
 
@@ -91,8 +92,8 @@ async function approve(ctx: RequestContext): Promise<Response> {
   if (!checked.ok) throw unusable(checked.problem, checked.clientId);
   const { signed } = checked;
   const { request } = signed;
-  // The person chose on this server's own page: errors now go back to the app directly.
-  ctx.replyTo({ redirectUri: request.redirectUri, state: request.state, trusted: true });
+  // Errors (a Deny too) go back to the app, automatically only where GET /auth would send them.
+  ctx.replyTo({ redirectUri: request.redirectUri, state: request.state, trusted: await errorsMayRedirect(ctx, request.clientId, request.redirectUri) });
 
   const decision = form.get("decision");
   if (decision === "deny") throw new AccessDenied("The owner denied the request.");

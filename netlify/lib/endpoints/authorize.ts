@@ -1,15 +1,15 @@
 // GET /auth: check the authorization request, then hand it, signed with what the page should
 // offer, to the static sign-in page.
-import { knowingItself } from "../clients/own-client.ts";
+import { ownClientInfo } from "../clients/own-client.ts";
 import { InvalidRequest } from "../errors.ts";
 import type { RequestContext } from "../http/endpoint.ts";
 import { redirect } from "../http/responses.ts";
-import { approvesRedirect } from "../owner/app-approvals.ts";
 import { currentSession } from "../owner/sessions.ts";
 import { HOME_PAGE, SIGN_IN_PAGE } from "../pages/paths.ts";
 import { writeSignInFragment } from "../pages/sign-in-fragment.ts";
 import { checkAuthorizationRequest } from "../protocol/authorization-request.ts";
 import { requestTooLarge, signRequest } from "../protocol/request-object.ts";
+import { errorsMayRedirect } from "./error-redirects.ts";
 import { approvalInRequest, signInOffer } from "./sign-in-offer.ts";
 
 export async function authorize(ctx: RequestContext): Promise<Response> {
@@ -19,8 +19,9 @@ export async function authorize(ctx: RequestContext): Promise<Response> {
   const request = await checkAuthorizationRequest({
     params,
     ownerMe: ctx.config.me,
-    discover: knowingItself(ctx.config.baseUrl, ctx.rt.discover),
-    approvedBefore: async (clientId, redirectUri) => approvesRedirect(await approvalInRequest(ctx, clientId), redirectUri),
+    discover: (clientId) => ctx.rt.discover(clientId, ctx.rt.store),
+    knownClient: (clientId) => ownClientInfo(ctx.config.baseUrl, clientId),
+    errorsMayRedirect: (clientId, redirectUri) => errorsMayRedirect(ctx, clientId, redirectUri),
     onRedirectUriVerified: (target) => ctx.replyTo(target),
   });
   // An app's logo is loaded by the owner's browser from wherever the app says: not for an app

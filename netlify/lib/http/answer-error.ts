@@ -32,7 +32,7 @@ export interface ClientReply {
 
 /** What the person reads when an error is not sent back to an untrusted redirect URI. */
 function untrustedNote(redirectUri: string): string {
-  return `You were not sent back to the app automatically: its return address (${redirectUri}) is not one the app publishes or you approved before. Follow the link only if you trust it.`;
+  return `You were not sent back to the app automatically: its return address (${redirectUri}) is not one you approved for this app before. Follow the link only if you trust it.`;
 }
 
 function refusalOf(thrown: unknown): AnsweredError {

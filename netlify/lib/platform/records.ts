@@ -71,6 +71,10 @@ export const RECORDS = {
   /** What the owner approved for one app with the password or a passkey (its scopes and
    * redirect URIs), keyed by the client_id's hash: a session alone may approve that much again. */
   appApproval: expiring("app approval", "approvals/", (clientId: string) => secretHash(clientId)),
+  /** That fetching a client's page failed, per origin, for a minute (clients/fetch-failures.ts);
+   * in one of 4,096 slots chosen by the origin's hash, so that a flood of origins overwrites
+   * slots and never adds records past that ceiling. */
+  clientFailure: expiring("client fetch failure", "client-failures/", (origin: string) => secretHash(origin).slice(0, 2)),
   /** The owner's passkeys, all in one record; never expires. */
   passkeys: permanent("passkeys", "owner/passkeys"),
   /** When a session was last seen, apart from the record that signing out deletes. */

@@ -8,7 +8,8 @@ export interface Runtime {
   config: ConfigResult;
   store: KeyValueStore;
   now: () => number;
-  discover: (clientId: URL) => Promise<ClientInfo>;
+  /** `store`: where discovery may remember what failed (the runtime's own). */
+  discover: (clientId: URL, store: KeyValueStore) => Promise<ClientInfo>;
 }
 
 let runtime: Runtime | undefined;

@@ -6,7 +6,7 @@ import { isValidCodeChallenge } from "./pkce.ts";
 import type { AuthorizationRequest } from "./request-object.ts";
 import { requestedResource } from "./resource.ts";
 import { parseScope } from "./scopes.ts";
-import { canonicalUrl, isLoopbackRedirect, isUnderClientPath, onClientOrigin, parseClientId, parseProfileUrl, parseRedirectUri, redirectUriMatches, sameOrigin, shownUrl } from "./urls.ts";
+import { canonicalUrl, isUnderClientPath, onClientOrigin, parseClientId, parseProfileUrl, parseRedirectUri, redirectUriMatches, sameOrigin, shownUrl } from "./urls.ts";
 
 const MAX_STATE_LENGTH = 2048;
 
@@ -47,9 +47,15 @@ async function discoverClient(target: TrustedTarget, input: PipelineInput): Prom
  * publishes it exactly (spec 4.2.2, 5.2); a native app's loopback URI, on any port (RFC 8252
  * 7.3). On the client's host but outside its path (a shared host: /~mallory/ beside
  * /~alice/app/), it must be among the URIs the client's document lists, when it lists any
- * (the query aside); when it lists none, the page shows it. */
+ * (the query aside); when it lists none, the page shows it. This deployment as its own client
+ * may use exactly its self-test page. */
 function checkRedirectUriAllowed(target: TrustedTarget, client: ClientInfo): void {
   const { clientId, redirectUri } = target;
+  if (client.own) {
+    // This deployment itself: exactly its self-test page, none of its origin's other pages.
+    if (client.redirectUris.includes(redirectUri.href)) return;
+    throw new UntrustedRedirect("This return address is not allowed", `The self-test of this server comes back only to ${client.redirectUris.join(", ")}, not to ${redirectUri.href}. Nothing was sent to it.`);
+  }
   if (client.redirectUris.some((uri) => redirectUriMatches(uri, redirectUri))) return;
   const published = client.redirectUris.some((uri) => {
     const url = new URL(uri);
@@ -136,6 +142,13 @@ function checkResource(params: URLSearchParams, scopes: readonly string[]): stri
   return resource;
 }
 
+/** Step 10: a client with a ceiling on its scopes (this deployment's self-test) asks for no more. */
+function checkScopeCeiling(scopes: readonly string[], client: ClientInfo | null): void {
+  const ceiling = client?.own?.scopes;
+  const beyond = ceiling ? scopes.filter((scope) => !ceiling.includes(scope)) : [];
+  if (beyond.length > 0) throw new InvalidScope(`The self-test may ask for ${ceiling!.join(" ")} at most, not ${beyond.join(" ")}.`);
+}
+
 /** A verified redirect URI; `trusted` when errors may be sent there without asking the person. */
 interface VerifiedTarget {
   redirectUri: string;
@@ -147,8 +160,11 @@ interface PipelineInput {
   params: URLSearchParams;
   ownerMe: string;
   discover: (clientId: URL) => Promise<ClientInfo>;
-  /** Whether the owner approved this redirect URI for this client before (one storage read). */
-  approvedBefore: (clientId: string, redirectUri: string) => Promise<boolean>;
+  /** A client known without a fetch (this deployment itself), else undefined. */
+  knownClient: (clientId: URL) => ClientInfo | undefined;
+  /** Whether errors may be redirected to this verified redirect URI without the person choosing
+   * to go (the rule lives with the endpoints: endpoints/error-redirects.ts). */
+  errorsMayRedirect: (clientId: string, redirectUri: string) => Promise<boolean>;
   /** Called once the redirect URI is verified: from then on, errors go back to the client,
    * by redirect when the URI is trusted, else by a link the person may follow. */
   onRedirectUriVerified: (target: VerifiedTarget) => void;
@@ -168,27 +184,11 @@ function checkParameters(params: URLSearchParams, ownerMe: string): CheckedParam
   return checked;
 }
 
-/** A loopback redirect URI (a native app on this very device, RFC 8252 7.3), or one the
- * client's fetched document publishes: trusted without a storage read. */
-function trustedAtSight(target: TrustedTarget, client: ClientInfo | null): boolean {
-  if (isLoopbackRedirect(target.redirectUri)) return true;
-  return client !== null && client.fetched && client.redirectUris.includes(target.redirectUri.href);
-}
-
-/** Step 10, for a request that failed: its error is sent to the redirect URI automatically only
- * when that URI is trusted (else anyone naming themselves as a client could use this server as a
- * redirector, RFC 9700 4.11.2): loopback, approved before (one read), or published by the client
- * (fetched only now, when nothing cheaper settled it). */
-async function trustedForError(target: TrustedTarget, client: ClientInfo | null, input: PipelineInput): Promise<boolean> {
-  if (trustedAtSight(target, client)) return true;
-  if (await input.approvedBefore(target.clientId.href, target.redirectUri.href)) return true;
-  return client === null && trustedAtSight(target, await discoverClient(target, input));
-}
-
 /** Runs the steps. Until the redirect URI is verified, failures are UntrustedRedirect (shown
  * to the person); after that, they are OAuth errors for the client, sent to it automatically
- * only when its redirect URI is trusted. The cheap checks run first: a bad request costs a
- * fetch only when nothing else tells whether its redirect URI can be trusted. */
+ * only when `errorsMayRedirect` says so (RFC 9700 4.11.2: never merely because the client
+ * publishes the URI, which anyone naming their own site as the client can). The cheap checks
+ * run first: a bad request costs a fetch only when its redirect URI is on another origin. */
 export async function checkAuthorizationRequest(input: PipelineInput): Promise<AuthorizationRequest> {
   const { params } = input;
   const target = checkClientIdAndRedirectUri(params);
@@ -201,13 +201,14 @@ export async function checkAuthorizationRequest(input: PipelineInput): Promise<A
   }
   const failed = checked instanceof OAuthError;
   const needsClient = !(failed && sameOrigin(target.clientId, target.redirectUri));
-  const client = needsClient ? await discoverClient(target, input) : null;
+  const client = input.knownClient(target.clientId) ?? (needsClient ? await discoverClient(target, input) : null);
   if (client) checkRedirectUriAllowed(target, client);
   // The state goes back with an error only when it was given once.
   const states = params.getAll("state");
-  const trusted = failed ? await trustedForError(target, client, input) : trustedAtSight(target, client);
+  const trusted = await input.errorsMayRedirect(target.clientId.href, target.redirectUri.href);
   input.onRedirectUriVerified({ redirectUri: params.get("redirect_uri")!, ...(states.length === 1 ? { state: states[0]! } : {}), trusted });
   if (checked instanceof OAuthError) throw checked;
+  checkScopeCeiling(checked.scopes, client);
   return {
     clientId: target.clientId.href,
     // Kept exactly as sent: the code redemption must present the very same string.

@@ -10,6 +10,7 @@ import { redeemCode, redemptionInput, type CodeRecord } from "../../../netlify/l
 import { CodeAlreadyUsed, createGrant } from "../../../netlify/lib/protocol/grants.ts";
 import { s256 } from "../../../netlify/lib/protocol/pkce.ts";
 import { atomicRuntime, fastRuntime, publishingClient } from "../../helpers/attack-kit.ts";
+import { approvedBefore } from "../../helpers/approved-app.ts";
 import { approve, authorize, postAuth, postToken, signedRequest, signInForCode } from "../../helpers/endpoints.ts";
 import { authorizationParams, CLIENT_ID, codeForm, pkcePair, REDIRECT_URI, redirectParams, type SignedIn, type Tokens } from "../../helpers/requests.ts";
 import { expectOAuthError, introspection } from "../../helpers/tokens.ts";
@@ -159,7 +160,7 @@ describe("codes: PKCE downgrade", () => {
     ["without code_challenge_method", { code_challenge_method: null }],
     ["with a challenge too short to be a SHA-256", { code_challenge: "abc" }],
   ])("a request %s gets an error back, never the sign-in page", async (_name, overrides) => {
-    const response = await authorize(await fastRuntime({ discover: publishingClient }), authorizationParams(overrides));
+    const response = await authorize(await approvedBefore(await fastRuntime({ discover: publishingClient })), authorizationParams(overrides));
     expect(response.status).toBe(302);
     expect(redirectParams(response).get("error")).toBe("invalid_request");
   });

@@ -17,6 +17,7 @@ import { tokenEndpoint } from "../../../netlify/lib/endpoints/token.ts";
 import { renderMessagePage } from "../../../netlify/lib/http/message-page.ts";
 import { THROTTLE_POLICY } from "../../../netlify/lib/owner/throttle.ts";
 import { expectShownAsText, fastRuntime, publishingClient } from "../../helpers/attack-kit.ts";
+import { approvedBefore } from "../../helpers/approved-app.ts";
 import { approve, authorize, signedRequest, userinfo } from "../../helpers/endpoints.ts";
 import { authorizationParams, BASE, CLIENT_ID, decodePayload, REDIRECT_URI } from "../../helpers/requests.ts";
 
@@ -156,7 +157,7 @@ describe("script injection: error descriptions that echo input", () => {
     ["response_type", { response_type: SCRIPT }],
     ["code_challenge_method", { code_challenge_method: SCRIPT }],
   ])("%s is echoed only percent-encoded, in the query of the verified redirect_uri", async (_name, overrides) => {
-    const response = await authorize(await fastRuntime({ discover: publishingClient }), authorizationParams(overrides));
+    const response = await authorize(await approvedBefore(await fastRuntime({ discover: publishingClient })), authorizationParams(overrides));
     expect(response.status).toBe(302);
     const location = response.headers.get("location")!;
     expect(location.startsWith(`${REDIRECT_URI}?`)).toBe(true);
@@ -168,7 +169,7 @@ describe("script injection: error descriptions that echo input", () => {
     const params = authorizationParams();
     params.append(SCRIPT, "1");
     params.append(SCRIPT, "2");
-    const location = (await authorize(await fastRuntime({ discover: publishingClient }), params)).headers.get("location")!;
+    const location = (await authorize(await approvedBefore(await fastRuntime({ discover: publishingClient })), params)).headers.get("location")!;
     expect(location).not.toMatch(/[<>"' ]/);
     expect(new URL(location).searchParams.get("error_description")).toBe(`The parameter ${SCRIPT} is given more than once.`);
   });

@@ -145,10 +145,10 @@ async function sessionCookieValue(rt: TestRuntime): Promise<string> {
   return setCookie.split(";", 1)[0]!.split("=").slice(1).join("=");
 }
 
-/** An error may be redirected only to a loopback redirect URI (a native app) or one the
- * client's fetched document publishes (nothing is approved before in these runs). */
-function trustedForErrors(redirectUri: URL, published: ClientInfo | null): boolean {
-  return isLoopback(redirectUri) || (published?.fetched === true && published.redirectUris.includes(redirectUri.href));
+/** An error may be redirected only to a loopback redirect URI (a native app) or one approved
+ * before (none in these runs): never merely because the client's document publishes it. */
+function trustedForErrors(redirectUri: URL): boolean {
+  return isLoopback(redirectUri);
 }
 
 /** A native app's loopback redirect URI (RFC 8252 7.3): http on 127.0.0.1, [::1] or localhost. */
@@ -170,7 +170,7 @@ function expectAuthorizeRedirect(answer: Answer, params: URLSearchParams, publis
     const link = /<a class="button" href="([^"]*)">Back to the app</.exec(answer.text)?.[1];
     if (link === undefined) return `400 ${/<title>(.*)<\/title>/.exec(answer.text)?.[1] ?? "page"}`;
     const target = expectVerifiedTarget(params.get("client_id")!, params.get("redirect_uri")!, published);
-    expect(trustedForErrors(target, published), `${target.href} is shown as a link, not trusted`).toBe(false);
+    expect(trustedForErrors(target), `${target.href} is shown as a link, not trusted`).toBe(false);
     return "400 shown with a link back";
   }
   const location = answer.location!;
@@ -189,7 +189,7 @@ function expectAuthorizeRedirect(answer: Answer, params: URLSearchParams, publis
   expect(params.getAll("client_id")).toHaveLength(1);
   expect(params.getAll("redirect_uri")).toHaveLength(1);
   const target = expectVerifiedTarget(params.get("client_id")!, params.get("redirect_uri")!, published);
-  expect(trustedForErrors(target, published), `an error is redirected to ${target.href} only when it is trusted`).toBe(true);
+  expect(trustedForErrors(target), `an error is redirected to ${target.href} only when it is trusted`).toBe(true);
   const sent = new URL(location);
   expect([sent.protocol, sent.host, sent.pathname]).toEqual([target.protocol, target.host, target.pathname]);
   expect(sent.searchParams.getAll("iss")).toEqual([ISSUER]);

@@ -202,8 +202,6 @@ describe("the authorization request pipeline", () => {
   ]);
   const values = fc.oneof(urlLike, hostileString(["code", "id", "S256", "plain", "profile email", "jane.example", "https://jane.example/", "http://jane.example"]));
 
-  // Approved before: the test client with its usual redirect URI, and nothing else.
-  const approvedBefore = async (clientId: string, redirectUri: string) => clientId === CLIENT_ID && redirectUri === REDIRECT_URI;
   const loopback = (params: URLSearchParams): boolean => {
     const redirectUri = new URL(params.get("redirect_uri")!);
     return redirectUri.protocol === "http:" && ["127.0.0.1", "[::1]", "localhost"].includes(redirectUri.hostname);
@@ -212,6 +210,12 @@ describe("the authorization request pipeline", () => {
    * (discovery here publishes nothing). */
   const trustedFor = (params: URLSearchParams): boolean =>
     loopback(params) || (new URL(params.get("client_id")!).href === CLIENT_ID && new URL(params.get("redirect_uri")!).href === REDIRECT_URI);
+  // The endpoint's rule (endpoints/error-redirects.ts) as the pipeline sees it: loopback, or the
+  // test client with its usual redirect URI, approved before.
+  const errorsMayRedirect = async (clientId: string, redirectUri: string) => {
+    const url = new URL(redirectUri);
+    return (url.protocol === "http:" && ["127.0.0.1", "[::1]", "localhost"].includes(url.hostname)) || (clientId === CLIENT_ID && redirectUri === REDIRECT_URI);
+  };
 
   it(`fails only as UntrustedRedirect (before the redirect URI is verified) or an OAuth error for the client (after), redirected only where trusted ${seedNote(RUNS.pipeline)}`, async () => {
     await fc.assert(
@@ -221,11 +225,10 @@ describe("the authorization request pipeline", () => {
         let verified: { redirectUri: string; state?: string; trusted: boolean } | undefined;
         const onRedirectUriVerified = (target: { redirectUri: string; state?: string; trusted: boolean }) => (verified = target);
         try {
-          const request = await checkAuthorizationRequest({ params, ownerMe: "https://jane.example/", discover: bareClient, approvedBefore, onRedirectUriVerified });
+          const request = await checkAuthorizationRequest({ params, ownerMe: "https://jane.example/", discover: bareClient, knownClient: () => undefined, errorsMayRedirect, onRedirectUriVerified });
           expect(sameOrigin(new URL(request.clientId), new URL(request.redirectUri))).toBe(true);
           expect(verified?.redirectUri).toBe(request.redirectUri);
-          // A request that passed costs no storage read for this: only a loopback URI is trusted.
-          expect(verified?.trusted).toBe(loopback(params));
+          expect(verified?.trusted).toBe(trustedFor(params));
           expect(request.redirectUri).toBe(params.get("redirect_uri"));
           expect(request.state.length).toBeLessThanOrEqual(2048);
           // `me` is shown only as a short parsed URL: printable ASCII, at most 80 characters.
