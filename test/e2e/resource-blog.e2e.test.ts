@@ -202,6 +202,30 @@ describe("the README's Micropub and MCP functions in a blog, protected by netlif
     expect((await micropub({ headers: bearer(access_token) }, "?q=config")).status).toBe(401);
   });
 
+  it("gives a token signed in for another resource nothing on the blog, and tells only INTROSPECTION_TOKEN its aud", async () => {
+    const evil = "https://evil-mcp.example/mcp";
+    const { access_token } = await signIn("profile create", evil);
+    const refused = await micropub({ method: "POST", headers: bearer(access_token), body: new URLSearchParams({ h: "entry", content: "Not for this resource" }) });
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get("www-authenticate")).toContain('error_description="The access token was not issued for this resource."');
+    expect((await mcp(access_token, { jsonrpc: "2.0", id: 1, method: "tools/list" })).status).toBe(401);
+    // A Micropub endpoint that verifies through the legacy GET /token, or /introspect with the
+    // token itself, is told it is not active; /userinfo refuses it.
+    expect(await (await fetch(`${base}/token`, { headers: bearer(access_token) })).json()).toEqual({ active: false });
+    expect(await (await fetch(`${base}/introspect`, { method: "POST", headers: bearer(access_token) })).json()).toEqual({ active: false });
+    expect((await fetch(`${base}/userinfo`, { headers: bearer(access_token) })).status).toBe(401);
+    const introspected = await fetch(`${base}/introspect`, { method: "POST", headers: bearer(CREDENTIAL), body: new URLSearchParams({ token: access_token }) });
+    expect(await introspected.json()).toMatchObject({ active: true, scope: "profile create", aud: evil });
+  });
+
+  it("refuses a token in the header and another in the body with 400 invalid_request", async () => {
+    const [mine, other] = await Promise.all([signIn("create"), signIn("create")]);
+    const both = await micropub({ method: "POST", headers: bearer(mine.access_token), body: new URLSearchParams({ h: "entry", content: "Two tokens", access_token: other.access_token }) });
+    expect(both.status).toBe(400);
+    expect(both.headers.get("www-authenticate")).toContain('error="invalid_request"');
+    expect(((await both.json()) as { error: string }).error).toBe("invalid_request");
+  });
+
   it("refuses a revoked token at once", async () => {
     const { access_token } = await signIn("create");
     expect((await micropub({ headers: bearer(access_token) }, "?q=config")).status).toBe(200);
@@ -239,7 +263,7 @@ describe("another site asking the running server's /introspect with INTROSPECTIO
     const clock = fixedClock(Date.now());
     const api = resourceServer({ env: { INDIEAUTH_SERVER: base, INTROSPECTION_TOKEN: CREDENTIAL }, now: () => clock.now });
     const { access_token } = await signIn("profile create");
-    const answer = await api.requireToken(new Request("https://elsewhere.example/micropub", { headers: bearer(access_token) }), { scope: "create" });
+    const answer = await api.requireToken(new Request("https://elsewhere.example/micropub", { headers: bearer(access_token) }), { scope: "create", resource: "/micropub" });
     expect(answer).toMatchObject({ active: true, me: `${base}/`, clientId: CLIENT_ID, scope: "profile create" });
 
     expect((await fetch(`${base}/revoke`, { method: "POST", body: new URLSearchParams({ token: access_token }) })).status).toBe(200);
