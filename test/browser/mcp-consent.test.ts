@@ -69,6 +69,14 @@ describe("the sign-in page for an MCP host", () => {
     await page.context().close();
   });
 
+  it("shows the whole host of a resource whose address is cut short inside it", async () => {
+    const host = `jane.example.${"a".repeat(60)}.evil.example`;
+    const page = await openSignIn({ resource: `https://${host}/mcp` });
+    await expect(page.locator("#resource").textContent()).resolves.toMatch(/^https:\/\/jane\.example\.a+…$/);
+    await expect(page.locator("#resource-host").textContent()).resolves.toBe(host);
+    await page.context().close();
+  });
+
   it("refuses a resource whose user information would make another host read as the owner's", async () => {
     const page = await (await browser.newContext()).newPage();
     const params = new URLSearchParams({
