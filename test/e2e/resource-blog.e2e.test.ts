@@ -7,31 +7,19 @@
 // Last, the other-site mode in this process, asking the running server's /introspect with
 // INTROSPECTION_TOKEN, on an injected clock.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { createHash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resourceServer } from "../../netlify/lib/resource/index.ts";
 import { blogEnv, installBlog, removeTempDirs, repo } from "../helpers/blog.ts";
-import { TEST_PASSWORD, TEST_SECRET, testPasswordHash } from "../helpers/env.ts";
+import { TEST_SECRET, testPasswordHash } from "../helpers/env.ts";
 import { freePort } from "../helpers/netlify-dev.ts";
 import { fixedClock } from "../helpers/runtime.ts";
 import { stopProcessGroup } from "../helpers/process-group.ts";
+import { CLIENT_ID, exampleFunctions, signInAt } from "../helpers/resource-blog.ts";
 
-const RESOURCE_DOC = readFileSync(join(repo, "docs", "resource-api.md"), "utf8");
 const CREDENTIAL = randomBytes(32).toString("base64url");
-const CLIENT_ID = "http://127.0.0.1:3000/";
-const REDIRECT_URI = "http://127.0.0.1:3000/callback";
-
-/** The worked example's code blocks that start with `// netlify/functions/<file>`, by file name. */
-function exampleFunctions(): Map<string, string> {
-  const files = new Map<string, string>();
-  for (const [, code] of RESOURCE_DOC.matchAll(/^```ts\n(\/\/ netlify\/functions\/[^\n]+\n[\s\S]*?)^```$/gm)) {
-    const name = /^\/\/ netlify\/functions\/(\S+)/.exec(code!)![1]!;
-    files.set(name, code!);
-  }
-  return files;
-}
 
 let blog: string;
 let base: string;
@@ -81,43 +69,7 @@ afterAll(async () => {
   removeTempDirs();
 });
 
-interface Tokens {
-  access_token: string;
-  refresh_token: string;
-  scope: string;
-}
-
-/** A real sign-in: GET /auth (for a resource, as MCP hosts ask, RFC 8707), the sign-in page's
- * POST /auth/approve with the password and the scopes ticked, and the code redeemed at POST
- * /token with its PKCE verifier. */
-async function signIn(scope: string, resource?: string): Promise<Tokens> {
-  const verifier = randomBytes(32).toString("base64url");
-  const params = new URLSearchParams({
-    response_type: "code",
-    client_id: CLIENT_ID,
-    redirect_uri: REDIRECT_URI,
-    state: "resource-test",
-    code_challenge: createHash("sha256").update(verifier).digest("base64url"),
-    code_challenge_method: "S256",
-    scope,
-    ...(resource ? { resource } : {}),
-  });
-  const start = await fetch(`${base}/auth?${params}`, { redirect: "manual" });
-  expect(start.status).toBe(303);
-  const request = new URLSearchParams(new URL(start.headers.get("location")!, base).hash.slice(1)).get("request")!;
-  const approval = new URLSearchParams({ request, decision: "approve", password: TEST_PASSWORD });
-  for (const s of scope.split(" ")) approval.append("scope", s);
-  const approved = await fetch(`${base}/auth/approve`, { method: "POST", body: approval, redirect: "manual", headers: { Origin: base, "Sec-Fetch-Site": "same-origin" } });
-  expect(approved.status).toBe(302);
-  const code = new URL(approved.headers.get("location")!).searchParams.get("code")!;
-  const redeemed = await fetch(`${base}/token`, {
-    method: "POST",
-    headers: { Accept: "application/json" },
-    body: new URLSearchParams({ grant_type: "authorization_code", code, client_id: CLIENT_ID, redirect_uri: REDIRECT_URI, code_verifier: verifier }),
-  });
-  expect(redeemed.status).toBe(200);
-  return (await redeemed.json()) as Tokens;
-}
+const signIn = (scope: string, resource?: string) => signInAt(base, scope, resource);
 
 const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
 const micropub = (init: RequestInit = {}, query = "") => fetch(`${base}/micropub${query}`, init);
