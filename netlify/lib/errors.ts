@@ -1,63 +1,16 @@
 // Every refusal this server answers is one of these classes, and this module is the only
-// source of error bodies. One class per OAuth error, as in panva/oidc-provider: each knows its
+// source of error bodies (their roots are in answered-error.ts, a protected resource's Bearer
+// refusals in bearer-errors.ts: both exported from here). One class per OAuth error, as in panva/oidc-provider: each knows its
 // code, its HTTP status, the headers it needs, and (`toClient`) whether it may travel back to
 // the client's redirect_uri once that URI is verified (RFC 6749 4.1.2.1). The owner console
 // has its own, non-OAuth refusals (ConsoleError). `http/answer-error.ts` decides how each is
 // answered: JSON, a page for the person, or a redirect to the client.
 import { REQUEST_PROBLEMS, START_AGAIN } from "./pages/request-problems.ts";
 import type { RequestProblem } from "./protocol/request-object-shape.ts";
+import { AnsweredError, OAuthError, type ErrorBody } from "./answered-error.ts";
 
-/** The body of every refusal (JSON, or form-encoded for a client that asks for that). */
-interface ErrorBody {
-  /** Both absent only where the standard wants no error information: a request without any credential. */
-  error?: string;
-  error_description?: string;
-  [extra: string]: unknown;
-}
-
-/** A link on the page that shows an error to a person (e.g. back to the sign-in page). */
-interface PageLink {
-  href: string;
-  text: string;
-}
-
-export abstract class AnsweredError extends Error {
-  abstract readonly error: string;
-  abstract readonly status: number;
-  /** May go back to the client's redirect_uri once that URI is verified. */
-  readonly toClient: boolean = false;
-  /** The heading when a person sees it on a page. */
-  readonly title: string = "Request refused";
-  /** An optional way on from the page that shows it. */
-  link?: PageLink;
-
-  constructor(readonly description: string) {
-    super(description);
-  }
-
-  body(): ErrorBody {
-    return { error: this.error, error_description: this.description };
-  }
-
-  headers(): Record<string, string> {
-    return {};
-  }
-
-  /** What a person reads on the page. */
-  paragraphs(): string[] {
-    return [this.description];
-  }
-
-  /** Adds a way on from the page that shows it. */
-  withLink(link: PageLink): this {
-    this.link = link;
-    return this;
-  }
-}
-
-export abstract class OAuthError extends AnsweredError {
-  override readonly toClient: boolean = true;
-}
+export { AnsweredError, OAuthError } from "./answered-error.ts";
+export { BearerRefusal, InsufficientScope, InvalidBearerRequest, InvalidToken, MissingBearerToken } from "./bearer-errors.ts";
 
 export class InvalidRequest extends OAuthError {
   readonly error = "invalid_request";
@@ -87,64 +40,6 @@ export class UnsupportedGrantType extends OAuthError {
 export class InvalidTarget extends OAuthError {
   readonly error = "invalid_target";
   readonly status = 400;
-}
-
-/** RFC 6750 3: a protected resource's refusals carry a Bearer challenge. */
-const REALM = 'Bearer realm="indieauth"';
-
-/** An auth-param value as an RFC 9110 quoted-string. */
-const quoted = (value: string) => `"${value.replace(/["\\]/g, "\\$&")}"`;
-
-/** A refusal of a Bearer token. A resource server adds where its RFC 9728 metadata is
- * (`resource_metadata`), so that a client can find the authorization server, and the scope it
- * needs (`scope`, RFC 6750 3), so that a client can ask for it. */
-abstract class BearerRefusal extends OAuthError {
-  #resourceParams: Record<string, string> = {};
-
-  withResourceChallenge(params: { resourceMetadata?: string | undefined; scope?: string | undefined }): this {
-    if (params.scope) this.#resourceParams.scope = params.scope;
-    if (params.resourceMetadata) this.#resourceParams.resource_metadata = params.resourceMetadata;
-    return this;
-  }
-
-  protected challenge(params: Record<string, string>): Record<string, string> {
-    const all = { ...params, ...this.#resourceParams, ...params };
-    return { "WWW-Authenticate": [REALM, ...Object.entries(all).map(([name, value]) => `${name}=${quoted(value)}`)].join(", ") };
-  }
-}
-
-/** No credential at all (RFC 6750 3.1): the client may not have known that one is needed, so
- * the answer is the bare challenge and no error code, in the header or in the body (which only
- * says, for a person reading it, what to send). `error` is never sent. */
-export class MissingBearerToken extends BearerRefusal {
-  readonly error = "invalid_request";
-  readonly status = 401;
-  override readonly toClient = false;
-  // RFC 6750 §3.1: a request with no credentials gets the challenge alone, "no error code or
-  // other error information" (the description stays for logs and pages, never in the body).
-  override body(): ErrorBody {
-    return {};
-  }
-  override headers(): Record<string, string> {
-    return this.challenge({});
-  }
-}
-export class InvalidToken extends BearerRefusal {
-  readonly error = "invalid_token";
-  readonly status = 401;
-  override headers(): Record<string, string> {
-    return this.challenge({ error: "invalid_token", error_description: this.description });
-  }
-}
-export class InsufficientScope extends BearerRefusal {
-  readonly error = "insufficient_scope";
-  readonly status = 403;
-  constructor(description: string, readonly scope: string) {
-    super(description);
-  }
-  override headers(): Record<string, string> {
-    return this.challenge({ error: "insufficient_scope", scope: this.scope, error_description: this.description });
-  }
 }
 
 /** RFC 6749 5.2: a client's authentication failed. It tried the Authorization header (this

@@ -88,10 +88,10 @@ async function runVerification(): Promise<Timed[]> {
   const request = () => new Request(`${BASE}/micropub`, { headers: bearer(token) });
   return [
     await timeCall("verifyAccessToken(token), same site", async () => {
-      if (!(await api.verifyAccessToken(token)).active) throw new Error("the bench's token is not active");
+      if (!(await api.verifyAccessToken(token, { resource: `${BASE}/micropub` })).active) throw new Error("the bench's token is not active");
     }, reference),
     await timeCall("requireToken(request, create), same site", async () => {
-      if ((await api.requireToken(request(), { scope: "create" })) instanceof Response) throw new Error("requireToken refused the bench's token");
+      if ((await api.requireToken(request(), { scope: "create", resource: "/micropub" })) instanceof Response) throw new Error("requireToken refused the bench's token");
     }, reference),
   ];
 }

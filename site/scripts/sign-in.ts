@@ -103,6 +103,9 @@ async function show(): Promise<void> {
   byId("client-domain").textContent = clientHost;
   byId("client-host").textContent = request.clientId;
   if (request.resource) {
+    // The host is what a person can check, as for the app: on a line of its own, before the
+    // full address (whose start could be made to look like the owner's own site).
+    byId("resource-host").textContent = request.resourceHost ?? hostOf(request.resource);
     byId("resource").textContent = request.resource;
     byId("resource-note").hidden = false;
   }

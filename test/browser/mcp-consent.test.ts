@@ -1,16 +1,19 @@
 // What the sign-in page shows an owner about an MCP host's request, in a real Chromium against
 // `netlify dev`: the client_id's host, prominently (CIMD draft 8.5), and the resource the token
-// is for (RFC 8707).
+// is for (RFC 8707), its host as prominently.
 import { mkdir } from "node:fs/promises";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { deriveKey } from "../../netlify/lib/crypto/secrets.ts";
+import { signRequest } from "../../netlify/lib/protocol/request-object.ts";
 import { launchChromium } from "../helpers/browser.ts";
 import { startClientSite, type ClientSite } from "../helpers/client-site.ts";
 import { startNetlifyDev, type NetlifyDev } from "../helpers/netlify-dev.ts";
+import { TEST_SECRET } from "../helpers/env.ts";
 import { pkcePair } from "../helpers/requests.ts";
 
 const SCREENSHOTS = new URL("../output/screenshots/", import.meta.url).pathname;
-const RESOURCE = "https://jane.example/mcp";
+const RESOURCE = "https://mcp.tools.example/sse";
 
 let server: NetlifyDev;
 let client: ClientSite;
@@ -53,12 +56,62 @@ describe("the sign-in page for an MCP host", () => {
     await page.context().close();
   });
 
-  it("shows the resource the sign-in is for", async () => {
+  it("shows the host of the resource the sign-in is for on its own line, then its full address", async () => {
     const page = await openSignIn({ resource: RESOURCE });
     await expect(page.locator("#resource-note").isVisible()).resolves.toBe(true);
+    await expect(page.locator("#resource-host").textContent()).resolves.toBe("mcp.tools.example");
+    await expect(page.getByText(/^For use at:/).isVisible()).resolves.toBe(true);
     await expect(page.locator("#resource").textContent()).resolves.toBe(RESOURCE);
-    await expect(page.locator("#resource-note").textContent()).resolves.toMatch(/^For: https:\/\/jane\.example\/mcp/);
+    // The host comes first, and reads larger than the full address.
+    const size = (id: string) => page.locator(id).evaluate((element) => parseFloat(getComputedStyle(element).fontSize));
+    expect(await size("#resource-host")).toBeGreaterThan(await size("#resource"));
     await page.screenshot({ path: `${SCREENSHOTS}sign-in-mcp.png`, fullPage: true });
+    await page.context().close();
+  });
+
+  it("shows the whole host of a resource whose address is cut short inside it", async () => {
+    const host = `jane.example.${"a".repeat(60)}.evil.example`;
+    const page = await openSignIn({ resource: `https://${host}/mcp` });
+    await expect(page.locator("#resource").textContent()).resolves.toMatch(/^https:\/\/jane\.example\.a+…$/);
+    await expect(page.locator("#resource-host").textContent()).resolves.toBe(host);
+    await page.context().close();
+  });
+
+  it("refuses a resource whose user information would make another host read as the owner's", async () => {
+    const page = await (await browser.newContext()).newPage();
+    const params = new URLSearchParams({
+      response_type: "code",
+      client_id: `${client.origin}/`,
+      redirect_uri: `${client.origin}/callback`,
+      state: "state-7",
+      code_challenge: pkcePair().challenge,
+      code_challenge_method: "S256",
+      scope: "create",
+      resource: "https://jane.example@evil.example/mcp",
+    });
+    await page.goto(`${server.baseUrl}/auth?${params}`);
+    // The redirect URI is verified (a loopback app's), so the error goes back to the app, and
+    // the owner is never asked to approve.
+    await page.getByText("Back at the client").waitFor();
+    const back = client.callbacks.at(-1)!;
+    expect(back.searchParams.get("error")).toBe("invalid_target");
+    expect(back.searchParams.get("error_description")).toContain("user information");
+    expect(back.searchParams.get("state")).toBe("state-7");
+    await page.context().close();
+  });
+
+  it("shows the host a URL with user information really goes to, were one ever signed", async () => {
+    const resource = "https://jane.example@evil.example/mcp";
+    const request = await signRequest(
+      { clientId: `${client.origin}/`, redirectUri: `${client.origin}/callback`, state: "s", codeChallenge: pkcePair().challenge, scopes: ["create"], resource, client: {} },
+      deriveKey(TEST_SECRET, "authorization-request"),
+      `${server.baseUrl}/`,
+      Date.now(),
+    );
+    const page = await (await browser.newContext()).newPage();
+    await page.goto(`${server.baseUrl}/indieauth/sign-in/#request=${request}`);
+    await page.getByRole("button", { name: "Approve" }).waitFor();
+    await expect(page.locator("#resource-host").textContent()).resolves.toBe("evil.example");
     await page.context().close();
   });
 });

@@ -7,31 +7,19 @@
 // Last, the other-site mode in this process, asking the running server's /introspect with
 // INTROSPECTION_TOKEN, on an injected clock.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { createHash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resourceServer } from "../../netlify/lib/resource/index.ts";
 import { blogEnv, installBlog, removeTempDirs, repo } from "../helpers/blog.ts";
-import { TEST_PASSWORD, TEST_SECRET, testPasswordHash } from "../helpers/env.ts";
+import { TEST_SECRET, testPasswordHash } from "../helpers/env.ts";
 import { freePort } from "../helpers/netlify-dev.ts";
 import { fixedClock } from "../helpers/runtime.ts";
 import { stopProcessGroup } from "../helpers/process-group.ts";
+import { CLIENT_ID, exampleFunctions, signInAt } from "../helpers/resource-blog.ts";
 
-const RESOURCE_DOC = readFileSync(join(repo, "docs", "resource-api.md"), "utf8");
 const CREDENTIAL = randomBytes(32).toString("base64url");
-const CLIENT_ID = "http://127.0.0.1:3000/";
-const REDIRECT_URI = "http://127.0.0.1:3000/callback";
-
-/** The worked example's code blocks that start with `// netlify/functions/<file>`, by file name. */
-function exampleFunctions(): Map<string, string> {
-  const files = new Map<string, string>();
-  for (const [, code] of RESOURCE_DOC.matchAll(/^```ts\n(\/\/ netlify\/functions\/[^\n]+\n[\s\S]*?)^```$/gm)) {
-    const name = /^\/\/ netlify\/functions\/(\S+)/.exec(code!)![1]!;
-    files.set(name, code!);
-  }
-  return files;
-}
 
 let blog: string;
 let base: string;
@@ -81,43 +69,7 @@ afterAll(async () => {
   removeTempDirs();
 });
 
-interface Tokens {
-  access_token: string;
-  refresh_token: string;
-  scope: string;
-}
-
-/** A real sign-in: GET /auth (for a resource, as MCP hosts ask, RFC 8707), the sign-in page's
- * POST /auth/approve with the password and the scopes ticked, and the code redeemed at POST
- * /token with its PKCE verifier. */
-async function signIn(scope: string, resource?: string): Promise<Tokens> {
-  const verifier = randomBytes(32).toString("base64url");
-  const params = new URLSearchParams({
-    response_type: "code",
-    client_id: CLIENT_ID,
-    redirect_uri: REDIRECT_URI,
-    state: "resource-test",
-    code_challenge: createHash("sha256").update(verifier).digest("base64url"),
-    code_challenge_method: "S256",
-    scope,
-    ...(resource ? { resource } : {}),
-  });
-  const start = await fetch(`${base}/auth?${params}`, { redirect: "manual" });
-  expect(start.status).toBe(303);
-  const request = new URLSearchParams(new URL(start.headers.get("location")!, base).hash.slice(1)).get("request")!;
-  const approval = new URLSearchParams({ request, decision: "approve", password: TEST_PASSWORD });
-  for (const s of scope.split(" ")) approval.append("scope", s);
-  const approved = await fetch(`${base}/auth/approve`, { method: "POST", body: approval, redirect: "manual", headers: { Origin: base, "Sec-Fetch-Site": "same-origin" } });
-  expect(approved.status).toBe(302);
-  const code = new URL(approved.headers.get("location")!).searchParams.get("code")!;
-  const redeemed = await fetch(`${base}/token`, {
-    method: "POST",
-    headers: { Accept: "application/json" },
-    body: new URLSearchParams({ grant_type: "authorization_code", code, client_id: CLIENT_ID, redirect_uri: REDIRECT_URI, code_verifier: verifier }),
-  });
-  expect(redeemed.status).toBe(200);
-  return (await redeemed.json()) as Tokens;
-}
+const signIn = (scope: string, resource?: string) => signInAt(base, scope, resource);
 
 const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
 const micropub = (init: RequestInit = {}, query = "") => fetch(`${base}/micropub${query}`, init);
@@ -202,6 +154,30 @@ describe("the docs' Micropub and MCP functions in a blog, protected by netlify-i
     expect((await micropub({ headers: bearer(access_token) }, "?q=config")).status).toBe(401);
   });
 
+  it("gives a token signed in for another resource nothing on the blog, and tells only INTROSPECTION_TOKEN its aud", async () => {
+    const evil = "https://evil-mcp.example/mcp";
+    const { access_token } = await signIn("profile create", evil);
+    const refused = await micropub({ method: "POST", headers: bearer(access_token), body: new URLSearchParams({ h: "entry", content: "Not for this resource" }) });
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get("www-authenticate")).toContain('error_description="The access token was not issued for this resource."');
+    expect((await mcp(access_token, { jsonrpc: "2.0", id: 1, method: "tools/list" })).status).toBe(401);
+    // A Micropub endpoint that verifies through the legacy GET /token, or /introspect with the
+    // token itself, is told it is not active; /userinfo refuses it.
+    expect(await (await fetch(`${base}/token`, { headers: bearer(access_token) })).json()).toEqual({ active: false });
+    expect(await (await fetch(`${base}/introspect`, { method: "POST", headers: bearer(access_token) })).json()).toEqual({ active: false });
+    expect((await fetch(`${base}/userinfo`, { headers: bearer(access_token) })).status).toBe(401);
+    const introspected = await fetch(`${base}/introspect`, { method: "POST", headers: bearer(CREDENTIAL), body: new URLSearchParams({ token: access_token }) });
+    expect(await introspected.json()).toMatchObject({ active: true, scope: "profile create", aud: evil });
+  });
+
+  it("refuses a token in the header and another in the body with 400 invalid_request", async () => {
+    const [mine, other] = await Promise.all([signIn("create"), signIn("create")]);
+    const both = await micropub({ method: "POST", headers: bearer(mine.access_token), body: new URLSearchParams({ h: "entry", content: "Two tokens", access_token: other.access_token }) });
+    expect(both.status).toBe(400);
+    expect(both.headers.get("www-authenticate")).toContain('error="invalid_request"');
+    expect(((await both.json()) as { error: string }).error).toBe("invalid_request");
+  });
+
   it("refuses a revoked token at once", async () => {
     const { access_token } = await signIn("create");
     expect((await micropub({ headers: bearer(access_token) }, "?q=config")).status).toBe(200);
@@ -239,7 +215,7 @@ describe("another site asking the running server's /introspect with INTROSPECTIO
     const clock = fixedClock(Date.now());
     const api = resourceServer({ env: { INDIEAUTH_SERVER: base, INTROSPECTION_TOKEN: CREDENTIAL }, now: () => clock.now });
     const { access_token } = await signIn("profile create");
-    const answer = await api.requireToken(new Request("https://elsewhere.example/micropub", { headers: bearer(access_token) }), { scope: "create" });
+    const answer = await api.requireToken(new Request("https://elsewhere.example/micropub", { headers: bearer(access_token) }), { scope: "create", resource: "/micropub" });
     expect(answer).toMatchObject({ active: true, me: `${base}/`, clientId: CLIENT_ID, scope: "profile create" });
 
     expect((await fetch(`${base}/revoke`, { method: "POST", body: new URLSearchParams({ token: access_token }) })).status).toBe(200);

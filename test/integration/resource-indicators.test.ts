@@ -5,12 +5,14 @@ import { describe, expect, it } from "vitest";
 import type { ClientInfo } from "../../netlify/lib/clients/client-info.ts";
 import { RECORDS } from "../../netlify/lib/platform/records.ts";
 import { approvedBefore } from "../helpers/approved-app.ts";
-import { approve, authorize, endpoints, postAuth, postToken, signedRequest } from "../helpers/endpoints.ts";
+import { approve, authorize, endpoints, introspect, postAuth, postToken, signedRequest } from "../helpers/endpoints.ts";
 import { authorizationParams, CLIENT_ID, codeForm, decodePayload, pkcePair, REDIRECT_URI, redirectParams, refreshForm, type SignedIn } from "../helpers/requests.ts";
 import { testRuntime, type TestRuntime } from "../helpers/runtime.ts";
-import { expectOAuthError, introspection } from "../helpers/tokens.ts";
+import { expectOAuthError } from "../helpers/tokens.ts";
 
 const RESOURCE = "https://jane.example/mcp";
+/** The resource servers' INTROSPECTION_TOKEN: only it is told a bound token's `aud`. */
+const RESOURCE_SERVER = "r".repeat(40);
 const OTHER_RESOURCE = "https://jane.example/other";
 
 /** A client that publishes REDIRECT_URI (errors go back to it once approved before there). */
@@ -34,6 +36,13 @@ async function signIn(rt: TestRuntime, overrides: Record<string, string | null> 
   return { code: redirectParams(response).get("code")!, verifier };
 }
 
+/** What a resource server asking with its credential learns of a token. */
+async function introspection(rt: TestRuntime, token: string): Promise<Record<string, unknown>> {
+  const response = await introspect(rt, RESOURCE_SERVER, { token });
+  expect(response.status).toBe(200);
+  return (await response.json()) as Record<string, unknown>;
+}
+
 async function tokens(rt: TestRuntime, signedIn: SignedIn, overrides: Record<string, string | null> = {}): Promise<Record<string, string>> {
   const response = await postToken(rt, codeForm(signedIn, overrides));
   expect(response.status).toBe(200);
@@ -43,7 +52,7 @@ async function tokens(rt: TestRuntime, signedIn: SignedIn, overrides: Record<str
 describe("GET /auth with resource (RFC 8707)", () => {
   it("carries the resource, exactly as sent, in the signed request the sign-in page shows", async () => {
     const rt = await testRuntime({ discover: publishingClient });
-    for (const resource of [RESOURCE, "https://jane.example", "http://127.0.0.1:8787/mcp?v=1"]) {
+    for (const resource of [RESOURCE, "https://jane.example", "http://127.0.0.1:8787/mcp?v=1", "http://localhost:8888/mcp", "http://[::1]:3000/", "https://jane.example/@me/mcp"]) {
       expect(decodePayload(await signedRequest(rt, authorizationParams({ resource }))).resource).toBe(resource);
     }
     expect(decodePayload(await signedRequest(rt, authorizationParams())).resource).toBeUndefined();
@@ -56,6 +65,11 @@ describe("GET /auth with resource (RFC 8707)", () => {
     ["not http(s)", "urn:example:mcp"],
     ["empty", ""],
     ["with whitespace", "https://jane.example/m cp"],
+    ["with user information that makes another host read as the owner's", "https://jane.example@evil.example/mcp"],
+    ["with a name and password", "https://jane:secret@evil.example/mcp"],
+    ["with an empty user information", "https://@evil.example/mcp"],
+    ["over plain http to a host on the network", "http://jane.example/mcp"],
+    ["over plain http to a name that only starts like loopback", "http://localhost.evil.example/mcp"],
   ])("refuses a resource %s with invalid_target, back to the client", async (_name, resource) => {
     const params = clientError(await authorize(await approvedBefore(await testRuntime({ discover: publishingClient })), authorizationParams({ resource })), "invalid_target");
     expect(params.get("state")).toBe("state-123");
@@ -77,7 +91,7 @@ describe("GET /auth with resource (RFC 8707)", () => {
 
 describe("POST /token with resource", () => {
   it("records the resource on the code and the grant, and introspection answers it as aud", async () => {
-    const rt = await testRuntime();
+    const rt = await testRuntime({ env: { INTROSPECTION_TOKEN: RESOURCE_SERVER } });
     const body = await tokens(rt, await signIn(rt, { resource: RESOURCE }), { resource: RESOURCE });
     const grant = (await rt.store.get(RECORDS.grant.key(body.access_token!.slice(4, 26)))) as Record<string, unknown>;
     expect(grant.resource).toBe(RESOURCE);
@@ -85,19 +99,19 @@ describe("POST /token with resource", () => {
   });
 
   it("keeps the resource when the token request names none", async () => {
-    const rt = await testRuntime();
+    const rt = await testRuntime({ env: { INTROSPECTION_TOKEN: RESOURCE_SERVER } });
     const body = await tokens(rt, await signIn(rt, { resource: RESOURCE }));
     expect((await introspection(rt, body.access_token!)).aud).toBe(RESOURCE);
   });
 
   it("gives no aud to a token approved for no resource", async () => {
-    const rt = await testRuntime();
+    const rt = await testRuntime({ env: { INTROSPECTION_TOKEN: RESOURCE_SERVER } });
     const body = await tokens(rt, await signIn(rt));
     expect(await introspection(rt, body.access_token!)).not.toHaveProperty("aud");
   });
 
   it("refuses another resource, or one the code was not issued for, with invalid_target, and the code stays good", async () => {
-    const rt = await testRuntime();
+    const rt = await testRuntime({ env: { INTROSPECTION_TOKEN: RESOURCE_SERVER } });
     const signedIn = await signIn(rt, { resource: RESOURCE });
     await expectOAuthError(await postToken(rt, codeForm(signedIn, { resource: OTHER_RESOURCE })), 400, "invalid_target");
     await expectOAuthError(await postToken(rt, codeForm(signedIn, { resource: `${RESOURCE}/` })), 400, "invalid_target");
@@ -108,13 +122,22 @@ describe("POST /token with resource", () => {
     expect((await introspection(rt, (await tokens(rt, unbound)).access_token!)).active).toBe(true);
   });
 
-  it("refuses a malformed resource with invalid_target", async () => {
-    const rt = await testRuntime();
-    await expectOAuthError(await postToken(rt, codeForm(await signIn(rt, { resource: RESOURCE }), { resource: `${RESOURCE}#x` })), 400, "invalid_target");
+  it("refuses a malformed resource with invalid_target, saying what is wrong with it", async () => {
+    const rt = await testRuntime({ env: { INTROSPECTION_TOKEN: RESOURCE_SERVER } });
+    const signedIn = await signIn(rt, { resource: RESOURCE });
+    await expectOAuthError(await postToken(rt, codeForm(signedIn, { resource: `${RESOURCE}#x` })), 400, "invalid_target");
+    for (const [resource, said] of [
+      ["https://jane.example@evil.example/mcp", "user information"],
+      ["http://jane.example/mcp", "https"],
+    ]) {
+      const refused = await postToken(rt, codeForm(signedIn, { resource: resource! }));
+      await expectOAuthError(refused.clone(), 400, "invalid_target");
+      expect(((await refused.json()) as { error_description: string }).error_description).toContain(said);
+    }
   });
 
   it("keeps the resource across refresh, which may repeat it but never change or widen it", async () => {
-    const rt = await testRuntime();
+    const rt = await testRuntime({ env: { INTROSPECTION_TOKEN: RESOURCE_SERVER } });
     const first = await tokens(rt, await signIn(rt, { resource: RESOURCE }));
     const kept = await postToken(rt, refreshForm(first.refresh_token!));
     expect(kept.status).toBe(200);

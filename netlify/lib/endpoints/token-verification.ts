@@ -4,13 +4,17 @@
 // INTROSPECTION_TOKEN, in which case the token comes from the `token` form field.
 // A token in the URL ends up in request logs (RFC 6750 2.3, RFC 7662 2.1), so it is refused,
 // except as a copy of the Bearer token itself: Indiekit sends both, and the header is the one used.
+// A token bound to a resource (RFC 8707) is good at that resource only. Its holder presenting it
+// is no resource server: answered active, it would be taken by any endpoint that verifies this
+// way (a Micropub endpoint does not know `aud`), so it is `{"active": false}` to it. Only the
+// resource-server credential gets the full answer, with `aud` to compare with its own URL.
 import type { Config } from "../platform/config.ts";
 import { InvalidRequest, InvalidToken, MissingBearerToken } from "../errors.ts";
 import { endpoint, type RequestContext } from "../http/endpoint.ts";
 import { bearerToken } from "../http/request.ts";
 import { json } from "../http/responses.ts";
 import { constantTimeEqual } from "../crypto/secrets.ts";
-import { introspectionBody, verifyAccessToken } from "../protocol/verification.ts";
+import { introspectionBody, isAudienceBound, verifyAccessToken } from "../protocol/verification.ts";
 
 /** Refuses a token in the query string unless it only repeats the Bearer token. */
 function refuseTokenInUrl(req: Request, bearer: string | null): void {
@@ -20,8 +24,14 @@ function refuseTokenInUrl(req: Request, bearer: string | null): void {
   }
 }
 
+/** Who asks about which token: the token itself, or a resource server with its credential. */
+interface Question {
+  token: string;
+  byResourceServer: boolean;
+}
+
 /** The token to check, once the caller is known to be allowed to ask. */
-function tokenToCheck(req: Request, config: Config, form: URLSearchParams | null): string {
+function questionOf(req: Request, config: Config, form: URLSearchParams | null): Question {
   const bearer = bearerToken(req);
   refuseTokenInUrl(req, bearer === "malformed" ? null : bearer);
   if (bearer === null) throw new MissingBearerToken("Send the token in an Authorization: Bearer header.");
@@ -29,18 +39,20 @@ function tokenToCheck(req: Request, config: Config, form: URLSearchParams | null
   const asked = form?.get("token") ?? null;
   if (config.introspectionToken !== undefined && constantTimeEqual(bearer, config.introspectionToken)) {
     if (!asked) throw new InvalidRequest("token is required.");
-    return asked;
+    return { token: asked, byResourceServer: true };
   }
   if (asked !== null && asked !== "" && !constantTimeEqual(asked, bearer)) {
     throw new InvalidToken("The Bearer credential may only check itself, unless it is the introspection credential.");
   }
-  return bearer;
+  return { token: bearer, byResourceServer: false };
 }
 
 /** The introspection answer for the token the request asks about (`form`: the POST body). */
 export async function verifyToken(ctx: RequestContext, form: URLSearchParams | null): Promise<Response> {
-  const token = tokenToCheck(ctx.req, ctx.config, form);
-  return json(introspectionBody(await verifyAccessToken(ctx.rt.store, token, ctx.rt.now())));
+  const { token, byResourceServer } = questionOf(ctx.req, ctx.config, form);
+  const grant = await verifyAccessToken(ctx.rt.store, token, ctx.rt.now());
+  const answered = grant !== null && (byResourceServer || !isAudienceBound(grant)) ? grant : null;
+  return json(introspectionBody(answered));
 }
 
 export const introspectionEndpoint = endpoint({

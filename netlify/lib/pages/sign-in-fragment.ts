@@ -68,7 +68,11 @@ export function readSignInFragment(hash: string): SignInFragment & { unknownProb
 }
 
 /** What the page shows of the request, and what it offers. */
-type ShownRequest = Pick<AuthorizationRequest, "clientId" | "redirectUri" | "scopes" | "meMismatch" | "resource" | "client"> & { offer: SignInOffer };
+type ShownRequest = Pick<AuthorizationRequest, "clientId" | "redirectUri" | "scopes" | "meMismatch" | "resource" | "client"> & {
+  offer: SignInOffer;
+  /** The resource's host, whole: the shown address may be cut short inside it. */
+  resourceHost?: string;
+};
 
 /** The signed request's payload, read for display only (the server checks the signature). */
 export function shownRequest(token: string): ShownRequest | null {
@@ -85,7 +89,10 @@ export function shownRequest(token: string): ShownRequest | null {
     const me = typeof request.meMismatch === "string" ? shownUrl(request.meMismatch) : undefined;
     if (me !== undefined) shown.meMismatch = me;
     const resource = typeof request.resource === "string" ? shownUrl(request.resource) : undefined;
-    if (resource !== undefined) shown.resource = resource;
+    if (resource !== undefined) {
+      shown.resource = resource;
+      shown.resourceHost = new URL(request.resource!).host;
+    }
     return shown;
   } catch {
     return null;

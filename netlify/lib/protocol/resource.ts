@@ -3,13 +3,18 @@
 // hosts ask for); its access tokens are for that resource alone, and introspection answers it
 // as `aud`. The value is kept exactly as sent: a resource server compares it with its own URL.
 import { InvalidTarget } from "../errors.ts";
+import { isLoopbackHost } from "./urls.ts";
 
 const MAX_RESOURCE_LENGTH = 2048;
+const NOT_HTTPS = "resource must be an absolute https URI (http only on this device: localhost, 127.0.0.1, [::1]).";
 
 /** The resource a request names (at most one), or undefined when it names none. Throws
- * InvalidTarget for more than one, or for anything but an absolute http(s) URI without a
- * fragment (RFC 8707 2: absolute, no fragment; http(s) because the sign-in page shows it to
- * the owner as the place the token is for). */
+ * InvalidTarget for more than one, or for anything but an absolute https URI without a
+ * fragment or user information (RFC 8707 2: absolute, no fragment; https because the sign-in
+ * page shows it to the owner as the one place the token is good, and the token travels there;
+ * plain http only to a loopback host, an MCP server on the owner's own machine). User
+ * information (`https://jane.example@evil.example/mcp`) would make another host read as the
+ * owner's: it has no place in a resource's identifier. */
 export function requestedResource(params: URLSearchParams): string | undefined {
   const values = params.getAll("resource");
   if (values.length === 0) return undefined;
@@ -19,12 +24,17 @@ export function requestedResource(params: URLSearchParams): string | undefined {
   if (raw.length > MAX_RESOURCE_LENGTH) throw new InvalidTarget("resource is too long.");
   if (raw.includes("#")) throw new InvalidTarget("resource must not contain a fragment (RFC 8707).");
   // "https:example.com" parses too, as a relative reference would; only the full form is absolute.
-  if (!/^https?:\/\/[^\s\\/?@]+/i.test(raw) || /[\s\\]/.test(raw)) throw new InvalidTarget("resource must be an absolute https (or http) URI.");
+  const authority = /^https?:\/\/([^/?]*)/i.exec(raw)?.[1];
+  if (!authority || /[\s\\]/.test(raw)) throw new InvalidTarget(NOT_HTTPS);
+  // Checked as written: the URL parser drops an empty one ("https://@evil.example/").
+  if (authority.includes("@")) throw new InvalidTarget("resource must not contain user information (a name and @ before the host).");
+  let url: URL;
   try {
-    new URL(raw);
+    url = new URL(raw);
   } catch {
-    throw new InvalidTarget("resource must be an absolute https (or http) URI.");
+    throw new InvalidTarget(NOT_HTTPS);
   }
+  if (url.protocol !== "https:" && !(url.protocol === "http:" && isLoopbackHost(url.hostname))) throw new InvalidTarget(NOT_HTTPS);
   return raw;
 }
 

@@ -36,6 +36,12 @@ export async function verifyAccessToken(store: KeyValueStore, token: string, now
   return check.active ? check.grant : null;
 }
 
+/** Whether the grant's tokens were issued for one resource (RFC 8707), and so are good there
+ * only: never at an endpoint that cannot tell which resource it is. */
+export function isAudienceBound(grant: GrantRecord): boolean {
+  return grant.resource !== undefined;
+}
+
 type IntrospectionBody =
   | { active: false }
   | { active: true; me: string; client_id: string; scope: string; exp: number; iat: number; aud?: string };

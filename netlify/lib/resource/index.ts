@@ -2,7 +2,7 @@
 // endpoint, an MCP server) with the tokens this IndieAuth server issues.
 //
 //   import { requireToken } from "netlify-indieauth/resource";
-//   const token = await requireToken(request, { scope: "create" });
+//   const token = await requireToken(request, { scope: "create", resource: "/micropub" });
 //   if (token instanceof Response) return token;      // 401 / 403 / 503, ready to send
 //
 // Same site (the build plugin): one read of the Blobs store. Another site: INDIEAUTH_SERVER and

@@ -1,6 +1,8 @@
 // Where a resource server finds the access token in a request (RFC 6750 2): the Authorization
 // header, or, for Micropub clients that send it so, the `access_token` field of a form body
-// (urlencoded or multipart). Never in the URL: URLs end up in logs.
+// (urlencoded or multipart). Never in the URL: URLs end up in logs. Never in both the header
+// and the body (RFC 6750 2: one method per request): which one would count is a guess, and
+// two different tokens let one party's token ride on another's request.
 import { bearerToken } from "../http/request.ts";
 
 export type RequestToken =
@@ -29,13 +31,17 @@ async function tokenInBody(req: Request): Promise<RequestToken> {
   return { found: true, token: field };
 }
 
+const BOTH = "Send the access token in the Authorization header or in the form body, not in both (RFC 6750 2).";
+
 export async function tokenOfRequest(req: Request): Promise<RequestToken> {
   if (new URL(req.url).searchParams.has("access_token")) {
     return { found: false, reason: "invalid-request", description: "Send the access token in the Authorization header or the form body, never in the URL (URLs are logged)." };
   }
   const bearer = bearerToken(req);
   if (bearer === "malformed") return { found: false, reason: "malformed", description: "The Authorization header is not a Bearer token." };
-  if (bearer !== null) return { found: true, token: bearer };
-  if (isFormBody(req)) return tokenInBody(req);
-  return { found: false, reason: "missing", description: "An access token is required." };
+  const inBody = isFormBody(req) ? await tokenInBody(req) : null;
+  if (bearer === null) return inBody ?? { found: false, reason: "missing", description: "An access token is required." };
+  // A body that cannot be read may hold a second token as well as not: refused the same.
+  if (inBody === null || (!inBody.found && inBody.reason === "missing")) return { found: true, token: bearer };
+  return { found: false, reason: "invalid-request", description: inBody.found ? BOTH : inBody.description };
 }

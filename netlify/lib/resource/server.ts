@@ -1,7 +1,7 @@
 // The resource-server API: one object per environment, made on first use. `index.ts` exports
 // the functions of the one made from process.env; `resourceServer()` makes others (tests, or a
 // function that configures itself in code).
-import { InsufficientScope, InvalidRequest, InvalidToken, MethodNotAllowed, MissingBearerToken, NotFound, SetupIncomplete, TemporarilyUnavailable, type AnsweredError } from "../errors.ts";
+import { BearerRefusal, InsufficientScope, InvalidBearerRequest, InvalidToken, MethodNotAllowed, MissingBearerToken, NotFound, SetupIncomplete, TemporarilyUnavailable, type AnsweredError } from "../errors.ts";
 import { answerError } from "../http/answer-error.ts";
 import { preflight, readableByAnyOrigin } from "../http/cors.ts";
 import { json } from "../http/responses.ts";
@@ -41,9 +41,11 @@ function neededScopes(scope: RequireOptions["scope"]): string[] {
 }
 
 /** Whether a token may be used at `resource`: its audience names it, or it has none and none
- * is required. */
-function forResource(token: ActiveToken, resource: string, requireAudience: boolean): boolean {
+ * is required. A token bound to a resource (RFC 8707) is good there only, so a caller that
+ * names no resource cannot accept it: it cannot tell whether it is that resource. */
+function forResource(token: ActiveToken, resource: string | undefined, requireAudience: boolean): boolean {
   if (token.aud === undefined) return !requireAudience;
+  if (resource === undefined) return false;
   const normal = (value: string) => {
     try {
       return new URL(value).href;
@@ -74,7 +76,7 @@ function verifierFor(settings: ResourceSettings, options: ResourceServerOptions)
 /** The refusal `requireToken` answers with: a Bearer refusal names where the resource's
  * metadata is and the scope the request needs. */
 function refusal(error: AnsweredError, challenge: { resourceMetadata?: string | undefined; scope?: string | undefined }): Response {
-  if (error instanceof MissingBearerToken || error instanceof InvalidToken || error instanceof InsufficientScope) error.withResourceChallenge(challenge);
+  if (error instanceof BearerRefusal) error.withResourceChallenge(challenge);
   return answerError(error, "json");
 }
 
@@ -106,7 +108,7 @@ export function resourceServer(options: ResourceServerOptions = {}): ResourceSer
     if (requireAudience && resource === undefined) throw new TypeError("requireAudience needs the resource to check the token's audience against");
     verify ??= verifierFor(settings, options);
     const answer = await verify(token);
-    if (answer.active && resource !== undefined && !forResource(answer, resource, requireAudience)) return { active: false, reason: "wrong-resource" };
+    if (answer.active && !forResource(answer, resource, requireAudience)) return { active: false, reason: "wrong-resource" };
     return answer;
   }
 
@@ -129,7 +131,7 @@ export function resourceServer(options: ResourceServerOptions = {}): ResourceSer
       const challenge = { resourceMetadata: resource === undefined ? undefined : metadataUrlOf(resource), scope: needed.join(" ") };
       const found = await tokenOfRequest(request);
       if (!found.found) {
-        const error = found.reason === "missing" ? new MissingBearerToken(found.description) : found.reason === "malformed" ? new InvalidToken(found.description) : new InvalidRequest(found.description);
+        const error = found.reason === "missing" ? new MissingBearerToken(found.description) : found.reason === "malformed" ? new InvalidToken(found.description) : new InvalidBearerRequest(found.description);
         return refusal(error, challenge);
       }
       let answer: TokenVerification;

@@ -25,8 +25,8 @@ export interface ActiveToken {
  * - `revoked`, `expired`: as they say (same-site mode);
  * - `inactive`: the server's /introspect said `active: false` (other-site mode: it does not
  *   say why, RFC 7662 2.2);
- * - `wrong-resource`: issued for another resource than the one asked about (or, with
- *   `requireAudience`, for none). */
+ * - `wrong-resource`: issued for another resource than the one asked about, or for a resource
+ *   when the caller names none (or, with `requireAudience`, for none). */
 export type InactiveReason =
   | "missing"
   | "invalid-request"
@@ -49,7 +49,9 @@ export type TokenVerification = ActiveToken | InactiveToken;
 export interface VerifyOptions {
   /** This resource's identifier (an absolute URL, or a path on the request's site): a token
    * issued for another resource is refused as `wrong-resource`. A token issued for none (what
-   * IndieAuth clients get) is good for every resource of the site, unless `requireAudience`. */
+   * IndieAuth clients get) is good for every resource of the site, unless `requireAudience`.
+   * A token issued for a resource (RFC 8707) is good there only: without `resource`, it is
+   * always refused. Name it in every call. */
   resource?: string;
   /** Refuse a token that was not issued for `resource` itself (its `aud`), as MCP servers must
    * (MCP authorization; RFC 8707): tokens issued for no resource too. */
