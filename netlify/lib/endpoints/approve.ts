@@ -75,13 +75,14 @@ async function issue(ctx: RequestContext, signed: SignedRequest, scopes: string[
     // The password or a passkey approved this much: a session may approve it again.
     await (approver === "session" ? recordAttempt(rt, attempt, "session") : rememberApproval(rt.store, { ...approved, method: approver }, now));
   }
-  const response = withCookies(redirect(redirectToClient(request.redirectUri, { code: issued.code, state: request.state }, config.issuer), 302), setCookies);
+  const response = redirect(redirectToClient(request.redirectUri, { code: issued.code, state: request.state }, config.issuer), 302);
   // Also on a repeat: the browser shows the last answer, and the first one's cookie may be lost with it.
   if (approver !== "session" && rememberRequested(form)) {
     const session = { method: approver, persistent: true, ip: ctx.requester.ip, userAgent: ctx.requester.userAgent };
     response.headers.append("Set-Cookie", (await startSession(rt.store, config, session, now)).setCookie);
   }
-  return response;
+  // The known device's cookies, after the session's (the browser keeps them all).
+  return withCookies(response, setCookies);
 }
 
 /** Said on a page; a request this server signed, now expired, links back to its app. */
