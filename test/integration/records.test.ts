@@ -46,6 +46,7 @@ describe("the store writes only declared kinds of record", () => {
       RECORDS.throttleCensus.key(20_000),
       RECORDS.session.key("s"),
       RECORDS.signInEvent.key("1"),
+      RECORDS.signInOverflow.key(492_000),
       RECORDS.usedChallenge.key("c"),
       RECORDS.appApproval.key("https://app.example.com/"),
       RECORDS.passkeys.key(),

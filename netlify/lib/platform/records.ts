@@ -66,6 +66,8 @@ export const RECORDS = {
   /** One entry of the owner's sign-in history, in a bounded slot of its day and hour
    * (owner/sign-in-events.ts); keys sort newest first. */
   signInEvent: expiring("sign-in event", "events/", (slot: string) => slot, "descending"),
+  /** How many failures of one hour found its history slots taken (sign-in-events.ts), by hour. */
+  signInOverflow: expiring("sign-in failures not listed", "events-more/", (hour: number) => String(hour).padStart(9, "0"), "ascending"),
   /** A WebAuthn ticket's challenge, once used, keyed by its hash. */
   usedChallenge: expiring("used WebAuthn challenge", "webauthn-used/", (challenge: string) => secretHash(challenge)),
   /** What the owner approved for one app with the password or a passkey (its scopes and

@@ -4,10 +4,11 @@
 // cannot grow it without end nor push the owner's own sign-ins out; and the console reads only
 // the newest days it needs, so it answers at once however long the history is.
 import { describe, expect, it } from "vitest";
-import { EVENT_SLOTS_PER_HOUR, recordSignInEvent } from "../../../netlify/lib/owner/sign-in-events.ts";
+import { CLIENT_TEXT_LIMIT, EVENT_SLOTS_PER_HOUR, recordSignInEvent } from "../../../netlify/lib/owner/sign-in-events.ts";
 import { THROTTLE_POLICY } from "../../../netlify/lib/owner/throttle.ts";
 import { COUNTER_CAP } from "../../../netlify/lib/owner/throttle-counter.ts";
 import { approve, signedRequest } from "../../helpers/endpoints.ts";
+import { authorizationParams } from "../../helpers/requests.ts";
 import type { AccountOverview, SignInEventView } from "../../../netlify/lib/pages/account-view.ts";
 import { RECORDS } from "../../../netlify/lib/platform/records.ts";
 import type { KeyValueStore } from "../../../netlify/lib/platform/store.ts";
@@ -75,13 +76,18 @@ describe("history flood: the history is bounded", () => {
     expect((await passkeySignIn(rt, await passkeyAnswer(rt, authenticator))).status).toBe(200);
 
     const events = (await overview(rt, cookie)).events.filter((e) => e.at >= START_TIME + HOUR);
-    expect(events.filter((e) => e.outcome === "failure")).toHaveLength(EVENT_SLOTS_PER_HOUR.failure);
+    const failures = events.filter((e) => e.outcome === "failure");
+    expect(failures).toHaveLength(EVENT_SLOTS_PER_HOUR.failure);
+    // The rest of the hour's failures are counted, and said on its newest listed failure.
+    const unlisted = 60 - EVENT_SLOTS_PER_HOUR.failure;
+    expect(failures[0]).toMatchObject({ unlisted, reason: `passkey not accepted; and ${unlisted} more failed attempts this hour, not listed` });
+    expect(failures.slice(1).every((e) => e.unlisted === undefined)).toBe(true);
     expect(events.filter((e) => e.outcome === "success").map((e) => e.method).sort()).toEqual(["passkey", "password"]);
     // The next hour has room again.
     rt.clock.advance(HOUR);
     expect((await passkeySignIn(rt, { ticket: "x", response: "{}" }, "192.0.2.77")).status).toBe(401);
     expect((await overview(rt, cookie)).events[0]).toMatchObject({ method: "passkey", outcome: "failure", ip: "192.0.2.77" });
-  });
+  }, 60_000);
 });
 
 describe("throttle flood: the throttle's own records are bounded", () => {
@@ -117,6 +123,22 @@ describe("throttle flood: the throttle's own records are bounded", () => {
     const held = await approve(rt, request, { ip: "192.0.2.1" });
     expect(held.status).toBe(429);
     expect(Number(held.headers.get("retry-after"))).toBe(THROTTLE_POLICY.globalIntervalMs / 1000);
+  });
+});
+
+describe("history flood: what a guesser writes into the history is bounded", () => {
+  it("a client_id of 2,000 characters is kept and shown as 100", async () => {
+    const rt = await fastRuntime();
+    const clientId = `https://app.example.com/${"x".repeat(1976)}`;
+    const request = await signedRequest(rt, authorizationParams({ client_id: clientId }));
+    expect((await approve(rt, request, { password: "wrong" })).status).toBe(303);
+    const cookie = await consoleSignIn(rt);
+    const failure = (await overview(rt, cookie)).events.find((e) => e.outcome === "failure");
+    expect(failure?.clientId).toBe(`${clientId.slice(0, 99)}…`);
+    expect(Array.from(failure!.clientId!)).toHaveLength(CLIENT_TEXT_LIMIT);
+    // Stored cut too: the history's records hold no more than that.
+    const stored = await Promise.all((await historyKeys(rt)).map((key) => rt.store.get<SignInEventView>(key)));
+    expect(Math.max(...stored.map((e) => e?.clientId?.length ?? 0))).toBeLessThanOrEqual(CLIENT_TEXT_LIMIT);
   });
 });
 
