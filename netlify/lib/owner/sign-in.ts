@@ -141,15 +141,20 @@ export function credentialFrom(form: URLSearchParams): OwnerCredential {
   return { method: "password", password: form.get("password") ?? "" };
 }
 
-/** Held back by the guessing throttle, in the words every sign-in form shows. */
-export function throttled(retryAfterSeconds: number): TooManyAttempts {
+/** Held back by the guessing throttle, in the words every sign-in form shows. When the overall
+ * limit held it back, the owner is told the ways round it. */
+export function throttled(retryAfterSeconds: number, overall: OverallState = "not-counted"): TooManyAttempts {
   const minutes = Math.ceil(retryAfterSeconds / 60);
-  return new TooManyAttempts(`Too many wrong passwords. For your safety, signing in is paused: try again in ${minutes} minute${minutes === 1 ? "" : "s"}.`, retryAfterSeconds);
+  const wait = `try again in ${minutes} minute${minutes === 1 ? "" : "s"}`;
+  if (overall === "engaged") {
+    return new TooManyAttempts(`Many wrong passwords have been tried here lately, so a browser that has not signed in before gets one try a minute: ${wait}, or sign in with a passkey or on a device you have signed in on before.`, retryAfterSeconds);
+  }
+  return new TooManyAttempts(`Too many wrong passwords. For your safety, signing in is paused: ${wait}.`, retryAfterSeconds);
 }
 
 /** A failed sign-in as the console's API refuses it. */
 export function refusalFor(result: Exclude<SignInResult, { ok: true }>): AnsweredError {
-  if (result.reason === "throttled") return throttled(result.retryAfterSeconds);
+  if (result.reason === "throttled") return throttled(result.retryAfterSeconds, result.overall);
   const shown = SIGN_IN_FAILURES[result.reason].shown;
   switch (result.reason) {
     case "password":

@@ -90,6 +90,8 @@ describe("owner lock-out: the overall password limit", () => {
     const password = await consolePost(rt, "/sign-in", { password: TEST_PASSWORD }, { ip: OWNER_IP });
     expect(password.status).toBe(429);
     expect(Number(password.headers.get("retry-after"))).toBe(p.globalIntervalMs / 1000);
+    // ...and told the ways round it.
+    expect(((await password.json()) as { error_description: string }).error_description).toMatch(/sign in with a passkey or on a device you have signed in on before/);
     // A valid passkey cannot have been guessed: it is verified and let through.
     expect((await passkeySignIn(rt, await passkeyAnswer(rt, authenticator), OWNER_IP)).status).toBe(200);
     // ...and an invalid one is still refused as such (401), not let through by the limit's absence.
