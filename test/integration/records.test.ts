@@ -41,6 +41,7 @@ describe("the store writes only declared kinds of record", () => {
       RECORDS.grant.key("g"),
       RECORDS.grantUsage.key("g"),
       RECORDS.throttleAddress.key("203.0.113.7"),
+      RECORDS.throttleLegacy.key("203.0.113.7", "000001763726400000-abc"),
       RECORDS.throttleOverall.key(),
       RECORDS.throttleDevice.key("device:x"),
       RECORDS.throttleCensus.key(20_000),

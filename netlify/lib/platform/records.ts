@@ -52,9 +52,13 @@ export const RECORDS = {
   /** When a grant's access token was last verified, by grant id. */
   grantUsage: expiring("grant usage", "usage/", (grantId: string) => grantId),
   /** The guessing throttle's counter of one address or network (owner/throttle-counter.ts),
-   * keyed by the group's hash; at most COUNTER_CAP live at once. (Keys with a further
-   * `/<stamp>` are the one-per-attempt records of earlier versions, swept as they expire.) */
-  throttleAddress: expiring("throttle counter by address or network", "throttle/ip/", (group: string) => secretHash(group)),
+   * keyed by the group's hash; at most COUNTER_CAP live at once. */
+  throttleAddress: expiring("throttle counter by address or network", "throttle/group/", (group: string) => secretHash(group)),
+  /** One password attempt from one address, as versions before the counters kept them: no
+   * longer written, declared so that the sweep deletes what is left. (Not under the counters'
+   * prefix: the local Blobs server stores keys as files, and a key cannot be both a record
+   * and the folder of older ones.) */
+  throttleLegacy: expiring("password attempt (earlier versions)", "throttle/ip/", (address: string, stamp: string) => `${secretHash(address)}/${stamp}`),
   /** The guessing throttle's overall counter: one record. */
   throttleOverall: expiring("throttle counter overall", "throttle/global/", () => "counter", "ascending"),
   /** The guessing throttle's counter of one known device or session, by its id's hash. */

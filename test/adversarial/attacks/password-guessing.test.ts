@@ -18,6 +18,7 @@ import { TEST_PASSWORD } from "../../helpers/env.ts";
 import { testRuntime, type TestRuntime } from "../../helpers/runtime.ts";
 import { RECORDS } from "../../../netlify/lib/platform/records.ts";
 import { withVersionedWrites } from "../../helpers/versioned-store.ts";
+import { sweepExpired } from "../../../netlify/lib/platform/housekeeping.ts";
 
 const p = THROTTLE_POLICY;
 const SECOND = 1000;
@@ -118,6 +119,17 @@ describe("password guessing: the throttle holds across function instances sharin
     for (let i = 0; i < 5; i++) await expectHeldBack(await guess(rt, i % 2 ? TEST_PASSWORD : "wrong"));
     // No throttle, history, session or code record was written.
     expect(await storeSnapshot(rt.store)).toEqual(before);
+  });
+
+  it("records an earlier version left (one per attempt) neither break sign-in nor linger: the sweep knows them", async () => {
+    const rt = await fastRuntime();
+    const legacy = RECORDS.throttleLegacy.key(ATTACKER, `${String(rt.clock.now).padStart(15, "0")}-old`);
+    await rt.store.set(legacy, { at: rt.clock.now, expiresAt: rt.clock.now + p.ipMemoryMs });
+    expect((await guess(rt, "wrong")).status).toBe(303);
+    expect((await guess(rt, TEST_PASSWORD)).status).toBe(302);
+    rt.clock.advance(p.ipMemoryMs + SECOND);
+    await sweepExpired(rt.store, rt.clock.now);
+    expect(await rt.store.list(RECORDS.throttleLegacy.prefix)).toEqual([]);
   });
 
   it("the address comes from the platform (context.ip), never from a header the guesser writes", async () => {
