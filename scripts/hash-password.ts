@@ -1,14 +1,20 @@
 // `npm run hash-password`: prints the PASSWORD_HASH for a password. On a terminal it asks
-// twice without echo; otherwise it reads the password from standard input and prints only
-// the hash (for scripts: `printf %s "$PW" | npm run -s hash-password`).
+// without echo, says at once when the password is too short or too easy to guess (and asks
+// again), then asks to repeat it; otherwise it reads the password from standard input and
+// prints only the hash (for scripts: `printf %s "$PW" | npm run -s hash-password`).
 import { stdin, stdout, stderr } from "node:process";
 import { hashPassword } from "../netlify/lib/owner/password.ts";
+import { checkPasswordStrength } from "./password-strength.ts";
+
+/** Tries at the first prompt before giving up. */
+const TRIES = 3;
 
 function askHidden(question: string): Promise<string> {
   return new Promise((resolve, reject) => {
+    // Raw mode (no echo) before the prompt shows: what is typed as soon as it appears is never echoed.
+    stdin.setRawMode(true);
     stderr.write(question);
     let answer = "";
-    stdin.setRawMode(true);
     stdin.resume();
     stdin.setEncoding("utf8");
     const onData = (chunk: string) => {
@@ -41,21 +47,35 @@ async function readAll(): Promise<string> {
   return Buffer.concat(chunks).toString("utf8").replace(/\r?\n$/, "");
 }
 
+/** On a terminal: a password that passes the checks, asked for until one does (or null). */
+async function askAcceptable(): Promise<string | null> {
+  for (let tryNumber = 1; tryNumber <= TRIES; tryNumber++) {
+    const password = await askHidden("Password: ");
+    const verdict = await checkPasswordStrength(password);
+    if (verdict.ok) return password;
+    stderr.write(`${verdict.problem}\n`);
+  }
+  stderr.write("Nothing was printed.\n");
+  return null;
+}
+
 async function main(): Promise<number> {
   let password: string;
   if (stdin.isTTY) {
-    password = await askHidden("Password: ");
-    const again = await askHidden("Again: ");
-    if (password !== again) {
+    const chosen = await askAcceptable();
+    if (chosen === null) return 1;
+    password = chosen;
+    if (password !== (await askHidden("Again: "))) {
       stderr.write("The two passwords differ; nothing was printed.\n");
       return 1;
     }
   } else {
     password = await readAll();
-  }
-  if (password.length < 8) {
-    stderr.write("Use a password of at least 8 characters.\n");
-    return 1;
+    const verdict = await checkPasswordStrength(password);
+    if (!verdict.ok) {
+      stderr.write(`${verdict.problem} Nothing was printed.\n`);
+      return 1;
+    }
   }
   const hash = await hashPassword(password);
   if (stdin.isTTY) stderr.write("Set this as PASSWORD_HASH (in Netlify's environment variables, or in .env):\n");

@@ -175,29 +175,29 @@ describe("password throttling", () => {
     expect((await approve(rt, request)).headers.get("retry-after")).toBe(String((2 * p.firstBackoffMs) / 1000));
   });
 
-  it("locks everyone for 15 minutes after 20 failures in an hour, across instances sharing the store", async () => {
+  it("past 20 failures in an hour, lets one guess a minute through for devices not known, across instances sharing the store", async () => {
     const first = await testRuntime();
     const second = await testRuntime({ storeName: first.storeName });
     second.clock.now = first.clock.now;
     const request = await signedRequest(first);
     for (let i = 0; i < p.globalFailures; i++) {
       const instance = i % 2 === 0 ? first : second;
-      expect((await approve(instance, request, { password: "wrong", ip: `198.51.100.${i}` })).status).toBe(303);
+      expect((await approve(instance, request, { password: "wrong", ip: `198.51.${i}.7` })).status).toBe(303);
     }
     const locked = await approve(second, request, { ip: "192.0.2.200" });
     expect(locked.status).toBe(429);
-    expect(Number(locked.headers.get("retry-after"))).toBe(p.globalLockMs / 1000);
+    expect(Number(locked.headers.get("retry-after"))).toBe(p.globalIntervalMs / 1000);
 
-    first.clock.advance(p.globalLockMs + 1000);
+    first.clock.advance(p.globalIntervalMs);
     expect((await approve(first, await signedRequest(first), { ip: "192.0.2.200" })).status).toBe(302);
-  });
+  }, 60_000);
 
   it("does not lock for failures spread over more than an hour", async () => {
     const rt = await testRuntime();
     for (let i = 0; i < p.globalFailures; i++) {
       rt.clock.advance(4 * 60 * 1000);
-      await approve(rt, await signedRequest(rt), { password: "wrong", ip: `198.51.100.${i}` });
+      await approve(rt, await signedRequest(rt), { password: "wrong", ip: `198.51.${i}.7` });
     }
     expect((await approve(rt, await signedRequest(rt), { ip: "192.0.2.200" })).status).toBe(302);
-  });
+  }, 60_000);
 });

@@ -38,7 +38,7 @@ describe("starting a session", () => {
   it("sets a __Host- cookie that is HttpOnly, Secure, SameSite=Lax, site-wide and lasts 30 days", async () => {
     const rt = await testRuntime();
     const { response } = await rememberedSignIn(rt);
-    const setCookie = response.headers.get("set-cookie")!;
+    const setCookie = response.headers.getSetCookie().find((c) => c.includes("indieauth_session="))!;
     expect(setCookie).toMatch(/^__Host-indieauth_session=[^;]+/);
     const attributes = setCookie.split(";").slice(1).map((a) => a.trim().toLowerCase());
     expect(attributes).toEqual(expect.arrayContaining(["httponly", "secure", "samesite=lax", "path=/", `max-age=${30 * 24 * 60 * 60}`]));
@@ -62,7 +62,8 @@ describe("starting a session", () => {
     const rt = await testRuntime();
     const response = await approve(rt, await signedRequest(rt));
     expect(response.status).toBe(302);
-    expect(response.headers.get("set-cookie")).toBeNull();
+    // Only the known-device cookies (owner-lockout.test.ts), no session.
+    expect(response.headers.getSetCookie().filter((c) => !c.startsWith("__Secure-indieauth_device="))).toEqual([]);
     expect(await rt.store.list(RECORDS.session.prefix)).toEqual([]);
   });
 
@@ -78,10 +79,15 @@ describe("starting a session", () => {
     const rt = await testRuntime({ env: { CONTEXT: "dev", BASE_URL: "http://localhost:8888", ME: "http://localhost:8888/" } });
     const request = await signedRequest(rt, authorizationParams({ me: "http://localhost:8888/" }));
     const response = await approve(rt, request, { remember: true, headers: { Origin: "http://localhost:8888" } });
-    const setCookie = response.headers.get("set-cookie")!;
+    const cookies = response.headers.getSetCookie();
+    const setCookie = cookies.find((c) => c.startsWith("indieauth_session="))!;
     expect(setCookie).toMatch(/^indieauth_session=/);
     expect(setCookie.toLowerCase()).not.toContain("secure");
     expect(setCookie.toLowerCase()).toContain("httponly");
+    // The known-device cookie likewise, without its __Secure- prefix.
+    const device = cookies.filter((c) => c.startsWith("indieauth_device="));
+    expect(device).toHaveLength(2);
+    for (const c of device) expect(c.toLowerCase()).not.toContain("secure");
   });
 });
 

@@ -3,7 +3,7 @@
 // needs a live session; every POST must come from this site's own pages.
 import { InvalidRequest, NotFound } from "../errors.ts";
 import { actionsEndpoint, type Handler, type RequestContext, type Route } from "../http/endpoint.ts";
-import { json } from "../http/responses.ts";
+import { json, withCookies } from "../http/responses.ts";
 import { listAuthorisedApps, revokeAllApps, revokeApp } from "../owner/authorised-apps.ts";
 import { listPasskeys, passkeyName, passkeyView, passwordLoginAllowed, removePasskey, renamePasskey } from "../owner/passkeys.ts";
 import { clearSessionCookie, currentSession, endAllSessions, endSession, listSessions, rememberRequested, startSession, type SessionRecord } from "../owner/sessions.ts";
@@ -58,11 +58,11 @@ async function signIn(ctx: RequestContext): Promise<Response> {
   const form = await ctx.form();
   // Loaded for sign-ins only: the console's other calls never check a password.
   const { signInOwner, refusalFor } = await import("../owner/sign-in.ts");
-  const result = await signInOwner(rt, config, { method: "password", password: form.get("password") ?? "" }, { ip: requester.ip, where: "account" });
+  const result = await signInOwner(rt, config, { method: "password", password: form.get("password") ?? "" }, { ip: requester.ip, where: "account", req: ctx.req });
   if (!result.ok) throw refusalFor(result);
   const session = { method: "password", persistent: rememberRequested(form), ip: requester.ip, userAgent: requester.userAgent } as const;
   const { setCookie } = await startSession(rt.store, config, session, rt.now());
-  return json({ ok: true }, 200, { "Set-Cookie": setCookie });
+  return withCookies(json({ ok: true }, 200, { "Set-Cookie": setCookie }), result.setCookies);
 }
 
 async function signOut(ctx: RequestContext, session: SessionRecord): Promise<Response> {
@@ -95,14 +95,14 @@ async function renameKey(ctx: RequestContext): Promise<Response> {
 
 /** Removing a passkey weakens sign-in (the last one gone, PASSWORD_LOGIN=off no longer holds),
  * so, like adding one, it takes the password or a passkey again: a session alone is not enough. */
-async function deleteKey(ctx: RequestContext): Promise<Response> {
+async function deleteKey(ctx: RequestContext, session: SessionRecord): Promise<Response> {
   const { rt, config, requester } = ctx;
   const form = await ctx.form();
   const { signInOwner, refusalFor, credentialFrom } = await import("../owner/sign-in.ts");
-  const confirmed = await signInOwner(rt, config, credentialFrom(form), { ip: requester.ip, where: "account" }, "confirm");
+  const confirmed = await signInOwner(rt, config, credentialFrom(form), { ip: requester.ip, where: "account", req: ctx.req, sessionId: session.id }, "confirm");
   if (!confirmed.ok) throw refusalFor(confirmed);
   if (!(await removePasskey(rt.store, form.get("id") ?? ""))) throw new NotFound("No such passkey.");
-  return json({ ok: true });
+  return withCookies(json({ ok: true }), confirmed.setCookies);
 }
 
 const action = (run: Handler): Route => ({ answers: "json", sameOriginOnly: "The console accepts requests from its own page only.", run });

@@ -8,7 +8,7 @@
 // request before it asks for the password (POST /auth/approve/check, request-check.ts).
 import { AccessDenied, SignInAlreadyAnswered, UnusableSignInRequest } from "../errors.ts";
 import { actionsEndpoint, type RequestContext } from "../http/endpoint.ts";
-import { redirect } from "../http/responses.ts";
+import { redirect, withCookies } from "../http/responses.ts";
 import { rememberApproval } from "../owner/app-approvals.ts";
 import { currentSession, hasSessionCookie, rememberRequested, startSession } from "../owner/sessions.ts";
 import { credentialFrom, recordAttempt, signInOwner, throttled, type AttemptContext } from "../owner/sign-in.ts";
@@ -39,16 +39,22 @@ async function backToSignIn(ctx: RequestContext, { signed }: Submitted, problem:
 
 type Approver = "session" | "password" | "passkey";
 
+/** The way the owner proved it is them, and the cookies that answer (the known device). */
+interface Approval {
+  approver: Approver;
+  setCookies: string[];
+}
+
 /** Who is approving: a live session on this device where it may approve on its own, else the
  * password or a passkey. The answer is the way they proved it, or where to send them back to. */
-async function whoApproves(ctx: RequestContext, form: URLSearchParams, submitted: Submitted, scopes: string[], attempt: AttemptContext): Promise<Approver | Response> {
+async function whoApproves(ctx: RequestContext, form: URLSearchParams, submitted: Submitted, scopes: string[], attempt: AttemptContext): Promise<Approval | Response> {
   const session = await currentSession(ctx.rt.store, ctx.req, ctx.config, ctx.rt.now());
   // A session's approval is recorded in the history beside the code's write, not before it.
-  if (session && (await sessionMayApprove(ctx, submitted.signed.request, scopes))) return "session";
-  const outcome = await signInOwner(ctx.rt, ctx.config, credentialFrom(form), attempt);
-  if (outcome.ok) return outcome.method;
+  if (session && (await sessionMayApprove(ctx, submitted.signed.request, scopes))) return { approver: "session", setCookies: [] };
+  const outcome = await signInOwner(ctx.rt, ctx.config, credentialFrom(form), { ...attempt, ...(session ? { sessionId: session.id } : {}) });
+  if (outcome.ok) return { approver: outcome.method, setCookies: outcome.setCookies };
   if (outcome.reason === "throttled") {
-    throw throttled(outcome.retryAfterSeconds).withLink({ href: `${SIGN_IN_PAGE}#request=${submitted.token}`, text: "Back to the sign-in page" });
+    throw throttled(outcome.retryAfterSeconds, outcome.overall).withLink({ href: `${SIGN_IN_PAGE}#request=${submitted.token}`, text: "Back to the sign-in page" });
   }
   // Nothing given, which counts as no failure: a signed-in owner is asked to confirm this app;
   // a session that ended while the page was open, for the password.
@@ -57,7 +63,7 @@ async function whoApproves(ctx: RequestContext, form: URLSearchParams, submitted
   return backToSignIn(ctx, submitted, problem, session !== null);
 }
 
-async function issue(ctx: RequestContext, signed: SignedRequest, scopes: string[], form: URLSearchParams, approver: Approver, attempt: AttemptContext): Promise<Response> {
+async function issue(ctx: RequestContext, signed: SignedRequest, scopes: string[], form: URLSearchParams, { approver, setCookies }: Approval, attempt: AttemptContext): Promise<Response> {
   const { config, rt } = ctx;
   const { request } = signed;
   const now = rt.now();
@@ -76,7 +82,8 @@ async function issue(ctx: RequestContext, signed: SignedRequest, scopes: string[
     const session = { method: approver, persistent: true, ip: ctx.requester.ip, userAgent: ctx.requester.userAgent };
     response.headers.append("Set-Cookie", (await startSession(rt.store, config, session, now)).setCookie);
   }
-  return response;
+  // The known device's cookies, after the session's (the browser keeps them all).
+  return withCookies(response, setCookies);
 }
 
 /** Said on a page; a request this server signed, now expired, links back to its app. */
@@ -99,10 +106,10 @@ async function approve(ctx: RequestContext): Promise<Response> {
   if (decision === "deny") throw new AccessDenied("The owner denied the request.");
   const submitted = { token, signed };
   if (decision !== "approve") return backToSignIn(ctx, submitted, "decision", (await currentSession(ctx.rt.store, ctx.req, ctx.config, ctx.rt.now())) !== null);
-  const attempt: AttemptContext = { ip: ctx.requester.ip, where: "authorization", clientId: request.clientId };
+  const attempt: AttemptContext = { ip: ctx.requester.ip, where: "authorization", clientId: request.clientId, req: ctx.req };
   const scopes = grantedScopes(request.scopes, form.getAll("scope"));
-  const approver = await whoApproves(ctx, form, submitted, scopes, attempt);
-  return approver instanceof Response ? approver : issue(ctx, signed, scopes, form, approver, attempt);
+  const approval = await whoApproves(ctx, form, submitted, scopes, attempt);
+  return approval instanceof Response ? approval : issue(ctx, signed, scopes, form, approval, attempt);
 }
 
 export const approveEndpoint = actionsEndpoint({

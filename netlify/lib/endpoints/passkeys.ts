@@ -3,9 +3,9 @@
 // with a passkey goes through the approve step, which verifies the same way.
 import { InvalidRequest } from "../errors.ts";
 import { actionsEndpoint, type Handler, type RequestContext, type Route } from "../http/endpoint.ts";
-import { json } from "../http/responses.ts";
+import { json, withCookies } from "../http/responses.ts";
 import { addPasskey, listPasskeys, MAX_PASSKEYS, passkeyName, passkeyView } from "../owner/passkeys.ts";
-import { rememberRequested, startSession } from "../owner/sessions.ts";
+import { rememberRequested, startSession, type SessionRecord } from "../owner/sessions.ts";
 import { refusalFor, signInOwner } from "../owner/sign-in.ts";
 import { PASSKEYS_API } from "../pages/paths.ts";
 import { signedIn } from "./console-session.ts";
@@ -14,15 +14,15 @@ import { signedIn } from "./console-session.ts";
  * (same origin, session), so that refusals and cold starts stay light. */
 const webauthn = () => import("../owner/webauthn.ts");
 
-async function registrationOptions(ctx: RequestContext): Promise<Response> {
+async function registrationOptions(ctx: RequestContext, session: SessionRecord): Promise<Response> {
   const { rt, config, requester } = ctx;
   const password = (await ctx.form()).get("password") ?? "";
-  const confirmed = await signInOwner(rt, config, { method: "password", password }, { ip: requester.ip, where: "account" }, "confirm");
+  const confirmed = await signInOwner(rt, config, { method: "password", password }, { ip: requester.ip, where: "account", req: ctx.req, sessionId: session.id }, "confirm");
   if (!confirmed.ok) throw refusalFor(confirmed);
   const passkeys = await listPasskeys(rt.store);
   if (passkeys.length >= MAX_PASSKEYS) throw new InvalidRequest(`You have ${MAX_PASSKEYS} passkeys, the most this server keeps: remove one first.`);
   const { registrationOptions: options } = await webauthn();
-  return json(await options(config, passkeys, rt.now()));
+  return withCookies(json(await options(config, passkeys, rt.now())), confirmed.setCookies);
 }
 
 async function registration(ctx: RequestContext): Promise<Response> {
@@ -47,11 +47,11 @@ async function signIn(ctx: RequestContext): Promise<Response> {
   const { rt, config, requester } = ctx;
   const form = await ctx.form();
   const credential = { method: "passkey", ticket: form.get("ticket") ?? "", response: form.get("response") ?? "" } as const;
-  const result = await signInOwner(rt, config, credential, { ip: requester.ip, where: "account" });
+  const result = await signInOwner(rt, config, credential, { ip: requester.ip, where: "account", req: ctx.req });
   if (!result.ok) throw refusalFor(result);
   const session = { method: "passkey", persistent: rememberRequested(form), ip: requester.ip, userAgent: requester.userAgent } as const;
   const { setCookie } = await startSession(rt.store, config, session, rt.now());
-  return json({ ok: true }, 200, { "Set-Cookie": setCookie });
+  return withCookies(json({ ok: true }, 200, { "Set-Cookie": setCookie }), result.setCookies);
 }
 
 const action = (run: Handler): Route => ({ answers: "json", sameOriginOnly: "Passkeys can be used from this site's own pages only.", run });

@@ -55,3 +55,9 @@ export function redirect(location: string, status: 302 | 303 = 302): Response {
     headers: { ...COMMON_HEADERS, Location: location, "Cache-Control": "no-store" },
   });
 }
+
+/** The response with these Set-Cookie values appended (one header each). */
+export function withCookies(response: Response, setCookies: readonly string[]): Response {
+  for (const cookie of setCookies) response.headers.append("Set-Cookie", cookie);
+  return response;
+}

@@ -3,10 +3,14 @@
 //
 // Bounded by construction: an event takes one of the slots of its hour, ten for failures and
 // thirty for sign-ins (keyed by day, hour, outcome and slot), claimed with a write-if-new. When
-// an hour's slots are taken, further events of that hour are not kept (the throttle still counts
-// failures), so junk from any number of addresses cannot grow the history past 960 records a
-// day, nor crowd the owner's own sign-ins out (only a credential or a session writes those). Days and hours count down, so keys sort newest first,
-// and the console reads only the newest days it needs, never the whole history.
+// an hour's slots are taken, further events of that hour are not kept one by one: a failure is
+// added to the hour's count of failures not listed (one record an hour), which the console
+// shows as "and 240 more". So junk from any number of addresses cannot grow the history past
+// 984 records a day, nor crowd the owner's own sign-ins out (only a credential or a session
+// writes those), yet leaves a trace of its size. Days and hours count down, so keys sort newest
+// first, and the console reads only the newest days it needs, never the whole history. The
+// client_id an app's sign-in names (chosen by whoever sends the request) is cut to 100
+// characters.
 import type { SignInEventView } from "../pages/account-view.ts";
 import { RECORDS } from "../platform/records.ts";
 import type { KeyValueStore } from "../platform/store.ts";
@@ -18,6 +22,10 @@ const EVENT_RETENTION_MS = EVENT_RETENTION_DAYS * DAY_MS;
 /** Slots per hour for each outcome. */
 export const EVENT_SLOTS_PER_HOUR: Readonly<Record<SignInEventView["outcome"], number>> = { failure: 10, success: 30 };
 const SHOWN = 50;
+/** Longest client_id text kept and shown. */
+export const CLIENT_TEXT_LIMIT = 100;
+/** Conditional writes tried to add to an hour's count. */
+const COUNT_TRIES = 5;
 /** Days count down from here, so that the newest sorts first. */
 const LATEST_DAY = 999_999;
 
@@ -55,10 +63,38 @@ async function claimSlot(store: KeyValueStore, base: string, slots: number, reco
   return false;
 }
 
-/** Records the event unless its hour's slots are all taken; says whether it was kept. */
+interface OverflowRecord {
+  kind: "sign-in-overflow";
+  count: number;
+  expiresAt: number;
+}
+
+const hourOf = (at: number) => Math.floor(at / HOUR_MS);
+
+/** Client text as kept and shown: at most CLIENT_TEXT_LIMIT characters (an ellipsis ends a cut one). */
+export function clientText(clientId: string): string {
+  const chars = Array.from(clientId);
+  return chars.length <= CLIENT_TEXT_LIMIT ? clientId : `${chars.slice(0, CLIENT_TEXT_LIMIT - 1).join("")}…`;
+}
+
+/** One more failure of the hour without a slot (read, add one, write back if unchanged). */
+async function countUnlisted(store: KeyValueStore, at: number): Promise<void> {
+  const key = RECORDS.signInOverflow.key(hourOf(at));
+  for (let i = 0; i < COUNT_TRIES; i++) {
+    const { value, version } = await store.getVersioned<OverflowRecord>(key);
+    const count = value?.kind === "sign-in-overflow" ? value.count : 0;
+    if (await store.setIfUnchanged(key, { kind: "sign-in-overflow", count: count + 1, expiresAt: at + EVENT_RETENTION_MS } satisfies OverflowRecord, version)) return;
+  }
+}
+
+/** Records the event unless its hour's slots are all taken (a failure then adds to the hour's
+ * count of those not listed); says whether it was kept. */
 export async function recordSignInEvent(store: KeyValueStore, event: SignInEventView): Promise<boolean> {
-  const record: SignInEventRecord = { kind: "sign-in-event", ...event, expiresAt: event.at + EVENT_RETENTION_MS };
-  return claimSlot(store, slotBase(event), EVENT_SLOTS_PER_HOUR[event.outcome], record);
+  const shown = event.clientId === undefined ? event : { ...event, clientId: clientText(event.clientId) };
+  const record: SignInEventRecord = { kind: "sign-in-event", ...shown, expiresAt: event.at + EVENT_RETENTION_MS };
+  if (await claimSlot(store, slotBase(event), EVENT_SLOTS_PER_HOUR[event.outcome], record)) return true;
+  if (event.outcome === "failure") await countUnlisted(store, event.at);
+  return false;
 }
 
 /** Days back from today, in growing batches listed at once: a quiet history spans many days
@@ -82,13 +118,34 @@ async function newestKeys(store: KeyValueStore, now: number, limit: number): Pro
   return keys.slice(0, end);
 }
 
+/** Marks the newest listed failure of each hour with the count of that hour's failures not
+ * listed, if any (one read per hour with a listed failure: a few, however busy). */
+async function withUnlisted(store: KeyValueStore, events: SignInEventView[], now: number): Promise<SignInEventView[]> {
+  const newestFailure = new Map<number, number>();
+  events.forEach((e, i) => {
+    if (e.outcome === "failure" && !newestFailure.has(hourOf(e.at))) newestFailure.set(hourOf(e.at), i);
+  });
+  const hours = [...newestFailure.keys()];
+  const counts = await Promise.all(hours.map((hour) => store.get<OverflowRecord>(RECORDS.signInOverflow.key(hour))));
+  const marked = [...events];
+  hours.forEach((hour, i) => {
+    const record = counts[i];
+    if (record?.kind !== "sign-in-overflow" || record.expiresAt <= now || !(record.count > 0)) return;
+    const at = newestFailure.get(hour)!;
+    const more = `and ${record.count} more failed attempt${record.count === 1 ? "" : "s"} this hour, not listed`;
+    marked[at] = { ...marked[at]!, unlisted: record.count, reason: marked[at]!.reason ? `${marked[at]!.reason}; ${more}` : more };
+  });
+  return marked;
+}
+
 /** The most recent events of the last 30 days, newest first. */
 export async function recentSignInEvents(store: KeyValueStore, now: number, limit = SHOWN): Promise<SignInEventView[]> {
   const keys = await newestKeys(store, now, limit);
   const records = await Promise.all(keys.map((key) => store.get<SignInEventRecord>(key)));
-  return records
+  const events = records
     .filter((r): r is SignInEventRecord => r !== null && r.kind === "sign-in-event" && r.expiresAt > now)
     .sort((a, b) => b.at - a.at)
     .slice(0, limit)
-    .map(({ kind: _kind, expiresAt: _expiresAt, ...event }) => event);
+    .map(({ kind: _kind, expiresAt: _expiresAt, ...event }) => (event.clientId === undefined ? event : { ...event, clientId: clientText(event.clientId) }));
+  return withUnlisted(store, events, now);
 }

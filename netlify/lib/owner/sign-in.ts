@@ -1,6 +1,9 @@
 // How the owner proves it is them, wherever they sign in (an app's sign-in page or the
 // console): the password or a passkey, both under the guessing throttle. Each real attempt
 // lands in the sign-in history; a throttled one does not, so an attacker cannot flood it.
+// A device that signed in before (its known-device cookie) or holds a live session is judged
+// by its own failures only; every success marks the browser as known (the caller sends the
+// result's cookies).
 import { AccessDenied, InvalidRequest, TooManyAttempts, WrongCredentials, type AnsweredError } from "../errors.ts";
 import type { SignInEventView } from "../pages/account-view.ts";
 import type { Config } from "../platform/config.ts";
@@ -9,7 +12,8 @@ import { verifyPassword } from "./password.ts";
 import type { Runtime } from "../platform/runtime.ts";
 import { SIGN_IN_FAILURES, type SignInFailure } from "./sign-in-failures.ts";
 import { recordSignInEvent } from "./sign-in-events.ts";
-import { attemptSucceeded, beginAttempt } from "./throttle.ts";
+import { knownDevice, rememberDevice } from "./known-device.ts";
+import { attemptSucceeded, beginAttempt, type AttemptScope, type OverallState, type ThrottleVerdict } from "./throttle.ts";
 
 type OwnerCredential =
   | { method: "password"; password: string }
@@ -17,14 +21,53 @@ type OwnerCredential =
 
 
 type SignInResult =
-  | { ok: true; method: OwnerCredential["method"] }
-  | { ok: false; reason: SignInFailure }
-  | { ok: false; reason: "throttled"; retryAfterSeconds: number };
+  | {
+      ok: true;
+      method: OwnerCredential["method"];
+      /** False when this browser had not signed in before (no known-device cookie, no live
+       * session): "a sign-in from a new device", for whoever tells the owner. */
+      knownDevice: boolean;
+      /** Set-Cookie values that mark the browser as known: the answer must carry them. */
+      setCookies: string[];
+      overall: OverallState;
+    }
+  | { ok: false; reason: SignInFailure; overall?: OverallState }
+  /** `overall` says whether the overall limit was in force ("engaged"). */
+  | { ok: false; reason: "throttled"; retryAfterSeconds: number; overall: OverallState };
 
 export interface AttemptContext {
   ip: string;
   where: SignInEventView["where"];
   clientId?: string;
+  /** The request, for its known-device cookie. */
+  req?: Request;
+  /** The live session of the request, when the caller has looked it up. */
+  sessionId?: string;
+}
+
+/** The device an attempt comes from, as the throttle counts it: a known device by its cookie's
+ * id, else a live session by its id; neither for anyone else. */
+async function deviceOf(config: Config, context: AttemptContext, now: number): Promise<{ cookieId: string | null; throttleId?: string }> {
+  const cookieId = context.req ? await knownDevice(context.req, config, now) : null;
+  if (cookieId) return { cookieId, throttleId: `device:${cookieId}` };
+  return context.sessionId ? { cookieId, throttleId: `session:${context.sessionId}` } : { cookieId };
+}
+
+type Device = Awaited<ReturnType<typeof deviceOf>>;
+
+async function begin(rt: Runtime, context: AttemptContext, device: Device, scope: AttemptScope): Promise<ThrottleVerdict> {
+  return beginAttempt(rt.store, { ip: context.ip, ...(device.throttleId ? { device: device.throttleId } : {}) }, rt.now(), scope);
+}
+
+/** After a right credential: the attempt's counts taken back, the success in the history, and
+ * the browser marked as known for another year. */
+async function succeeded(rt: Runtime, config: Config, context: AttemptContext, device: Device, verdict: Extract<ThrottleVerdict, { allowed: true }>, method: OwnerCredential["method"]): Promise<SignInResult> {
+  const [setCookies] = await Promise.all([
+    rememberDevice(config, device.cookieId, rt.now()),
+    attemptSucceeded(rt.store, verdict.attempt, rt.now()),
+    recordAttempt(rt, context, method),
+  ]);
+  return { ok: true, method, knownDevice: device.throttleId !== undefined, setCookies, overall: verdict.overall };
 }
 
 export async function recordAttempt(
@@ -49,19 +92,19 @@ async function checkPassword(rt: Runtime, config: Config, password: string, cont
   const off = purpose === "sign-in" && !config.passwordLogin && !passwordLoginAllowed(false, await listPasskeys(rt.store));
   // The throttle comes before anything is recorded, on every path. A password that is off is
   // never checked, so it guesses nothing: it counts against its address only (against floods).
-  const verdict = await beginAttempt(rt.store, context.ip, rt.now(), off ? "address" : "overall");
-  if (!verdict.allowed) return { ok: false, reason: "throttled", retryAfterSeconds: verdict.retryAfterSeconds };
+  const device = await deviceOf(config, context, rt.now());
+  const verdict = await begin(rt, context, device, off ? "address" : "overall");
+  if (!verdict.allowed) return { ok: false, reason: "throttled", retryAfterSeconds: verdict.retryAfterSeconds, overall: verdict.overall };
   if (off) {
     await recordAttempt(rt, context, "password", "password-off");
-    return { ok: false, reason: "password-off" };
+    return { ok: false, reason: "password-off", overall: verdict.overall };
   }
   if (!(await verifyPassword(password, config.password))) {
-    // The attempt's own record is the failure count.
+    // The attempt's own entries are the failure count.
     await recordAttempt(rt, context, "password", "password");
-    return { ok: false, reason: "password" };
+    return { ok: false, reason: "password", overall: verdict.overall };
   }
-  await Promise.all([attemptSucceeded(rt.store, verdict.attempt), recordAttempt(rt, context, "password")]);
-  return { ok: true, method: "password" };
+  return succeeded(rt, config, context, device, verdict, "password");
 }
 
 async function checkPasskey(rt: Runtime, config: Config, ticket: string, response: string, context: AttemptContext): Promise<SignInResult> {
@@ -70,22 +113,19 @@ async function checkPasskey(rt: Runtime, config: Config, ticket: string, respons
   // out. Failed answers still count against their own address, which keeps an attacker's junk
   // from flooding the verification and the history.
   const now = rt.now();
-  const verdict = await beginAttempt(rt.store, context.ip, now, "address");
-  if (!verdict.allowed) return { ok: false, reason: "throttled", retryAfterSeconds: verdict.retryAfterSeconds };
+  const device = await deviceOf(config, context, now);
+  const verdict = await begin(rt, context, device, "address");
+  if (!verdict.allowed) return { ok: false, reason: "throttled", retryAfterSeconds: verdict.retryAfterSeconds, overall: verdict.overall };
   const passkeys = await listPasskeys(rt.store);
   // Loaded only here: the WebAuthn library is the heaviest thing this server uses.
   const { verifyAuthentication } = await import("./webauthn.ts");
   const verified = passkeys.length > 0 ? await verifyAuthentication(rt.store, config, passkeys, { ticket, response }, now) : null;
   if (!verified) {
     await recordAttempt(rt, context, "passkey", "passkey");
-    return { ok: false, reason: "passkey" };
+    return { ok: false, reason: "passkey", overall: verdict.overall };
   }
-  await Promise.all([
-    recordPasskeyUse(rt.store, verified.passkey.id, verified.counter, now),
-    attemptSucceeded(rt.store, verdict.attempt),
-    recordAttempt(rt, context, "passkey"),
-  ]);
-  return { ok: true, method: "passkey" };
+  await recordPasskeyUse(rt.store, verified.passkey.id, verified.counter, now);
+  return succeeded(rt, config, context, device, verdict, "passkey");
 }
 
 export async function signInOwner(rt: Runtime, config: Config, credential: OwnerCredential, context: AttemptContext, purpose: Purpose = "sign-in"): Promise<SignInResult> {
@@ -101,15 +141,20 @@ export function credentialFrom(form: URLSearchParams): OwnerCredential {
   return { method: "password", password: form.get("password") ?? "" };
 }
 
-/** Held back by the guessing throttle, in the words every sign-in form shows. */
-export function throttled(retryAfterSeconds: number): TooManyAttempts {
+/** Held back by the guessing throttle, in the words every sign-in form shows. When the overall
+ * limit held it back, the owner is told the ways round it. */
+export function throttled(retryAfterSeconds: number, overall: OverallState = "not-counted"): TooManyAttempts {
   const minutes = Math.ceil(retryAfterSeconds / 60);
-  return new TooManyAttempts(`Too many wrong passwords. For your safety, signing in is paused: try again in ${minutes} minute${minutes === 1 ? "" : "s"}.`, retryAfterSeconds);
+  const wait = `try again in ${minutes} minute${minutes === 1 ? "" : "s"}`;
+  if (overall === "engaged") {
+    return new TooManyAttempts(`Many wrong passwords have been tried here lately, so a browser that has not signed in before gets one try a minute: ${wait}, or sign in with a passkey or on a device you have signed in on before.`, retryAfterSeconds);
+  }
+  return new TooManyAttempts(`Too many wrong passwords. For your safety, signing in is paused: ${wait}.`, retryAfterSeconds);
 }
 
 /** A failed sign-in as the console's API refuses it. */
 export function refusalFor(result: Exclude<SignInResult, { ok: true }>): AnsweredError {
-  if (result.reason === "throttled") return throttled(result.retryAfterSeconds);
+  if (result.reason === "throttled") return throttled(result.retryAfterSeconds, result.overall);
   const shown = SIGN_IN_FAILURES[result.reason].shown;
   switch (result.reason) {
     case "password":

@@ -1,130 +1,150 @@
-// Password guessing limits, counted in Blobs so they hold across function instances:
-// per client address, a growing back-off after a few failures; overall, a lock after many
-// failures in an hour (the owner is one person; twenty wrong passwords an hour is an attack).
+// Password guessing limits, counted in Blobs so they hold across function instances.
 //
-// Every attempt is written down as a record of its own BEFORE the password is checked, then
-// the attempts before it are counted. Guesses sent at the same moment therefore see each
-// other (no read-then-write counter to lose updates), and a refused attempt removes its
-// record again, so being held back neither counts nor extends anything.
+// An attempt from a device the owner has signed in on before (a known-device cookie) or that
+// holds a live session is judged by that device's own failures only: failures from anywhere
+// else never hold it back. Any other attempt is counted by its address (an IPv6 /64), by its
+// network (an IPv4 /24, an IPv6 /48), each with a growing back-off after a few failures, and,
+// when it checks a password, overall: past twenty failures in an hour the overall limit lets
+// one counted guess through per minute, for everyone without a known device, instead of
+// stopping everyone (which let anyone lock the owner out).
+//
+// Every attempt let through is written into each of its counters BEFORE the password is
+// checked (owner/throttle-counter.ts: one conditional write each), and counts as a failure
+// until a right password takes it back; a refused attempt writes nothing.
 import { randomBytes } from "node:crypto";
-import { isIPv6 } from "../http/ip-address.ts";
 import { RECORDS } from "../platform/records.ts";
 import type { KeyValueStore } from "../platform/store.ts";
+import { addressGroup, networkGroup } from "./address-groups.ts";
+import { clearCounter, readEntries, reserve, takeBack, type Counter, type Entry, type Rule } from "./throttle-counter.ts";
+
+export { addressGroup, networkGroup } from "./address-groups.ts";
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
 
 export const THROTTLE_POLICY = {
-  /** Failures from one address before back-off starts. */
+  /** Failures from one address (or one known device) before back-off starts. */
   freeFailuresPerIp: 5,
+  /** Failures from one network (IPv4 /24, IPv6 /48) before back-off starts. */
+  freeFailuresPerNetwork: 10,
   /** First back-off; doubles with each further failure. */
-  firstBackoffMs: 60_000,
-  maxBackoffMs: 15 * 60_000,
-  /** An address's failures are remembered for a day. */
-  ipMemoryMs: 24 * 60 * 60_000,
+  firstBackoffMs: MINUTE,
+  maxBackoffMs: 15 * MINUTE,
+  /** An address's, a network's and a device's failures are remembered for a day. */
+  ipMemoryMs: 24 * HOUR,
+  /** Failures in an hour, from devices not known, past which the overall limit engages... */
   globalFailures: 20,
-  globalWindowMs: 60 * 60_000,
-  globalLockMs: 15 * 60_000,
+  globalWindowMs: HOUR,
+  /** ...and then lets one counted guess through per this long. */
+  globalIntervalMs: MINUTE,
+  /** Held back this long when a counter kept changing under a burst of attempts. */
+  busyRetryMs: 5_000,
 } as const;
 
-interface AttemptRecord {
-  at: number;
-  expiresAt: number;
-}
-
-/** An attempt that was let through: what the outcome must clean up. */
-interface Attempt {
-  ipPrefix: string;
-  ipKey: string;
-  /** Absent for an attempt that does not count towards the overall lock. */
-  globalKey?: string;
-}
-
-/** "overall": a password check, counted per address and towards the overall lock. "address":
- * an attempt that guesses nothing (a passkey answer, which cannot be guessed, or a password
- * while password sign-in is off), limited per address against floods but never counted
- * towards the overall lock: otherwise anyone could lock the owner's passkeys out. */
+/** "overall": a password check, counted towards the overall limit too. "address": an attempt
+ * that guesses nothing (a passkey answer, which cannot be guessed, or a password while password
+ * sign-in is off), limited against floods but never counted overall: otherwise anyone could
+ * slow the owner's passkeys down. */
 export type AttemptScope = "overall" | "address";
 
-type ThrottleVerdict = { allowed: true; attempt: Attempt } | { allowed: false; retryAfterSeconds: number };
-
-/** What follows an attempt key's prefix: a fixed-width millisecond count (readable,
- * sortable), then randomness against ties. */
-function attemptStamp(now: number): string {
-  return `${String(now).padStart(15, "0")}-${randomBytes(6).toString("base64url")}`;
+/** Where an attempt comes from. `device`: the id of a known device (its signed cookie) or of
+ * a live session, when the request carries one. */
+export interface AttemptSource {
+  ip: string;
+  device?: string;
 }
 
-/** IPv6 users hold a whole /64: counting per address would give a guesser billions of them.
- * (The address is the platform's, so plain parsing is enough: ipaddr.js, a 13 KB library,
- * stays out of the functions that check passwords.) */
-export function addressGroup(ip: string): string {
-  const address = ip.split("%", 1)[0]!.toLowerCase();
-  if (!isIPv6(address)) return address;
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(address);
-  if (mapped) return mapped[1]!;
-  const [head = "", tail] = address.split("::");
-  const groups = (part: string) => (part === "" ? [] : part.split(":"));
-  const before = groups(head);
-  const after = tail === undefined ? [] : groups(tail).flatMap((g) => (g.includes(".") ? ["0", "0"] : [g]));
-  const full = [...before, ...Array<string>(Math.max(0, 8 - before.length - after.length)).fill("0"), ...after];
-  return `${full.slice(0, 4).map((g) => g.replace(/^0+(?=.)/, "")).join(":")}::/64`;
+/** Whether the overall limit judged this attempt: "engaged" when it was in force (past its
+ * threshold: the point where the owner may want to hear of it), "open" when not,
+ * "not-counted" for a known device or an attempt that guesses nothing. */
+export type OverallState = "open" | "engaged" | "not-counted";
+
+interface Reserved {
+  counter: Counter;
+  tag: string;
+  created: boolean;
 }
 
-const GLOBAL_PREFIX = RECORDS.throttleOverall.prefix;
-
-/** Every other attempt still remembered: the finished failures, and any made at the same
- * moment (counted as failures too: in a burst, the safe reading). The time is read from the
- * key itself, so counting costs one list and no reads. */
-async function others(store: KeyValueStore, prefix: string, own: string, since: number): Promise<number[]> {
-  const keys = (await store.list(prefix)).filter((key) => key !== own);
-  return keys.map((key) => Number(key.slice(prefix.length, prefix.length + 15))).filter((at) => Number.isFinite(at) && at > since);
+/** An attempt let through: what its outcome must clean up. */
+export interface Attempt {
+  reserved: Reserved[];
+  /** Cleared by a right password: the address's or the device's own count. */
+  own: Counter;
 }
 
-const latest = (times: number[]) => times.reduce((a, b) => Math.max(a, b), 0);
+export type ThrottleVerdict =
+  | { allowed: true; attempt: Attempt; overall: OverallState }
+  | { allowed: false; retryAfterSeconds: number; overall: OverallState };
 
-/** When the address may try again, given the failures before this attempt. */
-function ipLockedUntil(failures: number[]): number {
-  const p = THROTTLE_POLICY;
-  const excess = failures.length - p.freeFailuresPerIp;
-  if (excess < 0) return 0;
-  return latest(failures) + Math.min(p.firstBackoffMs * 2 ** excess, p.maxBackoffMs);
-}
+const p = THROTTLE_POLICY;
 
-/** Twenty failures within an hour of the latest one lock everyone out for fifteen minutes. */
-function globalLockedUntil(failures: number[]): number {
-  const p = THROTTLE_POLICY;
-  if (failures.length === 0) return 0;
-  const last = latest(failures);
-  const recent = failures.filter((at) => at > last - p.globalWindowMs);
-  return recent.length >= p.globalFailures ? last + p.globalLockMs : 0;
-}
-
-/** Records the attempt, then decides; a refused attempt leaves no trace. */
-export async function beginAttempt(store: KeyValueStore, ip: string, now: number, scope: AttemptScope = "overall"): Promise<ThrottleVerdict> {
-  const p = THROTTLE_POLICY;
-  const group = addressGroup(ip);
-  const attempt: Attempt = {
-    ipPrefix: RECORDS.throttleAddress.addressPrefix(group),
-    ipKey: RECORDS.throttleAddress.key(group, attemptStamp(now)),
-    ...(scope === "overall" ? { globalKey: RECORDS.throttleOverall.key(attemptStamp(now)) } : {}),
+function backoff(free: number): Rule {
+  return (entries) => {
+    const excess = entries.length - free;
+    if (excess < 0) return 0;
+    const latest = entries.reduce((a, e) => Math.max(a, e.at), 0);
+    return latest + Math.min(p.firstBackoffMs * 2 ** excess, p.maxBackoffMs);
   };
-  const { globalKey } = attempt;
-  await Promise.all([
-    store.set(attempt.ipKey, { at: now, expiresAt: now + p.ipMemoryMs } satisfies AttemptRecord),
-    globalKey && store.set(globalKey, { at: now, expiresAt: now + p.globalWindowMs + p.globalLockMs } satisfies AttemptRecord),
-  ]);
-  const [ipFailures, globalFailures] = await Promise.all([
-    others(store, attempt.ipPrefix, attempt.ipKey, now - p.ipMemoryMs),
-    globalKey ? others(store, GLOBAL_PREFIX, globalKey, now - p.globalWindowMs - p.globalLockMs) : [],
-  ]);
-  const lockedUntil = Math.max(ipLockedUntil(ipFailures), globalLockedUntil(globalFailures));
-  if (lockedUntil > now) {
-    await Promise.all([store.delete(attempt.ipKey), globalKey && store.delete(globalKey)]);
-    return { allowed: false, retryAfterSeconds: Math.ceil((lockedUntil - now) / 1000) };
-  }
-  return { allowed: true, attempt };
 }
 
-/** A right password clears its address's count; its own entry leaves the overall window,
- * which otherwise stays (successes are not failures, and the window is not the owner's). */
-export async function attemptSucceeded(store: KeyValueStore, attempt: Attempt): Promise<void> {
-  const keys = await store.list(attempt.ipPrefix);
-  await Promise.all([...keys.map((key) => store.delete(key)), attempt.globalKey && store.delete(attempt.globalKey)]);
+const engaged = (entries: Entry[]) => entries.length >= p.globalFailures;
+
+/** Past the threshold, one counted guess per interval. */
+const overallRule: Rule = (entries) => (engaged(entries) ? entries.reduce((a, e) => Math.max(a, e.at), 0) + p.globalIntervalMs : 0);
+
+const counter = (key: string, memoryMs: number, keep: number, capped: boolean): Counter => ({ key, memoryMs, keep, capped });
+const EXTRA = 5; // entries kept past a rule's threshold: the back-off is at its longest by then
+const addressCounter = (group: string) => counter(RECORDS.throttleAddress.key(group), p.ipMemoryMs, p.freeFailuresPerIp + EXTRA, true);
+const networkCounter = (group: string) => counter(RECORDS.throttleAddress.key(group), p.ipMemoryMs, p.freeFailuresPerNetwork + EXTRA, true);
+const deviceCounter = (device: string) => counter(RECORDS.throttleDevice.key(device), p.ipMemoryMs, p.freeFailuresPerIp + EXTRA, false);
+const OVERALL = counter(RECORDS.throttleOverall.key(), p.globalWindowMs, p.globalFailures, false);
+
+interface Stage {
+  counter: Counter;
+  rule: Rule;
+}
+
+function stagesOf(source: AttemptSource, scope: AttemptScope): Stage[] {
+  if (source.device) return [{ counter: deviceCounter(source.device), rule: backoff(p.freeFailuresPerIp) }];
+  const stages: Stage[] = [{ counter: addressCounter(addressGroup(source.ip)), rule: backoff(p.freeFailuresPerIp) }];
+  const network = networkGroup(source.ip);
+  if (network) stages.push({ counter: networkCounter(network), rule: backoff(p.freeFailuresPerNetwork) });
+  if (scope === "overall") stages.push({ counter: OVERALL, rule: overallRule });
+  return stages;
+}
+
+const seconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
+
+async function undo(store: KeyValueStore, reserved: Reserved[], now: number): Promise<void> {
+  await Promise.all(reserved.map((r) => takeBack(store, r.counter, r.tag, r.created, now)));
+}
+
+/** Decides, and writes the attempt into its counters when it may go. A look at every counter
+ * first refuses a held-back attempt without writing anything. */
+export async function beginAttempt(store: KeyValueStore, source: AttemptSource, now: number, scope: AttemptScope = "overall"): Promise<ThrottleVerdict> {
+  const stages = stagesOf(source, scope);
+  const counted = stages.some((s) => s.counter === OVERALL);
+  const looks = await Promise.all(stages.map((s) => readEntries(store, s.counter, now)));
+  const overall: OverallState = !counted ? "not-counted" : engaged(looks[looks.length - 1]!) ? "engaged" : "open";
+  const until = Math.max(...stages.map((s, i) => s.rule(looks[i]!, now)));
+  if (until > now) return { allowed: false, retryAfterSeconds: seconds(until - now), overall };
+
+  const tag = randomBytes(9).toString("base64url");
+  const reserved: Reserved[] = [];
+  for (const stage of stages) {
+    const result = await reserve(store, stage.counter, stage.rule, { at: now, tag });
+    if (result === "busy" || !result.ok) {
+      await undo(store, reserved, now);
+      return { allowed: false, retryAfterSeconds: seconds(result === "busy" ? p.busyRetryMs : result.until - now), overall };
+    }
+    if (result.written) reserved.push({ counter: stage.counter, tag, created: result.created });
+  }
+  return { allowed: true, attempt: { reserved, own: stages[0]!.counter }, overall };
+}
+
+/** A right password clears its address's (or device's) count; its own entries leave the
+ * network's and the overall count, which otherwise stay (the other failures were not the owner's). */
+export async function attemptSucceeded(store: KeyValueStore, attempt: Attempt, now: number): Promise<void> {
+  const others = attempt.reserved.filter((r) => r.counter !== attempt.own);
+  await Promise.all([clearCounter(store, attempt.own), undo(store, others, now)]);
 }

@@ -52,6 +52,9 @@ export interface SignInEventView {
   outcome: "success" | "failure";
   /** Why it failed, in words. */
   reason?: string;
+  /** On the newest listed failure of an hour whose slots filled up: how many failures came
+   * after it that hour without a record of their own (the reason says so in words too). */
+  unlisted?: number;
 }
 
 export interface AccountOverview {

@@ -31,6 +31,8 @@ export interface Config {
     session: Uint8Array;
     /** Signs the tickets that carry a WebAuthn challenge from its options to its verification. */
     webauthn: Uint8Array;
+    /** Signs the known-device cookie (owner/known-device.ts). */
+    device: Uint8Array;
   };
   /** PASSWORD_LOGIN: false ("off") lets only passkeys sign in, once at least one exists. */
   passwordLogin: boolean;
@@ -221,6 +223,7 @@ export function loadConfig(env: Env, options: ConfigOptions = {}): ConfigResult 
         code: deriveKey(secret, "authorization-code"),
         session: deriveKey(secret, "owner-session"),
         webauthn: deriveKey(secret, "webauthn-ticket"),
+        device: deriveKey(secret, "known-device"),
       },
       passwordLogin,
       accessTokenTtlMs,

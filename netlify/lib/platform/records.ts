@@ -39,8 +39,6 @@ function permanent(name: string, key: string) {
   return { ...kind, key: (): string => key };
 }
 
-const throttleAddressPrefix = "throttle/ip/";
-
 export const RECORDS = {
   /** An authorization code, keyed by its hash (a copy of the store yields no usable code). */
   code: expiring("authorization code", "codes/", (code: string) => secretHash(code)),
@@ -53,19 +51,27 @@ export const RECORDS = {
   grant: expiring("grant", "grants/", (grantId: string) => grantId),
   /** When a grant's access token was last verified, by grant id. */
   grantUsage: expiring("grant usage", "usage/", (grantId: string) => grantId),
-  /** One password attempt from one address group (hashed), at a time stamp. */
-  throttleAddress: {
-    ...expiring("password attempt by address", throttleAddressPrefix, (address: string, stamp: string) => `${secretHash(address)}/${stamp}`),
-    /** Every attempt of one address group. */
-    addressPrefix: (address: string): string => `${throttleAddressPrefix}${secretHash(address)}/`,
-  },
-  /** One password attempt, counted towards the overall lock, at a time stamp. */
-  throttleOverall: expiring("password attempt overall", "throttle/global/", (stamp: string) => stamp, "ascending"),
+  /** The guessing throttle's counter of one address or network (owner/throttle-counter.ts),
+   * keyed by the group's hash; at most COUNTER_CAP live at once. */
+  throttleAddress: expiring("throttle counter by address or network", "throttle/group/", (group: string) => secretHash(group)),
+  /** One password attempt from one address, as versions before the counters kept them: no
+   * longer written, declared so that the sweep deletes what is left. (Not under the counters'
+   * prefix: the local Blobs server stores keys as files, and a key cannot be both a record
+   * and the folder of older ones.) */
+  throttleLegacy: expiring("password attempt (earlier versions)", "throttle/ip/", (address: string, stamp: string) => `${secretHash(address)}/${stamp}`),
+  /** The guessing throttle's overall counter: one record. */
+  throttleOverall: expiring("throttle counter overall", "throttle/global/", () => "counter", "ascending"),
+  /** The guessing throttle's counter of one known device or session, by its id's hash. */
+  throttleDevice: expiring("throttle counter by known device", "throttle/device/", (deviceId: string) => secretHash(deviceId)),
+  /** How many address and network counters were written on one UTC day (the cap's census). */
+  throttleCensus: expiring("throttle census", "throttle/census/", (day: number) => String(day).padStart(6, "0"), "ascending"),
   /** An owner session (the cookie carries its id). */
   session: expiring("owner session", "sessions/", (sessionId: string) => sessionId),
   /** One entry of the owner's sign-in history, in a bounded slot of its day and hour
    * (owner/sign-in-events.ts); keys sort newest first. */
   signInEvent: expiring("sign-in event", "events/", (slot: string) => slot, "descending"),
+  /** How many failures of one hour found its history slots taken (sign-in-events.ts), by hour. */
+  signInOverflow: expiring("sign-in failures not listed", "events-more/", (hour: number) => String(hour).padStart(9, "0"), "ascending"),
   /** A WebAuthn ticket's challenge, once used, keyed by its hash. */
   usedChallenge: expiring("used WebAuthn challenge", "webauthn-used/", (challenge: string) => secretHash(challenge)),
   /** What the owner approved for one app with the password or a passkey (its scopes and

@@ -1,11 +1,14 @@
-// Attack catalogue: flooding the sign-in history. Every attempt that reaches the history has
+// Attack catalogue: flooding the sign-in history, and the throttle's own records. Every attempt that reaches the history has
 // passed the throttle first, on every path (PASSWORD_LOGIN=off included); the history itself
 // is bounded (ten failures and thirty sign-ins an hour), so junk from any number of addresses
 // cannot grow it without end nor push the owner's own sign-ins out; and the console reads only
 // the newest days it needs, so it answers at once however long the history is.
 import { describe, expect, it } from "vitest";
-import { EVENT_SLOTS_PER_HOUR, recordSignInEvent } from "../../../netlify/lib/owner/sign-in-events.ts";
+import { CLIENT_TEXT_LIMIT, EVENT_SLOTS_PER_HOUR, recordSignInEvent } from "../../../netlify/lib/owner/sign-in-events.ts";
 import { THROTTLE_POLICY } from "../../../netlify/lib/owner/throttle.ts";
+import { COUNTER_CAP } from "../../../netlify/lib/owner/throttle-counter.ts";
+import { approve, signedRequest } from "../../helpers/endpoints.ts";
+import { authorizationParams } from "../../helpers/requests.ts";
 import type { AccountOverview, SignInEventView } from "../../../netlify/lib/pages/account-view.ts";
 import { RECORDS } from "../../../netlify/lib/platform/records.ts";
 import type { KeyValueStore } from "../../../netlify/lib/platform/store.ts";
@@ -64,21 +67,78 @@ describe("history flood: the throttle comes before the history, on every path", 
 });
 
 describe("history flood: the history is bounded", () => {
-  it(`junk passkey answers from sixty addresses in one hour leave ${EVENT_SLOTS_PER_HOUR.failure} failures; the owner's sign-in that hour is still recorded`, async () => {
+  it(`junk passkey answers from sixty networks in one hour leave ${EVENT_SLOTS_PER_HOUR.failure} failures; the owner's sign-in that hour is still recorded`, async () => {
     const rt = await fastRuntime();
     const { authenticator } = await withPasskey(rt);
     rt.clock.advance(HOUR);
-    for (let i = 0; i < 60; i++) expect((await passkeySignIn(rt, { ticket: "x", response: "{}" }, `198.51.100.${i + 1}`)).status).toBe(401);
+    for (let i = 0; i < 60; i++) expect((await passkeySignIn(rt, { ticket: "x", response: "{}" }, `198.51.${i}.7`)).status).toBe(401);
     const cookie = await consoleSignIn(rt);
     expect((await passkeySignIn(rt, await passkeyAnswer(rt, authenticator))).status).toBe(200);
 
     const events = (await overview(rt, cookie)).events.filter((e) => e.at >= START_TIME + HOUR);
-    expect(events.filter((e) => e.outcome === "failure")).toHaveLength(EVENT_SLOTS_PER_HOUR.failure);
+    const failures = events.filter((e) => e.outcome === "failure");
+    expect(failures).toHaveLength(EVENT_SLOTS_PER_HOUR.failure);
+    // The rest of the hour's failures are counted, and said on its newest listed failure.
+    const unlisted = 60 - EVENT_SLOTS_PER_HOUR.failure;
+    expect(failures[0]).toMatchObject({ unlisted, reason: `passkey not accepted; and ${unlisted} more failed attempts this hour, not listed` });
+    expect(failures.slice(1).every((e) => e.unlisted === undefined)).toBe(true);
     expect(events.filter((e) => e.outcome === "success").map((e) => e.method).sort()).toEqual(["passkey", "password"]);
     // The next hour has room again.
     rt.clock.advance(HOUR);
     expect((await passkeySignIn(rt, { ticket: "x", response: "{}" }, "192.0.2.77")).status).toBe(401);
     expect((await overview(rt, cookie)).events[0]).toMatchObject({ method: "passkey", outcome: "failure", ip: "192.0.2.77" });
+  }, 60_000);
+});
+
+describe("throttle flood: the throttle's own records are bounded", () => {
+  const throttleKeys = async (rt: TestRuntime, prefix = "throttle/") => rt.store.list(prefix);
+  const DAY_NUMBER = Math.floor(START_TIME / DAY);
+
+  it("120 junk passkey answers from 20 addresses leave one record per address and per network, not one per attempt", async () => {
+    const rt = await fastRuntime();
+    const ips = Array.from({ length: 20 }, (_, i) => `198.51.${i}.7`);
+    for (const ip of ips) for (let i = 0; i < 6; i++) expect([401, 429]).toContain((await passkeySignIn(rt, { ticket: "x", response: "{}" }, ip)).status);
+    expect(await throttleKeys(rt, RECORDS.throttleAddress.prefix)).toHaveLength(ips.length * 2);
+    // ...beside the day's census, and nothing else.
+    expect((await throttleKeys(rt)).filter((k) => !k.startsWith(RECORDS.throttleAddress.prefix))).toEqual([RECORDS.throttleCensus.key(DAY_NUMBER)]);
+  }, 60_000);
+
+  it("an IPv6 /48's 65,536 /64s are one network: 300 junk answers from 300 of them leave eleven records", async () => {
+    const rt = await fastRuntime();
+    const statuses: number[] = [];
+    for (let i = 0; i < 300; i++) statuses.push((await passkeySignIn(rt, { ticket: "x", response: "{}" }, `2001:db8:99:${i.toString(16)}::1`)).status);
+    const held = THROTTLE_POLICY.freeFailuresPerNetwork;
+    expect(statuses).toEqual([...Array<number>(held).fill(401), ...Array<number>(300 - held).fill(429)]);
+    expect(await throttleKeys(rt, RECORDS.throttleAddress.prefix)).toHaveLength(held + 1);
+  }, 60_000);
+
+  it(`past ${COUNTER_CAP} address and network records over today and yesterday, no more are written, and the overall limit still counts`, async () => {
+    const rt = await fastRuntime();
+    // Yesterday's census one short of the cap: one more record may be written, then none.
+    await rt.store.set(RECORDS.throttleCensus.key(DAY_NUMBER - 1), { kind: "throttle-census", count: COUNTER_CAP - 1, expiresAt: START_TIME + DAY });
+    const request = await signedRequest(rt);
+    for (let i = 0; i < THROTTLE_POLICY.globalFailures; i++) expect((await approve(rt, request, { password: "wrong", ip: `198.51.${i}.7` })).status).toBe(303);
+    expect(await throttleKeys(rt, RECORDS.throttleAddress.prefix)).toHaveLength(1);
+    // The check still ran on every attempt: the overall count holds them all, and holds back the next.
+    const held = await approve(rt, request, { ip: "192.0.2.1" });
+    expect(held.status).toBe(429);
+    expect(Number(held.headers.get("retry-after"))).toBe(THROTTLE_POLICY.globalIntervalMs / 1000);
+  });
+});
+
+describe("history flood: what a guesser writes into the history is bounded", () => {
+  it("a client_id of 2,000 characters is kept and shown as 100", async () => {
+    const rt = await fastRuntime();
+    const clientId = `https://app.example.com/${"x".repeat(1976)}`;
+    const request = await signedRequest(rt, authorizationParams({ client_id: clientId }));
+    expect((await approve(rt, request, { password: "wrong" })).status).toBe(303);
+    const cookie = await consoleSignIn(rt);
+    const failure = (await overview(rt, cookie)).events.find((e) => e.outcome === "failure");
+    expect(failure?.clientId).toBe(`${clientId.slice(0, 99)}…`);
+    expect(Array.from(failure!.clientId!)).toHaveLength(CLIENT_TEXT_LIMIT);
+    // Stored cut too: the history's records hold no more than that.
+    const stored = await Promise.all((await historyKeys(rt)).map((key) => rt.store.get<SignInEventView>(key)));
+    expect(Math.max(...stored.map((e) => e?.clientId?.length ?? 0))).toBeLessThanOrEqual(CLIENT_TEXT_LIMIT);
   });
 });
 

@@ -1,7 +1,8 @@
 // Attack catalogue: password guessing. The throttle lives in the shared store, so it must hold
 // across separate function instances (here: separate runtimes on one store, and a fresh module
 // graph for a cold start), across every door the password opens (an app's sign-in page, the
-// console, passkey sign-in), and a lock must end exactly when it says: not before, not never.
+// console, passkey sign-in), by address, by network and overall, and a lock must end exactly
+// when it says: not before, not never. (Known devices: owner-lockout.test.ts.)
 //
 // Most suites here use a bcrypt hash at cost 4 (fastRuntime) so that dozens of guesses stay
 // quick; the throttle does not depend on the hash.
@@ -16,12 +17,16 @@ import { BASE } from "../../helpers/requests.ts";
 import { TEST_PASSWORD } from "../../helpers/env.ts";
 import { testRuntime, type TestRuntime } from "../../helpers/runtime.ts";
 import { RECORDS } from "../../../netlify/lib/platform/records.ts";
+import { withVersionedWrites } from "../../helpers/versioned-store.ts";
+import { sweepExpired } from "../../../netlify/lib/platform/housekeeping.ts";
 
 const p = THROTTLE_POLICY;
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;
 const HOUR = 60 * MINUTE;
 const ATTACKER = "203.0.113.66";
+/** The i-th address of a guesser spread over many networks (one per /24). */
+const spread = (i: number) => `198.51.${i}.7`;
 
 /** Two function instances: their own runtime and clock, one store. */
 async function twoInstances(): Promise<[TestRuntime, TestRuntime]> {
@@ -67,11 +72,32 @@ describe("password guessing: the throttle holds across function instances sharin
     await expectHeldBack(await guess(a, TEST_PASSWORD));
   });
 
-  it("twenty failures in an hour from twenty addresses lock every address on every instance", async () => {
+  it("past twenty failures in an hour from twenty networks, the overall limit lets one guess a minute through, on every instance", async () => {
     const [a, b] = await twoInstances();
-    for (let i = 0; i < p.globalFailures; i++) expect((await guess(i % 2 ? a : b, "wrong", `198.51.100.${i}`)).status).toBe(303);
-    await expectHeldBack(await guess(a, TEST_PASSWORD, "192.0.2.1"), p.globalLockMs / SECOND);
-    await expectHeldBack(await consolePost(b, "/sign-in", { password: TEST_PASSWORD }, { ip: "192.0.2.2" }), p.globalLockMs / SECOND);
+    for (let i = 0; i < p.globalFailures; i++) expect((await guess(i % 2 ? a : b, "wrong", spread(i))).status).toBe(303);
+    await expectHeldBack(await guess(a, TEST_PASSWORD, "192.0.2.1"), p.globalIntervalMs / SECOND);
+    await expectHeldBack(await consolePost(b, "/sign-in", { password: TEST_PASSWORD }, { ip: "192.0.2.2" }), p.globalIntervalMs / SECOND);
+    // A minute on, one guess goes through; the next waits its minute again.
+    tick([a, b], p.globalIntervalMs);
+    expect((await guess(b, "wrong", "192.0.2.3")).status).toBe(303);
+    await expectHeldBack(await guess(a, "wrong", "192.0.2.4"), p.globalIntervalMs / SECOND);
+    tick([a, b], p.globalIntervalMs);
+    expect((await guess(a, "wrong", "192.0.2.5")).status).toBe(303);
+  });
+
+  it("failures are also counted per IPv4 /24: ten from one network hold back its other addresses, never another network's", async () => {
+    const rt = await fastRuntime();
+    // Two each from five addresses: none reaches its own limit of five.
+    for (let i = 0; i < p.freeFailuresPerNetwork; i++) expect((await guess(rt, "wrong", `198.51.100.${10 + (i % 5)}`)).status).toBe(303);
+    await expectHeldBack(await guess(rt, TEST_PASSWORD, "198.51.100.99"), p.firstBackoffMs / SECOND);
+    expect((await guess(rt, TEST_PASSWORD, "198.51.101.99")).status).toBe(302);
+  });
+
+  it("and per IPv6 /48: ten /64s of one /48 count as one network", async () => {
+    const rt = await fastRuntime();
+    for (let i = 0; i < p.freeFailuresPerNetwork; i++) expect((await guess(rt, "wrong", `2001:db8:77:${i.toString(16)}::1`)).status).toBe(303);
+    await expectHeldBack(await guess(rt, TEST_PASSWORD, "2001:db8:77:ffff::1"), p.firstBackoffMs / SECOND);
+    expect((await guess(rt, TEST_PASSWORD, "2001:db8:78::1")).status).toBe(302);
   });
 
   it("a cold start (a fresh module graph and runtime on the same store) still sees the lock", async () => {
@@ -93,6 +119,17 @@ describe("password guessing: the throttle holds across function instances sharin
     for (let i = 0; i < 5; i++) await expectHeldBack(await guess(rt, i % 2 ? TEST_PASSWORD : "wrong"));
     // No throttle, history, session or code record was written.
     expect(await storeSnapshot(rt.store)).toEqual(before);
+  });
+
+  it("records an earlier version left (one per attempt) neither break sign-in nor linger: the sweep knows them", async () => {
+    const rt = await fastRuntime();
+    const legacy = RECORDS.throttleLegacy.key(ATTACKER, `${String(rt.clock.now).padStart(15, "0")}-old`);
+    await rt.store.set(legacy, { at: rt.clock.now, expiresAt: rt.clock.now + p.ipMemoryMs });
+    expect((await guess(rt, "wrong")).status).toBe(303);
+    expect((await guess(rt, TEST_PASSWORD)).status).toBe(302);
+    rt.clock.advance(p.ipMemoryMs + SECOND);
+    await sweepExpired(rt.store, rt.clock.now);
+    expect(await rt.store.list(RECORDS.throttleLegacy.prefix)).toEqual([]);
   });
 
   it("the address comes from the platform (context.ip), never from a header the guesser writes", async () => {
@@ -142,33 +179,43 @@ describe("password guessing: a lock ends when it should, and not before", () => 
     await expectHeldBack(await guess(rt, TEST_PASSWORD));
   });
 
-  it("the global lock holds for fifteen minutes exactly, on every instance, then lets everyone try again", async () => {
+  it("the overall limit's wait lasts exactly its minute, on every instance: held back a second before, let in at the end", async () => {
     const [a, b] = await twoInstances();
-    for (let i = 0; i < p.globalFailures; i++) await guess(a, "wrong", `198.51.100.${i}`);
-    tick([a, b], p.globalLockMs - SECOND);
+    for (let i = 0; i < p.globalFailures; i++) await guess(a, "wrong", spread(i));
+    tick([a, b], p.globalIntervalMs - SECOND);
     await expectHeldBack(await guess(b, TEST_PASSWORD, "192.0.2.1"), 1);
     tick([a, b], SECOND);
     expect((await guess(b, TEST_PASSWORD, "192.0.2.1")).status).toBe(302);
   });
 
-  it("a right password clears its own address's count, never the global window", async () => {
+  it("the overall limit lets go once the failures of the last hour are fewer than twenty", async () => {
     const rt = await fastRuntime();
-    for (let i = 0; i < p.globalFailures - 1; i++) await guess(rt, "wrong", `198.51.100.${i}`);
-    expect((await guess(rt, TEST_PASSWORD, "198.51.100.0")).status).toBe(302);
+    for (let i = 0; i < p.globalFailures; i++) await guess(rt, "wrong", spread(i));
+    rt.clock.advance(p.globalWindowMs);
+    expect((await guess(rt, "wrong", "192.0.2.1")).status).toBe(303);
+    expect((await guess(rt, "wrong", "192.0.2.2")).status).toBe(303);
+  });
+
+  it("a right password clears its own address's count, never the overall window", async () => {
+    const rt = await fastRuntime();
+    for (let i = 0; i < p.globalFailures - 1; i++) await guess(rt, "wrong", spread(i));
+    expect((await guess(rt, TEST_PASSWORD, spread(0))).status).toBe(302);
     expect((await guess(rt, "wrong", "192.0.2.9")).status).toBe(303);
-    await expectHeldBack(await guess(rt, TEST_PASSWORD, "192.0.2.10"), p.globalLockMs / SECOND);
+    await expectHeldBack(await guess(rt, TEST_PASSWORD, "192.0.2.10"), p.globalIntervalMs / SECOND);
   });
 });
 
 describe("password guessing: guesses sent at the same moment", () => {
-  // Each attempt is recorded before its password is checked, and counts every other attempt,
-  // so guesses in flight at once see each other: a read-then-write counter would let a whole
-  // burst through as one failure.
+  // Each attempt is written into its counters (one conditional write each, retried when someone
+  // wrote in between) before its password is checked, so guesses in flight at once see each
+  // other: a plain read-then-write counter would let a whole burst through as one failure.
+  // The store compares versions on replacement as production Blobs does (versioned-store.ts).
   it("twelve wrong passwords at once, over two instances: no more than five passwords are checked before the lock", async () => {
     // The real scrypt hash: each check takes long enough that the guesses overlap, as they do
     // when an attacker opens many connections at once.
     const a = await testRuntime();
     const b = await testRuntime({ storeName: a.storeName });
+    a.store = b.store = withVersionedWrites(a.store);
     const request = await signedRequest(a);
     const burst = await Promise.all(Array.from({ length: 12 }, (_, i) => approve(i % 2 ? a : b, request, { password: `wrong-${i}`, ip: ATTACKER })));
     expect(burst.every((r) => r.status === 303 || r.status === 429)).toBe(true);
@@ -180,5 +227,20 @@ describe("password guessing: guesses sent at the same moment", () => {
       response = await approve(b, request, { password: "wrong", ip: ATTACKER });
     }
     expect(checked).toBeLessThanOrEqual(p.freeFailuresPerIp);
+  });
+
+  it("thirty wrong passwords at once from thirty networks: the overall count loses none, and no more than twenty are checked", async () => {
+    const a = await fastRuntime();
+    const b = await fastRuntime({ storeName: a.storeName });
+    a.store = b.store = withVersionedWrites(a.store);
+    const request = await signedRequest(a);
+    const burst = await Promise.all(Array.from({ length: 30 }, (_, i) => approve(i % 2 ? a : b, request, { password: `wrong-${i}`, ip: spread(i) })));
+    expect(burst.every((r) => r.status === 303 || r.status === 429)).toBe(true);
+    const checked = burst.filter((r) => r.status === 303).length;
+    expect(checked).toBeGreaterThan(0);
+    expect(checked).toBeLessThanOrEqual(p.globalFailures);
+    // Every password checked is in the overall count: none was lost to a write in between.
+    const overall = await a.store.get<{ entries: unknown[] }>(RECORDS.throttleOverall.key());
+    expect(overall?.entries).toHaveLength(checked);
   });
 });

@@ -1,0 +1,63 @@
+// The known-device cookie: set on every successful sign-in, it tells the guessing throttle that
+// this browser has signed in before, so that failures from anywhere else never hold it back
+// (owner/throttle.ts). A signed JWT of its own type, audience and key (crypto/typed-jwt.ts)
+// carrying a random device id and nothing else; HttpOnly; SameSite=Strict (every request that
+// reads it comes from this site's own pages); sent only to the paths that check a password or
+// a passkey; Secure with the __Secure- prefix outside local development. It grants nothing by
+// itself: the password or a passkey is still needed, and a device judged by its own failures
+// is held back after five of them like any address.
+import { randomBytes } from "node:crypto";
+import { signTyped, verifyTyped, type JwtKind } from "../crypto/typed-jwt.ts";
+import { importCommonJs } from "../platform/commonjs.ts";
+import type { Config } from "../platform/config.ts";
+import { APPROVE_PATH, PAGES_PREFIX } from "../pages/paths.ts";
+
+const cookies = () => importCommonJs(() => import("cookie"));
+
+export const DEVICE_TYPE = "indieauth-device+jwt";
+/** A year; renewed at each sign-in (browsers cap a cookie's life at 400 days). */
+const DEVICE_LIFETIME_MS = 365 * 24 * 60 * 60 * 1000;
+/** The sign-in page's form (and its check), and the console's APIs. */
+export const DEVICE_COOKIE_PATHS = [APPROVE_PATH, `${PAGES_PREFIX}/api`] as const;
+const DEVICE_ID = /^[A-Za-z0-9_-]{22}$/;
+
+type DeviceSettings = Pick<Config, "issuer" | "development"> & { keys: Pick<Config["keys"], "device"> };
+
+/** `__Secure-`: only ever set over HTTPS (a prefix browsers refuse without `Secure`, which
+ * local http development cannot have). Not `__Host-`, which would need Path=/. */
+export function deviceCookieName(development: boolean): string {
+  return development ? "indieauth_device" : "__Secure-indieauth_device";
+}
+
+function deviceKind(settings: DeviceSettings): JwtKind {
+  return { key: settings.keys.device, issuer: settings.issuer, typ: DEVICE_TYPE, audience: `${settings.issuer}device` };
+}
+
+/** The device id the request's known-device cookie carries, if its signature, type and expiry
+ * are right; null otherwise. */
+export async function knownDevice(req: Request, settings: DeviceSettings, now: number): Promise<string | null> {
+  const header = req.headers.get("cookie");
+  const name = deviceCookieName(settings.development);
+  if (!header || header.length > 8192 || !header.includes(`${name}=`)) return null;
+  const { parse } = await cookies();
+  let value: string | undefined;
+  try {
+    value = parse(header)[name];
+  } catch {
+    return null;
+  }
+  if (!value) return null;
+  const payload = await verifyTyped<{ did: unknown }>(value, deviceKind(settings), now, 1024);
+  return typeof payload?.did === "string" && DEVICE_ID.test(payload.did) ? payload.did : null;
+}
+
+/** The Set-Cookie values that (re)mark this browser as known, under `deviceId` (a new one when
+ * null), for another year. */
+export async function rememberDevice(settings: DeviceSettings, deviceId: string | null, now: number): Promise<string[]> {
+  const did = deviceId ?? randomBytes(16).toString("base64url");
+  const expiresAt = now + DEVICE_LIFETIME_MS;
+  const jwt = await signTyped({ did }, deviceKind(settings), now, expiresAt);
+  const { serialize } = await cookies();
+  const options = { httpOnly: true, secure: !settings.development, sameSite: "strict" as const, maxAge: Math.floor(DEVICE_LIFETIME_MS / 1000) };
+  return DEVICE_COOKIE_PATHS.map((path) => serialize(deviceCookieName(settings.development), jwt, { ...options, path }));
+}

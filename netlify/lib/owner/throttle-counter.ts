@@ -1,0 +1,133 @@
+// One counter record per thing the guessing throttle counts (an address, a network, a known
+// device, everyone at once): the attempts it still remembers, newest last, each with a tag
+// that lets its own attempt take it back. A reservation reads the record, asks the caller's
+// rule whether one more attempt may go now, and writes the attempt in with one conditional
+// write (onlyIfNew for a new record, onlyIfMatch on the version read otherwise); when someone
+// wrote in between, it reads again and asks again. So guesses sent at the same moment are
+// counted one after another, never lost, and each sees all those before it.
+//
+// Records an attacker can make (one per address and per network) are capped overall: each is
+// counted once per UTC day it is written in a census record of that day, and once today's and
+// yesterday's censuses hold COUNTER_CAP, a record that would have to be counted again is not
+// written (the rule was still asked: the attempt is judged on what is stored). A record lives
+// a day after its last write, so a live one was written today or yesterday and is counted in
+// one of those two censuses: live capped records never number more than COUNTER_CAP.
+import { RECORDS } from "../platform/records.ts";
+import type { KeyValueStore, Version } from "../platform/store.ts";
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+/** Most live address and network records at once. */
+export const COUNTER_CAP = 10_000;
+/** Conditional writes tried before an attempt gives up (the record is too busy: held back). */
+const WRITE_TRIES = 6;
+
+export interface Entry {
+  at: number;
+  tag: string;
+}
+
+interface CounterRecord {
+  kind: "throttle-counter";
+  /** Oldest first; no more than the counter keeps. */
+  entries: Entry[];
+  /** The UTC day whose census counts this record (capped records only). */
+  day?: number;
+  expiresAt: number;
+}
+
+interface CensusRecord {
+  kind: "throttle-census";
+  count: number;
+  expiresAt: number;
+}
+
+export interface Counter {
+  key: string;
+  /** How long an attempt is remembered; the record expires this long after its last write. */
+  memoryMs: number;
+  /** Newest entries kept: enough for the rule to decide. */
+  keep: number;
+  /** Whether the record counts towards COUNTER_CAP (those any address can make). */
+  capped: boolean;
+}
+
+/** When the next attempt may go (0 or a past time: now), given the live entries. */
+export type Rule = (entries: Entry[], now: number) => number;
+
+export type Reservation =
+  /** Let through; `written` false when the cap dropped the write. */
+  | { ok: true; written: boolean; created: boolean }
+  | { ok: false; until: number };
+
+const dayOf = (at: number) => Math.floor(at / DAY_MS);
+
+function live(record: CounterRecord | null, counter: Counter, now: number): Entry[] {
+  if (record?.kind !== "throttle-counter" || !Array.isArray(record.entries) || record.expiresAt <= now) return [];
+  return record.entries.filter((e) => e.at > now - counter.memoryMs);
+}
+
+/** The live entries, for a look without reserving anything. */
+export async function readEntries(store: KeyValueStore, counter: Counter, now: number): Promise<Entry[]> {
+  return live(await store.get<CounterRecord>(counter.key), counter, now);
+}
+
+/** Counts a record in today's census: "full" when today's and yesterday's hold the cap, "busy"
+ * when the census kept changing (never a reason to let an attempt through uncounted). */
+async function countInCensus(store: KeyValueStore, now: number): Promise<"counted" | "full" | "busy"> {
+  const today = dayOf(now);
+  const yesterday = (await store.get<CensusRecord>(RECORDS.throttleCensus.key(today - 1)))?.count ?? 0;
+  for (let i = 0; i < WRITE_TRIES; i++) {
+    const { value, version } = await store.getVersioned<CensusRecord>(RECORDS.throttleCensus.key(today));
+    const count = value?.kind === "throttle-census" ? value.count : 0;
+    if (count + yesterday >= COUNTER_CAP) return "full";
+    const next: CensusRecord = { kind: "throttle-census", count: count + 1, expiresAt: (today + 2) * DAY_MS };
+    if (await store.setIfUnchanged(RECORDS.throttleCensus.key(today), next, version)) return "counted";
+  }
+  return "busy";
+}
+
+async function write(store: KeyValueStore, counter: Counter, entries: Entry[], day: number | undefined, version: Version, now: number): Promise<boolean> {
+  const latest = entries.reduce((a, e) => Math.max(a, e.at), now);
+  const record: CounterRecord = { kind: "throttle-counter", entries, ...(day === undefined ? {} : { day }), expiresAt: latest + counter.memoryMs };
+  return store.setIfUnchanged(counter.key, record, version);
+}
+
+/** Asks the rule, then writes the attempt in; "busy" when the record kept changing. */
+export async function reserve(store: KeyValueStore, counter: Counter, rule: Rule, entry: Entry): Promise<Reservation | "busy"> {
+  const now = entry.at;
+  let counted = false;
+  for (let i = 0; i < WRITE_TRIES; i++) {
+    const { value, version } = await store.getVersioned<CounterRecord>(counter.key);
+    const entries = live(value, counter, now);
+    const until = rule(entries, now);
+    if (until > now) return { ok: false, until };
+    const fresh = entries.length === 0 && !(value?.kind === "throttle-counter" && value.expiresAt > now);
+    let day = value?.kind === "throttle-counter" ? value.day : undefined;
+    if (counter.capped && day !== dayOf(now) && !counted) {
+      const census = await countInCensus(store, now);
+      if (census === "busy") return "busy";
+      if (census === "full") return { ok: true, written: false, created: false };
+      counted = true;
+    }
+    if (counter.capped) day = dayOf(now);
+    if (await write(store, counter, [...entries, entry].slice(-counter.keep), day, version, now)) return { ok: true, written: true, created: fresh };
+  }
+  return "busy";
+}
+
+/** Takes one attempt back (refused further on, or the right password): its entry leaves the
+ * record, and a record left empty that this attempt created goes with it. */
+export async function takeBack(store: KeyValueStore, counter: Counter, tag: string, created: boolean, now: number): Promise<void> {
+  for (let i = 0; i < WRITE_TRIES; i++) {
+    const { value, version } = await store.getVersioned<CounterRecord>(counter.key);
+    if (value?.kind !== "throttle-counter" || !value.entries.some((e) => e.tag === tag)) return;
+    const entries = value.entries.filter((e) => e.tag !== tag);
+    if (entries.length === 0 && created) return store.delete(counter.key);
+    if (await write(store, counter, entries, value.day, version, now)) return;
+  }
+}
+
+/** Forgets everything the counter remembers. */
+export async function clearCounter(store: KeyValueStore, counter: Counter): Promise<void> {
+  await store.delete(counter.key);
+}
