@@ -19,7 +19,6 @@ const FIRST_WAIT_MS = 1;
 const LONGEST_WAIT_MS = 16;
 
 const LOCK_FOLDER = join(tmpdir(), "netlify-indieauth-blob-locks");
-let folderReady: Promise<unknown> | undefined;
 
 function isCode(error: unknown, code: string): boolean {
   return typeof error === "object" && error !== null && (error as { code?: unknown }).code === code;
@@ -34,8 +33,6 @@ async function abandoned(path: string): Promise<boolean> {
 }
 
 async function acquire(path: string, signal: AbortSignal): Promise<void> {
-  folderReady ??= mkdir(LOCK_FOLDER, { recursive: true });
-  await folderReady;
   for (let wait = FIRST_WAIT_MS; ; wait = Math.min(wait * 2, LONGEST_WAIT_MS)) {
     // The caller gave up (its deadline passed): a write must not land after it answered.
     signal.throwIfAborted();
@@ -43,6 +40,11 @@ async function acquire(path: string, signal: AbortSignal): Promise<void> {
       await mkdir(path);
       return;
     } catch (error) {
+      // The folder is made on first use (and again if the temporary folder was cleaned).
+      if (isCode(error, "ENOENT")) {
+        await mkdir(LOCK_FOLDER, { recursive: true });
+        continue;
+      }
       if (!isCode(error, "EEXIST")) throw error;
     }
     if (await abandoned(path)) await rm(path, { recursive: true, force: true });
@@ -50,10 +52,15 @@ async function acquire(path: string, signal: AbortSignal): Promise<void> {
   }
 }
 
+/** Where the lock of `scope` lives while it is held. */
+export function lockPath(scope: string): string {
+  return join(LOCK_FOLDER, createHash("sha256").update(scope).digest("hex"));
+}
+
 /** Runs `work` while holding the lock named by `scope` (the Blobs server, store and key), on
  * this machine, across threads and processes. Waiting stops when `signal` aborts. */
 export async function withLocalWriteLock<T>(scope: string, signal: AbortSignal, work: () => Promise<T>): Promise<T> {
-  const path = join(LOCK_FOLDER, createHash("sha256").update(scope).digest("hex"));
+  const path = lockPath(scope);
   await acquire(path, signal);
   try {
     return await work();
