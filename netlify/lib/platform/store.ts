@@ -170,9 +170,11 @@ class BlobsKeyValueStore implements KeyValueStore {
 
   async getVersioned<T>(key: string): Promise<Versioned<T>> {
     if (this.#local !== null) {
-      const text = await this.#timed("get", (blobs) => blobs.get(key, { type: "text" }));
-      if (text === null) return { value: null, version: { exists: false } };
-      return { value: JSON.parse(text) as T, version: { exists: true, etag: contentVersion(text) } };
+      return this.#timed("get", async (blobs) => {
+        const text = await blobs.get(key, { type: "text" });
+        if (text === null) return { value: null, version: { exists: false } };
+        return { value: JSON.parse(text) as T, version: { exists: true, etag: contentVersion(text) } };
+      });
     }
     const result = await this.#timed("get", (blobs) => blobs.getWithMetadata(key, { type: "json" }));
     if (!result) return { value: null, version: { exists: false } };
