@@ -97,7 +97,7 @@ export async function buildSite(env: Env = process.env, outDir = join(root, "dis
   }
   await write(SIGN_IN_PAGE, await render("sign-in", { me, name, photo }, "Sign in", "sign-in"));
   await write(SELF_TEST_PAGE, await render("self-test", {}, "Self-test", "self-test"));
-  await write(ACCOUNT_PAGE, await render("account", { me, name, photo }, "Your IndieAuth account", "account"));
+  await write(ACCOUNT_PAGE, await render("account", { me, name, photo, assets: ASSETS }, "Your IndieAuth account", "account"));
 
   await esbuild({
     entryPoints: {
@@ -105,6 +105,7 @@ export async function buildSite(env: Env = process.env, outDir = join(root, "dis
       home: join(site, "scripts", "home.ts"),
       "self-test": join(site, "scripts", "self-test.ts"),
       account: join(site, "scripts", "account.ts"),
+      "account-alerts": join(site, "scripts", "account-alerts.ts"),
     },
     outdir: join(outDir, ASSETS),
     bundle: true,

@@ -21,6 +21,7 @@ if (result.ok) {
   console.log(`  issuer           ${config.issuer}`);
   console.log(`  password         ${config.password.kind === "scrypt" ? "scrypt hash (PASSWORD_HASH)" : "bcrypt hash (PASSWORD_SECRET)"}`);
   console.log(`  profile          ${[config.profile.name, config.profile.photo, config.profile.email].filter(Boolean).join(", ") || "(no name, photo or e-mail set)"}`);
+  console.log(`  alerts           ${config.notify ? `on: ${config.notify.format} messages to ${new URL(config.notify.url).host}` : "off (NOTIFY_URL is not set)"}`);
   process.exitCode = 0;
 } else {
   console.error(`${result.problems.length} problem${result.problems.length === 1 ? "" : "s"} with the configuration${fromFile ? " (environment and .env)" : ""}:`);

@@ -63,8 +63,8 @@ export async function typicalGrantRecord(b: Bench): Promise<string> {
 
 /** The owner approved the bench's app with the password before (so a session alone approves
  * it again, within these scopes). */
-export function approvedApp(b: Bench, scopes: string[]): Promise<void> {
-  return rememberApproval(b.rt.store, { clientId: CLIENT_ID, redirectUri: REDIRECT_URI, scopes, method: "password" }, b.rt.now());
+export async function approvedApp(b: Bench, scopes: string[]): Promise<void> {
+  await rememberApproval(b.rt.store, { clientId: CLIENT_ID, redirectUri: REDIRECT_URI, scopes, method: "password" }, b.rt.now());
 }
 
 /** A persistent owner session; returns its Cookie header value ("name=value"). */

@@ -3,7 +3,7 @@
 // reading of server-rendered HTML as a browser would show it.
 import { hashSync } from "bcryptjs";
 import { expect } from "vitest";
-import type { KeyValueStore, Version } from "../../netlify/lib/platform/store.ts";
+import type { KeyValueStore } from "../../netlify/lib/platform/store.ts";
 import { TEST_PASSWORD } from "./env.ts";
 import { testRuntime, type TestRuntime } from "./runtime.ts";
 import type { Runtime } from "../../netlify/lib/platform/runtime.ts";
@@ -56,50 +56,4 @@ export function expectShownAsText(html: string, payload: string): void {
   const handlers = [...html.matchAll(/<[a-z][^>]*>/gi)].filter((m) => /[\s/"']on[a-z]+\s*=/i.test(m[0]));
   expect(handlers.map((m) => m[0])).toEqual([]);
   expect(visibleText(html)).toContain(payload);
-}
-
-// ---------------------------------------------------------------------------------------
-// Conditional writes that are atomic, as the production Blobs service makes them.
-//
-// The local Blobs server the tests run against (@netlify/blobs/server, also behind
-// `netlify dev`) checks If-None-Match / If-Match and then writes, with awaits in between: ten
-// concurrent `onlyIfNew` writes to one key can all report `modified`. Races that the server's
-// design settles with one conditional write (a code redeemed once, a WebAuthn ticket used once,
-// a refresh rotated once) therefore need that write to be atomic here too: this wrapper runs
-// every write to one key of one store in turn, within this process. Reads are untouched.
-
-const writeQueues = new Map<string, Promise<unknown>>();
-
-function inTurn<T>(queue: string, work: () => Promise<T>): Promise<T> {
-  const previous = writeQueues.get(queue) ?? Promise.resolve();
-  const result = previous.then(work, work);
-  const settled = result.then(
-    () => undefined,
-    () => undefined,
-  );
-  writeQueues.set(queue, settled);
-  void settled.then(() => {
-    if (writeQueues.get(queue) === settled) writeQueues.delete(queue);
-  });
-  return result;
-}
-
-export function withAtomicWrites(store: KeyValueStore, storeName: string): KeyValueStore {
-  const queued = <T>(key: string, work: () => Promise<T>): Promise<T> => inTurn(`${storeName}\u0000${key}`, work);
-  return {
-    get: <T>(key: string) => store.get<T>(key),
-    getVersioned: <T>(key: string) => store.getVersioned<T>(key),
-    list: (prefix: string) => store.list(prefix),
-    set: (key: string, value: unknown) => queued(key, () => store.set(key, value)),
-    setIfNew: (key: string, value: unknown) => queued(key, () => store.setIfNew(key, value)),
-    setIfUnchanged: (key: string, value: unknown, version: Version) => queued(key, () => store.setIfUnchanged(key, value, version)),
-    delete: (key: string) => queued(key, () => store.delete(key)),
-  };
-}
-
-/** fastRuntime, with the production store's atomic conditional writes. */
-export async function atomicRuntime(options: Parameters<typeof fastRuntime>[0] = {}): Promise<TestRuntime> {
-  const rt = await fastRuntime(options);
-  rt.store = withAtomicWrites(rt.store, rt.storeName);
-  return rt;
 }

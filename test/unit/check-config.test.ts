@@ -44,4 +44,15 @@ describe("npm run check-config", () => {
     expect(result.stderr).toContain("fix: Make one with: npm run hash-password, and set PASSWORD_HASH");
     expect(result.stdout + result.stderr).not.toContain("npx netlify-indieauth");
   });
+
+  it("says whether alerts are on and where they go (the host only), and names a bad NOTIFY_URL", async () => {
+    const on = run(await testEnv({ NOTIFY_URL: "https://ntfy.sh/jane-secret-topic" }));
+    expect(on.status).toBe(0);
+    expect(on.stdout).toMatch(/alerts +on: ntfy messages to ntfy\.sh\n/);
+    expect(on.stdout).not.toContain("jane-secret-topic");
+    expect(run(await testEnv()).stdout).toMatch(/alerts +off \(NOTIFY_URL is not set\)/);
+    const bad = run(await testEnv({ NOTIFY_URL: "http://hooks.jane.example/in" }));
+    expect(bad.status).toBe(1);
+    expect(bad.stderr).toContain("NOTIFY_URL must use https");
+  });
 });

@@ -4,7 +4,7 @@
 // ipaddr.js is loaded by name when the policy is first asked for: only fetching a client's (or
 // the owner's) page needs it, and as a CommonJS package it is costly to import into a
 // function's ES module (10-30 ms here), which every cold start of `auth` would otherwise pay.
-import { isIP } from "../http/ip-address.ts";
+import { isIP, isIPv4 } from "../http/ip-address.ts";
 import { importCommonJs } from "../platform/commonjs.ts";
 
 /** Decides whether a connection to `ip` may be made (true = allowed). */
@@ -64,4 +64,12 @@ export function publicOnlyPolicy(): Promise<AddressPolicy> {
     },
   );
   return loading;
+}
+
+/** This machine's own addresses only: for a receiver the owner runs locally in development
+ * (a loopback NOTIFY_URL, which the configuration accepts nowhere else). */
+export function loopbackOnlyPolicy(ip: string): boolean {
+  const text = unbracket(ip.trim()).toLowerCase();
+  if (isIPv4(text)) return text.startsWith("127.");
+  return text === "::1" || (text.startsWith("::ffff:") && isIPv4(text.slice(7)) && text.slice(7).startsWith("127."));
 }

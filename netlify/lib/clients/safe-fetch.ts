@@ -72,7 +72,7 @@ const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
 /** A `lookup` for net.connect that refuses the host if ANY of its addresses fails the policy
  * (an attacker could otherwise list a public and a private address together). */
-function guardedLookup(policy: AddressPolicy, dnsLookup: Network["lookup"]): LookupFunction {
+export function guardedLookup(policy: AddressPolicy, dnsLookup: Network["lookup"]): LookupFunction {
   return (hostname: string, options: LookupOptions, callback) => {
     const family = options.family === 4 || options.family === 6 ? options.family : 0;
     dnsLookup(hostname, { all: true, family }, (err, addresses: LookupAddress[]) => {

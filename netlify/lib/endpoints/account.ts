@@ -4,6 +4,7 @@
 import { InvalidRequest, NotFound } from "../errors.ts";
 import { actionsEndpoint, type Handler, type RequestContext, type Route } from "../http/endpoint.ts";
 import { json, withCookies } from "../http/responses.ts";
+import { alert } from "../owner/alerts.ts";
 import { listAuthorisedApps, revokeAllApps, revokeApp } from "../owner/authorised-apps.ts";
 import { listPasskeys, passkeyName, passkeyView, passwordLoginAllowed, removePasskey, renamePasskey } from "../owner/passkeys.ts";
 import { clearSessionCookie, currentSession, endAllSessions, endSession, listSessions, rememberRequested, startSession, type SessionRecord } from "../owner/sessions.ts";
@@ -11,6 +12,7 @@ import { recentSignInEvents } from "../owner/sign-in-events.ts";
 import { deviceLabel } from "../owner/user-agent.ts";
 import type { AccountOverview, AccountSessionView } from "../pages/account-view.ts";
 import { ACCOUNT_API } from "../pages/paths.ts";
+import { alertsStatus, sendTestAlert } from "./alerts-console.ts";
 import { signedIn, signInMethods } from "./console-session.ts";
 
 async function overviewOf(ctx: RequestContext, session: SessionRecord): Promise<AccountOverview> {
@@ -101,7 +103,9 @@ async function deleteKey(ctx: RequestContext, session: SessionRecord): Promise<R
   const { signInOwner, refusalFor, credentialFrom } = await import("../owner/sign-in.ts");
   const confirmed = await signInOwner(rt, config, credentialFrom(form), { ip: requester.ip, where: "account", req: ctx.req, sessionId: session.id }, "confirm");
   if (!confirmed.ok) throw refusalFor(confirmed);
-  if (!(await removePasskey(rt.store, form.get("id") ?? ""))) throw new NotFound("No such passkey.");
+  const removed = await removePasskey(rt.store, form.get("id") ?? "");
+  if (!removed) throw new NotFound("No such passkey.");
+  await alert(ctx, { kind: "passkey-removed", name: removed.name });
   return withCookies(json({ ok: true }), confirmed.setCookies);
 }
 
@@ -118,5 +122,7 @@ export const accountApi = actionsEndpoint({
     "/revoke": { POST: action(signedIn(revoke)) },
     "/passkeys/rename": { POST: action(signedIn(renameKey)) },
     "/passkeys/delete": { POST: action(signedIn(deleteKey)) },
+    "/alerts": { GET: { answers: "json", run: signedIn(alertsStatus) } },
+    "/alerts/test": { POST: action(signedIn(sendTestAlert)) },
   },
 });

@@ -9,6 +9,7 @@
 import { AccessDenied, SignInAlreadyAnswered, UnusableSignInRequest } from "../errors.ts";
 import { actionsEndpoint, type RequestContext } from "../http/endpoint.ts";
 import { redirect, withCookies } from "../http/responses.ts";
+import { alert } from "../owner/alerts.ts";
 import { rememberApproval } from "../owner/app-approvals.ts";
 import { currentSession, hasSessionCookie, rememberRequested, startSession } from "../owner/sessions.ts";
 import { credentialFrom, recordAttempt, signInOwner, throttled, type AttemptContext } from "../owner/sign-in.ts";
@@ -74,7 +75,8 @@ async function issue(ctx: RequestContext, signed: SignedRequest, scopes: string[
   if (!issued.repeat) {
     const approved = { clientId: request.clientId, redirectUri: request.redirectUri, scopes };
     // The password or a passkey approved this much: a session may approve it again.
-    await (approver === "session" ? recordAttempt(rt, attempt, "session") : rememberApproval(rt.store, { ...approved, method: approver }, now));
+    if (approver === "session") await recordAttempt(rt, attempt, "session");
+    else if ((await rememberApproval(rt.store, { ...approved, method: approver }, now)).first) await alert(ctx, { kind: "app-approved", clientId: request.clientId });
   }
   const response = redirect(redirectToClient(request.redirectUri, { code: issued.code, state: request.state }, config.issuer), 302);
   // Also on a repeat: the browser shows the last answer, and the first one's cookie may be lost with it.

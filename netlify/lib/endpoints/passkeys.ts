@@ -4,6 +4,7 @@
 import { InvalidRequest } from "../errors.ts";
 import { actionsEndpoint, type Handler, type RequestContext, type Route } from "../http/endpoint.ts";
 import { json, withCookies } from "../http/responses.ts";
+import { alert } from "../owner/alerts.ts";
 import { addPasskey, listPasskeys, MAX_PASSKEYS, passkeyName, passkeyView } from "../owner/passkeys.ts";
 import { rememberRequested, startSession, type SessionRecord } from "../owner/sessions.ts";
 import { refusalFor, signInOwner } from "../owner/sign-in.ts";
@@ -33,6 +34,7 @@ async function registration(ctx: RequestContext): Promise<Response> {
   const passkey = await verifyRegistration(rt.store, config, { ticket: form.get("ticket") ?? "", response: form.get("response") ?? "", name }, rt.now());
   if (!passkey) throw new InvalidRequest("The passkey could not be verified. Please try again.");
   if (!(await addPasskey(rt.store, passkey))) throw new InvalidRequest("This passkey is already registered, or you have the most passkeys this server keeps.");
+  await alert(ctx, { kind: "passkey-added", name: passkey.name });
   return json({ ok: true, passkey: passkeyView(passkey) });
 }
 

@@ -11,10 +11,12 @@ import { readForm } from "./body.ts";
 import { preflight, readableByAnyOrigin } from "./cors.ts";
 import { isSameOriginPost } from "./request.ts";
 
-/** Who sent the request, as the platform reports it. */
+/** Who sent the request, as the platform reports it; and the platform's way to finish work
+ * after the response has gone (Netlify's context.waitUntil), where it offers one. */
 interface Requester {
   ip: string;
   userAgent: string;
+  waitUntil?: ((work: Promise<unknown>) => void) | undefined;
 }
 
 /** A redirect URI that has been verified, and the state to send back with it. */
@@ -109,7 +111,7 @@ function serve(methods: (req: Request) => Methods | NotFound, cors: boolean): En
     const allowed = Object.keys(found);
     if (cors && req.method === "OPTIONS") return secureTransport(preflight(allowed), rt);
     const route = found[req.method === "HEAD" ? "GET" : (req.method as Method)];
-    const who = { ip: requester?.ip ?? "", userAgent: requester?.userAgent ?? req.headers.get("user-agent") ?? "" };
+    const who = { ip: requester?.ip ?? "", userAgent: requester?.userAgent ?? req.headers.get("user-agent") ?? "", waitUntil: requester?.waitUntil };
     const response = route ? await runRoute(route, req, rt, who) : answerError(new MethodNotAllowed(allowed), "json", undefined, req);
     return secureTransport(cors ? readableByAnyOrigin(response) : response, rt);
   };

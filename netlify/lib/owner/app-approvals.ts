@@ -67,8 +67,9 @@ export function approvesRedirect(approval: AppApproval | null, redirectUri: stri
 }
 
 /** Records an approval made with the password or a passkey: its scopes replace the last
- * ones (the owner's latest choice is the ceiling), its redirect URI joins the others. */
-export async function rememberApproval(store: KeyValueStore, approved: Approved, now: number): Promise<void> {
+ * ones (the owner's latest choice is the ceiling), its redirect URI joins the others. `first`:
+ * the app had no live approval before (never approved, revoked since, or expired). */
+export async function rememberApproval(store: KeyValueStore, approved: Approved, now: number): Promise<{ first: boolean }> {
   const previous = await approvalOf(store, approved.clientId, now);
   const redirectUri = canonicalUrl(approved.redirectUri);
   // A loopback URI on another port is the same one again, not another.
@@ -83,6 +84,7 @@ export async function rememberApproval(store: KeyValueStore, approved: Approved,
     expiresAt: now + APPROVAL_TTL_MS,
   };
   await store.set(approvalKey(approved.clientId), record);
+  return { first: previous === null };
 }
 
 export async function forgetApproval(store: KeyValueStore, clientId: string): Promise<void> {

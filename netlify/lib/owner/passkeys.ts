@@ -62,8 +62,14 @@ export async function renamePasskey(store: KeyValueStore, id: string, name: stri
   return updatePasskeys(store, (items) => (items.some((item) => item.id === id) ? items.map((item) => (item.id === id ? { ...item, name } : item)) : null));
 }
 
-export async function removePasskey(store: KeyValueStore, id: string): Promise<boolean> {
-  return updatePasskeys(store, (items) => (items.some((item) => item.id === id) ? items.filter((item) => item.id !== id) : null));
+/** The passkey removed, or null when there was none with this id. */
+export async function removePasskey(store: KeyValueStore, id: string): Promise<PasskeyRecord | null> {
+  let removed: PasskeyRecord | null = null;
+  const done = await updatePasskeys(store, (items) => {
+    removed = items.find((item) => item.id === id) ?? null;
+    return removed ? items.filter((item) => item !== removed) : null;
+  });
+  return done ? removed : null;
 }
 
 /** The counter only moves forward: two sign-ins verified at the same moment may be written

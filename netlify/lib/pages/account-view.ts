@@ -67,6 +67,10 @@ export interface AccountOverview {
   events: SignInEventView[];
 }
 
+/** GET /indieauth/api/account/alerts: whether alerts are on (NOTIFY_URL), and to which host in
+ * which shape; never the URL, which is a secret of its own. */
+export type AlertsView = { on: false } | { on: true; host: string; format: string };
+
 /** The 401 answer of the API without a live session: what the sign-in form should offer. */
 export interface LoginRequiredView {
   error: "login_required";

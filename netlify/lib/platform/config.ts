@@ -3,6 +3,7 @@
 import { parsePasswordHash, type PasswordHash } from "../owner/password.ts";
 import { parseProfileUrl } from "../protocol/urls.ts";
 import { deriveKey } from "../crypto/secrets.ts";
+import { readNotify, type NotifySettings } from "./notify-config.ts";
 
 export interface Profile {
   name?: string;
@@ -42,6 +43,8 @@ export interface Config {
   refreshTokenTtlMs: number;
   /** A resource server's credential for POST /introspect (INTROSPECTION_TOKEN), if set. */
   introspectionToken?: string;
+  /** Where the owner's alerts go (NOTIFY_URL, NOTIFY_FORMAT); absent when alerts are off. */
+  notify?: NotifySettings;
 }
 
 export interface ConfigProblem {
@@ -85,6 +88,8 @@ const FIXES: Record<string, string> = {
   REFRESH_TOKEN_TTL: "Use a duration such as 90d",
   INTROSPECTION_TOKEN: "Use at least 32 random characters, e.g. the output of: openssl rand -base64 32",
   PASSWORD_LOGIN: "Use on or off",
+  NOTIFY_URL: "Use your webhook's https URL (ntfy topic, Slack, Discord or Matrix hookshot webhook, or any JSON receiver), or leave it unset",
+  NOTIFY_FORMAT: "Use ntfy, slack, discord, matrix or json, or leave it unset to choose by the URL's host",
 };
 
 export type Env = Record<string, string | undefined>;
@@ -204,6 +209,7 @@ export function loadConfig(env: Env, options: ConfigOptions = {}): ConfigResult 
   }
 
   const passwordLogin = readSwitch(env, "PASSWORD_LOGIN", true, problems);
+  const notify = readNotify(env, development, problems);
 
   if (problems.length > 0 || !me || !secret || !password || !baseUrl) {
     const fixFor = (variable: string) => (FIXES[variable] ?? "See the README's table of environment variables").replace(HASH_COMMAND, () => options.hashPasswordCommand ?? EITHER_HASH_COMMAND);
@@ -229,6 +235,7 @@ export function loadConfig(env: Env, options: ConfigOptions = {}): ConfigResult 
       accessTokenTtlMs,
       refreshTokenTtlMs,
       ...(introspectionToken ? { introspectionToken } : {}),
+      ...(notify ? { notify } : {}),
     },
   };
 }

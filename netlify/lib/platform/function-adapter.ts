@@ -3,7 +3,9 @@
 import type { Endpoint } from "../http/endpoint.ts";
 import { defaultRuntime, type Runtime } from "./runtime.ts";
 
-type FunctionHandler = (req: Request, context?: { ip?: string }) => Promise<Response>;
+/** What the handlers read of Netlify's context: the requester's address, and waitUntil (work
+ * the function finishes after the response, such as an alert: owner/alerts.ts). */
+type FunctionHandler = (req: Request, context?: { ip?: string; waitUntil?: (work: Promise<unknown>) => void }) => Promise<Response>;
 
 /** What only some functions have: a function file passes the ones its endpoint uses, so that
  * each function bundles (and loads) only what it needs. */
@@ -13,6 +15,7 @@ export function asFunction(endpoint: Endpoint, services: FunctionServices = {}):
   let rt: Runtime | undefined;
   return (req, context) => {
     rt ??= { ...defaultRuntime(), ...services };
-    return endpoint(req, rt, { ip: context?.ip ?? "", userAgent: req.headers.get("user-agent") ?? "" });
+    const waitUntil = typeof context?.waitUntil === "function" ? context.waitUntil.bind(context) : undefined;
+    return endpoint(req, rt, { ip: context?.ip ?? "", userAgent: req.headers.get("user-agent") ?? "", waitUntil });
   };
 }

@@ -85,6 +85,8 @@ export const RECORDS = {
   passkeys: permanent("passkeys", "owner/passkeys"),
   /** When a session was last seen, apart from the record that signing out deletes. */
   sessionSeen: expiring("session last seen", "session-seen/", (sessionId: string) => sessionId),
+  /** That an alert of one kind went to NOTIFY_URL, until a minute later (owner/alerts.ts). */
+  alertSent: expiring("alert sent", "alerts/", (kind: string) => kind),
   /** Where the last bounded sweep stopped, for the next run to go on from. */
   sweepCursor: permanent("housekeeping cursor", "housekeeping/sweep"),
 };

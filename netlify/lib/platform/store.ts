@@ -4,7 +4,11 @@
 // minute, and a person at the sign-in page, or a Micropub endpoint checking a token, should
 // get a clear "try again" long before that.
 // Every write goes to a key of a kind declared in records.ts, or is refused.
+// Against the local Blobs server (netlify dev, the tests) writes to one key take turns, so that
+// conditional writes are as atomic there as on production Blobs (local-write-lock.ts).
+import { createHash } from "node:crypto";
 import { getStore, type Store } from "@netlify/blobs";
+import { withLocalWriteLock } from "./local-write-lock.ts";
 import { assertRegistered } from "./records.ts";
 
 /** Storage did not answer in time, or failed: endpoints answer 503, nothing half-done. */
@@ -32,8 +36,7 @@ interface BlobStoreOptions {
 export const STORAGE_DEADLINE_MS = 4000;
 
 /** Where a record stood when it was read, to hand back to setIfUnchanged; callers never look
- * inside. A record that exists may come without a tag: the local development server does not
- * return one. */
+ * inside. On the local development server the tag is the content's hash (see contentVersion). */
 export type Version = { readonly exists: false } | { readonly exists: true; readonly etag?: string };
 
 interface Versioned<T> {
@@ -51,8 +54,8 @@ export interface KeyValueStore {
   getVersioned<T>(key: string): Promise<Versioned<T>>;
   /** Writes only if the record is still as `version` found it, with one conditional write:
    * created only if still absent, replaced only if still at the version's tag. False when
-   * someone wrote in between. Where the read gave no tag (the local development server), a
-   * replacement is unconditional and always succeeds. */
+   * someone wrote in between. A version without a tag (which no read here gives) makes the
+   * replacement unconditional. */
   setIfUnchanged(key: string, value: unknown, version: Version): Promise<boolean>;
   delete(key: string): Promise<void>;
   /** Keys under a prefix. */
@@ -60,6 +63,36 @@ export interface KeyValueStore {
 }
 
 const DEFAULT_STORE_NAME = "indieauth";
+
+/** Where the environment's Blobs context points (as @netlify/blobs reads it), if anywhere. */
+function environmentConnection(): Partial<BlobsConnection> {
+  const encoded = (globalThis as { netlifyBlobsContext?: unknown }).netlifyBlobsContext || process.env.NETLIFY_BLOBS_CONTEXT;
+  if (typeof encoded !== "string" || !encoded) return {};
+  try {
+    const parsed: unknown = JSON.parse(Buffer.from(encoded, "base64").toString("utf8"));
+    return typeof parsed === "object" && parsed !== null ? (parsed as Partial<BlobsConnection>) : {};
+  } catch {
+    return {};
+  }
+}
+
+/** The local emulation (`netlify dev`, the tests) answers plain http on a loopback host;
+ * production Blobs is https on Netlify's edge. */
+export function isLocalBlobsServer(edgeURL: string | undefined): boolean {
+  if (!edgeURL) return false;
+  try {
+    const url = new URL(edgeURL);
+    return url.protocol === "http:" && ["localhost", "127.0.0.1", "[::1]"].includes(url.hostname);
+  } catch {
+    return false;
+  }
+}
+
+/** On the local server, a record's version is its content's hash: that server returns no etag
+ * with a read, and its etags (made of a file's modification time) repeat within a millisecond. */
+function contentVersion(text: string): string {
+  return `local:${createHash("sha256").update(text).digest("base64url")}`;
+}
 
 class BlobsKeyValueStore implements KeyValueStore {
   #store: Store | undefined;
@@ -78,19 +111,44 @@ class BlobsKeyValueStore implements KeyValueStore {
     return this.#store;
   }
 
-  /** Runs one operation against the deadline; any failure becomes StorageUnavailable. */
-  async #timed<T>(operation: string, work: (blobs: Store) => Promise<T>): Promise<T> {
+  /** For the local server only: the lock scope of this store's keys (null in production). */
+  #localScope: string | null | undefined;
+  get #local(): string | null {
+    if (this.#localScope === undefined) {
+      const { edgeURL, siteID } = this.options.connection ?? environmentConnection();
+      this.#localScope = isLocalBlobsServer(edgeURL) ? `${edgeURL}\u0000${siteID ?? ""}\u0000${this.name}\u0000` : null;
+    }
+    return this.#localScope;
+  }
+
+  /** Runs one operation against the deadline; any failure becomes StorageUnavailable. The
+   * signal aborts when the deadline passes. */
+  async #timed<T>(operation: string, work: (blobs: Store, signal: AbortSignal) => Promise<T>): Promise<T> {
     let timer: ReturnType<typeof setTimeout> | undefined;
+    const abort = new AbortController();
     const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new StorageUnavailable(operation)), this.#deadlineMs);
+      timer = setTimeout(() => {
+        abort.abort();
+        reject(new StorageUnavailable(operation));
+      }, this.#deadlineMs);
     });
     try {
-      return await Promise.race([work(this.#blobs), deadline]);
+      return await Promise.race([work(this.#blobs, abort.signal), deadline]);
     } catch (error) {
       throw error instanceof StorageUnavailable ? error : new StorageUnavailable(operation, error);
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  /** A write to one key. Production Blobs makes each conditional write atomic; the local
+   * server does not, so there every write to a key (conditional or not) holds that key's lock,
+   * which makes its check-then-write one step as in production. */
+  #write<T>(operation: string, key: string, work: (blobs: Store) => Promise<T>): Promise<T> {
+    return this.#timed(operation, (blobs, signal) => {
+      const scope = this.#local;
+      return scope === null ? work(blobs) : withLocalWriteLock(scope + key, signal, () => work(blobs));
+    });
   }
 
   async get<T>(key: string): Promise<T | null> {
@@ -101,16 +159,23 @@ class BlobsKeyValueStore implements KeyValueStore {
   // setJSON drops the onlyIfNew / onlyIfMatch condition, which would make codes replayable.
   async set(key: string, value: unknown): Promise<void> {
     assertRegistered(key);
-    await this.#timed("set", (blobs) => blobs.set(key, JSON.stringify(value)));
+    await this.#write("set", key, (blobs) => blobs.set(key, JSON.stringify(value)));
   }
 
   async setIfNew(key: string, value: unknown): Promise<boolean> {
     assertRegistered(key);
-    const result = await this.#timed("set", (blobs) => blobs.set(key, JSON.stringify(value), { onlyIfNew: true }));
+    const result = await this.#write("set", key, (blobs) => blobs.set(key, JSON.stringify(value), { onlyIfNew: true }));
     return result.modified;
   }
 
   async getVersioned<T>(key: string): Promise<Versioned<T>> {
+    if (this.#local !== null) {
+      return this.#timed("get", async (blobs) => {
+        const text = await blobs.get(key, { type: "text" });
+        if (text === null) return { value: null, version: { exists: false } };
+        return { value: JSON.parse(text) as T, version: { exists: true, etag: contentVersion(text) } };
+      });
+    }
     const result = await this.#timed("get", (blobs) => blobs.getWithMetadata(key, { type: "json" }));
     if (!result) return { value: null, version: { exists: false } };
     return { value: result.data as T, version: result.etag ? { exists: true, etag: result.etag } : { exists: true } };
@@ -124,12 +189,21 @@ class BlobsKeyValueStore implements KeyValueStore {
       return true;
     }
     assertRegistered(key);
+    if (this.#local !== null) {
+      // The local server: compare the content as it is now, and write, under the key's lock.
+      return this.#write("set", key, async (blobs) => {
+        const current = await blobs.get(key, { type: "text" });
+        if (current === null || contentVersion(current) !== etag) return false;
+        await blobs.set(key, JSON.stringify(value));
+        return true;
+      });
+    }
     const result = await this.#timed("set", (blobs) => blobs.set(key, JSON.stringify(value), { onlyIfMatch: etag }));
     return result.modified;
   }
 
   async delete(key: string): Promise<void> {
-    await this.#timed("delete", (blobs) => blobs.delete(key));
+    await this.#write("delete", key, (blobs) => blobs.delete(key));
   }
 
   async list(prefix: string): Promise<string[]> {

@@ -2,14 +2,13 @@
 // either redemption endpoint), expiry, redemption by another client_id, redirect_uri or PKCE
 // verifier, and every attempt to get a code without S256 PKCE or to redeem one without it.
 //
-// The concurrent replays run on atomicRuntime(): the server settles the race with one
-// conditional write (onlyIfNew), which production Blobs performs atomically but the local Blobs
-// server of the tests does not (see test/helpers/attack-kit.ts).
+// The concurrent replays are settled by one conditional write (onlyIfNew), atomic on production
+// Blobs and, through the store's per-key write lock, on the local server of the tests too.
 import { describe, expect, it } from "vitest";
 import { redeemCode, redemptionInput, type CodeRecord } from "../../../netlify/lib/protocol/codes.ts";
 import { CodeAlreadyUsed, createGrant } from "../../../netlify/lib/protocol/grants.ts";
 import { s256 } from "../../../netlify/lib/protocol/pkce.ts";
-import { atomicRuntime, fastRuntime, publishingClient } from "../../helpers/attack-kit.ts";
+import { fastRuntime, publishingClient } from "../../helpers/attack-kit.ts";
 import { approvedBefore } from "../../helpers/approved-app.ts";
 import { approve, authorize, postAuth, postToken, signedRequest, signInForCode } from "../../helpers/endpoints.ts";
 import { authorizationParams, CLIENT_ID, codeForm, pkcePair, REDIRECT_URI, redirectParams, type SignedIn, type Tokens } from "../../helpers/requests.ts";
@@ -50,7 +49,7 @@ describe("codes: replay", () => {
   });
 
   it("ten redemptions at once at /token: at most one succeeds, and nothing issued stays usable", async () => {
-    const rt = await atomicRuntime();
+    const rt = await fastRuntime();
     const signedIn = await signInForCode(rt);
     const responses = await Promise.all(Array.from({ length: 10 }, () => postToken(rt, codeForm(signedIn))));
     const ok = responses.filter((r) => r.status === 200);
@@ -62,7 +61,7 @@ describe("codes: replay", () => {
   });
 
   it("ten redemptions at once at POST /auth and /token together: at most one succeeds", async () => {
-    const rt = await atomicRuntime();
+    const rt = await fastRuntime();
     const signedIn = await signInForCode(rt);
     const responses = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 === 0 ? postAuth : postToken)(rt, codeForm(signedIn))));
     expect(responses.filter((r) => r.status === 200).length).toBeLessThanOrEqual(1);

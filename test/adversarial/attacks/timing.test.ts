@@ -94,6 +94,7 @@ const ALLOWED: Record<string, string> = {
   "owner/password.ts: bcrypt.compare(password, hash.hash)":
     "bcryptjs computes the candidate's hash and compares it with its own constant-time string comparison (safeStringCompare).",
   "crypto/secrets.ts: value.startsWith(SECRET_PREFIX[kind])": "compares the public type prefix (ic_), not the secret part.",
+  "platform/local-write-lock.ts: (error as { code?: unknown }).code === code": "compares a Node.js error's code (EEXIST, ENOENT), not a secret.",
 };
 
 interface Finding {

@@ -1,0 +1,91 @@
+// The owner hears about it: a short message to NOTIFY_URL when an app is approved for the first
+// time, a passkey is added or removed, the password signs in on a new device, or password
+// guessing is slowed down. Optional (off without NOTIFY_URL), and never in the way:
+// - at most one message per kind per minute, claimed with one conditional write in Blobs so
+//   that it holds across function instances (one small record per kind, swept once expired);
+// - sent through the address guard of client fetches (public addresses only; a loopback
+//   receiver only in local development, where the configuration allows one);
+// - never holding up the request that caused it: handed to the platform's waitUntil where the
+//   Netlify context offers one (the response goes out at once, the function finishes the send),
+//   else awaited for ALERT_DEADLINE_MS at most; a failure is logged, never answered.
+// The words are in alert-messages.ts: no secret, token or address is ever in them.
+import { loopbackOnlyPolicy, publicOnlyPolicy } from "../clients/address-guard.ts";
+import { postWebhook } from "../clients/webhook.ts";
+import type { Config } from "../platform/config.ts";
+import { RECORDS } from "../platform/records.ts";
+import type { Runtime } from "../platform/runtime.ts";
+import { webhookMessage, type AlertEvent, type AlertKind } from "./alert-messages.ts";
+
+export type { AlertEvent, AlertKind } from "./alert-messages.ts";
+
+/** One message per kind per this long, at most. */
+export const ALERT_INTERVAL_MS = 60_000;
+/** The longest a request waits for its alert when the platform cannot finish it afterwards. */
+export const ALERT_DEADLINE_MS = 1500;
+/** The receiver's whole budget (finished after the response where waitUntil exists). */
+const SEND_TIMEOUT_MS = 5000;
+
+/** What alert() needs: a RequestContext has it all; owner code without one passes rt and config. */
+export interface AlertContext {
+  rt: Pick<Runtime, "store" | "now">;
+  config: Pick<Config, "notify" | "me">;
+  /** Netlify's context.waitUntil for this request, when the platform offers it. */
+  requester?: { waitUntil?: ((work: Promise<unknown>) => void) | undefined };
+}
+
+export type AlertOutcome = { sent: true } | { sent: false; reason: "off" | "rate-limited" | "failed"; retryAfterSeconds?: number; detail?: string };
+
+interface AlertSent {
+  kind: "alert-sent";
+  alert: AlertKind;
+  sentAt: number;
+  expiresAt: number;
+}
+
+/** Claims this minute's message of the kind: true for the one caller that may send it. */
+async function claim(ctx: AlertContext, kind: AlertKind, now: number): Promise<{ ok: true } | { ok: false; retryAfterSeconds: number }> {
+  const key = RECORDS.alertSent.key(kind);
+  const { value, version } = await ctx.rt.store.getVersioned<AlertSent>(key);
+  const busyFor = (until: number) => ({ ok: false as const, retryAfterSeconds: Math.max(1, Math.ceil((until - now) / 1000)) });
+  if (value?.kind === "alert-sent" && value.expiresAt > now) return busyFor(value.expiresAt);
+  const record: AlertSent = { kind: "alert-sent", alert: kind, sentAt: now, expiresAt: now + ALERT_INTERVAL_MS };
+  return (await ctx.rt.store.setIfUnchanged(key, record, version)) ? { ok: true } : busyFor(record.expiresAt);
+}
+
+async function deliver(ctx: AlertContext, event: AlertEvent): Promise<AlertOutcome> {
+  const notify = ctx.config.notify;
+  if (!notify) return { sent: false, reason: "off" };
+  const now = ctx.rt.now();
+  try {
+    const claimed = await claim(ctx, event.kind, now);
+    if (!claimed.ok) return { sent: false, reason: "rate-limited", retryAfterSeconds: claimed.retryAfterSeconds };
+    const policy = notify.loopback ? loopbackOnlyPolicy : await publicOnlyPolicy();
+    await postWebhook(new URL(notify.url), webhookMessage(notify.format, event, { me: ctx.config.me, at: now }), { policy, timeoutMs: SEND_TIMEOUT_MS });
+    return { sent: true };
+  } catch (error) {
+    // The message may name the receiver's host, never its URL (which is a secret of its own).
+    const detail = error instanceof Error ? error.message : "unknown error";
+    console.warn(`indieauth: the ${event.kind} alert was not delivered: ${detail}`);
+    return { sent: false, reason: "failed", detail };
+  }
+}
+
+/** Tells the owner, without holding up the request beyond ALERT_DEADLINE_MS. Never throws. */
+export async function alert(ctx: AlertContext, event: AlertEvent): Promise<void> {
+  if (!ctx.config.notify) return;
+  const delivery = deliver(ctx, event);
+  const waitUntil = ctx.requester?.waitUntil;
+  if (waitUntil) {
+    waitUntil(delivery);
+    return;
+  }
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<void>((resolve) => (timer = setTimeout(resolve, ALERT_DEADLINE_MS)));
+  await Promise.race([delivery, deadline]);
+  clearTimeout(timer);
+}
+
+/** The console's "send a test alert": awaited, so that the owner learns how it went. */
+export function testAlert(ctx: AlertContext): Promise<AlertOutcome> {
+  return deliver(ctx, { kind: "test" });
+}

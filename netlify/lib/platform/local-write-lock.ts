@@ -1,0 +1,70 @@
+// One writer at a time per key, for the local Blobs server only (see store.ts).
+//
+// Production Blobs makes a conditional write (onlyIfNew / onlyIfMatch) one atomic step. The
+// local server behind `netlify dev` and the tests (@netlify/blobs/server) checks the condition
+// and then writes, with awaits in between, so concurrent conditional writes to one key can all
+// "win" there. Under `netlify dev` every request runs in a worker thread of its own, and test
+// files run in processes of their own, so an in-memory lock would serialise nothing: the lock
+// is a directory, created atomically (mkdir fails if it exists) in the machine's temporary
+// folder, and removed when the write is done. Never used against production Blobs.
+import { createHash } from "node:crypto";
+import { mkdir, rm, stat } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+/** A lock older than this was left by a writer that died holding it (a stopped server): it is
+ * broken. Far longer than any write holds it (the store's deadline is seconds). */
+const ABANDONED_AFTER_MS = 20_000;
+const FIRST_WAIT_MS = 1;
+const LONGEST_WAIT_MS = 16;
+
+const LOCK_FOLDER = join(tmpdir(), "netlify-indieauth-blob-locks");
+
+function isCode(error: unknown, code: string): boolean {
+  return typeof error === "object" && error !== null && (error as { code?: unknown }).code === code;
+}
+
+async function abandoned(path: string): Promise<boolean> {
+  try {
+    return Date.now() - (await stat(path)).mtimeMs > ABANDONED_AFTER_MS;
+  } catch {
+    return false; // released in the meantime: try again
+  }
+}
+
+async function acquire(path: string, signal: AbortSignal): Promise<void> {
+  for (let wait = FIRST_WAIT_MS; ; wait = Math.min(wait * 2, LONGEST_WAIT_MS)) {
+    // The caller gave up (its deadline passed): a write must not land after it answered.
+    signal.throwIfAborted();
+    try {
+      await mkdir(path);
+      return;
+    } catch (error) {
+      // The folder is made on first use (and again if the temporary folder was cleaned).
+      if (isCode(error, "ENOENT")) {
+        await mkdir(LOCK_FOLDER, { recursive: true });
+        continue;
+      }
+      if (!isCode(error, "EEXIST")) throw error;
+    }
+    if (await abandoned(path)) await rm(path, { recursive: true, force: true });
+    else await new Promise((resolve) => setTimeout(resolve, wait));
+  }
+}
+
+/** Where the lock of `scope` lives while it is held. */
+export function lockPath(scope: string): string {
+  return join(LOCK_FOLDER, createHash("sha256").update(scope).digest("hex"));
+}
+
+/** Runs `work` while holding the lock named by `scope` (the Blobs server, store and key), on
+ * this machine, across threads and processes. Waiting stops when `signal` aborts. */
+export async function withLocalWriteLock<T>(scope: string, signal: AbortSignal, work: () => Promise<T>): Promise<T> {
+  const path = lockPath(scope);
+  await acquire(path, signal);
+  try {
+    return await work();
+  } finally {
+    await rm(path, { recursive: true, force: true });
+  }
+}
