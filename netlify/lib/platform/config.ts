@@ -3,6 +3,7 @@
 import { parsePasswordHash, type PasswordHash } from "../owner/password.ts";
 import { parseProfileUrl } from "../protocol/urls.ts";
 import { deriveKey } from "../crypto/secrets.ts";
+import { builtFor, readSetup, type Build, type Setup } from "./setup.ts";
 
 export interface Profile {
   name?: string;
@@ -20,6 +21,9 @@ export interface Config {
   issuer: string;
   /** Netlify's development context (`netlify dev`): localhost and ports are accepted. */
   development: boolean;
+  /** Standalone, added to the blog on its own host (shared origin), or on a host of its own
+   * (INDIEAUTH_HOST, BASE_URL's host): see platform/setup.ts. */
+  setup: Setup;
   password: PasswordHash;
   profile: Profile;
   keys: {
@@ -70,6 +74,7 @@ const FIXES: Record<string, string> = {
   REFRESH_TOKEN_TTL: "Use a duration such as 90d",
   INTROSPECTION_TOKEN: "Use at least 32 random characters, e.g. the output of: openssl rand -base64 32",
   PASSWORD_LOGIN: "Use on or off",
+  INDIEAUTH_HOST: "Set INDIEAUTH_HOST to the auth host alone (e.g. auth.jane.example, a domain alias of the blog's site) and BASE_URL to https:// and that host; or leave both unset to share the blog's origin",
 };
 
 export type Env = Record<string, string | undefined>;
@@ -152,7 +157,8 @@ function readSwitch(env: Env, variable: string, fallback: boolean, problems: Fou
   return fallback;
 }
 
-export function loadConfig(env: Env): ConfigResult {
+/** `build`: which build made the running code (baked in by the build; tests may say). */
+export function loadConfig(env: Env, build: Build = builtFor()): ConfigResult {
   const problems: Found[] = [];
   const development = isDevelopment(env);
 
@@ -189,6 +195,7 @@ export function loadConfig(env: Env): ConfigResult {
   }
 
   const passwordLogin = readSwitch(env, "PASSWORD_LOGIN", true, problems);
+  const setup = readSetup(env.INDIEAUTH_HOST, build, baseUrl, development, problems);
 
   if (problems.length > 0 || !me || !secret || !password || !baseUrl) {
     return { ok: false, development, problems: problems.map((p) => ({ ...p, fix: FIXES[p.variable] ?? "See the README's table of environment variables" })) };
@@ -200,6 +207,7 @@ export function loadConfig(env: Env): ConfigResult {
       baseUrl,
       issuer: `${baseUrl}/`,
       development,
+      setup,
       password,
       profile,
       keys: {
