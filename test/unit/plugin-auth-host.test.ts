@@ -32,7 +32,9 @@ async function netlifyRules(file: string): Promise<(url: string) => Match | null
   const { parseAllRedirects } = (await import("@netlify/redirect-parser")) as unknown as {
     parseAllRedirects: (options: Record<string, unknown>) => Promise<{ redirects: Record<string, unknown>[]; errors: unknown[] }>;
   };
-  const redirector = ((await import("netlify-redirector")) as unknown as { default: { parseJSON: (json: string, options: object) => Promise<Matcher> } }).default;
+  // Named through a variable: the package ships no types (what it exports is declared here).
+  const redirectorPackage = "netlify-redirector";
+  const redirector = ((await import(redirectorPackage)) as unknown as { default: { parseJSON: (json: string, options: object) => Promise<Matcher> } }).default;
   const dir = mkdtempSync(join(tmpdir(), "indieauth-redirects-"));
   writeFileSync(join(dir, "_redirects"), file);
   const { redirects, errors } = await parseAllRedirects({ redirectsFiles: [join(dir, "_redirects")], minimal: false, configRedirects: [] });
