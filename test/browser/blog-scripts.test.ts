@@ -4,9 +4,10 @@
 // still do there with the owner's session, and what it no longer can.
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Browser, BrowserContext, Page } from "playwright-core";
-import { launchChromium } from "../helpers/browser.ts";
+import { launchChromium, readyToApprove } from "../helpers/browser.ts";
 import { startClientSite, type ClientSite } from "../helpers/client-site.ts";
 import { startNetlifyDev, type NetlifyDev } from "../helpers/netlify-dev.ts";
+import { TEST_PASSWORD } from "../helpers/env.ts";
 import { pkcePair } from "../helpers/requests.ts";
 
 let server: NetlifyDev;
@@ -37,16 +38,21 @@ async function newDevice(): Promise<{ context: BrowserContext; page: Page }> {
   contexts.push(context);
   const page = await context.newPage();
   page.on("pageerror", (error) => pageErrors.push(error.message));
+  // The console asks in its own dialog here, never with the browser's confirm().
+  page.on("dialog", (dialog) => {
+    pageErrors.push(`browser dialog: ${dialog.message()}`);
+    void dialog.dismiss();
+  });
   return { context, page };
 }
 
-function authorizationUrl(): string {
+function authorizationUrl(challenge = pkcePair().challenge): string {
   const params = new URLSearchParams({
     response_type: "code",
     client_id: `${client.origin}/`,
     redirect_uri: `${client.origin}/callback`,
     state: "state-1",
-    code_challenge: pkcePair().challenge,
+    code_challenge: challenge,
     code_challenge_method: "S256",
     scope: "profile create",
   });
@@ -98,5 +104,69 @@ describe("a script on a blog page that opens the genuine sign-in page", () => {
     // And the sign-in page does not know who opened it.
     expect(await popup.evaluate(() => window.opener === null)).toBe(true);
     await expect(popup.getByLabel("Password", { exact: true }).isVisible()).resolves.toBe(true);
+  });
+});
+
+/** Approves the test client on the sign-in page with the password and redeems the code: the
+ * console then lists one app. */
+async function authoriseClient(page: Page): Promise<void> {
+  const { verifier, challenge } = pkcePair();
+  await page.goto(authorizationUrl(challenge));
+  await page.getByLabel("Password", { exact: true }).fill(TEST_PASSWORD);
+  await readyToApprove(page);
+  await Promise.all([page.waitForURL(`${client.origin}/callback**`), page.getByRole("button", { name: "Approve", exact: true }).click()]);
+  const code = new URL(page.url()).searchParams.get("code")!;
+  const redeemed = await fetch(`${server.baseUrl}/token`, {
+    method: "POST",
+    headers: { Accept: "application/json" },
+    body: new URLSearchParams({ grant_type: "authorization_code", code, client_id: `${client.origin}/`, redirect_uri: `${client.origin}/callback`, code_verifier: verifier }),
+  });
+  expect(redeemed.status).toBe(200);
+}
+
+async function signInToConsole(page: Page): Promise<void> {
+  await page.goto(`${server.baseUrl}/indieauth/account/`);
+  await page.getByLabel("Password", { exact: true }).fill(TEST_PASSWORD);
+  await page.getByRole("button", { name: "Sign in", exact: true }).click();
+  await page.locator("#console-view").waitFor();
+}
+
+describe("the console, sharing the blog's origin", () => {
+  it("asks for the password in its dialog before Revoke all, refuses a wrong one there, and revokes with the right one", async () => {
+    const { page } = await newDevice();
+    await authoriseClient(page);
+    await signInToConsole(page);
+    await expect(page.locator("#app-list li").count()).resolves.toBe(1);
+
+    await page.getByRole("button", { name: "Revoke all" }).click();
+    const dialog = page.locator("#confirm-dialog");
+    await dialog.waitFor();
+    await expect(dialog.textContent()).resolves.toContain("a script on the blog could act with your session");
+    await dialog.getByLabel("Your password").fill("wrong password");
+    await page.getByRole("button", { name: "Revoke with my password" }).click();
+    await page.locator("#confirm-error", { hasText: "password is not right" }).waitFor();
+    await expect(page.locator("#app-list li").count()).resolves.toBe(1);
+
+    await dialog.getByLabel("Your password").fill(TEST_PASSWORD);
+    await page.getByRole("button", { name: "Revoke with my password" }).click();
+    await page.locator("#status", { hasText: "1 app no longer holds a token" }).waitFor();
+    await expect(dialog.isVisible()).resolves.toBe(false);
+    await expect(page.locator("#apps-empty").isVisible()).resolves.toBe(true);
+  });
+
+  it("asks for it before Sign out everywhere too; Cancel signs nobody out", async () => {
+    const { page } = await newDevice();
+    await signInToConsole(page);
+    await page.getByRole("button", { name: "Sign out everywhere" }).click();
+    const dialog = page.locator("#confirm-dialog");
+    await dialog.waitFor();
+    await page.getByRole("button", { name: "Cancel" }).click();
+    await expect(dialog.isVisible()).resolves.toBe(false);
+    await expect(page.locator("#console-view").isVisible()).resolves.toBe(true);
+
+    await page.getByRole("button", { name: "Sign out everywhere" }).click();
+    await dialog.getByLabel("Your password").fill(TEST_PASSWORD);
+    await page.getByRole("button", { name: "Sign out with my password" }).click();
+    await page.locator("#sign-in-view").waitFor();
   });
 });
