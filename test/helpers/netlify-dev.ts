@@ -36,7 +36,7 @@ export function freePort(): Promise<number> {
 }
 
 /** Every variable the server reads, so that a developer's own .env cannot leak into a test. */
-const ALL_VARIABLES = ["ME", "SECRET", "PASSWORD_HASH", "PASSWORD_SECRET", "PROFILE_NAME", "PROFILE_PHOTO", "PROFILE_EMAIL", "PROFILE_URL", "BASE_URL", "ACCESS_TOKEN_TTL", "REFRESH_TOKEN_TTL", "INTROSPECTION_TOKEN", "PASSWORD_LOGIN", "INDIEAUTH_STORE"];
+const ALL_VARIABLES = ["ME", "SECRET", "PASSWORD_HASH", "PASSWORD_SECRET", "PROFILE_NAME", "PROFILE_PHOTO", "PROFILE_EMAIL", "PROFILE_URL", "BASE_URL", "ACCESS_TOKEN_TTL", "REFRESH_TOKEN_TTL", "INTROSPECTION_TOKEN", "PASSWORD_LOGIN", "INDIEAUTH_STORE", "INDIEAUTH_HOST"];
 
 async function waitUntilReady(url: string, child: ChildProcess, output: () => string, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
