@@ -87,7 +87,7 @@ describe("an Eleventy blog whose build command empties _site, built by netlify b
     expect(routesOf("indieauth-token")).toEqual(["/token"]);
     expect(routesOf("indieauth-metadata")).toEqual(["/.well-known/oauth-authorization-server"]);
     expect(manifest.functions.find((f) => f.name === "indieauth-cleanup")?.schedule).toBe("@hourly");
-    // They run on the Lambda Node.js runtime of the build's major version (README, "Node.js
+    // They run on the Lambda Node.js runtime of the build's major version (docs/configuration.md, "Node.js
     // versions"); Netlify maps 18, 20 and 22 so, and leaves other versions to its default.
     const major = Number(process.versions.node.split(".")[0]);
     if ([18, 20, 22].includes(major)) expect([...new Set(manifest.functions.map((f) => f.runtimeVersion))]).toEqual([`nodejs${major}.x`]);

@@ -46,7 +46,7 @@ const dotEnv = block(trial, (b) => b.code.includes("PASSWORD_HASH="), ".env");
 const hashCommand = "npx netlify-indieauth hash-password";
 const serveCommand = block(trial, (b) => b.code.includes("netlify serve"), "the server").trim();
 // The sign-in request and the PKCE verifier that "Run it locally" gives, which the trial reuses.
-const runLocally = section("Run it locally (two minutes)");
+const runLocally = section("Run it locally");
 const authorizationRequest = /^http:\/\/localhost:8888\/auth\?\S+$/m.exec(runLocally)?.[0];
 const codeVerifier = /code_verifier=(\S+)/.exec(runLocally)?.[1];
 

@@ -1,6 +1,6 @@
 // The resource-server API in a real blog: the package installed from its `npm pack` tarball
-// into a copy of the fixture blog, the README's worked example (a Micropub function, an MCP
-// endpoint and the protected-resource metadata) copied from the README into the blog's
+// into a copy of the fixture blog, the worked example of docs/resource-api.md (a Micropub function, an MCP
+// endpoint and the protected-resource metadata) copied from that page into the blog's
 // netlify/functions/, then `netlify serve`, which runs the same `netlify build --offline` as
 // Netlify (the plugin adds the server; the blog's functions are bundled as for deployment) and
 // serves the result. Tokens come from real sign-ins through the served pages' endpoints.
@@ -18,15 +18,15 @@ import { freePort } from "../helpers/netlify-dev.ts";
 import { fixedClock } from "../helpers/runtime.ts";
 import { stopProcessGroup } from "../helpers/process-group.ts";
 
-const README = readFileSync(join(repo, "README.md"), "utf8");
+const RESOURCE_DOC = readFileSync(join(repo, "docs", "resource-api.md"), "utf8");
 const CREDENTIAL = randomBytes(32).toString("base64url");
 const CLIENT_ID = "http://127.0.0.1:3000/";
 const REDIRECT_URI = "http://127.0.0.1:3000/callback";
 
-/** The README's code blocks that start with `// netlify/functions/<file>`, by file name. */
+/** The worked example's code blocks that start with `// netlify/functions/<file>`, by file name. */
 function exampleFunctions(): Map<string, string> {
   const files = new Map<string, string>();
-  for (const [, code] of README.matchAll(/^```ts\n(\/\/ netlify\/functions\/[^\n]+\n[\s\S]*?)^```$/gm)) {
+  for (const [, code] of RESOURCE_DOC.matchAll(/^```ts\n(\/\/ netlify\/functions\/[^\n]+\n[\s\S]*?)^```$/gm)) {
     const name = /^\/\/ netlify\/functions\/(\S+)/.exec(code!)![1]!;
     files.set(name, code!);
   }
@@ -129,7 +129,7 @@ async function source(token: string, location: string): Promise<{ type: string[]
   return (await response.json()) as { type: string[]; properties: Record<string, string[]>; client_id: string };
 }
 
-describe("the README's Micropub and MCP functions in a blog, protected by netlify-indieauth/resource", () => {
+describe("the docs' Micropub and MCP functions in a blog, protected by netlify-indieauth/resource", () => {
   it("ships the blog's functions with the package's prebuilt entry, not its TypeScript", () => {
     const zip = readFileSync(join(blog, ".netlify", "functions", "micropub.zip")).toString("latin1");
     expect(zip).toContain("node_modules/netlify-indieauth/netlify/resource/index.mjs");
@@ -137,7 +137,7 @@ describe("the README's Micropub and MCP functions in a blog, protected by netlif
     expect(log).toContain("micropub.mts");
   });
 
-  it("type-checks the README's functions against the package's declarations", () => {
+  it("type-checks the docs' functions against the package's declarations", () => {
     symlinkSync(join(repo, "node_modules", "typescript"), join(blog, "node_modules", "typescript"), "dir");
     writeFileSync(
       join(blog, "tsconfig.json"),

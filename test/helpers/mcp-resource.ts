@@ -1,4 +1,4 @@
-// A small MCP-style protected resource, as an MCP server beside the blog would be (the README's
+// A small MCP-style protected resource, as an MCP server beside the blog would be (docs/resource-api.md's
 // "Sign in to AI agents (MCP)" shows the same): it publishes RFC 9728 metadata naming the
 // IndieAuth server, answers a call without a token with 401 and the metadata's address, and
 // accepts a token only when the IndieAuth server's introspection says it is active and its
