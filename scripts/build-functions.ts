@@ -11,6 +11,7 @@ import { mkdir, readdir, rm, stat, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { build, type Metafile } from "esbuild";
+import type { Build } from "../netlify/lib/platform/setup.ts";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 /** Where the functions' sources are: one module per function, `export default asFunction(...)`. */
@@ -29,6 +30,9 @@ export interface FunctionBuildOptions {
   config?: (name: string) => FunctionConfig | undefined;
   /** Function sources; `netlify/functions` unless told (the bench adds a floor function). */
   sources?: string;
+  /** Which build this is, baked into the code (netlify/lib/platform/setup.ts): the build plugin
+   * says "plugin", so the functions know they share a site with the owner's blog. */
+  built?: Build;
 }
 
 export interface BuiltFunction {
@@ -105,6 +109,7 @@ export async function buildFunctions(outDir: string, options: FunctionBuildOptio
       target: "node20",
       minify: true,
       banner: { js: REQUIRE_SHIM },
+      define: { INDIEAUTH_BUILT_FOR: JSON.stringify(options.built ?? "standalone") },
       logLevel: "warning",
     });
     // The config a module exports (cleanup's schedule) is read from the built handler, and

@@ -56,7 +56,7 @@ interface BuildOptions {
 
 export async function buildSite(env: Env = process.env, outDir = join(root, "dist"), options: BuildOptions = {}): Promise<BuildResult> {
   const standalone = options.standalone ?? true;
-  const result = loadConfig(env);
+  const result = loadConfig(env, standalone ? "standalone" : "plugin");
   const problems = result.ok ? [] : result.problems;
   const config = result.ok ? result.config : undefined;
   const baseUrl = config?.baseUrl ?? (env.BASE_URL || env.URL || "").replace(/\/$/, "");

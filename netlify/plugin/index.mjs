@@ -19,11 +19,12 @@
 // `netlify dev` ignores config.json. Routes and headers come from this package's netlify.toml,
 // the same ones a standalone deployment uses.
 import { existsSync, statSync } from "node:fs";
-import { readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { parse } from "smol-toml";
 import { register } from "tsx/esm/api";
+import { authHostRules, REFUSED_PAGE, refusedPage, withOurRedirects } from "./auth-host.mjs";
 import { pageHeaderRules, withOurHeaders } from "./headers.mjs";
 
 const packageRoot = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
@@ -64,6 +65,7 @@ async function writeFunctions(siteRoot, toml, load) {
   for (const name of await functionNames()) await rm(join(dir, `indieauth-${name}.mts`), { force: true });
   const built = await buildFunctions(dir, {
     prefix: "indieauth-",
+    built: "plugin",
     config: (name) => (paths.has(name) ? { path: paths.get(name) } : undefined),
   });
   return built.map((f) => f.name.slice("indieauth-".length));
@@ -75,6 +77,22 @@ async function writeHeaders(publishDir, toml) {
   await writeFile(file, withOurHeaders(existing, pageHeaderRules(toml)));
 }
 
+/** With INDIEAUTH_HOST, the rules that keep the auth host to the server's pages (and the page it
+ * refuses the rest with), first in _redirects; without it, no block of ours. */
+async function writeAuthHostRules(publishDir, config) {
+  const file = join(publishDir, "_redirects");
+  const existing = existsSync(file) ? await readFile(file, "utf8") : "";
+  const authHost = config?.setup === "auth-host" ? process.env.INDIEAUTH_HOST.trim().toLowerCase() : undefined;
+  const rules = authHost ? authHostRules(authHost, config.baseUrl) : [];
+  if (authHost) {
+    await mkdir(join(publishDir, REFUSED_PAGE), { recursive: true });
+    await writeFile(join(publishDir, REFUSED_PAGE, "index.html"), refusedPage(config.baseUrl));
+  }
+  const updated = withOurRedirects(existing, rules);
+  if (updated !== existing) await writeFile(file, updated);
+  return authHost;
+}
+
 const isProduction = () => process.env.CONTEXT === "production";
 
 /** Checks the variables before the blog's build command spends any time. */
@@ -82,7 +100,7 @@ export const onPreBuild = async ({ utils }) => {
   const problems = await withTypeScript(async (load) => {
     const { loadConfig } = await load("netlify/lib/platform/config.ts");
     // In a blog: name the package's command, not this repository's npm script.
-    const result = loadConfig(process.env, { hashPasswordCommand: "npx netlify-indieauth hash-password" });
+    const result = loadConfig(process.env, "plugin", { hashPasswordCommand: "npx netlify-indieauth hash-password" });
     return result.ok ? [] : result.problems;
   });
   const production = isProduction();
@@ -106,12 +124,16 @@ export const onBuild = async ({ constants, utils }) => {
 
   // The pages and the functions are built by the same TypeScript build scripts as a standalone deployment.
   const toml = await packageToml();
-  const { warnings, functions } = await withTypeScript(async (load) => {
+  const { warnings, functions, config } = await withTypeScript(async (load) => {
     const { buildSite } = await load("scripts/build.ts");
+    const { loadConfig } = await load("netlify/lib/platform/config.ts");
     const { warnings } = await buildSite(process.env, publishDir, { standalone: false });
-    return { warnings, functions: await writeFunctions(siteRoot, toml, load) };
+    const result = loadConfig(process.env, "plugin");
+    return { warnings, functions: await writeFunctions(siteRoot, toml, load), config: result.ok ? result.config : undefined };
   });
   for (const warning of warnings) console.warn(`netlify-indieauth warning: ${warning}`);
   await writeHeaders(publishDir, toml);
-  console.log(`netlify-indieauth: pages in ${shown}/indieauth/, their headers in ${shown}/_headers, functions ${functions.join(", ")}`);
+  const authHost = await writeAuthHostRules(publishDir, config);
+  const where = authHost ? `, on its own host ${authHost} (rules first in ${shown}/_redirects)` : " (sharing the blog's origin: see the docs for an auth. host of its own)";
+  console.log(`netlify-indieauth: pages in ${shown}/indieauth/, their headers in ${shown}/_headers, functions ${functions.join(", ")}${where}`);
 };

@@ -276,7 +276,7 @@ describe("every page and state: zero axe violations, light and dark, desktop and
     await audit(page, "account-signed-in");
 
     await page.locator("#passkey-list").getByRole("button", { name: "Remove", exact: true }).click();
-    await page.locator("#remove-passkey-dialog").waitFor();
+    await page.locator("#confirm-dialog").waitFor();
     await audit(page, "account-remove-passkey");
   });
 

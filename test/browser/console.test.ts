@@ -314,7 +314,7 @@ describe("passkeys", () => {
       await page.locator("#passkey-list > li[data-passkey-id]", { hasText: name }).waitFor();
     };
     const item = (name: string) => page.locator("#passkey-list > li[data-passkey-id]", { hasText: name });
-    const dialog = page.locator("#remove-passkey-dialog");
+    const dialog = page.locator("#confirm-dialog");
     await addPasskey("Phone");
 
     // Cancel leaves it be.
@@ -327,7 +327,7 @@ describe("passkeys", () => {
     await item("Phone").getByRole("button", { name: "Remove", exact: true }).click();
     await dialog.getByLabel("Your password").fill("wrong password");
     await page.getByRole("button", { name: "Remove with my password" }).click();
-    await page.locator("#remove-passkey-error", { hasText: "password is not right" }).waitFor();
+    await page.locator("#confirm-error", { hasText: "password is not right" }).waitFor();
     await expect(item("Phone").count()).resolves.toBe(1);
     await dialog.getByLabel("Your password").fill(TEST_PASSWORD);
     await page.getByRole("button", { name: "Remove with my password" }).click();

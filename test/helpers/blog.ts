@@ -16,7 +16,7 @@ export const fixtures = new URL("../fixtures/", import.meta.url).pathname;
 const made: string[] = [];
 
 /** Every variable the server reads, so that the developer's own environment cannot leak in. */
-const SERVER_VARIABLES = ["ME", "SECRET", "PASSWORD_HASH", "PASSWORD_SECRET", "PROFILE_NAME", "PROFILE_PHOTO", "PROFILE_EMAIL", "PROFILE_URL", "BASE_URL", "ACCESS_TOKEN_TTL", "REFRESH_TOKEN_TTL", "INTROSPECTION_TOKEN", "PASSWORD_LOGIN", "INDIEAUTH_STORE", "URL", "CONTEXT", "NETLIFY_DEV", "NETLIFY_BLOBS_CONTEXT"];
+const SERVER_VARIABLES = ["ME", "SECRET", "PASSWORD_HASH", "PASSWORD_SECRET", "PROFILE_NAME", "PROFILE_PHOTO", "PROFILE_EMAIL", "PROFILE_URL", "BASE_URL", "ACCESS_TOKEN_TTL", "REFRESH_TOKEN_TTL", "INTROSPECTION_TOKEN", "PASSWORD_LOGIN", "INDIEAUTH_STORE", "INDIEAUTH_HOST", "URL", "CONTEXT", "NETLIFY_DEV", "NETLIFY_BLOBS_CONTEXT"];
 
 /** The environment a command in the blog gets: this process's, less the server's variables
  * and vitest's, plus `env`. */

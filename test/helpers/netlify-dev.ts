@@ -6,12 +6,14 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { rmSync } from "node:fs";
-import { copyFile, mkdtemp, rm } from "node:fs/promises";
+import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createRequire } from "node:module";
+import { parse, stringify } from "smol-toml";
 import type { Env } from "../../netlify/lib/platform/config.ts";
+import type { Build } from "../../netlify/lib/platform/setup.ts";
 import { buildFunctions } from "../../scripts/build-functions.ts";
 import { buildSite } from "../../scripts/build.ts";
 import { testEnv } from "./env.ts";
@@ -40,7 +42,7 @@ export function freePort(): Promise<number> {
 }
 
 /** Every variable the server reads, so that a developer's own .env cannot leak into a test. */
-const ALL_VARIABLES = ["ME", "SECRET", "PASSWORD_HASH", "PASSWORD_SECRET", "PROFILE_NAME", "PROFILE_PHOTO", "PROFILE_EMAIL", "PROFILE_URL", "BASE_URL", "ACCESS_TOKEN_TTL", "REFRESH_TOKEN_TTL", "INTROSPECTION_TOKEN", "PASSWORD_LOGIN", "INDIEAUTH_STORE", "NOTIFY_URL", "NOTIFY_FORMAT"];
+const ALL_VARIABLES = ["ME", "SECRET", "PASSWORD_HASH", "PASSWORD_SECRET", "PROFILE_NAME", "PROFILE_PHOTO", "PROFILE_EMAIL", "PROFILE_URL", "BASE_URL", "ACCESS_TOKEN_TTL", "REFRESH_TOKEN_TTL", "INTROSPECTION_TOKEN", "PASSWORD_LOGIN", "INDIEAUTH_STORE", "INDIEAUTH_HOST", "NOTIFY_URL", "NOTIFY_FORMAT"];
 
 async function waitUntilReady(url: string, child: ChildProcess, output: () => string, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -57,21 +59,51 @@ async function waitUntilReady(url: string, child: ChildProcess, output: () => st
   throw new Error(`netlify dev did not answer ${url} within ${timeoutMs} ms:\n${output()}`);
 }
 
-let functionsBuild: Promise<string> | undefined;
+const functionsBuilds = new Map<Build, Promise<string>>();
 
 /** The functions as they deploy (prebuilt by scripts/build-functions.ts), built once per test
  * file and shared by its servers: they do not depend on the environment. */
-function builtFunctions(): Promise<string> {
-  functionsBuild ??= (async () => {
-    const out = await mkdtemp(join(tmpdir(), "indieauth-functions-"));
-    await buildFunctions(out);
-    process.once("exit", () => rmSync(out, { recursive: true, force: true }));
-    return out;
-  })();
-  return functionsBuild;
+function builtFunctions(built: Build = "standalone"): Promise<string> {
+  let functions = functionsBuilds.get(built);
+  if (!functions) {
+    functions = (async () => {
+      const out = await mkdtemp(join(tmpdir(), "indieauth-functions-"));
+      await buildFunctions(out, { built });
+      process.once("exit", () => rmSync(out, { recursive: true, force: true }));
+      return out;
+    })();
+    functionsBuilds.set(built, functions);
+  }
+  return functions;
 }
 
-export async function startNetlifyDev(overrides: Env = {}): Promise<NetlifyDev> {
+export interface NetlifyDevOptions {
+  /** Added to a blog as the build plugin adds it, sharing the blog's origin: the functions built
+   * as the plugin builds them, the pages under /indieauth/ with the plugin's _headers block, and a
+   * page of the blog at /blog/ (without any of the server's headers); the project's netlify.toml
+   * has the package's routes and nothing of its headers. */
+  blog?: boolean;
+}
+
+const BLOG_PAGE = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Jane's blog</title></head>
+<body><h1>Jane's blog</h1><p>A post, and the scripts of a theme, a comments widget and an analytics snippet.</p></body></html>
+`;
+
+/** The blog's project folder (netlify.toml with the package's routes) and its publish folder's extras. */
+async function asBlog(project: string, site: string): Promise<void> {
+  const repoToml = parse(await readFile(new URL("../../netlify.toml", import.meta.url), "utf8"));
+  await writeFile(join(project, "netlify.toml"), stringify({ redirects: repoToml.redirects }));
+  const headers = (await import(new URL("../../netlify/plugin/headers.mjs", import.meta.url).href)) as {
+    pageHeaderRules: (toml: unknown) => unknown[];
+    withOurHeaders: (existing: string, rules: unknown[]) => string;
+  };
+  await writeFile(join(site, "_headers"), headers.withOurHeaders("", headers.pageHeaderRules(repoToml)));
+  await mkdir(join(site, "blog"), { recursive: true });
+  await writeFile(join(site, "blog", "index.html"), BLOG_PAGE);
+}
+
+export async function startNetlifyDev(overrides: Env = {}, options: NetlifyDevOptions = {}): Promise<NetlifyDev> {
   const [port, functionsPort, staticPort] = await Promise.all([freePort(), freePort(), freePort()]);
   const baseUrl = `http://localhost:${port}`;
   // A store of its own, so that servers started by different test files share no state.
@@ -83,9 +115,10 @@ export async function startNetlifyDev(overrides: Env = {}): Promise<NetlifyDev> 
 
   const dir = await mkdtemp(join(tmpdir(), "indieauth-site-"));
   const site = join(dir, "site");
-  await buildSite(env, site);
-  await copyFile(join(repoRoot, "netlify.toml"), join(dir, "netlify.toml"));
-  const functions = await builtFunctions();
+  await buildSite(env, site, { standalone: !options.blog });
+  if (options.blog) await asBlog(dir, site);
+  else await copyFile(join(repoRoot, "netlify.toml"), join(dir, "netlify.toml"));
+  const functions = await builtFunctions(options.blog ? "plugin" : "standalone");
 
   const cli = createRequire(import.meta.url).resolve("netlify-cli/bin/run.js");
   const child = spawn(

@@ -5,6 +5,7 @@ import { randomUUID } from "node:crypto";
 import type { ClientInfo } from "../../netlify/lib/clients/client-info.ts";
 import { loadConfig, type Env } from "../../netlify/lib/platform/config.ts";
 import type { Runtime } from "../../netlify/lib/platform/runtime.ts";
+import type { Build } from "../../netlify/lib/platform/setup.ts";
 import { blobStore, type KeyValueStore } from "../../netlify/lib/platform/store.ts";
 import { testEnv } from "./env.ts";
 
@@ -55,6 +56,8 @@ export interface TestRuntimeOptions {
   clock?: TestClock;
   /** Wraps the Blobs store the handlers get (the bench counts operations this way). */
   wrapStore?: (store: KeyValueStore) => KeyValueStore;
+  /** Which build the functions are: "standalone" unless told ("plugin": added to the blog). */
+  build?: Build;
 }
 
 export async function testRuntime(options: TestRuntimeOptions = {}): Promise<TestRuntime> {
@@ -62,7 +65,7 @@ export async function testRuntime(options: TestRuntimeOptions = {}): Promise<Tes
   const storeName = options.storeName ?? `test-${randomUUID()}`;
   const store = blobStore(storeName);
   return {
-    config: loadConfig(await testEnv(options.env)),
+    config: loadConfig(await testEnv(options.env), options.build ?? "standalone"),
     store: options.wrapStore ? options.wrapStore(store) : store,
     now: () => clock.now,
     discover: options.discover ?? bareClient,

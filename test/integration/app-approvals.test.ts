@@ -120,11 +120,11 @@ describe("a live session approves on its own only what the password or a passkey
   });
 });
 
-describe("added to the blog (the server shares the origin of ME), a session alone never approves", () => {
+describe("added to the blog by the plugin (sharing the blog's origin), a session alone never approves", () => {
   const sharedOrigin = { ME: "https://jane.example/", BASE_URL: "https://jane.example" };
 
   it("even an app approved before with the password needs it again; the page is told why", async () => {
-    const rt = await testRuntime({ env: sharedOrigin });
+    const rt = await testRuntime({ env: sharedOrigin, build: "plugin" });
     const cookie = await approvedWithPassword(rt, "profile create", { Origin: "https://jane.example" });
     const hand = await authorize(rt, authorizationParams(), { Cookie: cookie });
     expect(offerIn(hand)).toEqual({ session: false, passkey: false, password: true, signedIn: "shared-origin" });
@@ -136,9 +136,26 @@ describe("added to the blog (the server shares the origin of ME), a session alon
   });
 
   it("the password still approves there", async () => {
-    const rt = await testRuntime({ env: sharedOrigin });
+    const rt = await testRuntime({ env: sharedOrigin, build: "plugin" });
     const response = await approve(rt, await signedRequest(rt), { headers: { Origin: "https://jane.example" }, scopes: ["profile"] });
     expect(redirectParams(response).get("code")).toMatch(/^ic_/);
+  });
+
+  it("the build says so, not the addresses: BASE_URL on www. and ME on the apex are one blog, and a session alone still approves nothing", async () => {
+    const rt = await testRuntime({ env: { ME: "https://jane.example/", BASE_URL: "https://www.jane.example" }, build: "plugin" });
+    const cookie = await approvedWithPassword(rt, "profile create", { Origin: "https://www.jane.example" });
+    expect(offerIn(await authorize(rt, authorizationParams(), { Cookie: cookie }))).toMatchObject({ session: false, signedIn: "shared-origin" });
+    const request = await signedRequest(rt, authorizationParams({ scope: "profile create" }));
+    const response = await approve(rt, request, { password: null, headers: { Cookie: cookie, Origin: "https://www.jane.example" }, scopes: ["profile", "create"] });
+    expect(fragmentOf(response).get("error")).toBe("confirm");
+    expect(await codeCount(rt)).toBe(1);
+  });
+
+  it("a deployment of its own whose ME is its own address (npm start) is no blog: a session approves what was approved before", async () => {
+    const rt = await testRuntime({ env: { ME: "https://auth.jane.example/", BASE_URL: "https://auth.jane.example" } });
+    const cookie = await approvedWithPassword(rt, "profile create");
+    expect(offerIn(await authorize(rt, authorizationParams(), { Cookie: cookie }))).toEqual({ session: true });
+    expect(redirectParams(await approveWithSession(rt, cookie, "profile create")).get("code")).toMatch(/^ic_/);
   });
 });
 

@@ -21,7 +21,13 @@ describe("the plugin's headers for a blog", () => {
     expect(paths).toContain("/indieauth/sign-in/*");
     expect(paths).toContain("/indieauth/account/*");
     expect(paths.filter((path) => !path.startsWith("/indieauth/"))).toEqual([]);
-    expect(rules.find((rule) => rule.for === "/indieauth/*")?.values).toEqual({ "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer", "Strict-Transport-Security": "max-age=31536000" });
+    expect(rules.find((rule) => rule.for === "/indieauth/*")?.values).toEqual({
+      "X-Content-Type-Options": "nosniff",
+      "Referrer-Policy": "no-referrer",
+      // A blog script that opens the sign-in page in a window gets no handle to it.
+      "Cross-Origin-Opener-Policy": "same-origin",
+      "Strict-Transport-Security": "max-age=31536000",
+    });
     expect(rules.find((rule) => rule.for === "/indieauth/sign-in/*")?.values["Cache-Control"]).toBe("no-store");
   });
 

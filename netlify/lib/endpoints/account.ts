@@ -5,6 +5,7 @@ import { InvalidRequest, NotFound } from "../errors.ts";
 import { actionsEndpoint, type Handler, type RequestContext, type Route } from "../http/endpoint.ts";
 import { json, withCookies } from "../http/responses.ts";
 import { alert } from "../owner/alerts.ts";
+import { sharesOriginWithSite } from "../owner/app-approvals.ts";
 import { listAuthorisedApps, revokeAllApps, revokeApp } from "../owner/authorised-apps.ts";
 import { listPasskeys, passkeyName, passkeyView, passwordLoginAllowed, removePasskey, renamePasskey } from "../owner/passkeys.ts";
 import { clearSessionCookie, currentSession, endAllSessions, endSession, listSessions, rememberRequested, startSession, type SessionRecord } from "../owner/sessions.ts";
@@ -27,6 +28,7 @@ async function overviewOf(ctx: RequestContext, session: SessionRecord): Promise<
   return {
     me: config.me,
     passwordLogin: passwordLoginAllowed(config.passwordLogin, passkeys),
+    confirmChanges: sharesOriginWithSite(config),
     apps,
     devices: sessions.map((s) => ({
       id: s.id,
@@ -67,24 +69,44 @@ async function signIn(ctx: RequestContext): Promise<Response> {
   return withCookies(json({ ok: true }, 200, { "Set-Cookie": setCookie }), result.setCookies);
 }
 
+/** The password or a passkey again, from the form (`password`, or `passkey_ticket` and
+ * `passkey_response`), for a change a session alone may not make. */
+async function confirmOwner(ctx: RequestContext, session: SessionRecord): Promise<{ setCookies: string[] }> {
+  const { rt, config, requester } = ctx;
+  const { signInOwner, refusalFor, credentialFrom } = await import("../owner/sign-in.ts");
+  const confirmed = await signInOwner(rt, config, credentialFrom(await ctx.form()), { ip: requester.ip, where: "account", req: ctx.req, sessionId: session.id }, "confirm");
+  if (!confirmed.ok) throw refusalFor(confirmed);
+  return confirmed;
+}
+
+/** Sharing the blog's origin (the plugin on the blog's own host), every script on the blog holds
+ * the owner's session: there, cutting off apps or other devices (one by one, as well as all at
+ * once, which a script could repeat one by one) takes the password or a passkey again, as passkey
+ * changes do everywhere. Signing this device out does not. */
+async function confirmIfShared(ctx: RequestContext, session: SessionRecord): Promise<string[]> {
+  return sharesOriginWithSite(ctx.config) ? (await confirmOwner(ctx, session)).setCookies : [];
+}
+
 async function signOut(ctx: RequestContext, session: SessionRecord): Promise<Response> {
   const device = (await ctx.form()).get("device") ?? session.id;
+  const confirmed = device !== session.id ? await confirmIfShared(ctx, session) : [];
   const clear = { "Set-Cookie": await clearSessionCookie(ctx.config) };
   if (device === "all") {
     await endAllSessions(ctx.rt.store);
-    return json({ ok: true }, 200, clear);
+    return withCookies(json({ ok: true }, 200, clear), confirmed);
   }
   await endSession(ctx.rt.store, device);
-  return json({ ok: true }, 200, device === session.id ? clear : {});
+  return withCookies(json({ ok: true }, 200, device === session.id ? clear : {}), confirmed);
 }
 
-async function revoke(ctx: RequestContext): Promise<Response> {
+async function revoke(ctx: RequestContext, session: SessionRecord): Promise<Response> {
   const { rt } = ctx;
   const app = (await ctx.form()).get("app");
   if (!app) throw new InvalidRequest("Say which app to revoke (app), or all.");
-  if (app === "all") return json({ ok: true, revoked: await revokeAllApps(rt.store, rt.now()) });
+  const confirmed = await confirmIfShared(ctx, session);
+  if (app === "all") return withCookies(json({ ok: true, revoked: await revokeAllApps(rt.store, rt.now()) }), confirmed);
   if (!(await revokeApp(rt.store, app, rt.now()))) throw new NotFound("No such app holds a token.");
-  return json({ ok: true, revoked: 1 });
+  return withCookies(json({ ok: true, revoked: 1 }), confirmed);
 }
 
 async function renameKey(ctx: RequestContext): Promise<Response> {
@@ -98,12 +120,8 @@ async function renameKey(ctx: RequestContext): Promise<Response> {
 /** Removing a passkey weakens sign-in (the last one gone, PASSWORD_LOGIN=off no longer holds),
  * so, like adding one, it takes the password or a passkey again: a session alone is not enough. */
 async function deleteKey(ctx: RequestContext, session: SessionRecord): Promise<Response> {
-  const { rt, config, requester } = ctx;
-  const form = await ctx.form();
-  const { signInOwner, refusalFor, credentialFrom } = await import("../owner/sign-in.ts");
-  const confirmed = await signInOwner(rt, config, credentialFrom(form), { ip: requester.ip, where: "account", req: ctx.req, sessionId: session.id }, "confirm");
-  if (!confirmed.ok) throw refusalFor(confirmed);
-  const removed = await removePasskey(rt.store, form.get("id") ?? "");
+  const confirmed = await confirmOwner(ctx, session);
+  const removed = await removePasskey(ctx.rt.store, (await ctx.form()).get("id") ?? "");
   if (!removed) throw new NotFound("No such passkey.");
   await alert(ctx, { kind: "passkey-removed", name: removed.name });
   return withCookies(json({ ok: true }), confirmed.setCookies);

@@ -104,8 +104,18 @@ function secureTransport(response: Response, rt: Runtime): Response {
   return response;
 }
 
+/** On an auth host of its own (platform/setup.ts) the server answers there only: on the blog's
+ * other hosts its paths are refused, so that no page of the blog reaches them same-origin. */
+function servedElsewhere(req: Request, rt: Runtime): NotFound | null {
+  if (!rt.config.ok || rt.config.config.setup !== "auth-host") return null;
+  const home = new URL(rt.config.config.baseUrl);
+  return new URL(req.url).host === home.host ? null : new NotFound(`This IndieAuth server answers at ${home.origin} only.`);
+}
+
 function serve(methods: (req: Request) => Methods | NotFound, cors: boolean): Endpoint {
   return async (req, rt, requester) => {
+    const elsewhere = servedElsewhere(req, rt);
+    if (elsewhere) return secureTransport(answerError(elsewhere, "json", undefined, req), rt);
     const found = methods(req);
     if (found instanceof NotFound) return secureTransport(answerError(found, "json", undefined, req), rt);
     const allowed = Object.keys(found);

@@ -5,6 +5,10 @@ import { renderMessagePage, type MessagePage } from "./message-page.ts";
 export const COMMON_HEADERS = {
   "X-Content-Type-Options": "nosniff",
   "Referrer-Policy": "no-referrer",
+  // A window that opened one of these pages (a page, or a redirect on the way to the sign-in
+  // page) loses its handle to it: no script elsewhere, even on the same origin, can read or
+  // rewrite the page the owner types into. Harmless on answers that are no page.
+  "Cross-Origin-Opener-Policy": "same-origin",
 } as const;
 
 /** The pages functions render: no script at all, no framing, nothing cached. */

@@ -96,10 +96,11 @@ export async function forgetAllApprovals(store: KeyValueStore): Promise<void> {
   await Promise.all(keys.map((key) => store.delete(key)));
 }
 
-/** Whether this server shares its origin with the owner's site (added to the blog, plugin
- * mode). Then any script on the blog can post to the approve step with the owner's session,
- * and the origin check cannot tell a blog page from the sign-in page: a session alone never
- * approves there. */
-export function sharesOriginWithSite(config: Pick<Config, "baseUrl" | "me">): boolean {
-  return new URL(config.baseUrl).origin === new URL(config.me).origin;
+/** Whether this server shares its origin with the owner's site: added to the blog by the build
+ * plugin and answering on the blog's own host (not on an auth host of its own). Then any script
+ * on the blog can post to the approve step with the owner's session, and the origin check cannot
+ * tell a blog page from the sign-in page: a session alone never approves there. The build says
+ * so (platform/setup.ts), not a comparison of BASE_URL with ME, which www. against the apex defeats. */
+export function sharesOriginWithSite(config: Pick<Config, "setup">): boolean {
+  return config.setup === "shared-origin";
 }

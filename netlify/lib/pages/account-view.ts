@@ -61,6 +61,9 @@ export interface AccountOverview {
   me: string;
   /** False when PASSWORD_LOGIN=off and a passkey exists: only passkeys sign in. */
   passwordLogin: boolean;
+  /** True where the server shares the blog's origin (the plugin on the blog's own host): revoking
+   * apps and signing other devices out take the password or a passkey again, like passkey changes. */
+  confirmChanges: boolean;
   apps: AppView[];
   devices: DeviceView[];
   passkeys: PasskeyView[];

@@ -4,6 +4,7 @@ import { parsePasswordHash, type PasswordHash } from "../owner/password.ts";
 import { parseProfileUrl } from "../protocol/urls.ts";
 import { deriveKey } from "../crypto/secrets.ts";
 import { readNotify, type NotifySettings } from "./notify-config.ts";
+import { builtFor, readSetup, type Build, type Setup } from "./setup.ts";
 
 export interface Profile {
   name?: string;
@@ -21,6 +22,9 @@ export interface Config {
   issuer: string;
   /** Netlify's development context (`netlify dev`): localhost and ports are accepted. */
   development: boolean;
+  /** Standalone, added to the blog on its own host (shared origin), or on a host of its own
+   * (INDIEAUTH_HOST, BASE_URL's host): see platform/setup.ts. */
+  setup: Setup;
   password: PasswordHash;
   profile: Profile;
   keys: {
@@ -90,6 +94,7 @@ const FIXES: Record<string, string> = {
   PASSWORD_LOGIN: "Use on or off",
   NOTIFY_URL: "Use your webhook's https URL (ntfy topic, Slack, Discord or Matrix hookshot webhook, or any JSON receiver), or leave it unset",
   NOTIFY_FORMAT: "Use ntfy, slack, discord, matrix or json, or leave it unset to choose by the URL's host",
+  INDIEAUTH_HOST: "Set INDIEAUTH_HOST to the auth host alone (e.g. auth.jane.example, a domain alias of the blog's site) and BASE_URL to https:// and that host; or leave both unset to share the blog's origin",
 };
 
 export type Env = Record<string, string | undefined>;
@@ -172,7 +177,8 @@ function readSwitch(env: Env, variable: string, fallback: boolean, problems: Fou
   return fallback;
 }
 
-export function loadConfig(env: Env, options: ConfigOptions = {}): ConfigResult {
+/** `build`: which build made the running code (baked in by the build; tests may say). */
+export function loadConfig(env: Env, build: Build = builtFor(), options: ConfigOptions = {}): ConfigResult {
   const problems: Found[] = [];
   const development = isDevelopment(env);
 
@@ -210,6 +216,7 @@ export function loadConfig(env: Env, options: ConfigOptions = {}): ConfigResult 
 
   const passwordLogin = readSwitch(env, "PASSWORD_LOGIN", true, problems);
   const notify = readNotify(env, development, problems);
+  const setup = readSetup(env.INDIEAUTH_HOST, build, baseUrl, development, problems);
 
   if (problems.length > 0 || !me || !secret || !password || !baseUrl) {
     const fixFor = (variable: string) => (FIXES[variable] ?? "See the README's table of environment variables").replace(HASH_COMMAND, () => options.hashPasswordCommand ?? EITHER_HASH_COMMAND);
@@ -222,6 +229,7 @@ export function loadConfig(env: Env, options: ConfigOptions = {}): ConfigResult 
       baseUrl,
       issuer: `${baseUrl}/`,
       development,
+      setup,
       password,
       profile,
       keys: {

@@ -243,6 +243,8 @@ function expectPageProtection(headers: Record<string, string> | Headers, where: 
   expect({ where, xfo: get("x-frame-options") }).toEqual({ where, xfo: "DENY" });
   expect({ where, nosniff: get("x-content-type-options") }).toEqual({ where, nosniff: "nosniff" });
   expect({ where, referrer: get("referrer-policy") }).toEqual({ where, referrer: "no-referrer" });
+  // A window that opens the page (a script on the blog, in the plugin setup) gets no handle to it.
+  expect({ where, opener: get("cross-origin-opener-policy") }).toEqual({ where, opener: "same-origin" });
   expect({ where, defaultSrc: csp.get("default-src") }).toEqual({ where, defaultSrc: "'none'" });
   expect({ where, baseUri: csp.get("base-uri") }).toEqual({ where, baseUri: "'none'" });
   expect({ where, script: csp.get("script-src") ?? "(none)" }).not.toEqual({ where, script: expect.stringMatching(/unsafe|\*|data:|https:/) });
@@ -319,6 +321,13 @@ describe("framing and headers: pages the functions render", () => {
       expect({ where, script: directives(response.headers.get("content-security-policy")!).get("script-src") }).toEqual({ where, script: undefined });
       expect({ where, cache: response.headers.get("cache-control") }).toEqual({ where, cache: "no-store" });
     }
+  });
+
+  it("the hand-over from GET /auth to the sign-in page cuts the opener's handle too (Cross-Origin-Opener-Policy)", async () => {
+    const rt = await fastRuntime();
+    const response = await authorize(rt, authorizationParams());
+    expect(response.status).toBe(303);
+    expect(response.headers.get("cross-origin-opener-policy")).toBe("same-origin");
   });
 
   it("the redirect that carries a code sends no referrer and is never cached", async () => {
