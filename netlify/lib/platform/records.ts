@@ -51,8 +51,21 @@ export const RECORDS = {
   answeredRequest: expiring("answered sign-in request", "answered/", (code: string) => secretHash(code)),
   /** A grant (or the tombstone of one revoked before it was written), by grant id. */
   grant: expiring("grant", "grants/", (grantId: string) => grantId),
-  /** When a grant's access token was last verified, by grant id. */
+  /** When a grant's access token was last verified, by grant id (written before app summaries
+   * existed; no longer written, swept as they expire). */
   grantUsage: expiring("grant usage", "usage/", (grantId: string) => grantId),
+  /** One app's summary for the owner's console (its client, scopes, first and last use, live
+   * grants counted by expiry day), keyed by the client_id's hash: the console reads these, never
+   * the grants. Expires with the app's last grant. */
+  appSummary: expiring("app summary", "apps/", (appId: string) => appId),
+  /** When one app's access tokens were last verified, by the app's id (a record of its own, so
+   * that a verification writes without reading). */
+  appUsage: expiring("app usage", "app-usage/", (appId: string) => appId),
+  /** Revoke-all and revoke-app, as moments: every grant created at or before one is dead. One
+   * record, read beside each grant. */
+  revocations: permanent("revocations", "owner/revocations"),
+  /** Where the rebuild of app summaries from grants stored before summaries existed stands. */
+  summaryRebuild: permanent("app summary rebuild", "owner/summary-rebuild"),
   /** One password attempt from one address group (hashed), at a time stamp. */
   throttleAddress: {
     ...expiring("password attempt by address", throttleAddressPrefix, (address: string, stamp: string) => `${secretHash(address)}/${stamp}`),
