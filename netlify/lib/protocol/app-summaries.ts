@@ -11,8 +11,6 @@ import type { KeyValueStore } from "../platform/store.ts";
 import { appIdOf } from "./revocations.ts";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
-/** Kept this long after its last grant expired, then swept. */
-const SUMMARY_GRACE_MS = 7 * DAY_MS;
 
 export interface AppSummary {
   kind: "app-summary";
@@ -47,7 +45,8 @@ const dayOf = (at: number) => String(Math.floor(at / DAY_MS));
 
 function expiryOf(liveByDay: Record<string, number>, floor: number): number {
   const last = Math.max(0, ...Object.keys(liveByDay).map(Number));
-  return Math.max(floor, (last + 1) * DAY_MS) + SUMMARY_GRACE_MS;
+  // Swept once the day its last grant expires on has passed.
+  return Math.max(floor, (last + 1) * DAY_MS);
 }
 
 function counted(liveByDay: Record<string, number>, at: number, by: number): Record<string, number> {
