@@ -17,8 +17,9 @@ export interface SeededGrant {
 const AT_ONCE = 64;
 const DAY_MS = 24 * 60 * 60 * 1000;
 
-/** Stores `count` grants of each app, created over the last days before `now`. */
-export async function seedGrants(store: KeyValueStore, me: string, apps: Readonly<Record<string, number>>, now: number): Promise<SeededGrant[]> {
+/** Stores `count` grants of each app, created over the last hours before `now`. `legacy`: as
+ * a deployment from before app summaries left them (no summary, the rebuild not run). */
+export async function seedGrants(store: KeyValueStore, me: string, apps: Readonly<Record<string, number>>, now: number, legacy = false): Promise<SeededGrant[]> {
   const records: GrantRecord[] = [];
   const seeded: SeededGrant[] = [];
   for (const [clientId, count] of Object.entries(apps)) {
@@ -31,7 +32,8 @@ export async function seedGrants(store: KeyValueStore, me: string, apps: Readonl
       const refresh = { hash: tokenHash(refreshToken), issuedAt: createdAt, expiresAt: createdAt + 90 * DAY_MS };
       records.push({
         kind: "grant", id, clientId, me, client: { name: `App at ${new URL(clientId).host}` }, scopes: ["profile", "create"], accessScopes: ["profile", "create"],
-        createdAt, lastUsedAt: createdAt, expiresAt: refresh.expiresAt, access, refresh, retiredRefreshHashes: [], summarised: true,
+        createdAt, lastUsedAt: createdAt, expiresAt: refresh.expiresAt, access, refresh, retiredRefreshHashes: [],
+        ...(legacy ? {} : { summarised: true as const }),
       });
       seeded.push({ clientId, accessToken, refreshToken });
     }
@@ -39,6 +41,7 @@ export async function seedGrants(store: KeyValueStore, me: string, apps: Readonl
   for (let i = 0; i < records.length; i += AT_ONCE) {
     await Promise.all(records.slice(i, i + AT_ONCE).map((grant) => store.set(RECORDS.grant.key(grant.id), grant)));
   }
+  if (legacy) return seeded;
   for (const clientId of Object.keys(apps)) await summariseGrants(store, records.filter((grant) => grant.clientId === clientId));
   // As on any deployment past its upgrade: no grant from before summaries is left to count.
   await store.set(RECORDS.summaryRebuild.key(), { kind: "summary-rebuild", done: true });
