@@ -20,6 +20,9 @@ interface RecordKind {
   /** For keys that sort by age: the key order ("ascending" or "descending") that lists the
    * oldest first, so that a sweep can stop at the first live record. */
   readonly oldestFirst?: "ascending" | "descending";
+  /** A kind that years of use can fill with tens of thousands of records: housekeeping lists it
+   * a shard at a time (its ids are random or hashes, so that a shard is 1/64 of it). */
+  readonly sharded?: boolean;
 }
 
 interface SweptKind extends RecordKind {
@@ -50,7 +53,7 @@ export const RECORDS = {
    * until the request expires, so that approving it again never issues a second code. */
   answeredRequest: expiring("answered sign-in request", "answered/", (code: string) => secretHash(code)),
   /** A grant (or the tombstone of one revoked before it was written), by grant id. */
-  grant: expiring("grant", "grants/", (grantId: string) => grantId),
+  grant: { ...expiring("grant", "grants/", (grantId: string) => grantId), sharded: true },
   /** When a grant's access token was last verified, by grant id (written before app summaries
    * existed; no longer written, swept as they expire). */
   grantUsage: expiring("grant usage", "usage/", (grantId: string) => grantId),
