@@ -19,6 +19,7 @@ import {
 } from "../../test/helpers/requests.ts";
 import { approvedApp, endpoints, issueCodes, issueGrants, seedAccount, sessionCookie, signedRequest, type Bench } from "./calls.ts";
 import { IP, TOTAL_CALLS, USER_AGENT } from "./settings.ts";
+import { mapBounded, range } from "./stats.ts";
 import { NO_STORAGE, ONE_READ, REDEMPTION, type OpsBudget } from "./storage-operations.ts";
 
 export interface EndpointCase {
@@ -65,7 +66,7 @@ export async function endpointCases(b: Bench, account: Bench): Promise<EndpointC
   // shows the rate-limited write in the operation counts (once in all its calls).
   const lastUsed = rt.now() - 10 * 60_000;
   // A fresh signed request for each call: a person approving a new sign-in, not a double click.
-  const freshRequests = await Promise.all(Array.from({ length: TOTAL_CALLS }, () => benchSignedRequest(b)));
+  const freshRequests = await mapBounded(range(TOTAL_CALLS), 16, () => benchSignedRequest(b));
   const [profileCodes, tokenCodes, revocable, verified, [refreshed], cookie, request] = await Promise.all([
     issueCodes(b, TOTAL_CALLS, ["profile", "email"], pkce.challenge),
     issueCodes(b, TOTAL_CALLS, SCOPES, pkce.challenge),
