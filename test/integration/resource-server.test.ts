@@ -55,13 +55,13 @@ async function tokensForResource(rt: TestRuntime, resource: string): Promise<{ a
 }
 
 describe("same site: verifyAccessToken reads the grant, with the rules of /introspect", () => {
-  it("answers a live token with me, clientId, scope and exp, as /introspect does, in one read", async () => {
+  it("answers a live token with me, clientId, scope and exp, as /introspect does, in one round trip (the grant and the revocations)", async () => {
     const rt = await testRuntime();
     const { access_token } = await tokensFor(rt);
     const counter = new OperationCounter();
     const api = resourceServer({ env: {}, store: counter.wrap(rt.store), now: () => rt.clock.now });
     const answer = await api.verifyAccessToken(access_token);
-    expect(counter.snapshot()).toEqual({ reads: 1, writes: 0, deletes: 0, lists: 0 });
+    expect(counter.snapshot()).toEqual({ reads: 2, writes: 0, deletes: 0, lists: 0 });
     const introspected = (await (await introspect(rt, access_token)).json()) as Record<string, unknown>;
     expect(answer).toEqual({ active: true, me: introspected.me, clientId: introspected.client_id, scope: introspected.scope, exp: introspected.exp });
     expect(answer).toEqual({ active: true, me: "https://jane.example/", clientId: CLIENT_ID, scope: "profile email create", exp: expect.any(Number) });

@@ -149,8 +149,9 @@ export type DeadTokenReason = "malformed" | "unknown" | "revoked" | "expired";
 
 export type TokenCheck = { live: true; grant: GrantRecord } | { live: false; reason: DeadTokenReason };
 
-/** Checks a token of this kind against its grant, with one read: live only if it is the
- * grant's current token of that kind, unexpired, and the grant is neither revoked nor expired. */
+/** Checks a token of this kind against its grant, with one round trip (the grant and the
+ * revocations, read in parallel): live only if it is the grant's current token of that kind,
+ * unexpired, and the grant is neither revoked (by itself or by the owner's moment) nor expired. */
 export async function checkGrantToken(store: KeyValueStore, token: string, kind: TokenKind, now: number): Promise<TokenCheck> {
   const id = grantIdOf(token, kind);
   if (!id) return { live: false, reason: "malformed" };
