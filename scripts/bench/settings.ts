@@ -14,7 +14,7 @@ export const WARMUP = 50;
 export const TOTAL_CALLS = WARMUP + CALLS;
 export const PASSWORD_CALLS = 10;
 export const IMPORT_RUNS = 15;
-export const SEED_CONCURRENCY = 64;
+export const SEED_CONCURRENCY = 16;
 /** 1 KB = 1000 bytes: the stricter reading of the budgets. */
 export const KB = 1000;
 
