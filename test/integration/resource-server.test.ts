@@ -3,6 +3,7 @@
 // real sign-ins through the handlers; other-site mode against this server's real POST
 // /introspect handler served over local HTTP, on the same injected clock.
 import { afterEach, describe, expect, it } from "vitest";
+import { appIdOf } from "../../netlify/lib/protocol/revocations.ts";
 import { RECORDS } from "../../netlify/lib/platform/records.ts";
 import { blobStore } from "../../netlify/lib/platform/store.ts";
 import { resourceServer, ResourceSetupError, TokenCheckUnavailable, type ActiveToken, type ResourceServer } from "../../netlify/lib/resource/index.ts";
@@ -67,12 +68,13 @@ describe("same site: verifyAccessToken reads the grant, with the rules of /intro
     expect(answer).toEqual({ active: true, me: "https://jane.example/", clientId: CLIENT_ID, scope: "profile email create", exp: expect.any(Number) });
   });
 
-  it("marks the use as /introspect does: the grant's usage record, at most every five minutes", async () => {
+  it("marks the use as /introspect does: the app's usage record, at most every five minutes", async () => {
     const rt = await testRuntime();
     const { access_token } = await tokensFor(rt);
     rt.clock.advance(6 * MINUTE);
     expect((await sameSite(rt).verifyAccessToken(access_token)).active).toBe(true);
-    const usage = await rt.store.get<{ lastUsedAt: number }>(RECORDS.grantUsage.key(access_token.slice(4, 26)));
+    const grant = await rt.store.get<{ clientId: string }>(RECORDS.grant.key(access_token.slice(4, 26)));
+    const usage = await rt.store.get<{ lastUsedAt: number }>(RECORDS.appUsage.key(appIdOf(grant!.clientId)));
     expect(usage?.lastUsedAt).toBe(rt.clock.now);
   });
 
