@@ -59,21 +59,27 @@ export async function startFaultyBlobs(options: { workers?: number } = {}): Prom
   const workers = options.workers ?? Number.POSITIVE_INFINITY;
   let busy = 0;
   const waiting: (() => void)[] = [];
+  const next = () => {
+    while (busy < workers && waiting.length > 0) waiting.shift()!();
+  };
   const server = createServer((req, res) => {
-    const start = () => {
+    let started = false;
+    let gone = false;
+    // A request keeps its worker until its answer is sent or its client goes away; one whose
+    // client went away while it waited never takes one.
+    res.on("close", () => {
+      gone = true;
+      if (!started) return;
+      busy--;
+      next();
+    });
+    waiting.push(() => {
+      if (gone) return;
+      started = true;
       busy++;
-      let freed = false;
-      const free = () => {
-        if (freed) return;
-        freed = true;
-        busy--;
-        waiting.shift()?.();
-      };
-      res.on("close", free);
       serve(req, res);
-    };
-    if (busy < workers) start();
-    else waiting.push(start);
+    });
+    next();
   });
   server.on("connection", (socket) => {
     sockets.add(socket);
