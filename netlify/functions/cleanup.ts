@@ -1,13 +1,11 @@
-// Hourly: delete expired codes, grants, usage, throttle, session, history and challenge records,
-// a bounded number per run (the next run goes on where this one stopped).
+// Hourly: delete expired records, a bounded number per run (the next run goes on where this one
+// stopped), and count grants stored before app summaries existed (endpoints/housekeeping.ts).
 import type { Config } from "@netlify/functions";
-import { sweepExpired } from "../lib/platform/housekeeping.ts";
+import { runHousekeeping } from "../lib/endpoints/housekeeping.ts";
 import { defaultRuntime } from "../lib/platform/runtime.ts";
 
 export default async (): Promise<Response> => {
-  const rt = defaultRuntime();
-  const result = await sweepExpired(rt.store, rt.now());
-  console.log(`housekeeping: examined ${result.examined}, deleted ${result.deleted}${result.complete ? "" : ", more next run"}`);
+  console.log(await runHousekeeping(defaultRuntime()));
   return new Response(null, { status: 204 });
 };
 

@@ -12,6 +12,7 @@ import { newGrantId } from "../../netlify/lib/protocol/grant-tokens.ts";
 import { createGrant, type IssuedTokens } from "../../netlify/lib/protocol/grants.ts";
 import type { Runtime } from "../../netlify/lib/platform/runtime.ts";
 import { OperationCounter } from "../../test/helpers/counting-store.ts";
+import { seedGrants, type SeededGrant } from "../../test/helpers/seed-grants.ts";
 import { testEnv } from "../../test/helpers/env.ts";
 import { CLIENT_ID, REDIRECT_URI } from "../../test/helpers/requests.ts";
 import { realClock, testRuntime } from "../../test/helpers/runtime.ts";
@@ -83,4 +84,12 @@ export async function seedAccount(account: Bench): Promise<string> {
     await recordSignInEvent(account.rt.store, event);
   }
   return sessionCookie(account);
+}
+
+/** The apps `count` grants belong to after years of use: mostly an MCP host reconnecting daily,
+ * then a few phones, a feed reader and a Micropub client (each at least one grant). */
+export function ownerGrants(b: Bench, count: number): Promise<SeededGrant[]> {
+  const small = Math.max(1, Math.floor(count / 50));
+  const apps = { "https://phone.example/": small, "https://reader.example/": small, [CLIENT_ID]: small };
+  return seedGrants(b.rt.store, b.config.me, { "https://mcp-host.example/": Math.max(1, count - 3 * small), ...apps }, b.rt.now());
 }

@@ -19,6 +19,7 @@ import {
 } from "../../test/helpers/requests.ts";
 import { approvedApp, endpoints, issueCodes, issueGrants, seedAccount, sessionCookie, signedRequest, type Bench } from "./calls.ts";
 import { IP, TOTAL_CALLS, USER_AGENT } from "./settings.ts";
+import { mapBounded, range } from "./stats.ts";
 import { NO_STORAGE, ONE_READ, REDEMPTION, type OpsBudget } from "./storage-operations.ts";
 
 export interface EndpointCase {
@@ -64,6 +65,8 @@ export async function endpointCases(b: Bench, account: Bench): Promise<EndpointC
   // Last used 10 minutes ago: each verification endpoint's first call records the use, which
   // shows the rate-limited write in the operation counts (once in all its calls).
   const lastUsed = rt.now() - 10 * 60_000;
+  // A fresh signed request for each call: a person approving a new sign-in, not a double click.
+  const freshRequests = await mapBounded(range(TOTAL_CALLS), 16, () => benchSignedRequest(b));
   const [profileCodes, tokenCodes, revocable, verified, [refreshed], cookie, request] = await Promise.all([
     issueCodes(b, TOTAL_CALLS, ["profile", "email"], pkce.challenge),
     issueCodes(b, TOTAL_CALLS, SCOPES, pkce.challenge),
@@ -99,7 +102,17 @@ export async function endpointCases(b: Bench, account: Bench): Promise<EndpointC
       check: (res) => expectStatus(res, 303, "GET /auth"),
     },
     {
-      name: "POST /auth/approve (session, no password)",
+      name: "POST /auth/approve (session, a fresh request)",
+      fn: "approve",
+      request: (i) => approveWith(freshRequests[i]!, { cookie }),
+      handle: (req) => endpoints.approve(req, rt, caller),
+      check: async (res) => {
+        await expectStatus(res, 302, "approve");
+        if (!new URL(res.headers.get("location") ?? "", BASE).searchParams.get("code")) throw new Error("approve: no code");
+      },
+    },
+    {
+      name: "POST /auth/approve (session, the same request again)",
       fn: "approve",
       request: () => approveWith(request, { cookie }),
       handle: (req) => endpoints.approve(req, rt, caller),

@@ -7,6 +7,8 @@
 //   3. cold start of what Netlify deploys: netlify build's zips, unzipped, imported in fresh
 //      Node processes, against a floor function that imports only @netlify/blobs;  cold-start.ts
 //   4. scale: introspection with 10 grants stored versus 10,000, and 200 at once;  scale.ts
+//   8. the owner's console at 10, 1,000 and 10,000 grants, and revoke-all at 10,000;  owner-scale.ts
+// The figures in docs/performance.md are written between its bench markers by each run (doc-table.ts).
 //   5. the sign-in page: bytes of HTML+CSS+JS+icon, and no request to another origin.  sign-in-page.ts
 //   6. parse cost: reading hostile and real client pages, <= 100 ms each.  parse-cost.ts
 // Nothing reaches the network: client discovery is stubbed and Blobs is local.
@@ -23,6 +25,8 @@ import { measurePassword, printEndpoints, runEndpoints } from "./handler-time.ts
 import { printParseCost, runParseCost } from "./parse-cost.ts";
 import { checks, say } from "./report.ts";
 import { printScale, runScale } from "./scale.ts";
+import { printOwnerScale, runOwnerScale } from "./owner-scale.ts";
+import { writeDocTable, type BenchFigures } from "./doc-table.ts";
 import { BUDGET, CALLS, IMPORT_RUNS, jsonOnly, KB, OUTPUT, WARMUP } from "./settings.ts";
 import { printSignInPage, runSignInPage } from "./sign-in-page.ts";
 import { printStorage } from "./storage-operations.ts";
@@ -57,12 +61,15 @@ async function sections(): Promise<Record<string, unknown>> {
   const scale = await runScale(env);
   printScale(scale);
 
+  const owner = await runOwnerScale(env);
+  printOwnerScale(owner);
+
   const signInPage = await runSignInPage(env);
   printSignInPage(signInPage);
 
   const parseCost = await runParseCost();
   printParseCost(parseCost);
-  return { bareOperations: bare, endpoints, password, coldStart, scale, signInPage, parseCost };
+  return { bareOperations: bare, endpoints, password, coldStart, scale, owner, signInPage, parseCost };
 }
 
 async function main(): Promise<number> {
@@ -97,6 +104,8 @@ async function main(): Promise<number> {
   };
   await mkdir(dirname(OUTPUT), { recursive: true });
   await writeFile(OUTPUT, `${JSON.stringify(document, null, 2)}\n`);
+  // The doc's figures come from this run, never copied by hand.
+  await writeDocTable(results as unknown as BenchFigures, document.generatedAt, `${info.cpuModel}, ${info.cores} cores, ${info.node}, load ${Number(info.loadAverage1mAtStart).toFixed(1)}`);
 
   if (jsonOnly) {
     console.log(JSON.stringify(document, null, 2));

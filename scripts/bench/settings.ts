@@ -14,15 +14,17 @@ export const WARMUP = 50;
 export const TOTAL_CALLS = WARMUP + CALLS;
 export const PASSWORD_CALLS = 10;
 export const IMPORT_RUNS = 15;
-export const SEED_CONCURRENCY = 64;
+export const SEED_CONCURRENCY = 16;
 /** 1 KB = 1000 bytes: the stricter reading of the budgets. */
 export const KB = 1000;
 
 export const BUDGET = {
   ownCpuMs: 1,
-  verificationReads: 1,
+  /** The grant and the owner's revocations record, read in parallel: one round trip. */
+  verificationReads: 2,
   verificationWrites: 1,
-  redemptionOps: 3,
+  /** The code, its used marker, the app's summary (read and conditional write), the grant. */
+  redemptionOps: 5,
   /** A deployed function's cold import: at most this many times the floor function's... */
   coldImportFloorRatio: 2.5,
   /** ...and at most this long. */

@@ -1,6 +1,9 @@
 // A network fault in front of the run's real local Blobs server: a small proxy that passes
 // requests through, or drops connections ("down"), or never answers ("hang"), or never answers
 // writes only ("hang-writes"). Stores pointed at it see exactly what an outage looks like.
+// With `workers`, it serves that many requests at a time, like a server whose workers are all
+// busy: the rest wait their turn, and a request that hangs keeps its worker until its client
+// gives up on it (closes the connection).
 import { createServer, request, type IncomingMessage, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import type { BlobsConnection } from "../../netlify/lib/platform/store.ts";
@@ -19,7 +22,7 @@ interface BlobsContext {
   edgeURL: string;
 }
 
-export async function startFaultyBlobs(): Promise<FaultyBlobs> {
+export async function startFaultyBlobs(options: { workers?: number } = {}): Promise<FaultyBlobs> {
   const context = JSON.parse(Buffer.from(process.env.NETLIFY_BLOBS_CONTEXT ?? "", "base64").toString()) as BlobsContext;
   const upstream = new URL(context.edgeURL);
   const sockets = new Set<Socket>();
@@ -46,11 +49,37 @@ export async function startFaultyBlobs(): Promise<FaultyBlobs> {
       }),
   };
 
-  const server = createServer((req, res) => {
+  const serve = (req: IncomingMessage, res: ServerResponse) => {
     const write = req.method !== "GET" && req.method !== "HEAD";
     if (faulty.mode === "down") return void req.socket.destroy();
     if (faulty.mode === "hang" || (faulty.mode === "hang-writes" && write)) return; // never answers
     forward(req, res);
+  };
+
+  const workers = options.workers ?? Number.POSITIVE_INFINITY;
+  let busy = 0;
+  const waiting: (() => void)[] = [];
+  const next = () => {
+    while (busy < workers && waiting.length > 0) waiting.shift()!();
+  };
+  const server = createServer((req, res) => {
+    let started = false;
+    let gone = false;
+    // A request keeps its worker until its answer is sent or its client goes away; one whose
+    // client went away while it waited never takes one.
+    res.on("close", () => {
+      gone = true;
+      if (!started) return;
+      busy--;
+      next();
+    });
+    waiting.push(() => {
+      if (gone) return;
+      started = true;
+      busy++;
+      serve(req, res);
+    });
+    next();
   });
   server.on("connection", (socket) => {
     sockets.add(socket);

@@ -40,6 +40,10 @@ describe("the store writes only declared kinds of record", () => {
       RECORDS.answeredRequest.key("ic_x"),
       RECORDS.grant.key("g"),
       RECORDS.grantUsage.key("g"),
+      RECORDS.appSummary.key("a"),
+      RECORDS.appUsage.key("a"),
+      RECORDS.revocations.key(),
+      RECORDS.summaryRebuild.key(),
       RECORDS.throttleAddress.key("203.0.113.7"),
       RECORDS.throttleLegacy.key("203.0.113.7", "000001763726400000-abc"),
       RECORDS.throttleOverall.key(),
@@ -69,9 +73,11 @@ describe("the registry", () => {
     }
   });
 
-  it("names an expiry field for every kind it sweeps; only the passkeys and the sweep's cursor are kept for good", () => {
+  it("names an expiry field for every kind it sweeps; only single records (revocations, the rebuild's and the sweep's cursors, the passkeys) are kept for good", () => {
     for (const kind of SWEPT_KINDS) expect(kind.expiresField).toBe("expiresAt");
-    expect(RECORD_KINDS.filter((kind) => !kind.swept).map((kind) => kind.name)).toEqual([RECORDS.passkeys.name, RECORDS.sweepCursor.name]);
+    const kept = [RECORDS.revocations, RECORDS.summaryRebuild, RECORDS.passkeys, RECORDS.sweepCursor];
+    expect(RECORD_KINDS.filter((kind) => !kind.swept).map((kind) => kind.name)).toEqual(kept.map((kind) => kind.name));
+    for (const kind of kept) expect(kind.single).toBe(true);
   });
 
   it("keeps code and challenge keys to hashes: no key contains the secret", () => {

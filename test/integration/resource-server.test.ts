@@ -3,6 +3,7 @@
 // real sign-ins through the handlers. Other-site mode: resource-other-site.test.ts; audiences
 // (RFC 8707): resource-audience.test.ts.
 import { describe, expect, it } from "vitest";
+import { appIdOf } from "../../netlify/lib/protocol/revocations.ts";
 import { RECORDS } from "../../netlify/lib/platform/records.ts";
 import { blobStore } from "../../netlify/lib/platform/store.ts";
 import { resourceServer, ResourceSetupError, TokenCheckUnavailable } from "../../netlify/lib/resource/index.ts";
@@ -17,24 +18,25 @@ import { tokensFor } from "../helpers/tokens.ts";
 const DAY = 24 * 60 * MINUTE;
 
 describe("same site: verifyAccessToken reads the grant, with the rules of /introspect", () => {
-  it("answers a live token with me, clientId, scope and exp, as /introspect does, in one read", async () => {
+  it("answers a live token with me, clientId, scope and exp, as /introspect does, in one round trip (the grant and the revocations)", async () => {
     const rt = await testRuntime();
     const { access_token } = await tokensFor(rt);
     const counter = new OperationCounter();
     const api = resourceServer({ env: {}, store: counter.wrap(rt.store), now: () => rt.clock.now });
     const answer = await api.verifyAccessToken(access_token);
-    expect(counter.snapshot()).toEqual({ reads: 1, writes: 0, deletes: 0, lists: 0 });
+    expect(counter.snapshot()).toEqual({ reads: 2, writes: 0, deletes: 0, lists: 0 });
     const introspected = (await (await introspect(rt, access_token)).json()) as Record<string, unknown>;
     expect(answer).toEqual({ active: true, me: introspected.me, clientId: introspected.client_id, scope: introspected.scope, exp: introspected.exp });
     expect(answer).toEqual({ active: true, me: "https://jane.example/", clientId: CLIENT_ID, scope: "profile email create", exp: expect.any(Number) });
   });
 
-  it("marks the use as /introspect does: the grant's usage record, at most every five minutes", async () => {
+  it("marks the use as /introspect does: the app's usage record, at most every five minutes", async () => {
     const rt = await testRuntime();
     const { access_token } = await tokensFor(rt);
     rt.clock.advance(6 * MINUTE);
     expect((await sameSite(rt).verifyAccessToken(access_token)).active).toBe(true);
-    const usage = await rt.store.get<{ lastUsedAt: number }>(RECORDS.grantUsage.key(access_token.slice(4, 26)));
+    const grant = await rt.store.get<{ clientId: string }>(RECORDS.grant.key(access_token.slice(4, 26)));
+    const usage = await rt.store.get<{ lastUsedAt: number }>(RECORDS.appUsage.key(appIdOf(grant!.clientId)));
     expect(usage?.lastUsedAt).toBe(rt.clock.now);
   });
 

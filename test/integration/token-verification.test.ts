@@ -6,6 +6,7 @@ import { introspect, postToken, revoke, userinfo } from "../helpers/endpoints.ts
 import { BASE, CLIENT_ID, refreshForm } from "../helpers/requests.ts";
 import { expectOAuthError, introspection, tokensFor } from "../helpers/tokens.ts";
 import { testRuntime } from "../helpers/runtime.ts";
+import { appIdOf } from "../../netlify/lib/protocol/revocations.ts";
 import { RECORDS } from "../../netlify/lib/platform/records.ts";
 
 const RESOURCE_SERVER = "r".repeat(40);
@@ -66,19 +67,20 @@ describe("verification: POST /introspect and legacy GET /token", () => {
     expect((await introspect(rt, "s".repeat(40), { token: access_token })).status).toBe(401);
   });
 
-  it("records use at most once every few minutes, without a second read", async () => {
+  it("records use at most once every few minutes, in the app's usage record", async () => {
     const rt = await testRuntime();
     const { access_token } = await tokensFor(rt);
-    const grantId = access_token.slice(4, 26);
+    const grant = await rt.store.get<{ clientId: string }>(RECORDS.grant.key(access_token.slice(4, 26)));
+    const usageKey = RECORDS.appUsage.key(appIdOf(grant!.clientId));
     await introspection(rt, access_token);
-    expect(await rt.store.get(RECORDS.grantUsage.key(grantId))).toBeNull();
+    expect(await rt.store.get(usageKey)).toBeNull();
     rt.clock.advance(6 * MINUTE);
     await introspection(rt, access_token);
     const used = rt.clock.now;
-    expect(await rt.store.get(RECORDS.grantUsage.key(grantId))).toMatchObject({ lastUsedAt: used });
+    expect(await rt.store.get(usageKey)).toMatchObject({ lastUsedAt: used });
     rt.clock.advance(MINUTE);
     await introspection(rt, access_token);
-    expect(await rt.store.get(RECORDS.grantUsage.key(grantId))).toMatchObject({ lastUsedAt: used });
+    expect(await rt.store.get(usageKey)).toMatchObject({ lastUsedAt: used });
   });
 });
 

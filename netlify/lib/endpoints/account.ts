@@ -9,27 +9,43 @@ import { sharesOriginWithSite } from "../owner/app-approvals.ts";
 import { listAuthorisedApps, revokeAllApps, revokeApp } from "../owner/authorised-apps.ts";
 import { listPasskeys, passkeyName, passkeyView, passwordLoginAllowed, removePasskey, renamePasskey } from "../owner/passkeys.ts";
 import { clearSessionCookie, currentSession, endAllSessions, endSession, listSessions, rememberRequested, startSession, type SessionRecord } from "../owner/sessions.ts";
-import { recentSignInEvents } from "../owner/sign-in-events.ts";
+import { isHistoryCursor, signInHistory } from "../owner/sign-in-history.ts";
+import { rebuildSummaries } from "../owner/summary-rebuild.ts";
 import { deviceLabel } from "../owner/user-agent.ts";
 import type { AccountOverview, AccountSessionView } from "../pages/account-view.ts";
 import { ACCOUNT_API } from "../pages/paths.ts";
 import { alertsStatus, sendTestAlert } from "./alerts-console.ts";
 import { signedIn, signInMethods } from "./console-session.ts";
 
+/** Legacy grants counted per console load while the summary rebuild is unfinished. */
+const CONSOLE_REBUILD_BATCH = 300;
+
+/** A console load's share of the rebuild; its failure (a slow store) never costs the console. */
+async function rebuildStep({ rt }: RequestContext, now: number): Promise<void> {
+  try {
+    await rebuildSummaries(rt.store, now, CONSOLE_REBUILD_BATCH);
+  } catch (error) {
+    console.error("app summary rebuild:", error);
+  }
+}
+
 async function overviewOf(ctx: RequestContext, session: SessionRecord): Promise<AccountOverview> {
   const { rt, config } = ctx;
   const now = rt.now();
-  const [apps, sessions, passkeys, events] = await Promise.all([
-    listAuthorisedApps(rt.store, now),
+  const [apps, sessions, passkeys, history] = await Promise.all([
+    // Until grants stored before app summaries are counted (once, after upgrading), a batch first.
+    rebuildStep(ctx, now).then(() => listAuthorisedApps(rt.store, now)),
     listSessions(rt.store, now),
     listPasskeys(rt.store),
-    recentSignInEvents(rt.store, now),
+    signInHistory(rt.store, now),
   ]);
   return {
     me: config.me,
     passwordLogin: passwordLoginAllowed(config.passwordLogin, passkeys),
     confirmChanges: sharesOriginWithSite(config),
-    apps,
+    apps: apps.apps,
+    ...(apps.more > 0 ? { moreApps: apps.more } : {}),
+    ...(history.before ? { moreEvents: history.before } : {}),
     devices: sessions.map((s) => ({
       id: s.id,
       current: s.id === session.id,
@@ -42,7 +58,7 @@ async function overviewOf(ctx: RequestContext, session: SessionRecord): Promise<
       persistent: s.persistent,
     })),
     passkeys: passkeys.map(passkeyView),
-    events,
+    events: history.events,
   };
 }
 
@@ -55,6 +71,13 @@ async function sessionView(ctx: RequestContext): Promise<Response> {
   const session = await currentSession(ctx.rt.store, ctx.req, ctx.config, ctx.rt.now());
   const view: AccountSessionView = session ? { signedIn: true, account: await overviewOf(ctx, session) } : { signedIn: false, signIn: await signInMethods(ctx) };
   return json(view);
+}
+
+/** Older sign-in history, a page at a time: ?before= the `moreEvents` (or `before`) last answered. */
+async function history(ctx: RequestContext): Promise<Response> {
+  const before = new URL(ctx.req.url).searchParams.get("before") ?? undefined;
+  if (before !== undefined && !isHistoryCursor(before)) throw new InvalidRequest("before is not a place in the history.");
+  return json(await signInHistory(ctx.rt.store, ctx.rt.now(), before));
 }
 
 async function signIn(ctx: RequestContext): Promise<Response> {
@@ -135,6 +158,7 @@ export const accountApi = actionsEndpoint({
   actions: {
     "": { GET: { answers: "json", run: signedIn(overview) } },
     "/session": { GET: { answers: "json", run: sessionView } },
+    "/history": { GET: { answers: "json", run: signedIn(history) } },
     "/sign-in": { POST: action(signIn) },
     "/sign-out": { POST: action(signedIn(signOut)) },
     "/revoke": { POST: action(signedIn(revoke)) },

@@ -34,10 +34,10 @@ interface SignInEventRecord extends SignInEventView {
   expiresAt: number;
 }
 
-const dayOf = (at: number) => Math.floor(at / DAY_MS);
+export const dayOf = (at: number) => Math.floor(at / DAY_MS);
 
 /** The prefix of every event of one day. */
-function dayPrefix(day: number): string {
+export function dayPrefix(day: number): string {
   return RECORDS.signInEvent.key(`${String(LATEST_DAY - day).padStart(6, "0")}/`);
 }
 

@@ -2,7 +2,7 @@
 // from the store, and the console page's script, which shows them (always as text).
 
 export interface AppView {
-  /** The grant's id: what Revoke sends back. */
+  /** The app's id (its client_id's hash): what Revoke sends back; revokes every grant it holds. */
   id: string;
   clientId: string;
   /** The app's own claims from its client information; may be absent. */
@@ -12,7 +12,10 @@ export interface AppView {
   createdAt: number;
   /** The last time one of its tokens was used (introspection, userinfo or refresh). */
   lastUsedAt: number;
+  /** The end of the day its last grant expires (unless refreshed). */
   expiresAt: number;
+  /** Its live grants (a device or a connection each): a grant expiring later today counts. */
+  grants: number;
 }
 
 type SignInMethod = "password" | "passkey" | "session";
@@ -65,6 +68,10 @@ export interface AccountOverview {
    * apps and signing other devices out take the password or a passkey again, like passkey changes. */
   confirmChanges: boolean;
   apps: AppView[];
+  /** Apps holding tokens beyond those listed (listed: the first 20 read). */
+  moreApps?: number;
+  /** Whether older history exists than `events` shows (GET the API's /history?before=...). */
+  moreEvents?: string;
   devices: DeviceView[];
   passkeys: PasskeyView[];
   events: SignInEventView[];

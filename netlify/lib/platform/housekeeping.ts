@@ -5,7 +5,9 @@
 // A run examines a bounded number of records, so that it always ends well within a scheduled
 // function's time, and leaves a cursor where it stopped: the next run goes on from there. Kinds
 // whose keys sort by age are swept oldest first and stop at the first live record (everything
-// after it is newer); the others are swept in key order from where the last run stopped.
+// after it is newer); the others in key order from where the last run stopped, and a kind that
+// years of use fill (grants) a shard at a time (the keys that start with one character: ids
+// are random, so a shard is 1/64 of the kind): a run never lists more than a shard of it.
 import { RECORDS, SWEPT_KINDS } from "./records.ts";
 import type { KeyValueStore } from "./store.ts";
 
@@ -20,23 +22,18 @@ interface SweepResult {
  * time, a run takes seconds. */
 export const SWEEP_BUDGET = 1000;
 const AT_ONCE = 10;
+/** The characters a record's id starts with (base64url: hashes, random ids, digits). */
+export const SHARDS = "-0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxyz";
 
-/** Where a run stopped: the kind, and (for kinds not in age order) the last key examined. */
+/** Where a run stopped: the kind, its shard, and (for kinds not in age order) the last key examined. */
 interface SweepCursor {
   kind: "sweep-cursor";
   sweeping: string;
+  shard?: number;
   after?: string;
 }
 
 type Kind = (typeof SWEPT_KINDS)[number];
-
-/** The kind's keys in the order to sweep them, from the cursor's key on. */
-function inSweepOrder(kind: Kind, keys: string[], after: string | undefined): string[] {
-  const sorted = keys.sort();
-  if (kind.oldestFirst === "descending") return sorted.reverse();
-  if (kind.oldestFirst === "ascending" || after === undefined) return sorted;
-  return sorted.filter((key) => key > after);
-}
 
 /** Deletes the record if it has expired; true when it was live. */
 async function sweepOne(store: KeyValueStore, kind: Kind, key: string, now: number): Promise<boolean> {
@@ -48,28 +45,43 @@ async function sweepOne(store: KeyValueStore, kind: Kind, key: string, now: numb
   return false;
 }
 
+/** The lists a kind is swept by: its shards, or the whole kind at once. */
+const partsOf = (kind: Kind): string[] => (kind.sharded ? [...SHARDS].map((c) => `${kind.prefix}${c}`) : [kind.prefix]);
+
+/** The part's keys in the order to sweep them, after the cursor's key if any. */
+async function keysOf(store: KeyValueStore, kind: Kind, part: string, after: string | undefined): Promise<string[]> {
+  const sorted = (await store.list(part)).sort();
+  if (kind.oldestFirst === "descending") return sorted.reverse();
+  if (kind.oldestFirst === "ascending" || after === undefined) return sorted;
+  return sorted.filter((key) => key > after);
+}
+
 export async function sweepExpired(store: KeyValueStore, now: number, budget = SWEEP_BUDGET): Promise<SweepResult> {
   const result: SweepResult = { examined: 0, deleted: 0, complete: false };
   const cursor = await store.get<SweepCursor>(RECORDS.sweepCursor.key());
   const start = Math.max(0, SWEPT_KINDS.findIndex((kind) => kind.name === cursor?.sweeping));
   for (let turn = 0; turn < SWEPT_KINDS.length; turn++) {
     const kind = SWEPT_KINDS[(start + turn) % SWEPT_KINDS.length]!;
-    const keys = inSweepOrder(kind, await store.list(kind.prefix), kind.name === cursor?.sweeping && turn === 0 ? cursor.after : undefined);
-    let done = 0;
-    while (done < keys.length) {
-      if (result.examined >= budget) {
-        // A kind in age order starts again from its oldest record, which is where this run stopped.
-        const after = kind.oldestFirst || done === 0 ? {} : { after: keys[done - 1]! };
-        await store.set(RECORDS.sweepCursor.key(), { kind: "sweep-cursor", sweeping: kind.name, ...after } satisfies SweepCursor);
-        return result;
+    const resuming = turn === 0 && kind.name === cursor?.sweeping;
+    const parts = partsOf(kind);
+    for (let shard = resuming ? Math.min(cursor.shard ?? 0, parts.length - 1) : 0; shard < parts.length; shard++) {
+      const keys = await keysOf(store, kind, parts[shard]!, resuming && shard === (cursor.shard ?? 0) ? cursor.after : undefined);
+      let done = 0;
+      while (done < keys.length) {
+        if (result.examined >= budget) {
+          // A kind in age order starts again from its oldest record, which is where this run stopped.
+          const after = kind.oldestFirst || done === 0 ? {} : { after: keys[done - 1]! };
+          await store.set(RECORDS.sweepCursor.key(), { kind: "sweep-cursor", sweeping: kind.name, shard, ...after } satisfies SweepCursor);
+          return result;
+        }
+        const batch = keys.slice(done, done + Math.min(AT_ONCE, budget - result.examined));
+        const live = await Promise.all(batch.map((key) => sweepOne(store, kind, key, now)));
+        done += batch.length;
+        result.examined += batch.length;
+        result.deleted += live.filter((isLive) => !isLive).length;
+        // Everything after a live record of a kind in age order is newer: live too.
+        if (kind.oldestFirst && live.includes(true)) break;
       }
-      const batch = keys.slice(done, done + Math.min(AT_ONCE, budget - result.examined));
-      const live = await Promise.all(batch.map((key) => sweepOne(store, kind, key, now)));
-      done += batch.length;
-      result.examined += batch.length;
-      result.deleted += live.filter((isLive) => !isLive).length;
-      // Everything after a live record of a kind in age order is newer: live too.
-      if (kind.oldestFirst && live.includes(true)) break;
     }
   }
   if (cursor) await store.delete(RECORDS.sweepCursor.key());

@@ -20,6 +20,9 @@ interface RecordKind {
   /** For keys that sort by age: the key order ("ascending" or "descending") that lists the
    * oldest first, so that a sweep can stop at the first live record. */
   readonly oldestFirst?: "ascending" | "descending";
+  /** A kind that years of use can fill with tens of thousands of records: housekeeping lists it
+   * a shard at a time (its ids are random or hashes, so that a shard is 1/64 of it). */
+  readonly sharded?: boolean;
 }
 
 interface SweptKind extends RecordKind {
@@ -48,9 +51,22 @@ export const RECORDS = {
    * until the request expires, so that approving it again never issues a second code. */
   answeredRequest: expiring("answered sign-in request", "answered/", (code: string) => secretHash(code)),
   /** A grant (or the tombstone of one revoked before it was written), by grant id. */
-  grant: expiring("grant", "grants/", (grantId: string) => grantId),
-  /** When a grant's access token was last verified, by grant id. */
+  grant: { ...expiring("grant", "grants/", (grantId: string) => grantId), sharded: true },
+  /** When a grant's access token was last verified, by grant id (written before app summaries
+   * existed; no longer written, swept as they expire). */
   grantUsage: expiring("grant usage", "usage/", (grantId: string) => grantId),
+  /** One app's summary for the owner's console (its client, scopes, first and last use, live
+   * grants counted by expiry day), keyed by the client_id's hash: the console reads these, never
+   * the grants. Expires with the app's last grant. */
+  appSummary: expiring("app summary", "apps/", (appId: string) => appId),
+  /** When one app's access tokens were last verified, by the app's id (a record of its own, so
+   * that a verification writes without reading). */
+  appUsage: expiring("app usage", "app-usage/", (appId: string) => appId),
+  /** Revoke-all and revoke-app, as moments: every grant created at or before one is dead. One
+   * record, read beside each grant. */
+  revocations: permanent("revocations", "owner/revocations"),
+  /** Where the rebuild of app summaries from grants stored before summaries existed stands. */
+  summaryRebuild: permanent("app summary rebuild", "owner/summary-rebuild"),
   /** The guessing throttle's counter of one address or network (owner/throttle-counter.ts),
    * keyed by the group's hash; at most COUNTER_CAP live at once. */
   throttleAddress: expiring("throttle counter by address or network", "throttle/group/", (group: string) => secretHash(group)),

@@ -95,7 +95,6 @@ function contentVersion(text: string): string {
 }
 
 class BlobsKeyValueStore implements KeyValueStore {
-  #store: Store | undefined;
   readonly #deadlineMs: number;
   constructor(
     readonly name: string,
@@ -104,11 +103,12 @@ class BlobsKeyValueStore implements KeyValueStore {
     this.#deadlineMs = options.deadlineMs ?? STORAGE_DEADLINE_MS;
   }
 
-  // Created on first use, so that importing this module costs nothing and a missing Blobs
-  // context surfaces as a storage error inside a request, where it can be answered.
-  get #blobs(): Store {
-    this.#store ??= getStore({ name: this.name, consistency: "strong", ...this.options.connection });
-    return this.#store;
+  /** A Blobs client whose every HTTP request is aborted with `signal`. One per operation (it
+   * costs no I/O): @netlify/blobs takes no per-call signal, only a `fetch` of our own. Created
+   * inside a request, so that a missing Blobs context surfaces as a storage error there. */
+  #blobs(signal: AbortSignal): Store {
+    const fetchUntilDeadline: typeof fetch = (input, init) => fetch(input, { ...init, signal });
+    return getStore({ name: this.name, consistency: "strong", ...this.options.connection, fetch: fetchUntilDeadline });
   }
 
   /** For the local server only: the lock scope of this store's keys (null in production). */
@@ -121,19 +121,22 @@ class BlobsKeyValueStore implements KeyValueStore {
     return this.#localScope;
   }
 
-  /** Runs one operation against the deadline; any failure becomes StorageUnavailable. The
-   * signal aborts when the deadline passes. */
+  /** Runs one operation against the deadline; any failure becomes StorageUnavailable. At the
+   * deadline the operation's requests are aborted, not abandoned: work left running would hold
+   * connections and slow the next request of this instance. (The Blobs client then retries
+   * the aborted request a few times after a pause; each retry fails at once, without I/O.) */
   async #timed<T>(operation: string, work: (blobs: Store, signal: AbortSignal) => Promise<T>): Promise<T> {
+    const controller = new AbortController();
     let timer: ReturnType<typeof setTimeout> | undefined;
-    const abort = new AbortController();
     const deadline = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
-        abort.abort();
-        reject(new StorageUnavailable(operation));
+        const timedOut = new StorageUnavailable(operation);
+        reject(timedOut);
+        controller.abort(timedOut);
       }, this.#deadlineMs);
     });
     try {
-      return await Promise.race([work(this.#blobs, abort.signal), deadline]);
+      return await Promise.race([work(this.#blobs(controller.signal), controller.signal), deadline]);
     } catch (error) {
       throw error instanceof StorageUnavailable ? error : new StorageUnavailable(operation, error);
     } finally {

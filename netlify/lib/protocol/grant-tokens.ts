@@ -1,6 +1,6 @@
 // Access and refresh tokens. Each names its grant and carries 256 random bits:
 //   iat_<grant id>.<secret>   irt_<grant id>.<secret>
-// The grant record keeps only the token's hash, so a token is checked with one read (its
+// The grant record keeps only the token's hash, so a token is checked with one round trip (its
 // grant) and a copy of the store yields no usable token. The prefix types the token: a code,
 // an access token and a refresh token can never stand in for one another.
 import { randomBytes } from "node:crypto";

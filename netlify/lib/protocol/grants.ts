@@ -1,12 +1,14 @@
 // Grants: one record per approved client authorization. Its access and refresh tokens are
-// checked against it, so revoking the grant kills both at once, in one write. Beside it, a
-// small usage record says when its access token was last verified (written at most every few
-// minutes, so that verification stays one read).
+// checked against it, so revoking the grant kills both at once, in one write; the owner's
+// revoke-all and revoke-app are moments in one record read beside it (revocations.ts). Its
+// app's summary (app-summaries.ts) follows it: what the owner's console reads instead of it.
 import { grantIdOf, newGrantToken, tokenHash, tokenKindOf, tokenMatches, type TokenKind } from "./grant-tokens.ts";
 import { constantTimeEqual } from "../crypto/secrets.ts";
 import type { ClientDisplay } from "../clients/client-display.ts";
 import { InvalidGrant } from "../errors.ts";
 import { resourceWithin } from "./resource.ts";
+import { readRevocations, revokedByOwner, type Revocations } from "./revocations.ts";
+import { summariseGrants, summariseRefresh, summariseRevocation } from "./app-summaries.ts";
 import { RECORDS } from "../platform/records.ts";
 import type { KeyValueStore } from "../platform/store.ts";
 
@@ -40,6 +42,9 @@ export interface GrantRecord {
   refresh: IssuedToken;
   /** Refresh tokens rotated out: presenting one again means it was stolen. */
   retiredRefreshHashes: string[];
+  /** Counted in its app's summary since it was created (absent: stored before summaries
+   * existed, counted once by the rebuild, and not followed after). */
+  summarised?: true;
 }
 
 /** Written when a grant is revoked before its record existed (a replayed code racing the
@@ -99,7 +104,8 @@ interface NewGrant {
   client?: ClientDisplay;
 }
 
-/** Creates the grant for a redeemed code, with one create-if-new write. Throws CodeAlreadyUsed
+/** Creates the grant for a redeemed code, with one create-if-new write, counted in its app's
+ * summary first (an app that holds a token always shows in the console). Throws CodeAlreadyUsed
  * when a replay of the code revoked the grant before it was written (RFC 6749 4.1.2). */
 export async function createGrant(store: KeyValueStore, input: NewGrant, now: number, ttl: TokenLifetimes): Promise<IssuedTokens> {
   const { accessToken, refreshToken, access, refresh } = mintTokens(input.id, now, ttl);
@@ -113,26 +119,28 @@ export async function createGrant(store: KeyValueStore, input: NewGrant, now: nu
     access,
     refresh,
     retiredRefreshHashes: [],
+    summarised: true,
   };
-  if (!(await store.setIfNew(grantKey(input.id), grant))) throw new CodeAlreadyUsed();
+  await summariseGrants(store, [grant]);
+  if (!(await store.setIfNew(grantKey(input.id), grant))) {
+    await afterward("uncount a replayed code's grant", summariseRevocation(store, grant));
+    throw new CodeAlreadyUsed();
+  }
   return { accessToken, refreshToken, grant };
 }
 
-function isLive(grant: StoredGrant | null, now: number): grant is GrantRecord {
-  return grant !== null && grant.kind === "grant" && grant.revokedAt === undefined && grant.expiresAt > now;
+/** A summary update after the grant's own write: a failure there must not lose the client
+ * its tokens (the count is off by one until the grant's expiry day passes), so it is logged. */
+async function afterward(what: string, work: Promise<void>): Promise<void> {
+  try {
+    await work;
+  } catch (error) {
+    console.error(`could not ${what} in its app's summary:`, error);
+  }
 }
 
-/** The grant with this id, if it is live. */
-export async function liveGrant(store: KeyValueStore, id: string, now: number): Promise<GrantRecord | null> {
-  const grant = await store.get<StoredGrant>(grantKey(id));
-  return isLive(grant, now) ? grant : null;
-}
-
-/** Every live grant. */
-export async function liveGrants(store: KeyValueStore, now: number): Promise<GrantRecord[]> {
-  const keys = await store.list(RECORDS.grant.prefix);
-  const grants = await Promise.all(keys.map((key) => store.get<StoredGrant>(key)));
-  return grants.filter((grant) => isLive(grant, now));
+function isLive(grant: StoredGrant | null, now: number, revocations: Revocations): grant is GrantRecord {
+  return grant !== null && grant.kind === "grant" && grant.revokedAt === undefined && grant.expiresAt > now && !revokedByOwner(revocations, grant.clientId, grant.createdAt);
 }
 
 /** Why a token is not live. "unknown" covers a token that never was, or was replaced by a
@@ -141,22 +149,23 @@ export type DeadTokenReason = "malformed" | "unknown" | "revoked" | "expired";
 
 export type TokenCheck = { live: true; grant: GrantRecord } | { live: false; reason: DeadTokenReason };
 
-/** Checks a token of this kind against its grant, with one read: live only if it is the
- * grant's current token of that kind, unexpired, and the grant is neither revoked nor expired. */
+/** Checks a token of this kind against its grant, with one round trip (the grant and the
+ * revocations, read in parallel): live only if it is the grant's current token of that kind,
+ * unexpired, and the grant is neither revoked (by itself or by the owner's moment) nor expired. */
 export async function checkGrantToken(store: KeyValueStore, token: string, kind: TokenKind, now: number): Promise<TokenCheck> {
   const id = grantIdOf(token, kind);
   if (!id) return { live: false, reason: "malformed" };
-  const grant = await store.get<StoredGrant>(grantKey(id));
+  const [grant, revocations] = await Promise.all([store.get<StoredGrant>(grantKey(id)), readRevocations(store)]);
   if (grant === null || grant.kind !== "grant") return { live: false, reason: "unknown" };
   const current = kind === "access" ? grant.access : grant.refresh;
   // The hash first: whether a grant was revoked is told only to the holder of its token.
   if (!tokenMatches(token, current.hash)) return { live: false, reason: "unknown" };
-  if (grant.revokedAt !== undefined) return { live: false, reason: "revoked" };
-  if (!isLive(grant, now) || current.expiresAt <= now) return { live: false, reason: "expired" };
+  if (grant.revokedAt !== undefined || revokedByOwner(revocations, grant.clientId, grant.createdAt)) return { live: false, reason: "revoked" };
+  if (!isLive(grant, now, revocations) || current.expiresAt <= now) return { live: false, reason: "expired" };
   return { live: true, grant };
 }
 
-/** The live grant whose current token of this kind is exactly `token`, with one read. */
+/** The live grant whose current token of this kind is exactly `token`, with one round trip. */
 export async function grantForToken(store: KeyValueStore, token: string, kind: TokenKind, now: number): Promise<GrantRecord | null> {
   const check = await checkGrantToken(store, token, kind, now);
   return check.live ? check.grant : null;
@@ -172,6 +181,7 @@ export async function revokeGrant(store: KeyValueStore, id: string, now: number)
       ? { ...grant, revokedAt: now, expiresAt: Math.min(grant.expiresAt, expiresAt) }
       : { kind: "revoked-grant", id, revokedAt: now, expiresAt };
   await store.set(grantKey(id), revoked);
+  if (grant?.kind === "grant" && grant.summarised && grant.expiresAt > now) await afterward("uncount a revoked grant", summariseRevocation(store, grant));
 }
 
 type RefreshOutcome =
@@ -190,8 +200,8 @@ export async function rotateRefreshToken(
 ): Promise<RefreshOutcome> {
   const id = grantIdOf(refreshToken, "refresh");
   if (!id) return { ok: false, reason: "unknown" };
-  const { value: grant, version } = await store.getVersioned<StoredGrant>(grantKey(id));
-  if (!isLive(grant, now)) return { ok: false, reason: "unknown" };
+  const [{ value: grant, version }, revocations] = await Promise.all([store.getVersioned<StoredGrant>(grantKey(id)), readRevocations(store)]);
+  if (!isLive(grant, now, revocations)) return { ok: false, reason: "unknown" };
   const presented = tokenHash(refreshToken);
   if (grant.retiredRefreshHashes.some((hash) => constantTimeEqual(presented, hash))) {
     await revokeGrant(store, id, now);
@@ -216,6 +226,7 @@ export async function rotateRefreshToken(
   };
   // Two refreshes racing on production Blobs: only one write wins, the other is refused.
   if (!(await store.setIfUnchanged(grantKey(id), next, version))) return { ok: false, reason: "conflict" };
+  if (grant.summarised) await afterward("follow a refresh", summariseRefresh(store, grant, next.expiresAt, now));
   return { ok: true, tokens: { accessToken: minted.accessToken, refreshToken: minted.refreshToken, grant: next } };
 }
 
@@ -230,32 +241,4 @@ export async function grantOwningToken(store: KeyValueStore, token: string): Pro
   const hashes = kind === "access" ? [grant.access.hash] : [grant.refresh.hash, ...grant.retiredRefreshHashes];
   const presented = tokenHash(token);
   return hashes.some((hash) => constantTimeEqual(presented, hash)) ? id : null;
-}
-
-// Usage: when a grant's access token was last verified. A record of its own, so that a
-// verification never rewrites the grant (which a refresh may be rewriting at the same moment).
-
-interface GrantUsage {
-  lastUsedAt: number;
-  expiresAt: number;
-}
-
-const USAGE_WRITE_INTERVAL_MS = 5 * 60 * 1000;
-/** Per function instance: the last usage write of each grant, bounded. */
-const lastUsageWrite = new Map<string, number>();
-
-/** Records a verification of the grant's access token: one write per grant every five
- * minutes per function instance at most. */
-export async function recordGrantUse(store: KeyValueStore, grant: GrantRecord, now: number): Promise<void> {
-  const last = Math.max(grant.lastUsedAt, lastUsageWrite.get(grant.id) ?? 0);
-  if (now - last < USAGE_WRITE_INTERVAL_MS) return;
-  lastUsageWrite.set(grant.id, now);
-  if (lastUsageWrite.size > 1000) lastUsageWrite.delete(lastUsageWrite.keys().next().value!);
-  await store.set(RECORDS.grantUsage.key(grant.id), { lastUsedAt: now, expiresAt: grant.expiresAt } satisfies GrantUsage);
-}
-
-/** When the grant was last used: issued or refreshed (the grant), or verified (its usage). */
-export async function grantLastUsedAt(store: KeyValueStore, grant: GrantRecord): Promise<number> {
-  const usage = await store.get<GrantUsage>(RECORDS.grantUsage.key(grant.id));
-  return Math.max(grant.lastUsedAt, usage?.lastUsedAt ?? 0);
 }

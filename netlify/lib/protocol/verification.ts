@@ -1,8 +1,9 @@
 // Access token verification, shared by POST /introspect, the legacy GET /token, GET /userinfo
-// and the resource-server API (resource/): one storage read (the grant), plus at most one usage
-// write per grant every few minutes per function instance.
+// and the resource-server API (resource/): one round trip (the grant, and the owner's revocations
+// beside it), plus at most one usage write per app every few minutes per function instance.
 import { isSecretOfKind } from "../crypto/secrets.ts";
-import { checkGrantToken, recordGrantUse, type DeadTokenReason, type GrantRecord } from "./grants.ts";
+import { checkGrantToken, type DeadTokenReason, type GrantRecord } from "./grants.ts";
+import { recordGrantUse } from "./app-usage.ts";
 import { tokenKindOf } from "./grant-tokens.ts";
 import type { KeyValueStore } from "../platform/store.ts";
 

@@ -5,7 +5,7 @@ import type { KeyValueStore } from "../platform/store.ts";
 import { tokenFromIntrospection } from "./introspection-answer.ts";
 import type { TokenVerification } from "./types.ts";
 
-/** Checks a token with one read of its grant. */
+/** Checks a token with one round trip: its grant, and the owner's revocations beside it. */
 export async function verifySameSite(store: KeyValueStore, token: string, now: number): Promise<TokenVerification> {
   const check = await checkAccessToken(store, token, now);
   if (!check.active) return { active: false, reason: check.reason };

@@ -1,0 +1,98 @@
+// The performance figures in docs/performance.md are written by the bench, between two markers,
+// never by hand: each run replaces the table with its own numbers. The rows are declared here,
+// once (test/unit/bench-doc.test.ts checks that the doc's table has exactly these rows).
+import { readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { ROOT } from "./settings.ts";
+
+export const DOC = join(ROOT, "docs", "performance.md");
+export const START_MARKER = "<!-- bench:start -->";
+export const END_MARKER = "<!-- bench:end -->";
+
+interface Timed {
+  stats: { p50: number };
+}
+interface Endpoint extends Timed {
+  name: string;
+  ops: { typical: Record<string, number>; max: Record<string, number> };
+}
+/** What the rows are read from: the bench's results (the same document as bench.json). */
+export interface BenchFigures {
+  endpoints: readonly Endpoint[];
+  password: { approve: { p50: number } };
+  scale: { ratio: number; small: Timed & { grants: number }; large: Timed & { grants: number } };
+  coldStart: { floor: { importMs: number }; functions: readonly { fn: string; importMs: number; floorRatio: number }[] };
+  owner: { console: readonly (Timed & { grants: number; operations: number })[]; ratio: number; revokeAll: { ms: number; operations: number; tokensInactive: boolean } };
+}
+
+const fixed = (n: number) => n.toFixed(n < 10 ? 2 : 1);
+const opsText = (ops: Record<string, number>) => `${ops.reads ?? 0} r, ${ops.writes ?? 0} w, ${ops.deletes ?? 0} d, ${ops.lists ?? 0} l`;
+
+function endpoint(figures: BenchFigures, name: string): string {
+  const e = figures.endpoints.find((c) => c.name === name);
+  if (!e) throw new Error(`the bench has no case "${name}" for the performance doc`);
+  return `p50 ${fixed(e.stats.p50)} ms; ${opsText(e.ops.max)}`;
+}
+
+function consoleAt(figures: BenchFigures, index: number): string {
+  const c = figures.owner.console[index]!;
+  return `p50 ${fixed(c.stats.p50)} ms; ${c.operations} storage operations`;
+}
+
+/** Each row: what, measured (from the figures), budget. */
+export const DOC_ROWS: readonly { what: string; measured: (f: BenchFigures) => string; budget: string }[] = [
+  { what: "Token check (`POST /introspect`)", measured: (f) => endpoint(f, "POST /introspect"), budget: "storage + 1 ms; the grant and the revocations, in parallel" },
+  { what: "Legacy verification (`GET /token`)", measured: (f) => endpoint(f, "GET /token (legacy verification)"), budget: "storage + 1 ms" },
+  { what: "`GET /userinfo`", measured: (f) => endpoint(f, "GET /userinfo"), budget: "storage + 1 ms" },
+  { what: "Code redemption (`POST /token`)", measured: (f) => endpoint(f, "POST /token (code -> tokens)"), budget: "storage + 1 ms; ≤ 5 operations" },
+  { what: "Profile redemption (`POST /auth`)", measured: (f) => endpoint(f, "POST /auth (code -> profile)"), budget: "storage + 1 ms" },
+  { what: "Refresh (`POST /token`)", measured: (f) => endpoint(f, "POST /token (refresh)"), budget: "storage + 1 ms" },
+  { what: "Revocation (`POST /revoke`)", measured: (f) => endpoint(f, "POST /revoke (live token)"), budget: "storage + 1 ms" },
+  { what: "Sign-in with a session, a fresh request (`POST /auth/approve`)", measured: (f) => endpoint(f, "POST /auth/approve (session, a fresh request)"), budget: "storage + 1 ms" },
+  { what: "The same request approved again (a double click)", measured: (f) => endpoint(f, "POST /auth/approve (session, the same request again)"), budget: "storage + 1 ms" },
+  { what: "Sign-in with the password (scrypt, slow on purpose)", measured: (f) => `p50 ${fixed(f.password.approve.p50)} ms`, budget: "—" },
+  { what: "Owner console API, 10 grants stored", measured: (f) => consoleAt(f, 0), budget: "≤ 50 operations" },
+  { what: "Owner console API, 1,000 grants stored", measured: (f) => consoleAt(f, 1), budget: "≤ 50 operations" },
+  { what: "Owner console API, 10,000 grants stored", measured: (f) => `${consoleAt(f, 2)}; ${f.owner.ratio.toFixed(2)}× the 10-grant p50`, budget: "≤ 2× the 10-grant p50; ≤ 50 operations" },
+  {
+    what: "Revoke all, 10,000 grants (one call)",
+    measured: (f) => `${fixed(f.owner.revokeAll.ms)} ms; ${f.owner.revokeAll.operations} storage operations; sampled tokens inactive after: ${f.owner.revokeAll.tokensInactive ? "all" : "NOT ALL"}`,
+    budget: "≤ 50 operations; every token inactive",
+  },
+  { what: "Introspection, 10,000 grants stored vs 10", measured: (f) => `p50 ratio ${f.scale.ratio.toFixed(2)}`, budget: "≤ 1.2" },
+  {
+    what: "Cold import of the slowest deployed function",
+    measured: (f) => {
+      const worst = [...f.coldStart.functions].sort((a, b) => b.floorRatio - a.floorRatio)[0]!;
+      return `\`${worst.fn}\` ${fixed(worst.importMs)} ms = ${worst.floorRatio.toFixed(2)}× the floor function (${fixed(f.coldStart.floor.importMs)} ms)`;
+    },
+    budget: "≤ 2.5× floor",
+  },
+];
+
+/** The generated table, markers included. */
+export function docTable(figures: BenchFigures, generatedAt: string, machine: string): string {
+  const rows = DOC_ROWS.map((row) => `| ${row.what} | ${row.measured(figures)} | ${row.budget} |`);
+  return [START_MARKER, `<!-- written by \`npm run bench\` (${generatedAt}, ${machine}); do not edit by hand -->`, "", "| what | measured | budget |", "|---|---|---|", ...rows, "", END_MARKER].join("\n");
+}
+
+/** Replaces the table between the markers in docs/performance.md. */
+export async function writeDocTable(figures: BenchFigures, generatedAt: string, machine: string): Promise<void> {
+  const text = await readFile(DOC, "utf8");
+  const start = text.indexOf(START_MARKER);
+  const end = text.indexOf(END_MARKER);
+  if (start < 0 || end < start) throw new Error(`${DOC} has no ${START_MARKER} ... ${END_MARKER} markers`);
+  await writeFile(DOC, text.slice(0, start) + docTable(figures, generatedAt, machine) + text.slice(end + END_MARKER.length));
+}
+
+/** The "what" cells of the table between the markers of a document. */
+export function tableRowsOf(text: string): string[] {
+  const start = text.indexOf(START_MARKER);
+  const end = text.indexOf(END_MARKER);
+  if (start < 0 || end < start) return [];
+  return text
+    .slice(start, end)
+    .split("\n")
+    .filter((line) => line.startsWith("| ") && !line.startsWith("| what |"))
+    .map((line) => line.split(" | ")[0]!.slice(2));
+}

@@ -1,0 +1,20 @@
+// The performance figures in docs/performance.md are the bench's own: written by `npm run bench`
+// between two markers (scripts/bench/doc-table.ts). The doc must keep the markers, and its
+// table must have exactly the rows the bench writes, so that no figure is ever typed by hand.
+import { readFile } from "node:fs/promises";
+import { describe, expect, it } from "vitest";
+import { DOC, DOC_ROWS, END_MARKER, START_MARKER, tableRowsOf } from "../../scripts/bench/doc-table.ts";
+
+describe("docs/performance.md's figures", () => {
+  it("sit between the bench's markers, in a table whose rows are the bench's cases", async () => {
+    const text = await readFile(DOC, "utf8");
+    expect(text.split(START_MARKER)).toHaveLength(2);
+    expect(text.split(END_MARKER)).toHaveLength(2);
+    expect(text.indexOf(START_MARKER)).toBeLessThan(text.indexOf(END_MARKER));
+    expect(tableRowsOf(text)).toEqual(DOC_ROWS.map((row) => row.what));
+  });
+
+  it("name each row once", () => {
+    expect(new Set(DOC_ROWS.map((row) => row.what)).size).toBe(DOC_ROWS.length);
+  });
+});
