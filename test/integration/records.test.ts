@@ -57,6 +57,7 @@ describe("the store writes only declared kinds of record", () => {
       RECORDS.clientFailure.key("https://app.example.com"),
       RECORDS.passkeys.key(),
       RECORDS.sessionSeen.key("s"),
+      RECORDS.alertSent.key("test"),
       RECORDS.sweepCursor.key(),
     ];
     // One key of every kind, each recognised as its own kind.

@@ -57,13 +57,20 @@ export function lockPath(scope: string): string {
   return join(LOCK_FOLDER, createHash("sha256").update(scope).digest("hex"));
 }
 
+/** Rejects when `signal` aborts. */
+function abortion(signal: AbortSignal): Promise<never> {
+  return new Promise((_, reject) => signal.addEventListener("abort", () => reject(signal.reason), { once: true }));
+}
+
 /** Runs `work` while holding the lock named by `scope` (the Blobs server, store and key), on
- * this machine, across threads and processes. Waiting stops when `signal` aborts. */
+ * this machine, across threads and processes. Waiting stops when `signal` aborts, and so does
+ * holding: a write that hangs past its caller's deadline must not keep every later write to the
+ * key waiting (on production Blobs, too, a request given up on blocks nobody). */
 export async function withLocalWriteLock<T>(scope: string, signal: AbortSignal, work: () => Promise<T>): Promise<T> {
   const path = lockPath(scope);
   await acquire(path, signal);
   try {
-    return await work();
+    return await Promise.race([work(), abortion(signal)]);
   } finally {
     await rm(path, { recursive: true, force: true });
   }

@@ -4,8 +4,8 @@
 // minute, and a person at the sign-in page, or a Micropub endpoint checking a token, should
 // get a clear "try again" long before that.
 // Every write goes to a key of a kind declared in records.ts, or is refused.
-// Against the local Blobs server (netlify dev, the tests) writes to one key take turns, so that
-// conditional writes are as atomic there as on production Blobs (local-write-lock.ts).
+// Against the local Blobs server (netlify dev, the tests) conditional writes to one key take
+// turns, so that they are as atomic there as on production Blobs (local-write-lock.ts).
 import { createHash } from "node:crypto";
 import { getStore, type Store } from "@netlify/blobs";
 import { withLocalWriteLock } from "./local-write-lock.ts";
@@ -144,9 +144,10 @@ class BlobsKeyValueStore implements KeyValueStore {
     }
   }
 
-  /** A write to one key. Production Blobs makes each conditional write atomic; the local
-   * server does not, so there every write to a key (conditional or not) holds that key's lock,
-   * which makes its check-then-write one step as in production. */
+  /** A conditional write to one key. Production Blobs makes each atomic; the local server does
+   * not, so there each holds that key's lock, which makes its check-then-write one step as in
+   * production. (Plain writes and deletes do not wait for it: the kinds written conditionally
+   * here are never written unconditionally at the same time.) */
   #write<T>(operation: string, key: string, work: (blobs: Store) => Promise<T>): Promise<T> {
     return this.#timed(operation, (blobs, signal) => {
       const scope = this.#local;
@@ -162,7 +163,7 @@ class BlobsKeyValueStore implements KeyValueStore {
   // setJSON drops the onlyIfNew / onlyIfMatch condition, which would make codes replayable.
   async set(key: string, value: unknown): Promise<void> {
     assertRegistered(key);
-    await this.#write("set", key, (blobs) => blobs.set(key, JSON.stringify(value)));
+    await this.#timed("set", (blobs) => blobs.set(key, JSON.stringify(value)));
   }
 
   async setIfNew(key: string, value: unknown): Promise<boolean> {
@@ -206,7 +207,7 @@ class BlobsKeyValueStore implements KeyValueStore {
   }
 
   async delete(key: string): Promise<void> {
-    await this.#write("delete", key, (blobs) => blobs.delete(key));
+    await this.#timed("delete", (blobs) => blobs.delete(key));
   }
 
   async list(prefix: string): Promise<string[]> {
