@@ -31,7 +31,7 @@ interface Question {
 }
 
 /** The token to check, once the caller is known to be allowed to ask. */
-function questionOf(req: Request, config: Config, form: URLSearchParams | null): Question {
+function tokenToCheck(req: Request, config: Config, form: URLSearchParams | null): Question {
   const bearer = bearerToken(req);
   refuseTokenInUrl(req, bearer === "malformed" ? null : bearer);
   if (bearer === null) throw new MissingBearerToken("Send the token in an Authorization: Bearer header.");
@@ -49,7 +49,7 @@ function questionOf(req: Request, config: Config, form: URLSearchParams | null):
 
 /** The introspection answer for the token the request asks about (`form`: the POST body). */
 export async function verifyToken(ctx: RequestContext, form: URLSearchParams | null): Promise<Response> {
-  const { token, byResourceServer } = questionOf(ctx.req, ctx.config, form);
+  const { token, byResourceServer } = tokenToCheck(ctx.req, ctx.config, form);
   const grant = await verifyAccessToken(ctx.rt.store, token, ctx.rt.now());
   const answered = grant !== null && (byResourceServer || !isAudienceBound(grant)) ? grant : null;
   return json(introspectionBody(answered));
