@@ -72,13 +72,16 @@ describe("alerts: each kind reaches the owner's webhook, with no secret in it", 
   it("an app approved for the first time; approving it again later says nothing", async () => {
     const rt = await alertingRuntime();
     const first = await approveApp(rt);
-    const [message] = await receiver.received(1);
+    // The password signed in from a browser never seen here: that is told too.
+    const kinds = (await receiver.received(2)).map(event);
+    expect(kinds.map((k) => k.event).sort()).toEqual(["app-approved", "new-device-sign-in"]);
+    const message = receiver.messages.find((m) => event(m).event === "app-approved");
     expect(message!.method).toBe("POST");
     expect(message!.headers["content-type"]).toBe("application/json");
     expect(event(message!)).toMatchObject({ event: "app-approved", title: "New app approved", subject: CLIENT_ID, me: "https://jane.example/" });
     rt.clock.advance(ALERT_INTERVAL_MS + 1000);
     const again = await approveApp(rt);
-    expect(receiver.messages).toHaveLength(1);
+    expect(receiver.messages.filter((m) => event(m).event === "app-approved")).toHaveLength(1);
     expectNoSecret(receiver.messages, [first.code, first.request, again.code, again.request]);
   });
 
@@ -88,7 +91,8 @@ describe("alerts: each kind reaches the owner's webhook, with no secret in it", 
     const { id, ticket } = await addPasskey(rt, cookie);
     const removed = await consoleCall(rt, ACCOUNT_API, "/passkeys/delete", { id, password: TEST_PASSWORD }, cookie);
     expect(removed.status).toBe(200);
-    const messages = await receiver.received(2);
+    // The console's sign-in came from a browser never seen here: its message comes first.
+    const messages = (await receiver.received(3)).filter((m) => event(m).event !== "new-device-sign-in");
     expect(messages.map((m) => event(m).event)).toEqual(["passkey-added", "passkey-removed"]);
     // The owner's own words, as text: no mention reaches anyone (the JSON shape carries them as they are).
     expect(event(messages[0]!).subject).toBe("Work laptop @everyone");
@@ -111,6 +115,38 @@ describe("alerts: each kind reaches the owner's webhook, with no secret in it", 
   });
 });
 
+describe("alerts: raised by the sign-in itself", () => {
+  it("the password from a browser never seen here tells the owner which browser; the same browser with its known-device cookie does not", async () => {
+    const rt = await alertingRuntime();
+    const first = await approveApp(rt);
+    const [told] = (await receiver.received(2)).filter((m) => event(m).event === "new-device-sign-in");
+    expect(event(told!).subject).toBe("Chrome on Linux");
+    const known = (first.response.headers.getSetCookie?.() ?? []).map((c) => c.split(";")[0]!).join("; ");
+    expect(known).not.toBe("");
+    rt.clock.advance(ALERT_INTERVAL_MS + 1000);
+    const request = await signedRequest(rt, authorizationParams({ scope: "create" }));
+    const background = platform();
+    const again = await approveEndpoint(approveRequest(request, { scopes: ["create"], headers: { Cookie: known } }), rt, { ip: CLIENT_IP, userAgent: CHROME_UA, waitUntil: background.waitUntil });
+    expect(again.status).toBe(302);
+    await background.settled();
+    expect(receiver.messages.filter((m) => event(m).event === "new-device-sign-in")).toHaveLength(1);
+  });
+
+  it("wrong passwords past the overall limit (from twenty-four networks) tell the owner", async () => {
+    const rt = await alertingRuntime();
+    const background = platform();
+    for (let i = 0; i < 24; i++) {
+      const request = await signedRequest(rt, authorizationParams({ scope: "create" }));
+      await approveEndpoint(approveRequest(request, { password: `wrong ${i}` }), rt, { ip: `203.0.${i}.9`, userAgent: CHROME_UA, waitUntil: background.waitUntil });
+      rt.clock.advance(61_000);
+    }
+    await background.settled();
+    const engaged = receiver.messages.filter((m) => event(m).event === "throttle-engaged");
+    expect(engaged.length).toBeGreaterThanOrEqual(1);
+    expectNoSecret(engaged, ["wrong 1"]);
+  });
+});
+
 describe("alerts: at most one per kind per minute", () => {
   it("a second test within the minute is refused (429) and sends nothing; a minute later it goes", async () => {
     const rt = await alertingRuntime();
@@ -120,10 +156,11 @@ describe("alerts: at most one per kind per minute", () => {
     const refused = await consoleCall(rt, ACCOUNT_API, "/alerts/test", {}, cookie);
     expect(refused.status).toBe(429);
     expect(refused.headers.get("retry-after")).toBe("1");
-    expect(receiver.messages).toHaveLength(1);
+    const tests = () => receiver.messages.filter((m) => event(m).event === "test");
+    expect(tests()).toHaveLength(1);
     rt.clock.advance(1000);
     expect((await consoleCall(rt, ACCOUNT_API, "/alerts/test", {}, cookie)).status).toBe(200);
-    expect(receiver.messages).toHaveLength(2);
+    expect(tests()).toHaveLength(2);
   });
 
   it("ten of a kind at once, from ten instances: one message; another kind still goes", async () => {
@@ -187,11 +224,12 @@ describe("alerts: never in the way", () => {
     const request = await signedRequest(rt, authorizationParams({ scope: "create" }));
     const response = await approveEndpoint(approveRequest(request, { scopes: ["create"] }), rt, { ip: CLIENT_IP, userAgent: CHROME_UA, waitUntil: background.waitUntil });
     expect(response.status).toBe(302);
-    expect(background.handedOver()).toBe(1);
-    await receiver.received(1);
+    // The app's first approval and the new browser's sign-in, both handed over.
+    expect(background.handedOver()).toBe(2);
+    await receiver.received(2);
     receiver.release();
     await background.settled();
-    expect(event(receiver.messages[0]!).event).toBe("app-approved");
+    expect(receiver.messages.map((m) => event(m).event).sort()).toEqual(["app-approved", "new-device-sign-in"]);
   });
 
   it("a receiver that fails: the approval goes through, the console's test says what happened", async () => {

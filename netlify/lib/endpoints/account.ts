@@ -85,7 +85,7 @@ async function signIn(ctx: RequestContext): Promise<Response> {
   const form = await ctx.form();
   // Loaded for sign-ins only: the console's other calls never check a password.
   const { signInOwner, refusalFor } = await import("../owner/sign-in.ts");
-  const result = await signInOwner(rt, config, { method: "password", password: form.get("password") ?? "" }, { ip: requester.ip, where: "account", req: ctx.req });
+  const result = await signInOwner(rt, config, { method: "password", password: form.get("password") ?? "" }, { ip: requester.ip, where: "account", req: ctx.req, userAgent: requester.userAgent, waitUntil: requester.waitUntil });
   if (!result.ok) throw refusalFor(result);
   const session = { method: "password", persistent: rememberRequested(form), ip: requester.ip, userAgent: requester.userAgent } as const;
   const { setCookie } = await startSession(rt.store, config, session, rt.now());
@@ -97,7 +97,7 @@ async function signIn(ctx: RequestContext): Promise<Response> {
 async function confirmOwner(ctx: RequestContext, session: SessionRecord): Promise<{ setCookies: string[] }> {
   const { rt, config, requester } = ctx;
   const { signInOwner, refusalFor, credentialFrom } = await import("../owner/sign-in.ts");
-  const confirmed = await signInOwner(rt, config, credentialFrom(await ctx.form()), { ip: requester.ip, where: "account", req: ctx.req, sessionId: session.id }, "confirm");
+  const confirmed = await signInOwner(rt, config, credentialFrom(await ctx.form()), { ip: requester.ip, where: "account", req: ctx.req, sessionId: session.id, userAgent: requester.userAgent, waitUntil: requester.waitUntil }, "confirm");
   if (!confirmed.ok) throw refusalFor(confirmed);
   return confirmed;
 }

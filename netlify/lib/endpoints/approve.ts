@@ -108,7 +108,7 @@ async function approve(ctx: RequestContext): Promise<Response> {
   if (decision === "deny") throw new AccessDenied("The owner denied the request.");
   const submitted = { token, signed };
   if (decision !== "approve") return backToSignIn(ctx, submitted, "decision", (await currentSession(ctx.rt.store, ctx.req, ctx.config, ctx.rt.now())) !== null);
-  const attempt: AttemptContext = { ip: ctx.requester.ip, where: "authorization", clientId: request.clientId, req: ctx.req };
+  const attempt: AttemptContext = { ip: ctx.requester.ip, where: "authorization", clientId: request.clientId, req: ctx.req, userAgent: ctx.requester.userAgent, waitUntil: ctx.requester.waitUntil };
   const scopes = grantedScopes(request.scopes, form.getAll("scope"));
   const approval = await whoApproves(ctx, form, submitted, scopes, attempt);
   return approval instanceof Response ? approval : issue(ctx, signed, scopes, form, approval, attempt);

@@ -18,7 +18,7 @@ const webauthn = () => import("../owner/webauthn.ts");
 async function registrationOptions(ctx: RequestContext, session: SessionRecord): Promise<Response> {
   const { rt, config, requester } = ctx;
   const password = (await ctx.form()).get("password") ?? "";
-  const confirmed = await signInOwner(rt, config, { method: "password", password }, { ip: requester.ip, where: "account", req: ctx.req, sessionId: session.id }, "confirm");
+  const confirmed = await signInOwner(rt, config, { method: "password", password }, { ip: requester.ip, where: "account", req: ctx.req, sessionId: session.id, userAgent: requester.userAgent, waitUntil: requester.waitUntil }, "confirm");
   if (!confirmed.ok) throw refusalFor(confirmed);
   const passkeys = await listPasskeys(rt.store);
   if (passkeys.length >= MAX_PASSKEYS) throw new InvalidRequest(`You have ${MAX_PASSKEYS} passkeys, the most this server keeps: remove one first.`);
@@ -49,7 +49,7 @@ async function signIn(ctx: RequestContext): Promise<Response> {
   const { rt, config, requester } = ctx;
   const form = await ctx.form();
   const credential = { method: "passkey", ticket: form.get("ticket") ?? "", response: form.get("response") ?? "" } as const;
-  const result = await signInOwner(rt, config, credential, { ip: requester.ip, where: "account", req: ctx.req });
+  const result = await signInOwner(rt, config, credential, { ip: requester.ip, where: "account", req: ctx.req, userAgent: requester.userAgent, waitUntil: requester.waitUntil });
   if (!result.ok) throw refusalFor(result);
   const session = { method: "passkey", persistent: rememberRequested(form), ip: requester.ip, userAgent: requester.userAgent } as const;
   const { setCookie } = await startSession(rt.store, config, session, rt.now());

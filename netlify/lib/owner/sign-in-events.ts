@@ -21,7 +21,6 @@ export const EVENT_RETENTION_DAYS = 30;
 const EVENT_RETENTION_MS = EVENT_RETENTION_DAYS * DAY_MS;
 /** Slots per hour for each outcome. */
 export const EVENT_SLOTS_PER_HOUR: Readonly<Record<SignInEventView["outcome"], number>> = { failure: 10, success: 30 };
-const SHOWN = 50;
 /** Longest client_id text kept and shown. */
 export const CLIENT_TEXT_LIMIT = 100;
 /** Conditional writes tried to add to an hour's count. */
@@ -97,30 +96,9 @@ export async function recordSignInEvent(store: KeyValueStore, event: SignInEvent
   return false;
 }
 
-/** Days back from today, in growing batches listed at once: a quiet history spans many days
- * (each list is short), a busy one is found in the first. */
-const DAY_BATCHES = [[0], [1, 2], [3, 4, 5, 6], [7, 8, 9, 10, 11, 12, 13, 14], Array.from({ length: EVENT_RETENTION_DAYS - 14 }, (_, i) => 15 + i)];
-
-/** The keys of the newest events, newest first: whole hours, at least `limit` keys if there are. */
-async function newestKeys(store: KeyValueStore, now: number, limit: number): Promise<string[]> {
-  const today = dayOf(now);
-  const keys: string[] = [];
-  for (const batch of DAY_BATCHES) {
-    const days = await Promise.all(batch.map((back) => store.list(dayPrefix(today - back))));
-    for (const dayKeys of days) keys.push(...dayKeys.sort());
-    if (keys.length >= limit) break;
-  }
-  if (keys.length <= limit) return keys;
-  // The rest of the last hour read: an hour's slots are not in time order.
-  const hourOf = (key: string) => key.slice(0, dayPrefix(0).length + 2);
-  let end = limit;
-  while (end < keys.length && hourOf(keys[end]!) === hourOf(keys[limit - 1]!)) end++;
-  return keys.slice(0, end);
-}
-
 /** Marks the newest listed failure of each hour with the count of that hour's failures not
  * listed, if any (one read per hour with a listed failure: a few, however busy). */
-async function withUnlisted(store: KeyValueStore, events: SignInEventView[], now: number): Promise<SignInEventView[]> {
+export async function withUnlisted(store: KeyValueStore, events: SignInEventView[], now: number): Promise<SignInEventView[]> {
   const newestFailure = new Map<number, number>();
   events.forEach((e, i) => {
     if (e.outcome === "failure" && !newestFailure.has(hourOf(e.at))) newestFailure.set(hourOf(e.at), i);
@@ -136,16 +114,4 @@ async function withUnlisted(store: KeyValueStore, events: SignInEventView[], now
     marked[at] = { ...marked[at]!, unlisted: record.count, reason: marked[at]!.reason ? `${marked[at]!.reason}; ${more}` : more };
   });
   return marked;
-}
-
-/** The most recent events of the last 30 days, newest first. */
-export async function recentSignInEvents(store: KeyValueStore, now: number, limit = SHOWN): Promise<SignInEventView[]> {
-  const keys = await newestKeys(store, now, limit);
-  const records = await Promise.all(keys.map((key) => store.get<SignInEventRecord>(key)));
-  const events = records
-    .filter((r): r is SignInEventRecord => r !== null && r.kind === "sign-in-event" && r.expiresAt > now)
-    .sort((a, b) => b.at - a.at)
-    .slice(0, limit)
-    .map(({ kind: _kind, expiresAt: _expiresAt, ...event }) => (event.clientId === undefined ? event : { ...event, clientId: clientText(event.clientId) }));
-  return withUnlisted(store, events, now);
 }

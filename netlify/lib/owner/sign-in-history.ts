@@ -4,7 +4,7 @@
 // page lists today's keys, and only when today has too few, the whole history's (one list
 // either way, at most 28,800 keys); then it reads the page's records.
 import type { SignInEventView } from "../pages/account-view.ts";
-import { dayOf, dayPrefix } from "./sign-in-events.ts";
+import { dayOf, dayPrefix, withUnlisted } from "./sign-in-events.ts";
 import { RECORDS } from "../platform/records.ts";
 import type { KeyValueStore } from "../platform/store.ts";
 
@@ -50,7 +50,9 @@ export async function signInHistory(store: KeyValueStore, now: number, before?: 
     // The page ends inside an hour: the next one starts again at that hour (a few events shown twice, none lost).
     const cutHour = hourOf(keys[limit - 1]!);
     const start = keys.findIndex((key) => hourOf(key) === cutHour);
-    return start > 0 ? { events: events.slice(0, limit), before: keys[start - 1]! } : { events: events.slice(0, limit) };
+    const shown = await withUnlisted(store, events.slice(0, limit), now);
+    return start > 0 ? { events: shown, before: keys[start - 1]! } : { events: shown };
   }
-  return keys.length < older.length ? { events, before: keys[keys.length - 1]! } : { events };
+  const shown = await withUnlisted(store, events, now);
+  return keys.length < older.length ? { events: shown, before: keys[keys.length - 1]! } : { events: shown };
 }

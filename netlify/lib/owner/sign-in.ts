@@ -12,7 +12,9 @@ import { verifyPassword } from "./password.ts";
 import type { Runtime } from "../platform/runtime.ts";
 import { SIGN_IN_FAILURES, type SignInFailure } from "./sign-in-failures.ts";
 import { recordSignInEvent } from "./sign-in-events.ts";
+import { alert } from "./alerts.ts";
 import { knownDevice, rememberDevice } from "./known-device.ts";
+import { deviceLabel } from "./user-agent.ts";
 import { attemptSucceeded, beginAttempt, type AttemptScope, type OverallState, type ThrottleVerdict } from "./throttle.ts";
 
 type OwnerCredential =
@@ -43,6 +45,15 @@ export interface AttemptContext {
   req?: Request;
   /** The live session of the request, when the caller has looked it up. */
   sessionId?: string;
+  /** The browser's User-Agent, to name the device in an alert. */
+  userAgent?: string;
+  /** Netlify's context.waitUntil, so that an alert this attempt causes never holds it up. */
+  waitUntil?: ((work: Promise<unknown>) => void) | undefined;
+}
+
+/** Tells the owner (NOTIFY_URL), at most once a minute per kind: alert() never throws. */
+function tellOwner(rt: Runtime, config: Config, context: AttemptContext, event: Parameters<typeof alert>[1]): Promise<void> {
+  return alert({ rt, config, requester: { waitUntil: context.waitUntil } }, event);
 }
 
 /** The device an attempt comes from, as the throttle counts it: a known device by its cookie's
@@ -66,6 +77,8 @@ async function succeeded(rt: Runtime, config: Config, context: AttemptContext, d
     rememberDevice(config, device.cookieId, rt.now()),
     attemptSucceeded(rt.store, verdict.attempt, rt.now()),
     recordAttempt(rt, context, method),
+    // The password, from a browser that never signed in before: worth the owner's attention.
+    method === "password" && device.throttleId === undefined ? tellOwner(rt, config, context, { kind: "new-device-sign-in", device: deviceLabel(context.userAgent ?? "") }) : undefined,
   ]);
   return { ok: true, method, knownDevice: device.throttleId !== undefined, setCookies, overall: verdict.overall };
 }
@@ -102,6 +115,7 @@ async function checkPassword(rt: Runtime, config: Config, password: string, cont
   if (!(await verifyPassword(password, config.password))) {
     // The attempt's own entries are the failure count.
     await recordAttempt(rt, context, "password", "password");
+    if (verdict.overall === "engaged") await tellOwner(rt, config, context, { kind: "throttle-engaged" });
     return { ok: false, reason: "password", overall: verdict.overall };
   }
   return succeeded(rt, config, context, device, verdict, "password");

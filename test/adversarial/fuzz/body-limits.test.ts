@@ -14,7 +14,7 @@ import { introspectionEndpoint } from "../../../netlify/lib/endpoints/token-veri
 import { tokenEndpoint } from "../../../netlify/lib/endpoints/token.ts";
 import { MAX_BODY_BYTES } from "../../../netlify/lib/http/body.ts";
 import { ACCOUNT_API, PASSKEYS_API } from "../../../netlify/lib/pages/paths.ts";
-import { recentSignInEvents } from "../../../netlify/lib/owner/sign-in-events.ts";
+import { signInHistory } from "../../../netlify/lib/owner/sign-in-history.ts";
 import { TEST_PASSWORD } from "../../helpers/env.ts";
 import { answered, expectDocumentedAnswer, FORM_TYPES, fuzzRuns, fuzzRuntime, JSON_TYPES, propertyTimeout, seedNote } from "../../helpers/fuzz.ts";
 import { signedRequest } from "../../helpers/endpoints.ts";
@@ -181,7 +181,7 @@ describe("a refused body has no effect, even when it carries a valid request", (
     const response = await signIn.handle(post(signIn, padded({ password: TEST_PASSWORD, remember: "true" }), { "content-type": "application/x-www-form-urlencoded" }), rt);
     expect(response.headers.get("set-cookie")).toBeNull();
     await expectTooLarge(signIn, response);
-    expect(await recentSignInEvents(rt.store, rt.now())).toEqual([]);
+    expect((await signInHistory(rt.store, rt.now())).events).toEqual([]);
   });
 
   it("the approve step with a genuine request and the right password: 413, no code, no redirect", async () => {
@@ -192,6 +192,6 @@ describe("a refused body has no effect, even when it carries a valid request", (
     expect(response.headers.get("location")).toBeNull();
     expect(response.headers.get("set-cookie")).toBeNull();
     await expectTooLarge(approve, response);
-    expect(await recentSignInEvents(rt.store, rt.now())).toEqual([]);
+    expect((await signInHistory(rt.store, rt.now())).events).toEqual([]);
   });
 });
