@@ -10,7 +10,7 @@ import { parseEnv } from "node:util";
 import { parse } from "smol-toml";
 import { localAddresses, parseDevArguments, serveArguments } from "./blog-dev-plan.ts";
 import { readyMessage } from "./local-sign-in.ts";
-import { freePort, portIsFree } from "./ports.ts";
+import { innerPorts, portIsFree } from "./ports.ts";
 
 const blog = process.cwd();
 
@@ -55,7 +55,7 @@ const dotEnv = existsSync(join(blog, ".env")) ? parseEnv(readFileSync(join(blog,
 const { env, notes } = localAddresses(port, dotEnv as Record<string, string>, process.env);
 for (const note of notes) console.log(note);
 
-const [staticPort, functionsPort] = await Promise.all([freePort(), freePort()]);
+const [staticPort, functionsPort] = await innerPorts(port);
 const base = `http://localhost:${port}`;
 console.log(`Building the blog and the IndieAuth server, then serving them on ${base}/ (netlify serve, offline)…\n`);
 const child = spawn(process.execPath, [cli, ...serveArguments({ port, staticPort, functionsPort })], {

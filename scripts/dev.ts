@@ -16,7 +16,7 @@ import { buildFunctions } from "./build-functions.ts";
 import { buildSite } from "./build.ts";
 import { ENV_FILE, loadEnvFile } from "./env.ts";
 import { readyMessage } from "./local-sign-in.ts";
-import { freePort, parsePort, portIsFree } from "./ports.ts";
+import { innerPorts, parsePort, portIsFree } from "./ports.ts";
 
 const port = parsePort(process.env.PORT ?? "8888") ?? 0;
 if (port === 0) {
@@ -110,7 +110,7 @@ console.log("IndieAuth server, local development");
 for (const [label, value] of facts) console.log(`  ${label.padEnd(15)} ${value}`);
 console.log(`Starting netlify dev (offline)…`);
 
-const [functionsPort, staticPort] = await Promise.all([freePort(), freePort()]);
+const [functionsPort, staticPort] = await innerPorts(port);
 const netlify = createRequire(import.meta.url).resolve("netlify-cli/bin/run.js");
 const args = ["dev", "--offline", "--internal-disable-edge-functions", "--no-open", "--port", String(port), "--functions-port", String(functionsPort), "--staticServerPort", String(staticPort), "--dir", pages, "--functions", functions];
 const child = spawn(process.execPath, [netlify, ...args], { cwd: workDir, stdio: ["inherit", "pipe", "pipe"], env: { ...process.env, BROWSER: "none" } });

@@ -11,8 +11,8 @@ export function portIsFree(port: number): Promise<boolean> {
   });
 }
 
-/** A port the system has just handed out as free (for netlify-cli's static and functions servers). */
-export function freePort(): Promise<number> {
+/** A port the system has just handed out as free. */
+function freePort(): Promise<number> {
   return new Promise((done, fail) => {
     const probe = createServer();
     probe.once("error", fail);
@@ -21,6 +21,15 @@ export function freePort(): Promise<number> {
       probe.close(() => (typeof address === "object" && address ? done(address.port) : fail(new Error("no free port"))));
     });
   });
+}
+
+/** Two free ports for netlify-cli's static and functions servers, both other than `main`: the
+ * main port is checked free but not yet bound, so the system may hand it out again. */
+export async function innerPorts(main: number): Promise<[number, number]> {
+  for (;;) {
+    const [a, b] = await Promise.all([freePort(), freePort()]);
+    if (a !== main && b !== main && a !== b) return [a, b];
+  }
 }
 
 /** A port number as a person types it (1-65535), or undefined. */

@@ -101,7 +101,7 @@ describe("an Eleventy blog whose build command empties _site, built by netlify b
     expect(rule("/indieauth/sign-in/*")).toMatchObject({ "X-Frame-Options": "DENY", "Cache-Control": "no-store" });
     expect(rule("/indieauth/sign-in/*")["Content-Security-Policy"]).toContain("frame-ancestors 'none'");
     expect(rule("/indieauth/account/*")).toMatchObject({ "X-Frame-Options": "DENY", "Cache-Control": "no-store" });
-    expect(rule("/indieauth/*")).toEqual({ "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer", "Strict-Transport-Security": "max-age=31536000" });
+    expect(rule("/indieauth/*")).toEqual({ "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer", "Strict-Transport-Security": "max-age=31536000", "Cross-Origin-Opener-Policy": "same-origin" });
     // Nothing for the blog's own pages.
     expect(headers.map((h) => h.for).filter((path) => !path.startsWith("/indieauth/"))).toEqual(["/assets/*"]);
   });
