@@ -53,13 +53,16 @@ describe("the console's alerts", () => {
     await page.getByRole("button", { name: "Send a test alert" }).click();
     await page.locator("#alerts-result", { hasText: /^Test alert sent/ }).waitFor();
     expect(await page.locator("#alerts-result").textContent()).toBe(`Test alert sent to ${host}. Check that it arrived.`);
-    const [message] = await receiver.received(1);
-    expect(JSON.parse(message!.body)).toMatchObject({ event: "test", title: "Test alert" });
+    // The console's own sign-in, from a browser never seen before, was told first.
+    const tests = () => receiver.messages.filter((m) => (JSON.parse(m.body) as { event: string }).event === "test");
+    await receiver.received(2);
+    expect(tests()).toHaveLength(1);
+    expect(JSON.parse(tests()[0]!.body)).toMatchObject({ event: "test", title: "Test alert" });
 
     // Within the minute: refused, in words, and nothing more is sent.
     await page.getByRole("button", { name: "Send a test alert" }).click();
     await page.locator("#alerts-result", { hasText: /^A test alert went out/ }).waitFor();
     expect(await page.locator("#alerts-result").textContent()).toMatch(/^A test alert went out less than a minute ago\. Try again in \d+ seconds\.$/);
-    expect(receiver.messages).toHaveLength(1);
+    expect(tests()).toHaveLength(1);
   });
 });
