@@ -51,6 +51,8 @@ export function bareClient(clientId: URL): Promise<ClientInfo> {
 export interface TestRuntimeOptions {
   env?: Env;
   discover?: Runtime["discover"];
+  /** How a client's jwks_uri is fetched (by default, through the address guard). */
+  fetchKeys?: Runtime["fetchKeys"];
   storeName?: string;
   /** By default a fixedClock() at START_TIME. */
   clock?: TestClock;
@@ -69,6 +71,7 @@ export async function testRuntime(options: TestRuntimeOptions = {}): Promise<Tes
     store: options.wrapStore ? options.wrapStore(store) : store,
     now: () => clock.now,
     discover: options.discover ?? bareClient,
+    ...(options.fetchKeys ? { fetchKeys: options.fetchKeys } : {}),
     clock,
     storeName,
   };

@@ -10,6 +10,7 @@ import { parseRedirectUri, sameOrigin } from "../protocol/urls.ts";
 import { linkTargets } from "./link-header.ts";
 import { parseMicroformats } from "./microformats.ts";
 import type { ClientDisplay } from "./client-display.ts";
+import { declaredAuthentication, type KeyAuthentication } from "./client-keys.ts";
 
 export interface ClientInfo extends ClientDisplay {
   clientId: string;
@@ -20,6 +21,8 @@ export interface ClientInfo extends ClientDisplay {
   fetched: boolean;
   /** Read from a Client ID Metadata Document (JSON), not from an HTML page. */
   metadataDocument?: true;
+  /** The document declares private_key_jwt: the token endpoint requires its client assertion. */
+  authentication?: KeyAuthentication;
   /** Why the client's metadata document was refused, for the person and the app's developer. */
   refused?: string;
   /** This deployment as its own client (own-client.ts): exactly the listed redirect URIs (its
@@ -30,8 +33,6 @@ export interface ClientInfo extends ClientDisplay {
 /** The largest Client ID Metadata Document read (the draft's recommended limit, 8.7). */
 export const MAX_METADATA_DOCUMENT_BYTES = 5 * 1024;
 
-/** Shared-secret client authentication methods, which a public document cannot hold (4.1). */
-const SYMMETRIC_AUTH_METHODS = new Set(["client_secret_post", "client_secret_basic", "client_secret_jwt"]);
 /** JWK members that hold private or symmetric key material (RFC 7518 6.2.2, 6.3.2, 6.4.1). */
 const PRIVATE_JWK_MEMBERS = ["d", "p", "q", "dp", "dq", "qi", "oth", "k"];
 
@@ -123,12 +124,6 @@ function contentRefusal(json: Record<string, unknown>, clientId: string): string
   if (json.client_id !== clientId) return `the document's client_id (${json.client_id.slice(0, 200)}) is not exactly its own URL`;
   const secret = Object.keys(json).find((name) => name.startsWith("client_secret"));
   if (secret !== undefined) return `the document holds ${secret}, but a public document cannot hold a secret`;
-  const method = json.token_endpoint_auth_method;
-  if (method !== undefined && method !== "none") {
-    return typeof method === "string" && SYMMETRIC_AUTH_METHODS.has(method)
-      ? `its token_endpoint_auth_method ${method} needs a shared secret, which a public document cannot hold`
-      : "this server accepts only public clients (token_endpoint_auth_method none)";
-  }
   if (hasPrivateKeyMaterial(json.jwks)) return "the document publishes private key material";
   return null;
 }
@@ -137,8 +132,11 @@ function fromMetadata(json: unknown, doc: FetchedDocument, clientId: string): Cl
   if (!isRecord(json)) return refusedClient(clientId, "the document is not a JSON object");
   const refusal = contentRefusal(json, clientId);
   if (refusal !== null) return refusedClient(clientId, refusal);
+  const declared = declaredAuthentication(json);
+  if ("refused" in declared) return refusedClient(clientId, declared.refused);
 
   const info: ClientInfo = { clientId, redirectUris: [], fetched: true, metadataDocument: true };
+  if (declared.authentication) info.authentication = declared.authentication;
   const name = cleanName(json.client_name);
   if (name !== undefined) info.name = name;
 

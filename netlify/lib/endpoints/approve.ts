@@ -68,7 +68,7 @@ async function issue(ctx: RequestContext, signed: SignedRequest, scopes: string[
   const { config, rt } = ctx;
   const { request } = signed;
   const now = rt.now();
-  const code = { clientId: request.clientId, redirectUri: request.redirectUri, codeChallenge: request.codeChallenge, scopes, me: config.me, ...(request.resource ? { resource: request.resource } : {}), client: request.unshownLogoUri ? { ...request.client, logoUri: request.unshownLogoUri } : request.client };
+  const code = { clientId: request.clientId, redirectUri: request.redirectUri, codeChallenge: request.codeChallenge, scopes, me: config.me, ...(request.resource ? { resource: request.resource } : {}), client: request.unshownLogoUri ? { ...request.client, logoUri: request.unshownLogoUri } : request.client, ...(request.authentication ? { authentication: request.authentication } : {}) };
   // One code per signed request: a double-clicked Approve gets the first answer again.
   const issued = await issueRequestCode(rt.store, config.keys.code, { requestId: requestId(signed), requestExpiresAt: signed.expiresAt }, code, now);
   if (!issued) throw new SignInAlreadyAnswered();

@@ -3,6 +3,7 @@ import type { Config } from "../platform/config.ts";
 import { endpoint } from "../http/endpoint.ts";
 import { json } from "../http/responses.ts";
 import { SUPPORTED_SCOPES } from "../protocol/scopes.ts";
+import { ASSERTION_ALGORITHMS } from "../clients/client-keys.ts";
 
 function metadataDocument(config: Config): Record<string, unknown> {
   const base = config.baseUrl;
@@ -18,9 +19,11 @@ function metadataDocument(config: Config): Record<string, unknown> {
     scopes_supported: SUPPORTED_SCOPES,
     response_types_supported: ["code"],
     grant_types_supported: ["authorization_code", "refresh_token"],
-    // Public clients only. Without this, RFC 8414 implies client_secret_basic, which some
-    // clients (MCP hosts among them) then try, or give up on.
-    token_endpoint_auth_methods_supported: ["none"],
+    // Public clients, and clients whose metadata document declares private_key_jwt (RFC 7523):
+    // no shared secrets. Without this, RFC 8414 implies client_secret_basic, which some clients
+    // (MCP hosts among them) then try, or give up on; claude.ai uses its document only with none.
+    token_endpoint_auth_methods_supported: ["none", "private_key_jwt"],
+    token_endpoint_auth_signing_alg_values_supported: [...ASSERTION_ALGORITHMS],
     code_challenge_methods_supported: ["S256"],
     authorization_response_iss_parameter_supported: true,
     // An https client_id may be a Client ID Metadata Document (draft-ietf-oauth-client-id-

@@ -3,10 +3,11 @@
 import { InvalidGrant, InvalidRequest, InvalidScope, UnsupportedGrantType } from "../errors.ts";
 import { endpoint, type RequestContext } from "../http/endpoint.ts";
 import type { Config } from "../platform/config.ts";
-import { createGrant, rotateRefreshToken, type IssuedTokens } from "../protocol/grants.ts";
+import { createGrant, rotateRefreshToken, type GrantRecord, type IssuedTokens } from "../protocol/grants.ts";
 import { wantsFormEncoding } from "../http/answer-error.ts";
 import { formEncoded, json } from "../http/responses.ts";
 import { withClientCredentials } from "../protocol/client-authentication.ts";
+import { authenticateClient, type AssertionContext } from "../protocol/client-assertion.ts";
 import { profileFor } from "../protocol/profile.ts";
 import { redeemCode, redemptionInput, type CodeRecord } from "../protocol/codes.ts";
 import { checkResourceWithin, outsideGrant, requestedResource } from "../protocol/resource.ts";
@@ -31,21 +32,30 @@ function tokenResponse(req: Request, config: Config, issued: IssuedTokens, now: 
   return wantsFormEncoding(req) ? formEncoded(body) : json(body);
 }
 
-/** What a code must have been issued for to buy a token here, checked before it is used up. */
-function tokenWorthy(resource: string | undefined): (code: CodeRecord) => void {
-  return (code) => {
+/** Where a client assertion is checked: the token endpoint's URL and the issuer are its audiences. */
+function assertionContext({ rt, config }: RequestContext, now: number): AssertionContext {
+  return { store: rt.store, now, audiences: [`${config.baseUrl}/token`, config.issuer], fetcher: rt.fetchKeys };
+}
+
+/** What a code must have been issued for to buy a token here, and the client authenticated as
+ * its document declared, checked before the code is used up (a refused client can try again). */
+function tokenWorthy(resource: string | undefined, form: URLSearchParams, assertions: AssertionContext): (code: CodeRecord) => Promise<void> {
+  return async (code) => {
     // Spec 5.3.3: a code issued with no scope proves identity only; it never buys a token, and
     // it stays good for the authorization endpoint.
     if (code.scopes.length === 0) throw new InvalidGrant("This authorization code was issued without a scope; redeem it at the authorization endpoint.");
     checkResourceWithin(resource, code.resource);
+    await authenticateClient(form, code.clientId, code.authentication, assertions);
   };
 }
 
-async function authorizationCodeGrant({ req, rt, config }: RequestContext, form: URLSearchParams): Promise<Response> {
+async function authorizationCodeGrant(ctx: RequestContext, form: URLSearchParams): Promise<Response> {
+  const { req, rt, config } = ctx;
   const now = rt.now();
   const resource = requestedResource(form);
-  const { record: code, grantId } = await redeemCode(rt.store, redemptionInput(form), now, { grantTypeOptional: false, refuseBeforeUse: tokenWorthy(resource) });
-  const granted = { id: grantId, clientId: code.clientId, me: code.me, scopes: code.scopes, ...(code.resource ? { resource: code.resource } : {}), ...(code.client ? { client: code.client } : {}) };
+  const worthy = tokenWorthy(resource, form, assertionContext(ctx, now));
+  const { record: code, grantId } = await redeemCode(rt.store, redemptionInput(form), now, { grantTypeOptional: false, refuseBeforeUse: worthy });
+  const granted = { id: grantId, clientId: code.clientId, me: code.me, scopes: code.scopes, ...(code.resource ? { resource: code.resource } : {}), ...(code.client ? { client: code.client } : {}), ...(code.authentication ? { authentication: code.authentication } : {}) };
   const issued = await createGrant(rt.store, granted, now, config);
   return tokenResponse(req, config, issued, now);
 }
@@ -58,7 +68,8 @@ const REFRESH_ERRORS = {
   conflict: "The refresh token was used by another request at the same time.",
 } as const;
 
-async function refreshTokenGrant({ req, rt, config }: RequestContext, form: URLSearchParams): Promise<Response> {
+async function refreshTokenGrant(ctx: RequestContext, form: URLSearchParams): Promise<Response> {
+  const { req, rt, config } = ctx;
   const refreshToken = form.get("refresh_token");
   const clientId = form.get("client_id");
   if (!refreshToken) throw new InvalidRequest("refresh_token is required.");
@@ -73,7 +84,9 @@ async function refreshTokenGrant({ req, rt, config }: RequestContext, form: URLS
   }
   const resource = requestedResource(form);
   const now = rt.now();
-  const outcome = await rotateRefreshToken(rt.store, refreshToken, { clientId: canonicalUrl(clientId), scopes, resource }, now, config);
+  const assertions = assertionContext(ctx, now);
+  const authenticate = (grant: GrantRecord) => authenticateClient(form, grant.clientId, grant.authentication, assertions);
+  const outcome = await rotateRefreshToken(rt.store, refreshToken, { clientId: canonicalUrl(clientId), scopes, resource, authenticate }, now, config);
   if (outcome.ok) return tokenResponse(req, config, outcome.tokens, now);
   if (outcome.reason === "scope") throw new InvalidScope("The requested scope is wider than what was granted.");
   if (outcome.reason === "target") throw outsideGrant(outcome.granted);

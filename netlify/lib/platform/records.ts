@@ -97,6 +97,12 @@ export const RECORDS = {
    * in one of 4,096 slots chosen by the origin's hash, so that a flood of origins overwrites
    * slots and never adds records past that ceiling. */
   clientFailure: expiring("client fetch failure", "client-failures/", (origin: string) => secretHash(origin).slice(0, 2)),
+  /** A client assertion's jti, once used (RFC 7523 3): per client, both hashed, until the
+   * assertion's own expiry (at most five minutes away); written only if new. */
+  usedAssertion: expiring("used client assertion", "assertions/", (clientId: string, jti: string) => `${secretHash(clientId).slice(0, 16)}/${secretHash(jti)}`),
+  /** A client's public keys fetched from its jwks_uri (clients/jwks.ts), by the URI's hash, for
+   * as long as their caching headers say (a minute to an hour). */
+  clientKeys: expiring("client keys", "client-keys/", (jwksUri: string) => secretHash(jwksUri)),
   /** The owner's passkeys, all in one record; never expires. */
   passkeys: permanent("passkeys", "owner/passkeys"),
   /** When a session was last seen, apart from the record that signing out deletes. */

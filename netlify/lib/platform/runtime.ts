@@ -1,6 +1,7 @@
 // What every endpoint needs, injected so that tests can pass a clock, a store of their own
 // and a client fetcher that reaches their local servers. The functions use `defaultRuntime()`.
 import type { ClientInfo } from "../clients/client-info.ts";
+import type { Fetcher } from "../clients/safe-fetch.ts";
 import { getConfig, type ConfigResult } from "./config.ts";
 import { blobStore, type KeyValueStore } from "./store.ts";
 
@@ -10,6 +11,9 @@ export interface Runtime {
   now: () => number;
   /** `store`: where discovery may remember what failed (the runtime's own). */
   discover: (clientId: URL, store: KeyValueStore) => Promise<ClientInfo>;
+  /** Fetches a client's jwks_uri (tests reach their local servers); by default, through the
+   * address guard (clients/jwks.ts). */
+  fetchKeys?: Fetcher;
 }
 
 let runtime: Runtime | undefined;

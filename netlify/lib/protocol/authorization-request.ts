@@ -215,5 +215,6 @@ export async function checkAuthorizationRequest(input: PipelineInput): Promise<A
     redirectUri: params.get("redirect_uri")!,
     ...checked,
     client: clientDisplay(client!),
+    ...(client?.authentication ? { authentication: client.authentication } : {}),
   };
 }

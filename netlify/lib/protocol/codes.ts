@@ -11,6 +11,7 @@ import { InvalidGrant, InvalidRequest, UnsupportedGrantType } from "../errors.ts
 import { derivedSecret, isSecretOfKind, newSecret } from "../crypto/secrets.ts";
 import { RECORDS } from "../platform/records.ts";
 import type { ClientDisplay } from "../clients/client-display.ts";
+import type { KeyAuthentication } from "../clients/client-keys.ts";
 import type { KeyValueStore } from "../platform/store.ts";
 import { newGrantId } from "./grant-tokens.ts";
 import { CodeAlreadyUsed, revokeGrant } from "./grants.ts";
@@ -31,6 +32,8 @@ export interface CodeRecord {
   resource?: string;
   /** The app's name and logo as it claimed them at sign-in, for the owner's console. */
   client?: ClientDisplay;
+  /** The client's document declared private_key_jwt: its redemption must be signed. */
+  authentication?: KeyAuthentication;
   issuedAt: number;
   expiresAt: number;
 }
@@ -131,7 +134,7 @@ interface RedemptionOptions {
   /** Refusals that depend only on what the code was issued for (it has no scope, say), made
    * before the code is used up: they reveal nothing a guess could exploit, and the client can
    * still redeem the code where it belongs. */
-  refuseBeforeUse?: (record: CodeRecord) => void;
+  refuseBeforeUse?: (record: CodeRecord) => void | Promise<void>;
 }
 
 /** Checks the request, consumes the code and returns what it was issued for. */
@@ -153,7 +156,7 @@ export async function redeemCode(store: KeyValueStore, input: RedemptionInput, n
 
   const record = await store.get<CodeRecord>(RECORDS.code.key(code));
   if (!record || record.kind !== "authorization_code") throw new InvalidGrant("The authorization code is not valid.");
-  options.refuseBeforeUse?.(record);
+  await options.refuseBeforeUse?.(record);
   const grantId = await consume(store, code, record, now);
   if (record.expiresAt <= now) throw new InvalidGrant("The authorization code has expired.");
   if (canonicalUrl(input.clientId!) !== record.clientId) throw new InvalidGrant("client_id does not match the authorization request.");

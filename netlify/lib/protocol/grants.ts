@@ -5,6 +5,7 @@
 import { grantIdOf, newGrantToken, tokenHash, tokenKindOf, tokenMatches, type TokenKind } from "./grant-tokens.ts";
 import { constantTimeEqual } from "../crypto/secrets.ts";
 import type { ClientDisplay } from "../clients/client-display.ts";
+import type { KeyAuthentication } from "../clients/client-keys.ts";
 import { InvalidGrant } from "../errors.ts";
 import { resourceWithin } from "./resource.ts";
 import { readRevocations, revokedByOwner, type Revocations } from "./revocations.ts";
@@ -25,6 +26,8 @@ export interface GrantRecord {
   me: string;
   /** The app's name and logo as it claimed them at sign-in (shown in the console). */
   client?: ClientDisplay;
+  /** The client's document declared private_key_jwt: each refresh must be signed too. */
+  authentication?: KeyAuthentication;
   /** What the owner approved: the ceiling for every refresh. */
   scopes: string[];
   /** The protected resource the owner approved the tokens for (RFC 8707), exactly as the client
@@ -102,6 +105,7 @@ interface NewGrant {
   scopes: string[];
   resource?: string;
   client?: ClientDisplay;
+  authentication?: KeyAuthentication;
 }
 
 /** Creates the grant for a redeemed code, with one create-if-new write, counted in its app's
@@ -194,7 +198,7 @@ type RefreshOutcome =
 export async function rotateRefreshToken(
   store: KeyValueStore,
   refreshToken: string,
-  input: { clientId: string; scopes: string[] | null; resource?: string | undefined },
+  input: { clientId: string; scopes: string[] | null; resource?: string | undefined; authenticate?: (grant: GrantRecord) => Promise<void> },
   now: number,
   ttl: TokenLifetimes,
 ): Promise<RefreshOutcome> {
@@ -210,6 +214,8 @@ export async function rotateRefreshToken(
   if (!constantTimeEqual(presented, grant.refresh.hash)) return { ok: false, reason: "unknown" };
   if (grant.refresh.expiresAt <= now) return { ok: false, reason: "expired" };
   if (input.clientId !== grant.clientId) return { ok: false, reason: "client" };
+  // The client as its document declared it (a signed assertion): refused before anything is written.
+  await input.authenticate?.(grant);
   const scopes = input.scopes ?? grant.scopes;
   if (scopes.some((scope) => !grant.scopes.includes(scope))) return { ok: false, reason: "scope" };
   if (!resourceWithin(input.resource, grant.resource)) return { ok: false, reason: "target", granted: grant.resource };

@@ -4,6 +4,7 @@
 // It also carries what the page offers (Approve alone, the password, a passkey), so that
 // nothing appended to the page's address can change the offer.
 import type { ClientDisplay } from "../clients/client-display.ts";
+import { readKeyAuthentication, type KeyAuthentication } from "../clients/client-keys.ts";
 import { signTyped, verifyTyped, type JwtKind } from "../crypto/typed-jwt.ts";
 import { readOffer, type SignInOffer } from "../pages/sign-in-fragment.ts";
 import { readRequestShape, REQUEST_OBJECT_TYPE, type RequestProblem } from "./request-object-shape.ts";
@@ -32,6 +33,8 @@ export interface AuthorizationRequest {
   /** The protected resource the token is to be for (RFC 8707), exactly as the client sent it. */
   resource?: string;
   client: ClientDisplay;
+  /** The client's document declared private_key_jwt (and where its keys are). */
+  authentication?: KeyAuthentication;
   /** The logo of an app not approved before: kept for the owner's console once approved, but
    * not in `client`, so the sign-in page never loads it. */
   unshownLogoUri?: string;
@@ -75,7 +78,7 @@ export function requestId(signed: SignedRequest): string {
 export async function verifyRequest(token: string, key: Uint8Array, issuer: string, now: number): Promise<SignedRequest | null> {
   const payload = await verifyTyped<RequestClaims>(token, requestObjectKind(key, issuer), now, MAX_REQUEST_OBJECT_LENGTH);
   if (!payload || typeof payload.exp !== "number") return null;
-  const { clientId, redirectUri, state, codeChallenge, scopes, meMismatch, resource, client, unshownLogoUri } = payload;
+  const { clientId, redirectUri, state, codeChallenge, scopes, meMismatch, resource, client, unshownLogoUri, authentication } = payload;
   if (typeof clientId !== "string" || typeof redirectUri !== "string" || typeof state !== "string" || typeof codeChallenge !== "string" || !Array.isArray(scopes)) {
     return null;
   }
@@ -83,6 +86,8 @@ export async function verifyRequest(token: string, key: Uint8Array, issuer: stri
   if (typeof meMismatch === "string") request.meMismatch = meMismatch;
   if (typeof resource === "string") request.resource = resource;
   if (typeof unshownLogoUri === "string") request.unshownLogoUri = unshownLogoUri;
+  const declared = readKeyAuthentication(authentication);
+  if (declared) request.authentication = declared;
   return { request, offer: readOffer(payload.offer), expiresAt: payload.exp * 1000 };
 }
 

@@ -1,0 +1,77 @@
+// A client's public keys for checking its client assertions (RFC 7523): inline from its
+// metadata document, or fetched from its jwks_uri through the address guard (https, 32 KB,
+// 3 s, no redirect followed) and kept in the store for as long as the answer's caching headers
+// say, within a minute and an hour (cache-lifetime.ts). A key the kept set lacks (a rotation)
+// makes the caller ask once more with `fresh`.
+import { publicOnlyPolicy } from "./address-guard.ts";
+import { cacheLifetimeMs } from "./cache-lifetime.ts";
+import { publicKeySet, type ClientKeySource } from "./client-keys.ts";
+import { fetchDocument, FetchFailed, FetchRefused, type Fetcher } from "./safe-fetch.ts";
+import { RECORDS } from "../platform/records.ts";
+import type { KeyValueStore } from "../platform/store.ts";
+
+export type JsonWebKeySet = { keys: Record<string, unknown>[] };
+
+interface StoredKeys {
+  jwksUri: string;
+  keys: Record<string, unknown>[];
+  fetchedAt: number;
+  expiresAt: number;
+}
+
+/** Why a client's keys could not be had: the client's problem, told to it as invalid_client. */
+export class ClientKeysUnavailable extends Error {
+  override name = "ClientKeysUnavailable";
+}
+
+const MAX_JWKS_BYTES = 32 * 1024;
+
+const defaultFetcher: Fetcher = async (url) =>
+  fetchDocument(url, { policy: await publicOnlyPolicy(), maxBytes: MAX_JWKS_BYTES, maxRedirects: 0, timeoutMs: 3000, accept: "application/jwk-set+json, application/json" });
+
+async function fetchKeys(jwksUri: string, fetcher: Fetcher, now: number): Promise<StoredKeys> {
+  let body: string;
+  let lifetime: number;
+  try {
+    const doc = await fetcher(new URL(jwksUri));
+    if (doc.status !== 200) throw new ClientKeysUnavailable(`its jwks_uri answered ${doc.status}`);
+    if (Buffer.byteLength(doc.body, "utf8") > MAX_JWKS_BYTES) throw new ClientKeysUnavailable(`its jwks_uri serves more than ${MAX_JWKS_BYTES / 1024} KB`);
+    body = doc.body;
+    lifetime = cacheLifetimeMs(doc.caching ?? {}, now);
+  } catch (error) {
+    if (error instanceof FetchRefused || error instanceof FetchFailed) throw new ClientKeysUnavailable(`its jwks_uri could not be fetched (${error.message})`);
+    throw error;
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(body);
+  } catch {
+    throw new ClientKeysUnavailable("its jwks_uri does not serve JSON");
+  }
+  const set = publicKeySet(json);
+  if (typeof set === "string") throw new ClientKeysUnavailable(`the keys at its jwks_uri cannot be used: ${set}`);
+  // Kept at least a minute even when the answer says no-store: a burst of token requests
+  // fetches once. A new key is still found at once, through `fresh`.
+  return { jwksUri, keys: set.keys, fetchedAt: now, expiresAt: now + Math.max(lifetime, 60_000) };
+}
+
+interface KeyOptions {
+  store: KeyValueStore;
+  now: number;
+  fetcher?: Fetcher | undefined;
+  /** Fetch again whatever is kept (the assertion names a key the kept set lacks). */
+  fresh?: boolean;
+}
+
+/** The client's public keys; throws ClientKeysUnavailable when they cannot be had. */
+export async function clientKeySet(source: ClientKeySource, options: KeyOptions): Promise<JsonWebKeySet> {
+  if ("jwks" in source) return source.jwks;
+  const key = RECORDS.clientKeys.key(source.jwksUri);
+  if (options.fresh !== true) {
+    const kept = await options.store.get<StoredKeys>(key);
+    if (kept !== null && kept.jwksUri === source.jwksUri && kept.expiresAt > options.now && Array.isArray(kept.keys)) return { keys: kept.keys };
+  }
+  const fetched = await fetchKeys(source.jwksUri, options.fetcher ?? defaultFetcher, options.now);
+  await options.store.set(key, fetched);
+  return { keys: fetched.keys };
+}
