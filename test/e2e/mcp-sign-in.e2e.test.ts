@@ -253,6 +253,6 @@ describe("an MCP host as a native app on loopback", () => {
 describe("the metadata MCP hosts read", () => {
   it("advertises Client ID Metadata Documents and public clients", async () => {
     const metadata = await (await fetch(`${server.baseUrl}/.well-known/oauth-authorization-server`)).json();
-    expect(metadata).toMatchObject({ client_id_metadata_document_supported: true, token_endpoint_auth_methods_supported: ["none"] });
+    expect(metadata).toMatchObject({ client_id_metadata_document_supported: true, token_endpoint_auth_methods_supported: ["none", "private_key_jwt"] });
   });
 });

@@ -55,6 +55,8 @@ describe("the store writes only declared kinds of record", () => {
       RECORDS.usedChallenge.key("c"),
       RECORDS.appApproval.key("https://app.example.com/"),
       RECORDS.clientFailure.key("https://app.example.com"),
+      RECORDS.usedAssertion.key("https://app.example.com/", "jti-1"),
+      RECORDS.clientKeys.key("https://app.example.com/jwks.json"),
       RECORDS.passkeys.key(),
       RECORDS.sessionSeen.key("s"),
       RECORDS.alertSent.key("test"),

@@ -182,7 +182,7 @@ describe("metadata for MCP clients", () => {
     const rt = await testRuntime();
     const metadata = (await (await endpoints.metadata(new Request("https://auth.jane.example/.well-known/oauth-authorization-server"), rt)).json()) as Record<string, unknown>;
     expect(metadata.client_id_metadata_document_supported).toBe(true);
-    expect(metadata.token_endpoint_auth_methods_supported).toEqual(["none"]);
+    expect(metadata.token_endpoint_auth_methods_supported).toEqual(["none", "private_key_jwt"]);
   });
 });
 

@@ -158,14 +158,24 @@ describe("Client ID Metadata Document: the draft's refusal rules (draft-ietf-oau
     expect(await refusal(json(valid({ client_secret_expires_at: 0 })))).toContain("client_secret_expires_at");
   });
 
-  it("refuses a symmetric token_endpoint_auth_method, and any but none (public clients only)", async () => {
+  it("refuses a symmetric token_endpoint_auth_method, and any but none and private_key_jwt", async () => {
     for (const method of ["client_secret_basic", "client_secret_post", "client_secret_jwt"]) {
       expect(await refusal(json(valid({ token_endpoint_auth_method: method }))), method).toContain("needs a shared secret");
     }
-    for (const method of ["private_key_jwt", "tls_client_auth", 42]) {
-      expect(await refusal(json(valid({ token_endpoint_auth_method: method }))), String(method)).toContain("only public clients");
-    }
+    expect(await refusal(json(valid({ token_endpoint_auth_method: "tls_client_auth" })))).toContain("is not one this server accepts (none or private_key_jwt)");
+    expect(await refusal(json(valid({ token_endpoint_auth_method: 42 })))).toContain("is not one name");
+    expect(await refusal(json(valid({ token_endpoint_auth_method: "private_key_jwt" })))).toContain("publishes no keys");
     expect((await parseClientDocument(json(valid({ token_endpoint_auth_method: "none" })), CLIENT_ID)).redirectUris).toEqual(["https://elsewhere.example/callback"]);
+  });
+
+  it("reads private_key_jwt with its jwks_uri (ChatGPT's form: the plural member agreeing), and refuses what is ambiguous", async () => {
+    const declared = { token_endpoint_auth_method: "private_key_jwt", token_endpoint_auth_methods_supported: ["none", "private_key_jwt"], token_endpoint_auth_signing_alg: "RS256", jwks_uri: "https://app.example/jwks.json" };
+    const info = await parseClientDocument(json(valid(declared)), CLIENT_ID);
+    expect(info.refused).toBeUndefined();
+    expect(info.authentication).toEqual({ method: "private_key_jwt", keys: { jwksUri: "https://app.example/jwks.json" }, alg: "RS256" });
+    expect(await refusal(json(valid({ ...declared, token_endpoint_auth_methods_supported: ["none"] })))).toContain("does not include its own token_endpoint_auth_method");
+    expect(await refusal(json(valid({ ...declared, jwks_uri: "http://app.example/jwks.json" })))).toContain("not an https URL");
+    expect((await parseClientDocument(json(valid({ token_endpoint_auth_method: "none" })), CLIENT_ID)).authentication).toBeUndefined();
   });
 
   it("refuses private key material in jwks, and reads public keys", async () => {
