@@ -323,7 +323,7 @@ describe("discoverClient: Client ID Metadata Documents to the draft", () => {
     await discoverClient(secret, { fetcher: localFetcher });
     expect(count("/secret.json")).toBe(2);
     const symmetric = clientUrl("/symmetric.json");
-    expect(await discoverClient(symmetric, { fetcher: localFetcher })).toEqual(refusedWith(symmetric, /client_secret_basic needs a shared secret/));
+    expect(await discoverClient(symmetric, { fetcher: localFetcher })).toEqual({ ...refusedWith(symmetric, /client_secret_basic needs a shared secret/), authenticationRefused: true });
   });
 
   it("does not count a document reached through a redirect on the client's own origin", async () => {

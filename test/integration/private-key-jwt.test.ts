@@ -308,11 +308,19 @@ describe("documents refused at discovery, with a readable reason", () => {
     expect(info.authentication).toBeUndefined();
   });
 
-  it("shows why a client_secret_basic document was not used on the page", async () => {
+  it.each([
+    ["/secret-basic.json", "https://elsewhere.example/cb", "needs a shared secret"],
+    // On the client_id's own origin too: it is not let in as a public client instead.
+    ["/secret-basic.json", "/cb", "needs a shared secret"],
+    ["/no-keys.json", "/cb", "publishes no keys"],
+  ])("stops the sign-in for %s (redirect %s) and says why on the page", async (path, redirect, reason) => {
     const { challenge } = pkcePair();
-    const response = await authorize(rt, authorizationParams({ client_id: id("/secret-basic.json"), redirect_uri: "https://elsewhere.example/cb", code_challenge: challenge }));
+    const redirectUri = redirect.startsWith("/") ? `${origin}${redirect}` : redirect;
+    const response = await authorize(rt, authorizationParams({ client_id: id(path), redirect_uri: redirectUri, code_challenge: challenge }));
     expect(response.status).toBe(400);
-    expect(await response.text()).toContain("needs a shared secret");
+    const page = await response.text();
+    expect(page).toContain("The app&#39;s metadata document was not used");
+    expect(page).toContain(reason);
   });
 });
 

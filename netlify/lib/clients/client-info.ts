@@ -25,6 +25,9 @@ export interface ClientInfo extends ClientDisplay {
   authentication?: KeyAuthentication;
   /** Why the client's metadata document was refused, for the person and the app's developer. */
   refused?: string;
+  /** Refused for how it says the app authenticates (a shared secret, keys missing, ambiguous):
+   * the app cannot be held to it, so it is not let in as a public client either. */
+  authenticationRefused?: true;
   /** This deployment as its own client (own-client.ts): exactly the listed redirect URIs (its
    * own pages), and at most these scopes. */
   own?: { scopes: readonly string[] };
@@ -133,7 +136,7 @@ function fromMetadata(json: unknown, doc: FetchedDocument, clientId: string): Cl
   const refusal = contentRefusal(json, clientId);
   if (refusal !== null) return refusedClient(clientId, refusal);
   const declared = declaredAuthentication(json);
-  if ("refused" in declared) return refusedClient(clientId, declared.refused);
+  if ("refused" in declared) return { ...refusedClient(clientId, declared.refused), authenticationRefused: true };
 
   const info: ClientInfo = { clientId, redirectUris: [], fetched: true, metadataDocument: true };
   if (declared.authentication) info.authentication = declared.authentication;

@@ -37,6 +37,11 @@ function checkClientIdAndRedirectUri(params: URLSearchParams): TrustedTarget {
  * the document is refused. */
 async function discoverClient(target: TrustedTarget, input: PipelineInput): Promise<ClientInfo> {
   const client = await input.discover(target.clientId);
+  // CIMD draft: the method a document declares is required. One that cannot be honoured is not
+  // waved through as a public client on the strength of a redirect URI on its own origin.
+  if (client.authenticationRefused) {
+    throw new UntrustedRedirect("The app's metadata document cannot be used", `The app's metadata document was not used: ${client.refused}. It says how the app proves itself to this server, so the sign-in cannot go on without it.`);
+  }
   if (client.metadataDocument && target.rawClientId !== client.clientId) {
     return refusedClient(client.clientId, `the request's client_id is not spelled exactly as the document's (${client.clientId})`);
   }
