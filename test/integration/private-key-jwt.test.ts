@@ -219,6 +219,21 @@ describe("ChatGPT's document (private_key_jwt, jwks_uri, aud = the token endpoin
     await refusedAsClient(await postToken(rt, { grant_type: "refresh_token", refresh_token, client_id: approved.clientId }), "private_key_jwt");
   });
 
+  it("challenges with Basic (RFC 6749 5.2) when the refused request came with Basic credentials", async () => {
+    const approved = await signIn("/oauth/client.json", "/connector_platform_oauth_redirect");
+    const basic = `Basic ${Buffer.from(`${encodeURIComponent(approved.clientId)}:`).toString("base64")}`;
+    const response = await postToken(rt, codeFields(approved), { Authorization: basic });
+    expect(response.status).toBe(401);
+    expect(response.headers.get("www-authenticate")).toMatch(/^Basic /);
+  });
+
+  it("lets one of two requests sent at once with the same assertion through, never both", async () => {
+    const [first, second] = await Promise.all([signIn("/oauth/client.json", "/connector_platform_oauth_redirect"), signIn("/oauth/client.json", "/connector_platform_oauth_redirect")]);
+    const shared = await assertion(first.clientId, rsa.privateKey);
+    const answers = await Promise.all([first, second].map((approved) => postToken(rt, codeFields(approved, { client_assertion_type: ASSERTION_TYPE, client_assertion: shared }))));
+    expect(answers.map((answer) => answer.status).sort()).toEqual([200, 401]);
+  });
+
   it.each([
     ["a key it does not publish", () => assertion(id("/oauth/client.json"), stranger), "signature"],
     ["another audience", () => assertion(id("/oauth/client.json"), rsa.privateKey, { aud: "https://other.example/token" }), "aud"],

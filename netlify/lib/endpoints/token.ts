@@ -33,8 +33,10 @@ function tokenResponse(req: Request, config: Config, issued: IssuedTokens, now: 
 }
 
 /** Where a client assertion is checked: the token endpoint's URL and the issuer are its audiences. */
-function assertionContext({ rt, config }: RequestContext, now: number): AssertionContext {
-  return { store: rt.store, now, audiences: [`${config.baseUrl}/token`, config.issuer], fetcher: rt.fetchKeys };
+function assertionContext(ctx: RequestContext, now: number): AssertionContext {
+  const { rt, config } = ctx;
+  const basicSent = /^Basic(\s|$)/i.test(ctx.req.headers.get("authorization") ?? "");
+  return { store: rt.store, now, audiences: [`${config.baseUrl}/token`, config.issuer], fetcher: rt.fetchKeys, basicSent };
 }
 
 /** What a code must have been issued for to buy a token here, and the client authenticated as

@@ -20,8 +20,11 @@ export const JWT_BEARER_ASSERTION = "urn:ietf:params:oauth:client-assertion-type
  * for WWW-Authenticate only after an Authorization header, and a Basic challenge would send
  * such a client (openid-client, for one) after a scheme it does not use. */
 class AssertionRefused extends InvalidClient {
+  constructor(description: string, private readonly challenge = false) {
+    super(description);
+  }
   override headers(): Record<string, string> {
-    return {};
+    return this.challenge ? super.headers() : {};
   }
 }
 
@@ -37,6 +40,8 @@ export interface AssertionContext {
   audiences: string[];
   /** Fetches a jwks_uri; by default through the address guard. */
   fetcher?: Fetcher | undefined;
+  /** The request carried Basic credentials: a refusal then challenges (RFC 6749 5.2). */
+  basicSent?: boolean;
 }
 
 /** The one value of a form field, or null; a field given twice is refused. */
@@ -109,6 +114,15 @@ async function firstUse(clientId: string, payload: JWTPayload, ctx: AssertionCon
  * document said when the owner approved it (carried by the code, then the grant). Throws
  * InvalidClient (401) when it does not authenticate as declared. */
 export async function authenticateClient(form: URLSearchParams, clientId: string, declared: KeyAuthentication | undefined, ctx: AssertionContext): Promise<void> {
+  try {
+    await checkAuthentication(form, clientId, declared, ctx);
+  } catch (error) {
+    if (error instanceof AssertionRefused && ctx.basicSent === true) throw new AssertionRefused(error.description, true);
+    throw error;
+  }
+}
+
+async function checkAuthentication(form: URLSearchParams, clientId: string, declared: KeyAuthentication | undefined, ctx: AssertionContext): Promise<void> {
   const type = single(form, "client_assertion_type");
   const assertion = single(form, "client_assertion");
   if (declared === undefined) {
