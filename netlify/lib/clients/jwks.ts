@@ -6,8 +6,9 @@
 import { publicOnlyPolicy } from "./address-guard.ts";
 import { cacheLifetimeMs } from "./cache-lifetime.ts";
 import { publicKeySet, type ClientKeySource } from "./client-keys.ts";
-import { fetchDocument, FetchFailed, FetchRefused, type Fetcher } from "./safe-fetch.ts";
+import { fetchDocument, FetchFailed, FetchRefused } from "./safe-fetch.ts";
 import { RECORDS } from "../platform/records.ts";
+import type { KeyFetcher } from "../platform/runtime.ts";
 import type { KeyValueStore } from "../platform/store.ts";
 
 export type JsonWebKeySet = { keys: Record<string, unknown>[] };
@@ -26,10 +27,10 @@ export class ClientKeysUnavailable extends Error {
 
 const MAX_JWKS_BYTES = 32 * 1024;
 
-const defaultFetcher: Fetcher = async (url) =>
+const defaultFetcher: KeyFetcher = async (url) =>
   fetchDocument(url, { policy: await publicOnlyPolicy(), maxBytes: MAX_JWKS_BYTES, maxRedirects: 0, timeoutMs: 3000, accept: "application/jwk-set+json, application/json" });
 
-async function fetchKeys(jwksUri: string, fetcher: Fetcher, now: number): Promise<StoredKeys> {
+async function fetchKeys(jwksUri: string, fetcher: KeyFetcher, now: number): Promise<StoredKeys> {
   let body: string;
   let lifetime: number;
   try {
@@ -58,7 +59,7 @@ async function fetchKeys(jwksUri: string, fetcher: Fetcher, now: number): Promis
 interface KeyOptions {
   store: KeyValueStore;
   now: number;
-  fetcher?: Fetcher | undefined;
+  fetcher?: KeyFetcher | undefined;
   /** Fetch again whatever is kept (the assertion names a key the kept set lacks). */
   fresh?: boolean;
 }

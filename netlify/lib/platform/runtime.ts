@@ -1,7 +1,6 @@
 // What every endpoint needs, injected so that tests can pass a clock, a store of their own
 // and a client fetcher that reaches their local servers. The functions use `defaultRuntime()`.
 import type { ClientInfo } from "../clients/client-info.ts";
-import type { Fetcher } from "../clients/safe-fetch.ts";
 import { getConfig, type ConfigResult } from "./config.ts";
 import { blobStore, type KeyValueStore } from "./store.ts";
 
@@ -13,8 +12,15 @@ export interface Runtime {
   discover: (clientId: URL, store: KeyValueStore) => Promise<ClientInfo>;
   /** Fetches a client's jwks_uri (tests reach their local servers); by default, through the
    * address guard (clients/jwks.ts). */
-  fetchKeys?: Fetcher;
+  fetchKeys?: KeyFetcher;
 }
+
+/** What reading a client's JWK Set needs of a fetch (clients/safe-fetch.ts's documents have it). */
+export type KeyFetcher = (url: URL) => Promise<{
+  status: number;
+  body: string;
+  caching?: { cacheControl?: string | undefined; expires?: string | undefined; date?: string | undefined; age?: string | undefined };
+}>;
 
 let runtime: Runtime | undefined;
 

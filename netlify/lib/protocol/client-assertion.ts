@@ -9,9 +9,9 @@
 import type { JWTPayload } from "jose";
 import { ASSERTION_ALGORITHMS, type KeyAuthentication } from "../clients/client-keys.ts";
 import { clientKeySet, ClientKeysUnavailable, type JsonWebKeySet } from "../clients/jwks.ts";
-import type { Fetcher } from "../clients/safe-fetch.ts";
 import { InvalidClient } from "../errors.ts";
 import { RECORDS } from "../platform/records.ts";
+import type { KeyFetcher } from "../platform/runtime.ts";
 import type { KeyValueStore } from "../platform/store.ts";
 
 export const JWT_BEARER_ASSERTION = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
@@ -39,7 +39,7 @@ export interface AssertionContext {
   /** Who the assertion may be addressed to: this server's token endpoint URL and its issuer. */
   audiences: string[];
   /** Fetches a jwks_uri; by default through the address guard. */
-  fetcher?: Fetcher | undefined;
+  fetcher?: KeyFetcher | undefined;
   /** The request carried Basic credentials: a refusal then challenges (RFC 6749 5.2). */
   basicSent?: boolean;
 }

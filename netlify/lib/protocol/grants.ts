@@ -214,8 +214,7 @@ export async function rotateRefreshToken(
   if (!constantTimeEqual(presented, grant.refresh.hash)) return { ok: false, reason: "unknown" };
   if (grant.refresh.expiresAt <= now) return { ok: false, reason: "expired" };
   if (input.clientId !== grant.clientId) return { ok: false, reason: "client" };
-  // The client as its document declared it (a signed assertion): refused before anything is written.
-  await input.authenticate?.(grant);
+  await input.authenticate?.(grant); // as its document declared (an assertion), before any write
   const scopes = input.scopes ?? grant.scopes;
   if (scopes.some((scope) => !grant.scopes.includes(scope))) return { ok: false, reason: "scope" };
   if (!resourceWithin(input.resource, grant.resource)) return { ok: false, reason: "target", granted: grant.resource };
