@@ -97,6 +97,10 @@ export const RECORDS = {
    * in one of 4,096 slots chosen by the origin's hash, so that a flood of origins overwrites
    * slots and never adds records past that ceiling. */
   clientFailure: expiring("client fetch failure", "client-failures/", (origin: string) => secretHash(origin).slice(0, 2)),
+  /** An app's logo as this server fetched it (or why it was refused), served from this origin
+   * (clients/logo-cache.ts); a day (ten minutes when refused), in one of 256 slots chosen by the
+   * URL's hash, so at most 256 logos of 64 KB are ever kept. */
+  clientLogo: expiring("client logo", "client-logos/", (slot: string) => slot),
   /** The owner's passkeys, all in one record; never expires. */
   passkeys: permanent("passkeys", "owner/passkeys"),
   /** When a session was last seen, apart from the record that signing out deletes. */

@@ -10,6 +10,9 @@ export interface Runtime {
   now: () => number;
   /** `store`: where discovery may remember what failed (the runtime's own). */
   discover: (clientId: URL, store: KeyValueStore) => Promise<ClientInfo>;
+  /** Fetches an app's logo through the address guard (clients/client-logo.ts): only the `auth`
+   * function has it. */
+  fetchLogo?: (url: URL) => Promise<{ contentType: string; bytes: Uint8Array; oversized?: true }>;
 }
 
 let runtime: Runtime | undefined;

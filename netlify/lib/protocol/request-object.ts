@@ -32,8 +32,8 @@ export interface AuthorizationRequest {
   /** The protected resource the token is to be for (RFC 8707), exactly as the client sent it. */
   resource?: string;
   client: ClientDisplay;
-  /** The logo of an app not approved before: kept for the owner's console once approved, but
-   * not in `client`, so the sign-in page never loads it. */
+  /** The app's logo at its own URL: kept for the owner's console once approved; `client`
+   * holds this server's address for it (GET /auth/logo), which is all the sign-in page loads. */
   unshownLogoUri?: string;
 }
 
