@@ -2,7 +2,7 @@
 // guard, within the client-fetch budget, at most 64 KB, and only a raster image whose bytes
 // are what they claim (PNG, JPEG, GIF, WebP). SVG is refused: it is a document that can hold
 // scripts and links, and serving it safely would take a sanitiser.
-import { publicOnlyPolicy } from "./address-guard.ts";
+import { publicOnlyPolicy, type AddressPolicy } from "./address-guard.ts";
 import { fetchBytes } from "./safe-fetch.ts";
 
 export const MAX_LOGO_BYTES = 64 * 1024;
@@ -34,9 +34,11 @@ function mediaType(contentType: string): string {
   return (contentType.split(";", 1)[0] ?? "").trim().toLowerCase();
 }
 
-/** The guarded fetch the `auth` function uses. */
-export const fetchLogoBytes: LogoFetcher = async (url) =>
-  fetchBytes(url, { policy: await publicOnlyPolicy(), ...LOGO_BUDGET, maxBytes: MAX_LOGO_BYTES, accept: LOGO_TYPES.join(", ") });
+/** The guarded fetch the `auth` function uses (`policy`: public addresses only, unless a test
+ * says). Reading stops past 64 KB, and the logo comes back marked oversized. */
+export async function fetchLogoBytes(url: URL, policy?: AddressPolicy): ReturnType<LogoFetcher> {
+  return fetchBytes(url, { policy: policy ?? (await publicOnlyPolicy()), ...LOGO_BUDGET, limitFor: () => MAX_LOGO_BYTES, accept: LOGO_TYPES.join(", ") });
+}
 
 /** The logo, or why it is not shown. Never throws. */
 export async function readLogo(url: URL, fetcher: LogoFetcher): Promise<Logo> {
