@@ -78,6 +78,15 @@ function showRequestProblem(problem: RequestProblem, backTo?: string): void {
   document.title = REQUEST_PROBLEMS[problem].title;
 }
 
+/** The logo's address on this origin, if the request names one. */
+function ownLogo(path: string | undefined): URL | null {
+  try {
+    return path ? new URL(path, location.origin) : null;
+  } catch {
+    return null;
+  }
+}
+
 async function show(): Promise<void> {
   const fragment = readSignInFragment(location.hash);
   const token = fragment.request;
@@ -113,10 +122,10 @@ async function show(): Promise<void> {
   if (request.client.name) byId("client-claim").hidden = false;
 
   // Only this server's own copy of the logo (GET /auth/logo): the page loads nothing from the app's host.
-  const logo = request.client.logoUri;
-  if (logo && logo.startsWith(`${CLIENT_LOGO_PATH}?`)) {
+  const logo = ownLogo(request.client.logoUri);
+  if (logo && /^https?:\/\//i.test(logo.href) && logo.origin === location.origin && logo.pathname === CLIENT_LOGO_PATH) {
     const img = byId<HTMLImageElement>("client-logo");
-    img.src = logo;
+    img.src = logo.href;
     img.hidden = false;
     img.addEventListener("error", () => (img.hidden = true));
   }

@@ -55,6 +55,7 @@ describe("the store writes only declared kinds of record", () => {
       RECORDS.usedChallenge.key("c"),
       RECORDS.appApproval.key("https://app.example.com/"),
       RECORDS.clientFailure.key("https://app.example.com"),
+      RECORDS.clientLogo.key("ab"),
       RECORDS.passkeys.key(),
       RECORDS.sessionSeen.key("s"),
       RECORDS.alertSent.key("test"),
