@@ -26,6 +26,7 @@ describe("netlify.toml", () => {
   it.each([
     ["/.well-known/oauth-authorization-server", "metadata"],
     ["/auth", "auth"],
+    ["/auth/logo", "auth"],
     ["/auth/approve", "approve"],
     ["/auth/approve/check", "approve"],
     ["/token", "token"],
