@@ -30,12 +30,6 @@ export interface ClientInfo extends ClientDisplay {
 /** The largest Client ID Metadata Document read (the draft's recommended limit, 8.7). */
 export const MAX_METADATA_DOCUMENT_BYTES = 5 * 1024;
 
-/** How much of a client_id's answer is read: an HTML page (or one with no type) the fetch's own
- * limit; anything else can only be a metadata document, read up to 5 KB and no further. */
-export function documentByteLimit(contentType: string): number {
-  return looksLikeHtml({ contentType }) ? Infinity : MAX_METADATA_DOCUMENT_BYTES;
-}
-
 /** Shared-secret client authentication methods, which a public document cannot hold (4.1). */
 const SYMMETRIC_AUTH_METHODS = new Set(["client_secret_post", "client_secret_basic", "client_secret_jwt"]);
 /** JWK members that hold private or symmetric key material (RFC 7518 6.2.2, 6.3.2, 6.4.1). */
@@ -215,7 +209,7 @@ function looksLikeJson(doc: FetchedDocument): boolean {
   return type === "application/json" || type.endsWith("+json") || doc.body.trimStart().startsWith("{");
 }
 
-function looksLikeHtml(doc: Pick<FetchedDocument, "contentType">): boolean {
+function looksLikeHtml(doc: FetchedDocument): boolean {
   const type = mediaType(doc.contentType);
   return type === "" || type === "text/html" || type === "application/xhtml+xml";
 }

@@ -7,7 +7,7 @@
 import { publicOnlyPolicy } from "./address-guard.ts";
 import { cacheLifetimeMs } from "./cache-lifetime.ts";
 import type { FetchFailures } from "./fetch-failures.ts";
-import { documentByteLimit, parseClientDocument, refusedClient, type ClientInfo } from "./client-info.ts";
+import { MAX_METADATA_DOCUMENT_BYTES, parseClientDocument, refusedClient, type ClientInfo } from "./client-info.ts";
 import type { AddressPolicy } from "./address-guard.ts";
 import { fetchDocument, type FetchedDocument, type Fetcher } from "./safe-fetch.ts";
 import { isLoopbackHost } from "../protocol/urls.ts";
@@ -28,6 +28,14 @@ export const CLIENT_FETCH_BUDGET = { headersTimeoutMs: 1500, timeoutMs: 3000 } a
 const MAX_CACHE_ENTRIES = 100;
 
 const cache = new Map<string, { info: ClientInfo; expires: number }>();
+
+/** How much of a client_id's answer is read: an HTML page (or an answer with no type, read as
+ * one) up to the fetch's own limit; anything else can only be a metadata document, read up to
+ * 5 KB and no further (client-info.ts refuses it then, saying why). */
+export function documentByteLimit(contentType: string): number {
+  const type = (contentType.split(";", 1)[0] ?? "").trim().toLowerCase();
+  return type === "" || type === "text/html" || type === "application/xhtml+xml" ? Infinity : MAX_METADATA_DOCUMENT_BYTES;
+}
 
 /** A client_id fetched as discovery fetches it: within the budget, a metadata document read up
  * to 5 KB and no further (client-info.ts). `policy`: public addresses only, unless a test says. */
