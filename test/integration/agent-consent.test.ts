@@ -175,6 +175,18 @@ describe("the app's logo, served from this origin", () => {
     expect(hits.get("/logo.png")).toBe(2);
   });
 
+  it("is taken from an HTML client page's h-app too, and served the same way", async () => {
+    answers.set("/gif", { type: "image/gif", body: Buffer.from("R0lGODlhAQABAIAAAP///wAAACH5BAEAAAAALAAAAAABAAEAAAICRAEAOw==", "base64") });
+    answers.set("/app/", { type: "text/html", body: '<div class="h-x-app"><img class="u-logo" src="/gif" alt=""><a class="p-name u-url" href="/app/">Page app</a></div>' });
+    const rt = await runtime();
+    const request = await requestFor(rt, "/app/", clientUrl("/app/callback"));
+    const path = (request.client as { logoUri: string }).logoUri;
+    expect(path).toMatch(/^\/auth\/logo\?/);
+    const served = await getLogo(rt, path);
+    expect(served.status).toBe(200);
+    expect(served.headers.get("content-type")).toBe("image/gif");
+  });
+
   it.each([
     ["larger than 64 KB", { type: "image/png", body: Buffer.concat([PNG, Buffer.alloc(70 * 1024)]) }, /larger than 64 KB/],
     ["larger than 64 KB, with no Content-Length", { type: "image/png", body: Buffer.concat([PNG, Buffer.alloc(70 * 1024)]), noLength: true }, /larger than 64 KB/],
