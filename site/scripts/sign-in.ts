@@ -2,7 +2,7 @@
 // server, in the URL fragment. Everything is written with textContent, never as HTML, and the
 // server checks the signature again when the form comes back, so nothing here is trusted.
 import { browserSupportsWebAuthn, startAuthentication } from "@simplewebauthn/browser";
-import { PASSKEYS_API, REQUEST_CHECK_PATH } from "../../netlify/lib/pages/paths.ts";
+import { CLIENT_LOGO_PATH, PASSKEYS_API, REQUEST_CHECK_PATH } from "../../netlify/lib/pages/paths.ts";
 import { REQUEST_PROBLEMS, START_AGAIN, type RequestCheckAnswer } from "../../netlify/lib/pages/request-problems.ts";
 import { readSignInFragment, shownRequest, SIGN_IN_PROBLEMS, type SignInOffer } from "../../netlify/lib/pages/sign-in-fragment.ts";
 import { readRequestShape, type RequestProblem } from "../../netlify/lib/protocol/request-object-shape.ts";
@@ -78,6 +78,15 @@ function showRequestProblem(problem: RequestProblem, backTo?: string): void {
   document.title = REQUEST_PROBLEMS[problem].title;
 }
 
+/** The logo's address on this origin, if the request names one. */
+function ownLogo(path: string | undefined): URL | null {
+  try {
+    return path ? new URL(path, location.origin) : null;
+  } catch {
+    return null;
+  }
+}
+
 async function show(): Promise<void> {
   const fragment = readSignInFragment(location.hash);
   const token = fragment.request;
@@ -112,12 +121,19 @@ async function show(): Promise<void> {
   document.title = `Sign in to ${request.client.name ?? clientHost}`;
   if (request.client.name) byId("client-claim").hidden = false;
 
-  const logo = request.client.logoUri;
-  if (logo && /^https?:\/\//i.test(logo)) {
+  // Only this server's own copy of the logo (GET /auth/logo): the page loads nothing from the app's host.
+  const logo = ownLogo(request.client.logoUri);
+  if (logo && /^https?:\/\//i.test(logo.href) && logo.origin === location.origin && logo.pathname === CLIENT_LOGO_PATH) {
     const img = byId<HTMLImageElement>("client-logo");
-    img.src = logo;
+    img.src = logo.href;
     img.hidden = false;
     img.addEventListener("error", () => (img.hidden = true));
+  }
+
+  if (request.client.loopbackOnly === true) {
+    // The whole host, from the client_id itself: the shown address may be cut short.
+    byId("loopback-host").textContent = clientHost;
+    byId("loopback-note").hidden = false;
   }
 
   // Shown whenever it leaves the app's own address: another site, or another path on its host.

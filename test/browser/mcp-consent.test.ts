@@ -1,6 +1,8 @@
 // What the sign-in page shows an owner about an MCP host's request, in a real Chromium against
 // `netlify dev`: the client_id's host, prominently (CIMD draft 8.5), and the resource the token
-// is for (RFC 8707), its host as prominently.
+// is for (RFC 8707), its host as prominently; for a host whose metadata document lists only
+// loopback redirect URIs (Claude Code's), a warning that names the client_id's host; and the
+// app's logo from this server's own origin, the page asking nothing of any other.
 import { mkdir } from "node:fs/promises";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -11,22 +13,30 @@ import { startClientSite, type ClientSite } from "../helpers/client-site.ts";
 import { startNetlifyDev, type NetlifyDev } from "../helpers/netlify-dev.ts";
 import { TEST_SECRET } from "../helpers/env.ts";
 import { pkcePair } from "../helpers/requests.ts";
+import { startTestHost, withEnv, type TestHost } from "../helpers/test-hosts.ts";
 
 const SCREENSHOTS = new URL("../output/screenshots/", import.meta.url).pathname;
 const RESOURCE = "https://mcp.tools.example/sse";
 
+/** A 1×1 PNG, the app's logo. */
+const PNG = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGP4z8DwHwAFAAH/iZk9HQAAAABJRU5ErkJggg==", "base64");
+
 let server: NetlifyDev;
 let client: ClientSite;
 let browser: Browser;
+/** The host's https website (client.test), where its metadata document and logo are. */
+let host: TestHost;
 
 beforeAll(async () => {
-  [server, client, browser] = await Promise.all([startNetlifyDev(), startClientSite(), launchChromium()]);
+  host = await startTestHost();
+  [server, client, browser] = await Promise.all([withEnv(host.netlifyDevEnv, () => startNetlifyDev()), startClientSite(), launchChromium()]);
   await mkdir(SCREENSHOTS, { recursive: true });
 });
 afterAll(async () => {
   await browser?.close();
   await client?.close();
   await server?.stop();
+  await host?.close();
 });
 
 async function openSignIn(extra: Record<string, string>): Promise<Page> {
@@ -53,7 +63,55 @@ describe("the sign-in page for an MCP host", () => {
     await expect(page.getByText(/^Website:/).isVisible()).resolves.toBe(true);
     await expect(page.locator("#client-host").textContent()).resolves.toBe(`${client.origin}/`);
     await expect(page.locator("#resource-note").isHidden()).resolves.toBe(true);
+    // A loopback client_id is no metadata document: no warning.
+    await expect(page.locator("#loopback-note").isHidden()).resolves.toBe(true);
     await page.context().close();
+  });
+
+  it("warns about a host whose document lists only loopback redirect URIs, naming its host, and shows its logo from this server alone", async () => {
+    // Claude Code's document has port-less loopback redirect URIs (docs/research/mcp-hosts.md).
+    const clientId = `${host.origin}/oauth/cli-metadata.json`;
+    host.serve("/oauth/cli-metadata.json", {
+      body: JSON.stringify({ client_id: clientId, client_name: "Agent CLI", logo_uri: `${host.origin}/logo.png`, redirect_uris: ["http://localhost/callback", "http://127.0.0.1/callback"], token_endpoint_auth_method: "none" }),
+    });
+    host.serve("/logo.png", { headers: { "Content-Type": "image/png" }, body: PNG });
+    const params = new URLSearchParams({
+      response_type: "code",
+      client_id: clientId,
+      redirect_uri: `${client.origin}/callback`,
+      state: "state-8",
+      code_challenge: pkcePair().challenge,
+      code_challenge_method: "S256",
+      scope: "create",
+    });
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    // Every request the page makes, whatever it is for.
+    const requested: string[] = [];
+    context.on("request", (request) => requested.push(request.url()));
+    const signIn = page.waitForResponse((response) => new URL(response.url()).pathname === "/indieauth/sign-in/");
+    await page.goto(`${server.baseUrl}/auth?${params}`);
+    await page.getByRole("button", { name: "Approve" }).waitFor();
+
+    const warning = page.locator("#loopback-note");
+    await expect(warning.isVisible()).resolves.toBe(true);
+    await expect(page.locator("#loopback-host").textContent()).resolves.toBe(new URL(host.origin).host);
+    expect(await warning.textContent()).toMatch(/This app runs on a computer, not on\s+client\.test:\d+:[\s\S]*any program there could receive it instead\. Approve only if you just started this app yourself\./);
+
+    const logo = page.locator("#client-logo");
+    await logo.evaluate((img: HTMLImageElement) => img.decode());
+    await expect(logo.isVisible()).resolves.toBe(true);
+    expect(await logo.evaluate((img: HTMLImageElement) => img.naturalWidth)).toBe(1);
+    expect(new URL((await logo.getAttribute("src"))!, server.baseUrl).pathname).toBe("/auth/logo");
+    await page.screenshot({ path: `${SCREENSHOTS}sign-in-loopback-agent.png`, fullPage: true });
+
+    // The page asked its own origin for everything; the logo was fetched once, by the server.
+    expect(requested.filter((url) => new URL(url).origin !== server.baseUrl)).toEqual([]);
+    expect(requested.some((url) => new URL(url).pathname === "/auth/logo")).toBe(true);
+    expect(host.requests.filter((path) => path === "/logo.png")).toEqual(["/logo.png"]);
+    // Its images may come from nowhere else.
+    expect((await (await signIn).allHeaders())["content-security-policy"]).toMatch(/img-src 'self';/);
+    await context.close();
   });
 
   it("shows the host of the resource the sign-in is for on its own line, then its full address", async () => {

@@ -46,7 +46,7 @@ describe("the build plugin on a fixture blog, installed from the tarball", () =>
       functions: { name: string; routes?: { pattern?: string; literal?: string }[]; schedule?: string }[];
     };
     const routesOf = (name: string) => manifest.functions.find((f) => f.name === name)?.routes?.map((r) => r.literal ?? r.pattern);
-    expect(routesOf("indieauth-auth")).toEqual(["/auth"]);
+    expect(routesOf("indieauth-auth")).toEqual(["/auth", "/auth/logo"]);
     expect(routesOf("indieauth-approve")).toEqual(["/auth/approve", "/auth/approve/check"]);
     expect(routesOf("indieauth-metadata")).toEqual(["/.well-known/oauth-authorization-server"]);
     for (const name of ["token", "introspect", "revoke", "userinfo"]) expect(routesOf(`indieauth-${name}`)).toEqual([`/${name}`]);

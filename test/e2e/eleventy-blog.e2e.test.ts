@@ -82,7 +82,7 @@ describe("an Eleventy blog whose build command empties _site, built by netlify b
       functions: { name: string; routes?: { pattern?: string; literal?: string }[]; schedule?: string; runtimeVersion?: string }[];
     };
     const routesOf = (name: string) => manifest.functions.find((f) => f.name === name)?.routes?.map((r) => r.literal ?? r.pattern);
-    expect(routesOf("indieauth-auth")).toEqual(["/auth"]);
+    expect(routesOf("indieauth-auth")).toEqual(["/auth", "/auth/logo"]);
     expect(routesOf("indieauth-approve")).toEqual(["/auth/approve", "/auth/approve/check"]);
     expect(routesOf("indieauth-token")).toEqual(["/token"]);
     expect(routesOf("indieauth-metadata")).toEqual(["/.well-known/oauth-authorization-server"]);

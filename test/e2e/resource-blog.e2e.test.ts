@@ -6,6 +6,9 @@
 // serves the result. Tokens come from real sign-ins through the served pages' endpoints.
 // Last, the other-site mode in this process, asking the running server's /introspect with
 // INTROSPECTION_TOKEN, on an injected clock.
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { ErrorCode, ListResourcesResultSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
@@ -147,11 +150,44 @@ describe("the docs' Micropub and MCP functions in a blog, protected by netlify-i
     const { access_token } = await signIn("read", `${base}/mcp`);
     const tools = await mcp(access_token, { jsonrpc: "2.0", id: 1, method: "tools/list" });
     expect(tools.status).toBe(200);
-    expect(((await tools.json()) as { result: { tools: { name: string }[] } }).result.tools.map((t) => t.name)).toEqual(["whoami"]);
+    expect(((await tools.json()) as { result: { tools: { name: string }[] } }).result.tools.map((t) => t.name)).toEqual(["whoami", "read_post"]);
     const call = await mcp(access_token, { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "whoami", arguments: {} } });
     expect(await call.json()).toEqual({ jsonrpc: "2.0", id: 2, result: { content: [{ type: "text", text: `${base}/ via ${CLIENT_ID} (scope: read)` }] } });
     // Issued for the MCP endpoint, it is refused at the Micropub endpoint.
     expect((await micropub({ headers: bearer(access_token) }, "?q=config")).status).toBe(401);
+  });
+
+  it("is a correct MCP server to the MCP SDK's own client: ping, a tool's failure as an isError result, an unknown method as -32601", async () => {
+    const writer = await signIn("create");
+    const created = await micropub({ method: "POST", headers: bearer(writer.access_token), body: new URLSearchParams({ h: "entry", content: "Read by an agent" }) });
+    expect(created.status).toBe(201);
+    const slug = new URL(created.headers.get("location")!).pathname.split("/").at(-1)!;
+
+    const { access_token } = await signIn("read", `${base}/mcp`);
+    const client = new Client({ name: "resource-blog test host", version: "1.0.0" });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers: bearer(access_token) } }));
+    try {
+      expect(client.getServerVersion()).toEqual({ name: "jane-blog", version: "1.0.0" });
+      // MCP basic/utilities/ping: the receiver MUST answer promptly with an empty result.
+      await expect(client.ping()).resolves.toEqual({});
+      expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(["whoami", "read_post"]);
+
+      const found = await client.callTool({ name: "read_post", arguments: { slug } });
+      expect(found.isError).toBeUndefined();
+      expect(JSON.parse((found.content as { text: string }[])[0]!.text)).toMatchObject({ properties: { content: ["Read by an agent"] } });
+      // A tool that runs and fails is a result the model reads, not a JSON-RPC error.
+      const failed = await client.callTool({ name: "read_post", arguments: { slug: "no-such-post" } });
+      expect(failed).toEqual({ isError: true, content: [{ type: "text", text: 'There is no post "no-such-post" on this blog.' }] });
+
+      const unknownTool = await client.callTool({ name: "delete_everything", arguments: {} }).catch((error: unknown) => error);
+      expect(unknownTool).toBeInstanceOf(McpError);
+      expect((unknownTool as McpError).code).toBe(ErrorCode.InvalidParams);
+      const unknownMethod = await client.request({ method: "resources/list" }, ListResourcesResultSchema).catch((error: unknown) => error);
+      expect(unknownMethod).toBeInstanceOf(McpError);
+      expect((unknownMethod as McpError).code).toBe(ErrorCode.MethodNotFound);
+    } finally {
+      await client.close();
+    }
   });
 
   it("gives a token signed in for another resource nothing on the blog, and tells only INTROSPECTION_TOKEN its aud", async () => {

@@ -18,7 +18,8 @@ const NAMES = ["client.test", "internal.test"];
 export interface Served {
   status?: number;
   headers?: Record<string, string>;
-  body: string;
+  /** Text, or bytes (an image). */
+  body: string | Buffer;
 }
 
 export interface TestHost {

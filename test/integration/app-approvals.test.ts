@@ -188,16 +188,18 @@ describe("what the sign-in page offers is signed into the request", () => {
 });
 
 describe("an app's logo", () => {
-  it("is not put before the owner's browser until the app was approved with the password or a passkey", async () => {
+  it("is never put before the owner's browser at the app's own address, approved or not: the page gets this server's path", async () => {
     const logo = "https://tracker.example/pixel.png";
     const rt = await testRuntime({ discover: async (clientId) => ({ clientId: clientId.href, redirectUris: [], fetched: true, name: "App", logoUri: logo }) });
-    expect(decodePayload(await signedRequest(rt))).toMatchObject({ client: { name: "App" } });
-    expect(decodePayload(await signedRequest(rt))).not.toHaveProperty("client.logoUri");
+    const before = decodePayload(await signedRequest(rt));
+    expect(before).toMatchObject({ client: { name: "App", logoUri: expect.stringMatching(/^\/auth\/logo\?src=https%3A%2F%2Ftracker\.example%2Fpixel\.png&sig=/) } });
     await approvedWithPassword(rt);
-    expect(decodePayload(await signedRequest(rt))).toMatchObject({ client: { name: "App", logoUri: logo } });
+    const after = decodePayload(await signedRequest(rt));
+    expect((after.client as { logoUri: string }).logoUri).toBe((before.client as { logoUri: string }).logoUri);
+    expect(JSON.stringify((after.client as object))).not.toContain('"https://tracker.example');
   });
 
-  it("GET /auth reads the app's approval once, for the logo, the error-redirect trust and the offer", async () => {
+  it("GET /auth reads the app's approval once, for the error-redirect trust and the offer", async () => {
     const approvalReads: string[] = [];
     const rt = await testRuntime({
       discover: async (clientId) => ({ clientId: clientId.href, redirectUris: [], fetched: true, name: "App", logoUri: "https://app.example/logo.png" }),
@@ -218,7 +220,7 @@ describe("an app's logo", () => {
     expect(refused.headers.get("location")).toMatch(/^https:\/\/app\.example\.com\/callback\?error=invalid_request/);
     expect(approvalReads).toHaveLength(1);
     const signedIn = await authorize(rt, authorizationParams(), { Cookie: cookie });
-    expect(decodePayload(fragmentOf(signedIn).get("request")!)).toMatchObject({ client: { logoUri: "https://app.example/logo.png" } });
+    expect(decodePayload(fragmentOf(signedIn).get("request")!)).toMatchObject({ client: { logoUri: expect.stringMatching(/^\/auth\/logo\?/) }, unshownLogoUri: "https://app.example/logo.png" });
     expect(offerIn(signedIn)).toEqual({ session: true });
     expect(approvalReads).toHaveLength(2);
   });

@@ -57,6 +57,7 @@ describe("the store writes only declared kinds of record", () => {
       RECORDS.clientFailure.key("https://app.example.com"),
       RECORDS.usedAssertion.key("https://app.example.com/", "jti-1"),
       RECORDS.clientKeys.key("https://app.example.com/jwks.json"),
+      RECORDS.clientLogo.key("ab"),
       RECORDS.passkeys.key(),
       RECORDS.sessionSeen.key("s"),
       RECORDS.alertSent.key("test"),

@@ -26,6 +26,7 @@ describe("netlify.toml", () => {
   it.each([
     ["/.well-known/oauth-authorization-server", "metadata"],
     ["/auth", "auth"],
+    ["/auth/logo", "auth"],
     ["/auth/approve", "approve"],
     ["/auth/approve/check", "approve"],
     ["/token", "token"],
@@ -46,6 +47,8 @@ describe("netlify.toml", () => {
     const csp = rule!.values["Content-Security-Policy"]!;
     expect(csp).toContain("frame-ancestors 'none'");
     expect(csp).toContain("script-src 'self'");
+    // Images from this origin only: an app's logo is served from here (GET /auth/logo).
+    expect(csp).toContain("img-src 'self';");
     expect(csp).not.toMatch(/unsafe-inline|unsafe-eval/);
     expect(toml.headers.find((h) => h.for === "/*")?.values["Referrer-Policy"]).toBe("no-referrer");
   });

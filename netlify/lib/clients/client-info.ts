@@ -110,7 +110,7 @@ function responseRefusal(doc: FetchedDocument, clientId: string): string | null 
   if (!clientId.startsWith("https://")) return "a client metadata document is read only from an https client_id";
   if (doc.status !== 200) return `the document was served with status ${doc.status}, not 200`;
   if (doc.redirected === true || doc.url !== clientId) return "the document was reached through a redirect, which is not followed for it";
-  if (Buffer.byteLength(doc.body, "utf8") > MAX_METADATA_DOCUMENT_BYTES) return `the document is larger than ${MAX_METADATA_DOCUMENT_BYTES / 1024} KB`;
+  if (doc.oversized === true || Buffer.byteLength(doc.body, "utf8") > MAX_METADATA_DOCUMENT_BYTES) return `the document is larger than ${MAX_METADATA_DOCUMENT_BYTES / 1024} KB`;
   return null;
 }
 

@@ -7,8 +7,9 @@
 import { publicOnlyPolicy } from "./address-guard.ts";
 import { cacheLifetimeMs } from "./cache-lifetime.ts";
 import type { FetchFailures } from "./fetch-failures.ts";
-import { parseClientDocument, refusedClient, type ClientInfo } from "./client-info.ts";
-import { fetchDocument, type Fetcher } from "./safe-fetch.ts";
+import { MAX_METADATA_DOCUMENT_BYTES, parseClientDocument, refusedClient, type ClientInfo } from "./client-info.ts";
+import type { AddressPolicy } from "./address-guard.ts";
+import { fetchDocument, type FetchedDocument, type Fetcher } from "./safe-fetch.ts";
 import { isLoopbackHost } from "../protocol/urls.ts";
 
 interface DiscoveryOptions {
@@ -28,7 +29,21 @@ const MAX_CACHE_ENTRIES = 100;
 
 const cache = new Map<string, { info: ClientInfo; expires: number }>();
 
-const defaultFetcher: Fetcher = async (url) => fetchDocument(url, { policy: await publicOnlyPolicy(), ...CLIENT_FETCH_BUDGET });
+/** How much of a client_id's answer is read: an HTML page (or an answer with no type, read as
+ * one) up to the fetch's own limit; anything else can only be a metadata document, read up to
+ * 5 KB and no further (client-info.ts refuses it then, saying why). */
+export function documentByteLimit(contentType: string): number {
+  const type = (contentType.split(";", 1)[0] ?? "").trim().toLowerCase();
+  return type === "" || type === "text/html" || type === "application/xhtml+xml" ? Infinity : MAX_METADATA_DOCUMENT_BYTES;
+}
+
+/** A client_id fetched as discovery fetches it: within the budget, a metadata document read up
+ * to 5 KB and no further (client-info.ts). `policy`: public addresses only, unless a test says. */
+export async function fetchClientDocument(url: URL, policy?: AddressPolicy): Promise<FetchedDocument> {
+  return fetchDocument(url, { policy: policy ?? (await publicOnlyPolicy()), ...CLIENT_FETCH_BUDGET, limitFor: documentByteLimit });
+}
+
+const defaultFetcher: Fetcher = (url) => fetchClientDocument(url);
 
 /** For tests: forget every cached client. */
 export function clearClientCache(): void {

@@ -21,6 +21,8 @@ export interface FetchedDocument {
   redirected?: boolean;
   /** The response's caching headers. */
   caching?: CachingHeaders;
+  /** The body went past the cap `limitFor` set for its type: reading stopped there. */
+  oversized?: true;
 }
 
 /** We chose not to fetch: address not allowed, bad scheme, too many redirects, too large. */
@@ -44,6 +46,10 @@ interface FetchOptions {
   maxBytes?: number;
   maxRedirects?: number;
   accept?: string;
+  /** A smaller cap for an answer of this content type (a metadata document's 5 KB, say): past
+   * it reading stops, and the document comes back marked `oversized` (not an error, so that
+   * the caller can say why it refuses it). */
+  limitFor?: (contentType: string) => number;
 }
 
 /** A fetched document's bytes, undecoded (an image, say). */
@@ -57,6 +63,7 @@ const DEFAULTS = {
   maxBytes: 512 * 1024,
   maxRedirects: 3,
   accept: "application/json, text/html;q=0.9",
+  limitFor: () => Infinity,
 } satisfies Omit<Required<FetchOptions>, "policy" | "headersTimeoutMs">;
 
 /** node:http, node:https and node:dns, loaded by name on the first fetch: they stay out of a
@@ -160,7 +167,27 @@ function handleResponse(url: URL, res: IncomingMessage, opts: Required<FetchOpti
   }
   if (status < 200 || status > 299) return finish({ error: new FetchFailed(`${url.href} answered ${status}`) });
 
+  const contentType = res.headers["content-type"] ?? "";
+  const document = (bytes: Buffer, oversized: boolean): Hop => ({
+    document: {
+      url: url.href,
+      status,
+      contentType,
+      linkHeaders: res.headersDistinct.link ?? [],
+      caching: { cacheControl: res.headers["cache-control"], expires: res.headers.expires, date: res.headers.date, age: res.headers.age },
+      bytes,
+      ...(oversized ? { oversized: true as const } : {}),
+    },
+  });
+  // Past the type's own cap: what was read so far, marked, and the rest never read.
+  const typeLimit = opts.limitFor(contentType);
+  const stopAtTypeLimit = (bytes: Buffer): void => {
+    finish({ hop: document(bytes, true) });
+    res.destroy();
+  };
+
   const declared = Number(res.headers["content-length"] ?? NaN);
+  if (Number.isFinite(declared) && declared > typeLimit) return stopAtTypeLimit(Buffer.alloc(0));
   if (Number.isFinite(declared) && declared > opts.maxBytes) {
     return finish({ error: new FetchRefused(`the document is larger than ${opts.maxBytes} bytes`) });
   }
@@ -169,23 +196,11 @@ function handleResponse(url: URL, res: IncomingMessage, opts: Required<FetchOpti
   let size = 0;
   res.on("data", (chunk: Buffer) => {
     size += chunk.length;
+    if (size > typeLimit) return stopAtTypeLimit(Buffer.concat([...chunks, chunk]).subarray(0, typeLimit + 1));
     if (size > opts.maxBytes) return finish({ error: new FetchRefused(`the document is larger than ${opts.maxBytes} bytes`) });
     chunks.push(chunk);
   });
-  res.on("end", () => {
-    finish({
-      hop: {
-        document: {
-          url: url.href,
-          status,
-          contentType: res.headers["content-type"] ?? "",
-          linkHeaders: res.headersDistinct.link ?? [],
-          caching: { cacheControl: res.headers["cache-control"], expires: res.headers.expires, date: res.headers.date, age: res.headers.age },
-          bytes: Buffer.concat(chunks),
-        },
-      },
-    });
-  });
+  res.on("end", () => finish({ hop: document(Buffer.concat(chunks), false) }));
   res.on("error", (err) => finish({ error: new FetchFailed(`reading ${url.href} failed: ${err.message}`) }));
   // A connection closed before the end of the body (finish ignores this after "end").
   res.on("close", () => finish({ error: new FetchFailed(`${url.href} closed the connection early`) }));
@@ -200,6 +215,7 @@ export async function fetchBytes(url: URL, options: FetchOptions = {}): Promise<
     maxBytes: options.maxBytes ?? DEFAULTS.maxBytes,
     maxRedirects: options.maxRedirects ?? DEFAULTS.maxRedirects,
     accept: options.accept ?? DEFAULTS.accept,
+    limitFor: options.limitFor ?? DEFAULTS.limitFor,
   };
   const network = await loadNetwork();
   const controller = new AbortController();

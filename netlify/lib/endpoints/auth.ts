@@ -1,9 +1,17 @@
 // /auth: GET starts a sign-in, in the person's browser; POST redeems a code for the profile URL.
-import { endpoint } from "../http/endpoint.ts";
+// /auth/logo: an app's logo, served from here (client-logo.ts).
+import { endpoint, type Endpoint } from "../http/endpoint.ts";
+import { CLIENT_LOGO_PATH } from "../pages/paths.ts";
 import { authorize } from "./authorize.ts";
+import { serveClientLogo } from "./client-logo.ts";
 import { redeemForProfile } from "./profile-redemption.ts";
 
-export const authorizationEndpoint = endpoint({
+const signIn = endpoint({
   GET: { answers: "page", run: authorize },
   POST: { answers: "json", run: redeemForProfile },
 });
+
+const clientLogo = endpoint({ GET: { answers: "json", run: serveClientLogo } });
+
+export const authorizationEndpoint: Endpoint = (req, rt, requester) =>
+  (new URL(req.url).pathname === CLIENT_LOGO_PATH ? clientLogo : signIn)(req, rt, requester);

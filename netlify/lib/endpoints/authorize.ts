@@ -1,5 +1,6 @@
 // GET /auth: check the authorization request, then hand it, signed with what the page should
 // offer, to the static sign-in page.
+import { logoPath } from "../clients/logo-link.ts";
 import { ownClientInfo } from "../clients/own-client.ts";
 import { InvalidRequest } from "../errors.ts";
 import type { RequestContext } from "../http/endpoint.ts";
@@ -10,7 +11,7 @@ import { writeSignInFragment } from "../pages/sign-in-fragment.ts";
 import { checkAuthorizationRequest } from "../protocol/authorization-request.ts";
 import { requestTooLarge, signRequest } from "../protocol/request-object.ts";
 import { errorsMayRedirect } from "./error-redirects.ts";
-import { approvalInRequest, signInOffer } from "./sign-in-offer.ts";
+import { signInOffer } from "./sign-in-offer.ts";
 
 export async function authorize(ctx: RequestContext): Promise<Response> {
   const params = ctx.url.searchParams;
@@ -24,11 +25,12 @@ export async function authorize(ctx: RequestContext): Promise<Response> {
     errorsMayRedirect: (clientId, redirectUri) => errorsMayRedirect(ctx, clientId, redirectUri),
     onRedirectUriVerified: (target) => ctx.replyTo(target),
   });
-  // An app's logo is loaded by the owner's browser from wherever the app says: not for an app
-  // never approved (an IP beacon, or a GET into the owner's network, from any site at all).
-  if (request.client.logoUri && !(await approvalInRequest(ctx, request.clientId))) {
+  // The page loads an app's logo from this server only (GET /auth/logo, fetched there through
+  // the address guard), never from wherever the app says: no IP beacon to the app's host, no GET
+  // from the owner's browser into their own network. The app's own URL stays for the console.
+  if (request.client.logoUri) {
     request.unshownLogoUri = request.client.logoUri;
-    delete request.client.logoUri;
+    request.client.logoUri = logoPath(request.client.logoUri, ctx.config.keys.logo);
   }
   const signedIn = (await currentSession(ctx.rt.store, ctx.req, ctx.config, ctx.rt.now())) !== null;
   const offer = await signInOffer(ctx, request, signedIn);

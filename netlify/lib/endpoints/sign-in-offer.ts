@@ -12,8 +12,8 @@ type Approval = Pick<AuthorizationRequest, "clientId" | "redirectUri">;
 
 const readApprovals = new WeakMap<RequestContext, Map<string, Promise<AppApproval | null>>>();
 
-/** The app's live approval, read at most once per request: GET /auth asks three times (the
- * error-redirect trust rule, the logo rule, the offer), and each read is a Blobs round trip. */
+/** The app's live approval, read at most once per request: GET /auth asks twice (the
+ * error-redirect trust rule, the offer), and each read is a Blobs round trip. */
 export function approvalInRequest(ctx: RequestContext, clientId: string): Promise<AppApproval | null> {
   let read = readApprovals.get(ctx);
   if (!read) readApprovals.set(ctx, (read = new Map()));

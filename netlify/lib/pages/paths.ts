@@ -13,3 +13,7 @@ export const ACCOUNT_PAGE = `${PAGES_PREFIX}/account/`;
 /** The owner console's JSON API (functions `account` and `passkeys`). */
 export const ACCOUNT_API = `${PAGES_PREFIX}/api/account`;
 export const PASSKEYS_API = `${PAGES_PREFIX}/api/passkeys`;
+
+/** An app's logo, fetched and served by this server (GET /auth/logo?src=…&sig=…), so that the
+ * sign-in page never loads anything from the app's host. */
+export const CLIENT_LOGO_PATH = "/auth/logo";

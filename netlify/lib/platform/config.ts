@@ -38,6 +38,8 @@ export interface Config {
     webauthn: Uint8Array;
     /** Signs the known-device cookie (owner/known-device.ts). */
     device: Uint8Array;
+    /** Signs the sign-in page's address of an app's logo (clients/logo-link.ts). */
+    logo: Uint8Array;
   };
   /** PASSWORD_LOGIN: false ("off") lets only passkeys sign in, once at least one exists. */
   passwordLogin: boolean;
@@ -238,6 +240,7 @@ export function loadConfig(env: Env, build: Build = builtFor(), options: ConfigO
         session: deriveKey(secret, "owner-session"),
         webauthn: deriveKey(secret, "webauthn-ticket"),
         device: deriveKey(secret, "known-device"),
+        logo: deriveKey(secret, "client-logo"),
       },
       passwordLogin,
       accessTokenTtlMs,

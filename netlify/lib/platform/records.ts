@@ -103,6 +103,10 @@ export const RECORDS = {
   /** A client's public keys fetched from its jwks_uri (clients/jwks.ts), by the URI's hash, for
    * as long as their caching headers say (a minute to an hour). */
   clientKeys: expiring("client keys", "client-keys/", (jwksUri: string) => secretHash(jwksUri)),
+  /** An app's logo as this server fetched it (or why it was refused), served from this origin
+   * (clients/logo-cache.ts); a day (ten minutes when refused), in one of 256 slots chosen by the
+   * URL's hash, so at most 256 logos of 64 KB are ever kept. */
+  clientLogo: expiring("client logo", "client-logos/", (slot: string) => slot),
   /** The owner's passkeys, all in one record; never expires. */
   passkeys: permanent("passkeys", "owner/passkeys"),
   /** When a session was last seen, apart from the record that signing out deletes. */

@@ -13,6 +13,9 @@ export interface Runtime {
   /** Fetches a client's jwks_uri (tests reach their local servers); by default, through the
    * address guard (clients/jwks.ts). */
   fetchKeys?: KeyFetcher;
+  /** Fetches an app's logo through the address guard (clients/client-logo.ts): only the `auth`
+   * function has it. */
+  fetchLogo?: (url: URL) => Promise<{ contentType: string; bytes: Uint8Array; oversized?: true }>;
 }
 
 /** What reading a client's JWK Set needs of a fetch (clients/safe-fetch.ts's documents have it). */

@@ -35,8 +35,8 @@ export interface AuthorizationRequest {
   client: ClientDisplay;
   /** The client's document declared private_key_jwt (and where its keys are). */
   authentication?: KeyAuthentication;
-  /** The logo of an app not approved before: kept for the owner's console once approved, but
-   * not in `client`, so the sign-in page never loads it. */
+  /** The app's logo at its own URL: kept for the owner's console once approved; `client`
+   * holds this server's address for it (GET /auth/logo), which is all the sign-in page loads. */
   unshownLogoUri?: string;
 }
 

@@ -1,0 +1,30 @@
+// GET /auth/logo: an app's logo, served from this origin so that the sign-in page makes no
+// request to the app's host (no IP beacon to it, no GET from the owner's browser into their own
+// network). The page's address for it is signed (clients/logo-link.ts); the first view fetches
+// it through the address guard (lazily: GET /auth itself never waits on a logo), later views
+// read it from Blobs (clients/logo-cache.ts).
+import { readLogo, type LogoFetcher } from "../clients/client-logo.ts";
+import { cachedLogo } from "../clients/logo-cache.ts";
+import { logoSource } from "../clients/logo-link.ts";
+import { NotFound } from "../errors.ts";
+import type { RequestContext } from "../http/endpoint.ts";
+
+/** Headers that keep the image an image: its type from the allow-list only, never sniffed,
+ * never a document that could run or load anything, readable by this origin only. */
+const IMAGE_HEADERS = {
+  "X-Content-Type-Options": "nosniff",
+  "Content-Security-Policy": "default-src 'none'; sandbox",
+  "Cross-Origin-Resource-Policy": "same-origin",
+  // The address names the logo's URL and is signed: a day in the browser's own cache.
+  "Cache-Control": "private, max-age=86400",
+} as const;
+
+const noFetcher: LogoFetcher = () => Promise.reject(new Error("This function does not fetch logos."));
+
+export async function serveClientLogo(ctx: RequestContext): Promise<Response> {
+  const source = logoSource(ctx.url.searchParams, ctx.config.keys.logo);
+  if (!source) throw new NotFound("There is no such logo here.");
+  const logo = await cachedLogo(ctx.rt.store, source.href, ctx.rt.now(), () => readLogo(source, ctx.rt.fetchLogo ?? noFetcher));
+  if (!logo.ok) throw new NotFound(`The app's logo is not shown: ${logo.reason}.`);
+  return new Response(new Blob([new Uint8Array(logo.bytes)]), { status: 200, headers: { "Content-Type": logo.type, "Content-Length": String(logo.bytes.length), ...IMAGE_HEADERS } });
+}
