@@ -219,3 +219,28 @@ describe("each MCP host, as it signs in", () => {
     });
   }
 });
+
+describe("the redirect URIs a host's document allows", () => {
+  /** GET /auth as `c` sends it, with another redirect URI: where it goes. */
+  async function start(c: HostCase, redirectUri: string): Promise<Response> {
+    const d = await discovered();
+    const params = new URLSearchParams({ response_type: "code", client_id: c.clientId, redirect_uri: redirectUri, code_challenge: pkcePair().challenge, code_challenge_method: "S256", state: "s", ...c.authorize(d) });
+    return fetch(`${as.authorization_endpoint}?${params}`, { redirect: "manual" });
+  }
+  const named = (prefix: string) => HOSTS.find((c) => c.name.startsWith(prefix))!;
+
+  it("takes VS Code on another port when 33418 is busy (microsoft/vscode #278512), and Claude Code on any port", async () => {
+    for (const [c, uri] of [[named("VS Code"), `http://127.0.0.1:${await freePort()}/`], [named("Claude Code: http://localhost"), "http://localhost:8080/callback"]] as const) {
+      const answer = await start(c, uri);
+      expect(answer.headers.get("location"), uri).toContain("#request=");
+    }
+  });
+
+  it("refuses a path the document does not list, on loopback too, without redirecting", async () => {
+    for (const [c, uri] of [[named("Claude Code: http://localhost"), `http://localhost:${await freePort()}/other`], [named("VS Code"), "http://127.0.0.1:33418/other"], [named("claude.ai: the"), "https://claude.ai/api/mcp/other"]] as const) {
+      const answer = await start(c, uri);
+      expect(answer.status, uri).toBe(400);
+      expect(await answer.text(), uri).toContain("does not publish as one of its redirect addresses");
+    }
+  });
+});
