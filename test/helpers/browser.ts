@@ -9,11 +9,12 @@ export function chromiumPath(): string {
   return found;
 }
 
-export function launchChromium(): Promise<Browser> {
+/** `args` are added to the usual ones (e.g. --host-resolver-rules). */
+export function launchChromium(args: string[] = []): Promise<Browser> {
   return chromium.launch({
     executablePath: chromiumPath(),
     headless: true,
-    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"],
+    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic", ...args],
   });
 }
 

@@ -5,6 +5,9 @@
 //
 //   TEST_DNS_ANSWERS     {"client.test": "93.184.215.14"}  what dns.lookup answers for a name
 //   TEST_NETWORK_ROUTES  {"93.184.215.14": "127.0.0.1"}    where a connection to an address goes
+//   TEST_NETWORK_PORTS   {"93.184.215.14:443": 40123}      the port a routed connection to that
+//                        address and port reaches instead (so https://claude.ai/, port 443, can
+//                        be the test's own server on an ephemeral port)
 //
 // The server's SSRF guard runs unchanged and judges the answered address (a public one passes,
 // 127.0.0.1 is refused); only after the guard has passed it does a connection to a routed
@@ -18,6 +21,7 @@ import net from "node:net";
 
 const answers = JSON.parse(process.env.TEST_DNS_ANSWERS || "{}");
 const routes = JSON.parse(process.env.TEST_NETWORK_ROUTES || "{}");
+const ports = JSON.parse(process.env.TEST_NETWORK_PORTS || "{}");
 const realLookup = dns.lookup;
 const ROUTED = Symbol("routed");
 /** Set while a connection's routed lookup runs: an answer that needs a route is given only
@@ -46,6 +50,13 @@ function stubLookup(hostname, options, callback) {
 
 function routedAddress(address) {
   return Object.hasOwn(routes, address) ? routes[address] : address;
+}
+
+/** The port a connection to `host` (a name with an answer, or an address) on `port` reaches. */
+function routedPort(host, port) {
+  const address = net.isIP(String(host)) ? String(host) : answerFor(host);
+  const key = `${address}:${port}`;
+  return address !== undefined && Object.hasOwn(routes, address) && Object.hasOwn(ports, key) ? Number(ports[key]) : port;
 }
 
 /** A connection's lookup whose answers are routed: whatever check `lookup` makes is made on the
@@ -79,7 +90,10 @@ if (Object.keys(answers).length > 0 || Object.keys(routes).length > 0) {
     const options = Array.isArray(args[0]) ? args[0][0] : args[0];
     if (options !== null && typeof options === "object" && options.path == null && !options[ROUTED]) {
       options[ROUTED] = true;
-      if (typeof options.host === "string") options.host = routedAddress(options.host);
+      if (typeof options.host === "string") {
+        if (options.port !== undefined) options.port = routedPort(options.host, Number(options.port));
+        options.host = routedAddress(options.host);
+      }
       options.lookup = routedLookup(options.lookup ?? dns.lookup);
     }
     return realConnect.apply(this, args);
