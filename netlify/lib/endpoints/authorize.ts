@@ -1,21 +1,22 @@
 // GET /auth: check the authorization request, then hand it, signed with what the page should
-// offer, to the static sign-in page.
+// offer (the approval policy's answer), to the static sign-in page.
 import { ownClientInfo } from "../clients/own-client.ts";
-import { InvalidRequest } from "../errors.ts";
+import { ConsentRequired, InteractionLoginRequired, InvalidRequest } from "../errors.ts";
 import type { RequestContext } from "../http/endpoint.ts";
 import { redirect } from "../http/responses.ts";
-import { currentSession } from "../owner/sessions.ts";
 import { HOME_PAGE, SIGN_IN_PAGE } from "../pages/paths.ts";
 import { writeSignInFragment } from "../pages/sign-in-fragment.ts";
 import { checkAuthorizationRequest } from "../protocol/authorization-request.ts";
 import { requestTooLarge, signRequest } from "../protocol/request-object.ts";
+import { defaultScopesFor } from "../protocol/resource-default-scopes.ts";
+import { policyOf } from "./approval-policy.ts";
 import { errorsMayRedirect } from "./error-redirects.ts";
-import { approvalInRequest, signInOffer } from "./sign-in-offer.ts";
 
 export async function authorize(ctx: RequestContext): Promise<Response> {
   const params = ctx.url.searchParams;
   // Someone who opens /auth by hand gets the home page, which explains what this is.
   if (params.size === 0) return redirect(HOME_PAGE, 302);
+  const policy = policyOf(ctx);
   const request = await checkAuthorizationRequest({
     params,
     ownerMe: ctx.config.me,
@@ -23,15 +24,22 @@ export async function authorize(ctx: RequestContext): Promise<Response> {
     knownClient: (clientId) => ownClientInfo(ctx.config.baseUrl, clientId),
     errorsMayRedirect: (clientId, redirectUri) => errorsMayRedirect(ctx, clientId, redirectUri),
     onRedirectUriVerified: (target) => ctx.replyTo(target),
+    defaultScopes: (resource) => defaultScopesFor(resource, ctx.config, ctx.rt.resourceScopes),
   });
+  // prompt=none: answered without a page; here every approval is the owner's click.
+  if (request.prompt?.includes("none")) {
+    const refusal = await policy.silentRefusal(request);
+    throw refusal === "consent_required"
+      ? new ConsentRequired("The owner is signed in, but every approval here is made on the consent page: ask again without prompt=none.")
+      : new InteractionLoginRequired("The owner must sign in to approve this request: ask again without prompt=none.");
+  }
   // An app's logo is loaded by the owner's browser from wherever the app says: not for an app
   // never approved (an IP beacon, or a GET into the owner's network, from any site at all).
-  if (request.client.logoUri && !(await approvalInRequest(ctx, request.clientId))) {
+  if (request.client.logoUri && !(await policy.approvedBefore(request.clientId))) {
     request.unshownLogoUri = request.client.logoUri;
     delete request.client.logoUri;
   }
-  const signedIn = (await currentSession(ctx.rt.store, ctx.req, ctx.config, ctx.rt.now())) !== null;
-  const offer = await signInOffer(ctx, request, signedIn);
+  const offer = await policy.offer(request);
   const signed = await signRequest(request, ctx.config.keys.requestObject, ctx.config.issuer, ctx.rt.now(), { offer });
   // Long state, client_id and client details can add up to more than the approve step reads.
   if (requestTooLarge(signed)) throw new InvalidRequest("The authorization request is too large.");

@@ -10,6 +10,9 @@ export interface Runtime {
   now: () => number;
   /** `store`: where discovery may remember what failed (the runtime's own). */
   discover: (clientId: URL, store: KeyValueStore) => Promise<ClientInfo>;
+  /** The scopes a resource lists in its RFC 9728 metadata, or why none (clients/resource-
+   * scopes.ts); only the `auth` function has it. */
+  resourceScopes?: (resource: string) => Promise<{ scopes: string[] } | { missing: string }>;
 }
 
 let runtime: Runtime | undefined;

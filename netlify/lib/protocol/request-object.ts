@@ -6,6 +6,7 @@
 import type { ClientDisplay } from "../clients/client-display.ts";
 import { signTyped, verifyTyped, type JwtKind } from "../crypto/typed-jwt.ts";
 import { readOffer, type SignInOffer } from "../pages/sign-in-fragment.ts";
+import { signedPrompt, type PromptValue } from "./prompt.ts";
 import { readRequestShape, REQUEST_OBJECT_TYPE, type RequestProblem } from "./request-object-shape.ts";
 
 const REQUEST_OBJECT_TTL_SECONDS = 15 * 60;
@@ -31,6 +32,12 @@ export interface AuthorizationRequest {
   meMismatch?: string;
   /** The protected resource the token is to be for (RFC 8707), exactly as the client sent it. */
   resource?: string;
+  /** The scopes taken from the resource's own metadata because the app named none (RFC 6749
+   * 3.3): the page ticks them by default. */
+  defaultScopes?: string[];
+  /** The request's OIDC `prompt`: signed in, so the approve step enforces `login` whatever the
+   * page does (GET /auth answers `none` itself). */
+  prompt?: PromptValue[];
   client: ClientDisplay;
   /** The logo of an app not approved before: kept for the owner's console once approved, but
    * not in `client`, so the sign-in page never loads it. */
@@ -75,7 +82,7 @@ export function requestId(signed: SignedRequest): string {
 export async function verifyRequest(token: string, key: Uint8Array, issuer: string, now: number): Promise<SignedRequest | null> {
   const payload = await verifyTyped<RequestClaims>(token, requestObjectKind(key, issuer), now, MAX_REQUEST_OBJECT_LENGTH);
   if (!payload || typeof payload.exp !== "number") return null;
-  const { clientId, redirectUri, state, codeChallenge, scopes, meMismatch, resource, client, unshownLogoUri } = payload;
+  const { clientId, redirectUri, state, codeChallenge, scopes, meMismatch, resource, client, unshownLogoUri, defaultScopes } = payload;
   if (typeof clientId !== "string" || typeof redirectUri !== "string" || typeof state !== "string" || typeof codeChallenge !== "string" || !Array.isArray(scopes)) {
     return null;
   }
@@ -83,6 +90,9 @@ export async function verifyRequest(token: string, key: Uint8Array, issuer: stri
   if (typeof meMismatch === "string") request.meMismatch = meMismatch;
   if (typeof resource === "string") request.resource = resource;
   if (typeof unshownLogoUri === "string") request.unshownLogoUri = unshownLogoUri;
+  if (Array.isArray(defaultScopes)) request.defaultScopes = defaultScopes.filter((s): s is string => typeof s === "string");
+  const prompt = signedPrompt(payload.prompt);
+  if (prompt.length > 0) request.prompt = prompt;
   return { request, offer: readOffer(payload.offer), expiresAt: payload.exp * 1000 };
 }
 
