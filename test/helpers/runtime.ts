@@ -51,6 +51,8 @@ export function bareClient(clientId: URL): Promise<ClientInfo> {
 export interface TestRuntimeOptions {
   env?: Env;
   discover?: Runtime["discover"];
+  /** A resource's default scopes (clients/resource-scopes.ts); without it, none are found. */
+  resourceScopes?: Runtime["resourceScopes"];
   storeName?: string;
   /** By default a fixedClock() at START_TIME. */
   clock?: TestClock;
@@ -69,6 +71,7 @@ export async function testRuntime(options: TestRuntimeOptions = {}): Promise<Tes
     store: options.wrapStore ? options.wrapStore(store) : store,
     now: () => clock.now,
     discover: options.discover ?? bareClient,
+    ...(options.resourceScopes ? { resourceScopes: options.resourceScopes } : {}),
     clock,
     storeName,
   };
