@@ -42,6 +42,18 @@ export class InvalidTarget extends OAuthError {
   readonly status = 400;
 }
 
+/** `prompt=none` (OIDC Core 3.1.2.6): answering needs the owner to sign in (no live session
+ * here, or one that may not approve this app alone). */
+export class InteractionLoginRequired extends OAuthError {
+  readonly error = "login_required";
+  readonly status = 400;
+}
+/** `prompt=none`: the owner is signed in, but every approval here is a click on the consent page. */
+export class ConsentRequired extends OAuthError {
+  readonly error = "consent_required";
+  readonly status = 400;
+}
+
 /** RFC 6749 5.2: a client's authentication failed. It tried the Authorization header (this
  * server's clients have no other way to fail it), so the answer is 401 with a challenge in the
  * scheme it used. A back-channel answer: never sent to a redirect URI. */

@@ -11,7 +11,8 @@ import { isUnderClientPath } from "../../netlify/lib/protocol/urls.ts";
 import { guardApprove, type ApproveGate } from "./approve-gate.ts";
 import { byId, hostOf } from "./dom.ts";
 
-function scopeItem(scope: string): HTMLLIElement {
+/** `fromResource`: listed by the resource's own metadata as its default (the app named none). */
+function scopeItem(scope: string, fromResource: boolean): HTMLLIElement {
   const known = isKnownScope(scope);
   const item = document.createElement("li");
   const label = document.createElement("label");
@@ -19,12 +20,17 @@ function scopeItem(scope: string): HTMLLIElement {
   box.type = "checkbox";
   box.name = "scope";
   box.value = scope;
-  box.checked = known;
+  box.checked = known || fromResource;
   const text = document.createElement("span");
   const name = document.createElement("code");
   name.textContent = scope;
   text.append(name, ` ${known ? KNOWN_SCOPES[scope] : ""}`);
-  if (!known) {
+  if (!known && fromResource) {
+    const note = document.createElement("span");
+    note.className = "note";
+    note.textContent = "A permission the resource itself lists; the app named none.";
+    text.append(note);
+  } else if (!known) {
     const note = document.createElement("span");
     note.className = "note";
     note.textContent = "Not a permission this server knows; left unticked. Tick it only if you trust the app.";
@@ -147,7 +153,7 @@ async function show(): Promise<void> {
   }
 
   if (request.scopes.length > 0) {
-    byId("scope-list").replaceChildren(...request.scopes.map(scopeItem));
+    byId("scope-list").replaceChildren(...request.scopes.map((scope) => scopeItem(scope, request.defaultScopes?.includes(scope) ?? false)));
     byId("scopes").hidden = false;
     byId("identity-only").hidden = true;
   }
@@ -184,7 +190,7 @@ function offerSignInMethods(offer: SignInOffer): void {
   if (offer.signedIn) {
     // Signed in already, but this app (or what it asks now) needs the password or a passkey.
     byId("remember-field").hidden = true;
-    byId(offer.signedIn === "shared-origin" ? "confirm-site-note" : "confirm-app-note").hidden = false;
+    byId(offer.signedIn === "shared-origin" ? "confirm-site-note" : offer.signedIn === "login" ? "confirm-login-note" : "confirm-app-note").hidden = false;
   }
   if (!offer.password) {
     byId("password-field").hidden = true;

@@ -172,4 +172,25 @@ describe("the sign-in page for an MCP host", () => {
     await expect(page.locator("#resource-host").textContent()).resolves.toBe("evil.example");
     await page.context().close();
   });
+
+  it("shows offline_access in plain words, ticked, and ticks the resource's own default scopes", async () => {
+    const page = await openSignIn({ scope: " create offline_access" });
+    const offline = page.locator('input[name="scope"][value="offline_access"]');
+    await expect(offline.isChecked()).resolves.toBe(true);
+    await expect(page.getByText("Stay connected: renew access without asking you again").isVisible()).resolves.toBe(true);
+    await page.context().close();
+    // A request whose scopes came from the resource's metadata (GET /auth signs them so).
+    const request = await signRequest(
+      { clientId: `${client.origin}/`, redirectUri: `${client.origin}/callback`, state: "s", codeChallenge: pkcePair().challenge, scopes: ["mcp:tools", "offline_access"], defaultScopes: ["mcp:tools"], resource: RESOURCE, client: {} },
+      deriveKey(TEST_SECRET, "authorization-request"),
+      `${server.baseUrl}/`,
+      Date.now(),
+    );
+    const listed = await (await browser.newContext()).newPage();
+    await listed.goto(`${server.baseUrl}/indieauth/sign-in/#request=${request}`);
+    await listed.getByRole("button", { name: "Approve" }).waitFor();
+    await expect(listed.locator('input[name="scope"][value="mcp:tools"]').isChecked()).resolves.toBe(true);
+    await expect(listed.getByText("A permission the resource itself lists; the app named none.").isVisible()).resolves.toBe(true);
+    await listed.context().close();
+  });
 });

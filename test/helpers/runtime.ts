@@ -53,6 +53,8 @@ export interface TestRuntimeOptions {
   discover?: Runtime["discover"];
   /** How a client's jwks_uri is fetched (by default, through the address guard). */
   fetchKeys?: Runtime["fetchKeys"];
+  /** A resource's default scopes (clients/resource-scopes.ts); without it, none are found. */
+  resourceScopes?: Runtime["resourceScopes"];
   storeName?: string;
   /** By default a fixedClock() at START_TIME. */
   clock?: TestClock;
@@ -72,6 +74,7 @@ export async function testRuntime(options: TestRuntimeOptions = {}): Promise<Tes
     now: () => clock.now,
     discover: options.discover ?? bareClient,
     ...(options.fetchKeys ? { fetchKeys: options.fetchKeys } : {}),
+    ...(options.resourceScopes ? { resourceScopes: options.resourceScopes } : {}),
     clock,
     storeName,
   };

@@ -11,17 +11,17 @@ import { actionsEndpoint, type RequestContext } from "../http/endpoint.ts";
 import { redirect, withCookies } from "../http/responses.ts";
 import { alert } from "../owner/alerts.ts";
 import { rememberApproval } from "../owner/app-approvals.ts";
-import { currentSession, hasSessionCookie, rememberRequested, startSession } from "../owner/sessions.ts";
+import { hasSessionCookie, rememberRequested, startSession } from "../owner/sessions.ts";
 import { credentialFrom, recordAttempt, signInOwner, throttled, type AttemptContext } from "../owner/sign-in.ts";
 import { APPROVE_PATH, SIGN_IN_PAGE } from "../pages/paths.ts";
 import { writeSignInFragment, type SignInProblem } from "../pages/sign-in-fragment.ts";
 import { redirectToClient } from "../protocol/authorization-response.ts";
 import { issueRequestCode } from "../protocol/codes.ts";
 import { checkRequest, requestId, signRequest, type SignedRequest } from "../protocol/request-object.ts";
-import { grantedScopes } from "../protocol/scopes.ts";
+import { grantedScopes, OFFLINE_ACCESS } from "../protocol/scopes.ts";
+import { policyOf } from "./approval-policy.ts";
 import { errorsMayRedirect } from "./error-redirects.ts";
 import { requestCheck } from "./request-check.ts";
-import { sessionMayApprove, signInOffer } from "./sign-in-offer.ts";
 
 /** The request as the form sent it back: the token, and what it says. */
 interface Submitted {
@@ -31,8 +31,8 @@ interface Submitted {
 
 /** Back to the page with the same request, the problem, and what to offer now (signed into
  * the request again, which keeps its first expiry). */
-async function backToSignIn(ctx: RequestContext, { signed }: Submitted, problem: SignInProblem, signedIn: boolean): Promise<Response> {
-  const offer = await signInOffer(ctx, signed.request, signedIn);
+async function backToSignIn(ctx: RequestContext, { signed }: Submitted, problem: SignInProblem): Promise<Response> {
+  const offer = await policyOf(ctx).offer(signed.request);
   const { keys, issuer } = ctx.config;
   const token = await signRequest(signed.request, keys.requestObject, issuer, ctx.rt.now(), { offer, expiresAt: signed.expiresAt });
   return redirect(`${SIGN_IN_PAGE}#${writeSignInFragment({ request: token, problem })}`, 303);
@@ -46,12 +46,14 @@ interface Approval {
   setCookies: string[];
 }
 
-/** Who is approving: a live session on this device where it may approve on its own, else the
- * password or a passkey. The answer is the way they proved it, or where to send them back to. */
+/** Who is approving: a live session on this device where the approval policy lets it approve
+ * on its own (the signed request's prompt included), else the password or a passkey. The
+ * answer is the way they proved it, or where to send them back to. */
 async function whoApproves(ctx: RequestContext, form: URLSearchParams, submitted: Submitted, scopes: string[], attempt: AttemptContext): Promise<Approval | Response> {
-  const session = await currentSession(ctx.rt.store, ctx.req, ctx.config, ctx.rt.now());
+  const policy = policyOf(ctx);
+  const session = await policy.session();
   // A session's approval is recorded in the history beside the code's write, not before it.
-  if (session && (await sessionMayApprove(ctx, submitted.signed.request, scopes))) return { approver: "session", setCookies: [] };
+  if (await policy.sessionApproves(submitted.signed.request, scopes)) return { approver: "session", setCookies: [] };
   const outcome = await signInOwner(ctx.rt, ctx.config, credentialFrom(form), { ...attempt, ...(session ? { sessionId: session.id } : {}) });
   if (outcome.ok) return { approver: outcome.method, setCookies: outcome.setCookies };
   if (outcome.reason === "throttled") {
@@ -61,14 +63,17 @@ async function whoApproves(ctx: RequestContext, form: URLSearchParams, submitted
   // a session that ended while the page was open, for the password.
   const ended = !session && hasSessionCookie(ctx.req, ctx.config);
   const problem = outcome.reason !== "empty" ? outcome.reason : session ? "confirm" : ended ? "session" : "empty";
-  return backToSignIn(ctx, submitted, problem, session !== null);
+  return backToSignIn(ctx, submitted, problem);
 }
 
 async function issue(ctx: RequestContext, signed: SignedRequest, scopes: string[], form: URLSearchParams, { approver, setCookies }: Approval, attempt: AttemptContext): Promise<Response> {
   const { config, rt } = ctx;
   const { request } = signed;
   const now = rt.now();
-  const code = { clientId: request.clientId, redirectUri: request.redirectUri, codeChallenge: request.codeChallenge, scopes, me: config.me, ...(request.resource ? { resource: request.resource } : {}), client: request.unshownLogoUri ? { ...request.client, logoUri: request.unshownLogoUri } : request.client, ...(request.authentication ? { authentication: request.authentication } : {}) };
+  // offline_access asked for and unticked: no refresh token (asked for by no IndieAuth client,
+  // which all expect one: docs/endpoints.md).
+  const offline = !request.scopes.includes(OFFLINE_ACCESS) || scopes.includes(OFFLINE_ACCESS) ? {} : { refresh: false as const };
+  const code = { clientId: request.clientId, redirectUri: request.redirectUri, codeChallenge: request.codeChallenge, scopes, me: config.me, ...(request.resource ? { resource: request.resource } : {}), ...offline, client: request.unshownLogoUri ? { ...request.client, logoUri: request.unshownLogoUri } : request.client, ...(request.authentication ? { authentication: request.authentication } : {}) };
   // One code per signed request: a double-clicked Approve gets the first answer again.
   const issued = await issueRequestCode(rt.store, config.keys.code, { requestId: requestId(signed), requestExpiresAt: signed.expiresAt }, code, now);
   if (!issued) throw new SignInAlreadyAnswered();
@@ -107,7 +112,7 @@ async function approve(ctx: RequestContext): Promise<Response> {
   const decision = form.get("decision");
   if (decision === "deny") throw new AccessDenied("The owner denied the request.");
   const submitted = { token, signed };
-  if (decision !== "approve") return backToSignIn(ctx, submitted, "decision", (await currentSession(ctx.rt.store, ctx.req, ctx.config, ctx.rt.now())) !== null);
+  if (decision !== "approve") return backToSignIn(ctx, submitted, "decision");
   const attempt: AttemptContext = { ip: ctx.requester.ip, where: "authorization", clientId: request.clientId, req: ctx.req, userAgent: ctx.requester.userAgent, waitUntil: ctx.requester.waitUntil };
   const scopes = grantedScopes(request.scopes, form.getAll("scope"));
   const approval = await whoApproves(ctx, form, submitted, scopes, attempt);

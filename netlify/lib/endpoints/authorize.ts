@@ -1,22 +1,23 @@
 // GET /auth: check the authorization request, then hand it, signed with what the page should
-// offer, to the static sign-in page.
+// offer (the approval policy's answer), to the static sign-in page.
 import { logoPath } from "../clients/logo-link.ts";
 import { ownClientInfo } from "../clients/own-client.ts";
-import { InvalidRequest } from "../errors.ts";
+import { ConsentRequired, InteractionLoginRequired, InvalidRequest } from "../errors.ts";
 import type { RequestContext } from "../http/endpoint.ts";
 import { redirect } from "../http/responses.ts";
-import { currentSession } from "../owner/sessions.ts";
 import { HOME_PAGE, SIGN_IN_PAGE } from "../pages/paths.ts";
 import { writeSignInFragment } from "../pages/sign-in-fragment.ts";
 import { checkAuthorizationRequest } from "../protocol/authorization-request.ts";
 import { requestTooLarge, signRequest } from "../protocol/request-object.ts";
+import { defaultScopesFor } from "../protocol/resource-default-scopes.ts";
+import { policyOf } from "./approval-policy.ts";
 import { errorsMayRedirect } from "./error-redirects.ts";
-import { signInOffer } from "./sign-in-offer.ts";
 
 export async function authorize(ctx: RequestContext): Promise<Response> {
   const params = ctx.url.searchParams;
   // Someone who opens /auth by hand gets the home page, which explains what this is.
   if (params.size === 0) return redirect(HOME_PAGE, 302);
+  const policy = policyOf(ctx);
   const request = await checkAuthorizationRequest({
     params,
     ownerMe: ctx.config.me,
@@ -24,7 +25,15 @@ export async function authorize(ctx: RequestContext): Promise<Response> {
     knownClient: (clientId) => ownClientInfo(ctx.config.baseUrl, clientId),
     errorsMayRedirect: (clientId, redirectUri) => errorsMayRedirect(ctx, clientId, redirectUri),
     onRedirectUriVerified: (target) => ctx.replyTo(target),
+    defaultScopes: (resource) => defaultScopesFor(resource, ctx.config, ctx.rt.resourceScopes),
   });
+  // prompt=none: answered without a page; here every approval is the owner's click.
+  if (request.prompt?.includes("none")) {
+    const refusal = await policy.silentRefusal(request);
+    throw refusal === "consent_required"
+      ? new ConsentRequired("The owner is signed in, but every approval here is made on the consent page: ask again without prompt=none.")
+      : new InteractionLoginRequired("The owner must sign in to approve this request: ask again without prompt=none.");
+  }
   // The page loads an app's logo from this server only (GET /auth/logo, fetched there through
   // the address guard), never from wherever the app says: no IP beacon to the app's host, no GET
   // from the owner's browser into their own network. The app's own URL stays for the console.
@@ -32,8 +41,7 @@ export async function authorize(ctx: RequestContext): Promise<Response> {
     request.unshownLogoUri = request.client.logoUri;
     request.client.logoUri = logoPath(request.client.logoUri, ctx.config.keys.logo);
   }
-  const signedIn = (await currentSession(ctx.rt.store, ctx.req, ctx.config, ctx.rt.now())) !== null;
-  const offer = await signInOffer(ctx, request, signedIn);
+  const offer = await policy.offer(request);
   const signed = await signRequest(request, ctx.config.keys.requestObject, ctx.config.issuer, ctx.rt.now(), { offer });
   // Long state, client_id and client details can add up to more than the approve step reads.
   if (requestTooLarge(signed)) throw new InvalidRequest("The authorization request is too large.");

@@ -8,9 +8,8 @@
 // POST /auth/approve (Deny included).
 import { isOwnSelfTest } from "../clients/own-client.ts";
 import type { RequestContext } from "../http/endpoint.ts";
-import { approvesRedirect } from "../owner/app-approvals.ts";
 import { isLoopbackRedirect } from "../protocol/urls.ts";
-import { approvalInRequest } from "./sign-in-offer.ts";
+import { policyOf } from "./approval-policy.ts";
 
 export async function errorsMayRedirect(ctx: RequestContext, clientId: string, redirectUri: string): Promise<boolean> {
   if (isOwnSelfTest(ctx.config.baseUrl, clientId, redirectUri)) return true;
@@ -21,5 +20,5 @@ export async function errorsMayRedirect(ctx: RequestContext, clientId: string, r
     return false;
   }
   if (isLoopbackRedirect(url)) return true;
-  return approvesRedirect(await approvalInRequest(ctx, clientId), redirectUri);
+  return policyOf(ctx).approvedRedirect(clientId, redirectUri);
 }

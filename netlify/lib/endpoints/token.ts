@@ -11,7 +11,7 @@ import { authenticateClient, type AssertionContext } from "../protocol/client-as
 import { profileFor } from "../protocol/profile.ts";
 import { redeemCode, redemptionInput, type CodeRecord } from "../protocol/codes.ts";
 import { checkResourceWithin, outsideGrant, requestedResource } from "../protocol/resource.ts";
-import { parseScope } from "../protocol/scopes.ts";
+import { accessScopes, parseScope } from "../protocol/scopes.ts";
 import { canonicalUrl } from "../protocol/urls.ts";
 import { revokeToken } from "./revocation.ts";
 import { verifyToken } from "./token-verification.ts";
@@ -24,8 +24,9 @@ function tokenResponse(req: Request, config: Config, issued: IssuedTokens, now: 
     scope: grant.accessScopes.join(" "),
     me: grant.me,
     expires_in: Math.max(0, Math.floor((grant.access.expiresAt - now) / 1000)),
-    refresh_token: issued.refreshToken,
   };
+  // A grant made without one (offline_access unticked) has a refresh token born expired.
+  if (grant.refresh.expiresAt > now) body.refresh_token = issued.refreshToken;
   const profile = profileFor(grant.accessScopes, config.profile);
   if (profile) body.profile = profile;
   // JSON, unless the client explicitly asks for form encoding and not for JSON.
@@ -45,7 +46,7 @@ function tokenWorthy(resource: string | undefined, form: URLSearchParams, assert
   return async (code) => {
     // Spec 5.3.3: a code issued with no scope proves identity only; it never buys a token, and
     // it stays good for the authorization endpoint.
-    if (code.scopes.length === 0) throw new InvalidGrant("This authorization code was issued without a scope; redeem it at the authorization endpoint.");
+    if (accessScopes(code.scopes).length === 0) throw new InvalidGrant("This authorization code was issued without a scope; redeem it at the authorization endpoint.");
     checkResourceWithin(resource, code.resource);
     await authenticateClient(form, code.clientId, code.authentication, assertions);
   };
@@ -58,7 +59,8 @@ async function authorizationCodeGrant(ctx: RequestContext, form: URLSearchParams
   const worthy = tokenWorthy(resource, form, assertionContext(ctx, now));
   const { record: code, grantId } = await redeemCode(rt.store, redemptionInput(form), now, { grantTypeOptional: false, refuseBeforeUse: worthy });
   const granted = { id: grantId, clientId: code.clientId, me: code.me, scopes: code.scopes, ...(code.resource ? { resource: code.resource } : {}), ...(code.client ? { client: code.client } : {}), ...(code.authentication ? { authentication: code.authentication } : {}) };
-  const issued = await createGrant(rt.store, granted, now, config);
+  // No refresh token (offline_access unticked): the grant ends with its access token.
+  const issued = await createGrant(rt.store, granted, now, code.refresh === false ? { ...config, refreshTokenTtlMs: 0 } : config);
   return tokenResponse(req, config, issued, now);
 }
 

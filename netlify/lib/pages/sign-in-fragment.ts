@@ -21,9 +21,10 @@ export const SIGN_IN_PROBLEMS: Readonly<Record<SignInProblem, string>> = {
 } as Record<SignInProblem, string>;
 
 /** Why a signed-in owner is still asked for the password or a passkey: the app (or this
- * redirect URI, or a scope) was never approved that way before, or this server shares its
- * origin with the owner's site, where a session alone never approves. */
-type ConfirmReason = "new-app" | "shared-origin";
+ * redirect URI, or a scope) was never approved that way before, this server shares its
+ * origin with the owner's site, where a session alone never approves, or the app asked for a
+ * fresh sign-in (prompt=login). */
+type ConfirmReason = "new-app" | "shared-origin" | "login";
 
 /** What the page offers: Approve alone with a live session that may approve this app; else
  * the password, a passkey, or both. Signed into the request by the server. */
@@ -38,7 +39,7 @@ export function readOffer(value: unknown): SignInOffer {
   const offer = value as Record<string, unknown>;
   if (offer.session === true) return { session: true };
   const read: SignInOffer = { session: false, passkey: offer.passkey === true, password: offer.password !== false };
-  if (offer.signedIn === "new-app" || offer.signedIn === "shared-origin") read.signedIn = offer.signedIn;
+  if (offer.signedIn === "new-app" || offer.signedIn === "shared-origin" || offer.signedIn === "login") read.signedIn = offer.signedIn;
   return read;
 }
 
@@ -68,7 +69,7 @@ export function readSignInFragment(hash: string): SignInFragment & { unknownProb
 }
 
 /** What the page shows of the request, and what it offers. */
-type ShownRequest = Pick<AuthorizationRequest, "clientId" | "redirectUri" | "scopes" | "meMismatch" | "resource" | "client"> & {
+type ShownRequest = Pick<AuthorizationRequest, "clientId" | "redirectUri" | "scopes" | "meMismatch" | "resource" | "client" | "defaultScopes"> & {
   offer: SignInOffer;
   /** The resource's host, whole: the shown address may be cut short inside it. */
   resourceHost?: string;
@@ -85,6 +86,7 @@ export function shownRequest(token: string): ShownRequest | null {
     const request = value as Partial<Omit<ShownRequest, "offer">> & { offer?: unknown };
     if (typeof request.clientId !== "string" || typeof request.redirectUri !== "string" || !Array.isArray(request.scopes)) return null;
     const shown: ShownRequest = { clientId: request.clientId, redirectUri: request.redirectUri, scopes: request.scopes, client: request.client ?? {}, offer: readOffer(request.offer) };
+    if (Array.isArray(request.defaultScopes)) shown.defaultScopes = request.defaultScopes.filter((s) => typeof s === "string");
     // Shown only as a short parsed URL, whatever the request carries.
     const me = typeof request.meMismatch === "string" ? shownUrl(request.meMismatch) : undefined;
     if (me !== undefined) shown.meMismatch = me;

@@ -9,7 +9,7 @@ type FunctionHandler = (req: Request, context?: { ip?: string; waitUntil?: (work
 
 /** What only some functions have: a function file passes the ones its endpoint uses, so that
  * each function bundles (and loads) only what it needs. */
-type FunctionServices = Partial<Pick<Runtime, "discover" | "fetchLogo">>;
+type FunctionServices = Partial<Pick<Runtime, "discover" | "fetchLogo" | "resourceScopes">>;
 
 export function asFunction(endpoint: Endpoint, services: FunctionServices = {}): FunctionHandler {
   let rt: Runtime | undefined;

@@ -5,7 +5,8 @@ import { InvalidRequest, InvalidScope, OAuthError, UnsupportedResponseType, Untr
 import { isValidCodeChallenge } from "./pkce.ts";
 import type { AuthorizationRequest } from "./request-object.ts";
 import { requestedResource } from "./resource.ts";
-import { parseScope } from "./scopes.ts";
+import { parsePrompt } from "./prompt.ts";
+import { accessScopes, parseScope } from "./scopes.ts";
 import { canonicalUrl, isUnderClientPath, onClientOrigin, parseClientId, parseProfileUrl, parseRedirectUri, redirectUriMatches, sameOrigin, shownUrl } from "./urls.ts";
 
 const MAX_STATE_LENGTH = 2048;
@@ -134,15 +135,13 @@ function checkMe(params: URLSearchParams, ownerMe: string): string | undefined {
   return shownUrl(canonical);
 }
 
-/** Step 9b: the resource the token is to be for (RFC 8707), if any. A token needs a scope (spec
- * 5.3.3), and a request for a resource wants a token: without a scope it is refused here,
- * before the person signs in for a code that could never buy one. */
+/** Step 9b: the resource the token is to be for (RFC 8707), if any. A request for a resource
+ * that names no scope granting access there gets the resource's own default (step 11); without
+ * a resource, `offline_access` alone would end in a token good for nothing, and is refused. */
 function checkResource(params: URLSearchParams, scopes: readonly string[]): string | undefined {
   const resource = requestedResource(params);
-  if (resource !== undefined && scopes.length === 0) {
-    throw new InvalidScope(
-      `No access token can be issued for ${resource} without a scope. The resource's metadata (RFC 9728) should list its scopes in scopes_supported, which MCP clients then ask for.`,
-    );
+  if (resource === undefined && scopes.length > 0 && accessScopes(scopes).length === 0) {
+    throw new InvalidScope("offline_access alone grants nothing: ask for the scopes the token is for too, or name the resource (RFC 8707) whose metadata lists them.");
   }
   return resource;
 }
@@ -152,6 +151,19 @@ function checkScopeCeiling(scopes: readonly string[], client: ClientInfo | null)
   const ceiling = client?.own?.scopes;
   const beyond = ceiling ? scopes.filter((scope) => !ceiling.includes(scope)) : [];
   if (beyond.length > 0) throw new InvalidScope(`The self-test may ask for ${ceiling!.join(" ")} at most, not ${beyond.join(" ")}.`);
+}
+
+/** Step 11: a request for a resource that names no scope granting access there (none at all, or
+ * offline_access alone: what MCP hosts send when the resource names none) gets the resource's
+ * default (RFC 6749 3.3), looked up by `defaultScopes`, which throws InvalidScope where there is
+ * none. The defaults come first, as the scopes the page shows. */
+async function withDefaultScopes(checked: CheckedParameters, input: PipelineInput): Promise<CheckedParameters> {
+  if (checked.resource === undefined || accessScopes(checked.scopes).length > 0) return checked;
+  if (!input.defaultScopes) {
+    throw new InvalidScope(`No access token can be issued for ${checked.resource} without a scope. The resource's metadata (RFC 9728) should list its scopes in scopes_supported, which MCP clients then ask for.`);
+  }
+  const defaults = await input.defaultScopes(checked.resource);
+  return { ...checked, scopes: [...defaults, ...checked.scopes.filter((scope) => !defaults.includes(scope))], defaultScopes: defaults };
 }
 
 /** A verified redirect URI; `trusted` when errors may be sent there without asking the person. */
@@ -173,9 +185,12 @@ interface PipelineInput {
   /** Called once the redirect URI is verified: from then on, errors go back to the client,
    * by redirect when the URI is trusted, else by a link the person may follow. */
   onRedirectUriVerified: (target: VerifiedTarget) => void;
+  /** The default scopes of a resource the request names without any (step 11); throws
+   * InvalidScope where there are none. Without it, such a request is refused. */
+  defaultScopes?: (resource: string) => Promise<string[]>;
 }
 
-type CheckedParameters = Pick<AuthorizationRequest, "state" | "codeChallenge" | "scopes" | "meMismatch" | "resource">;
+type CheckedParameters = Pick<AuthorizationRequest, "state" | "codeChallenge" | "scopes" | "meMismatch" | "resource" | "defaultScopes" | "prompt">;
 
 /** Steps 4 to 9: no network, so they run before the client's page is fetched. */
 function checkParameters(params: URLSearchParams, ownerMe: string): CheckedParameters {
@@ -186,6 +201,8 @@ function checkParameters(params: URLSearchParams, ownerMe: string): CheckedParam
   if (meMismatch !== undefined) checked.meMismatch = meMismatch;
   const resource = checkResource(params, checked.scopes);
   if (resource !== undefined) checked.resource = resource;
+  const prompt = parsePrompt(params.get("prompt"));
+  if (prompt.length > 0) checked.prompt = prompt;
   return checked;
 }
 
@@ -214,11 +231,12 @@ export async function checkAuthorizationRequest(input: PipelineInput): Promise<A
   input.onRedirectUriVerified({ redirectUri: params.get("redirect_uri")!, ...(states.length === 1 ? { state: states[0]! } : {}), trusted });
   if (checked instanceof OAuthError) throw checked;
   checkScopeCeiling(checked.scopes, client);
+  const scoped = await withDefaultScopes(checked, input);
   return {
     clientId: target.clientId.href,
     // Kept exactly as sent: the code redemption must present the very same string.
     redirectUri: params.get("redirect_uri")!,
-    ...checked,
+    ...scoped,
     client: clientDisplay(client!),
     ...(client?.authentication ? { authentication: client.authentication } : {}),
   };

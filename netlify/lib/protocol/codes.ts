@@ -30,6 +30,9 @@ export interface CodeRecord {
   me: string;
   /** The protected resource the token is to be for (RFC 8707), as the request named it. */
   resource?: string;
+  /** false: the request asked for offline_access and the owner unticked it, so the token comes
+   * without a refresh token. */
+  refresh?: false;
   /** The app's name and logo as it claimed them at sign-in, for the owner's console. */
   client?: ClientDisplay;
   /** The client's document declared private_key_jwt: its redemption must be signed. */

@@ -7,6 +7,7 @@ import type { ClientDisplay } from "../clients/client-display.ts";
 import { readKeyAuthentication, type KeyAuthentication } from "../clients/client-keys.ts";
 import { signTyped, verifyTyped, type JwtKind } from "../crypto/typed-jwt.ts";
 import { readOffer, type SignInOffer } from "../pages/sign-in-fragment.ts";
+import { signedPrompt, type PromptValue } from "./prompt.ts";
 import { readRequestShape, REQUEST_OBJECT_TYPE, type RequestProblem } from "./request-object-shape.ts";
 
 const REQUEST_OBJECT_TTL_SECONDS = 15 * 60;
@@ -32,6 +33,12 @@ export interface AuthorizationRequest {
   meMismatch?: string;
   /** The protected resource the token is to be for (RFC 8707), exactly as the client sent it. */
   resource?: string;
+  /** The scopes taken from the resource's own metadata because the app named none (RFC 6749
+   * 3.3): the page ticks them by default. */
+  defaultScopes?: string[];
+  /** The request's OIDC `prompt`: signed in, so the approve step enforces `login` whatever the
+   * page does (GET /auth answers `none` itself). */
+  prompt?: PromptValue[];
   client: ClientDisplay;
   /** The client's document declared private_key_jwt (and where its keys are). */
   authentication?: KeyAuthentication;
@@ -78,7 +85,7 @@ export function requestId(signed: SignedRequest): string {
 export async function verifyRequest(token: string, key: Uint8Array, issuer: string, now: number): Promise<SignedRequest | null> {
   const payload = await verifyTyped<RequestClaims>(token, requestObjectKind(key, issuer), now, MAX_REQUEST_OBJECT_LENGTH);
   if (!payload || typeof payload.exp !== "number") return null;
-  const { clientId, redirectUri, state, codeChallenge, scopes, meMismatch, resource, client, unshownLogoUri, authentication } = payload;
+  const { clientId, redirectUri, state, codeChallenge, scopes, meMismatch, resource, client, unshownLogoUri, authentication, defaultScopes } = payload;
   if (typeof clientId !== "string" || typeof redirectUri !== "string" || typeof state !== "string" || typeof codeChallenge !== "string" || !Array.isArray(scopes)) {
     return null;
   }
@@ -88,6 +95,9 @@ export async function verifyRequest(token: string, key: Uint8Array, issuer: stri
   if (typeof unshownLogoUri === "string") request.unshownLogoUri = unshownLogoUri;
   const declared = readKeyAuthentication(authentication);
   if (declared) request.authentication = declared;
+  if (Array.isArray(defaultScopes)) request.defaultScopes = defaultScopes.filter((s): s is string => typeof s === "string");
+  const prompt = signedPrompt(payload.prompt);
+  if (prompt.length > 0) request.prompt = prompt;
   return { request, offer: readOffer(payload.offer), expiresAt: payload.exp * 1000 };
 }
 

@@ -18,7 +18,25 @@ export const KNOWN_SCOPES: Readonly<Record<string, string>> = {
   mute: "Mute people for you",
   block: "Block people for you",
   channels: "Manage your reader channels",
+  // Not a permission at a resource but a wish of the app's (OIDC Core 11): see OFFLINE_ACCESS.
+  offline_access: "Stay connected: renew access without asking you again",
 };
+
+/** Asked for by MCP hosts (when the metadata lists it) to get a refresh token. A request that
+ * names it and has it unticked gets no refresh token; a request that never names it (IndieAuth
+ * clients, which expect one) still gets one (docs/endpoints.md). */
+export const OFFLINE_ACCESS = "offline_access";
+
+/** The scopes that grant access at a resource: all but offline_access. */
+export function accessScopes(scopes: readonly string[]): string[] {
+  return scopes.filter((scope) => scope !== OFFLINE_ACCESS);
+}
+
+/** What the sign-in page ticks by default: the scopes this server knows, and those the
+ * resource's own metadata listed as its default (which it may name as it likes). */
+export function tickedByDefault(request: { scopes: readonly string[]; defaultScopes?: readonly string[] | undefined }): string[] {
+  return request.scopes.filter((scope) => isKnownScope(scope) || (request.defaultScopes?.includes(scope) ?? false));
+}
 
 /** Older names of scopes, each with its current name: one permission under two names. */
 const LEGACY_NAMES: Readonly<Record<string, string>> = { post: "create" };

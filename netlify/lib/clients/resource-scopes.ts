@@ -1,0 +1,72 @@
+// The scopes a protected resource lists in its own RFC 9728 metadata (`scopes_supported`), read
+// when an authorization request names the resource but no scope (protocol/resource-default-
+// scopes.ts decides when, and only for a resource on the owner's site). Fetched behind the
+// address guard, within the client fetch's budget (a person is waiting on GET /auth), and
+// remembered per warm function instance for a minute, found or not.
+import { publicOnlyPolicy } from "./address-guard.ts";
+import { CLIENT_FETCH_BUDGET } from "./discovery.ts";
+import { fetchDocument, type Fetcher } from "./safe-fetch.ts";
+
+/** The scopes found, or why there are none (said to the app's developer). */
+export type ResourceScopes = { scopes: string[] } | { missing: string };
+
+interface LookupOptions {
+  fetcher?: Fetcher;
+  now?: () => number;
+}
+
+const CACHE_MS = 60_000;
+const MAX_CACHE_ENTRIES = 50;
+const MAX_SCOPES = 32;
+/** scope-token (RFC 6749 3.3), as protocol/scopes.ts reads it. */
+const SCOPE_TOKEN = /^[\x21\x23-\x5B\x5D-\x7E]{1,64}$/;
+
+const cache = new Map<string, { answer: ResourceScopes; expires: number }>();
+
+const defaultFetcher: Fetcher = async (url) =>
+  fetchDocument(url, { policy: await publicOnlyPolicy(), ...CLIENT_FETCH_BUDGET, maxBytes: 64 * 1024, maxRedirects: 0, accept: "application/json" });
+
+/** Where the metadata of an absolute resource URL lives (RFC 9728 3.1): the well-known path
+ * inserted between the host and the resource's path and query. (resource/metadata.ts serves it
+ * the same way; that layer is above this one.) */
+export function metadataUrlFor(resource: URL): URL {
+  const path = resource.pathname === "/" ? "" : resource.pathname;
+  return new URL(`${resource.origin}/.well-known/oauth-protected-resource${path}${resource.search}`);
+}
+
+/** The scopes a metadata document lists for exactly this resource (RFC 9728 3.3: a document
+ * naming another resource is not this one's). offline_access is the app's wish, not a scope of
+ * the resource's, and is left out. */
+export function scopesOfMetadata(body: string, resource: string): ResourceScopes {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(body);
+  } catch {
+    return { missing: "its metadata is not JSON" };
+  }
+  if (typeof doc !== "object" || doc === null || Array.isArray(doc)) return { missing: "its metadata is not a JSON object" };
+  const { resource: named, scopes_supported: listed } = doc as Record<string, unknown>;
+  if (named !== resource) return { missing: `its metadata names the resource ${JSON.stringify(named)}, not ${resource}` };
+  if (!Array.isArray(listed)) return { missing: "its metadata has no scopes_supported" };
+  const scopes = [...new Set(listed.filter((s): s is string => typeof s === "string" && SCOPE_TOKEN.test(s) && s !== "offline_access"))].slice(0, MAX_SCOPES);
+  return scopes.length > 0 ? { scopes } : { missing: "its metadata lists no scopes in scopes_supported" };
+}
+
+/** The resource's default scopes from its metadata, or why there are none. Never throws. */
+export async function lookUpResourceScopes(resource: string, options: LookupOptions = {}): Promise<ResourceScopes> {
+  const now = options.now ?? Date.now;
+  const url = metadataUrlFor(new URL(resource));
+  const hit = cache.get(url.href);
+  if (hit && hit.expires > now()) return hit.answer;
+  let answer: ResourceScopes;
+  try {
+    const doc = await (options.fetcher ?? defaultFetcher)(url);
+    answer = doc.redirected ? { missing: `${url.href} redirects elsewhere` } : scopesOfMetadata(doc.body, resource);
+  } catch (error) {
+    answer = { missing: `its metadata could not be read (${error instanceof Error ? error.message : "the fetch failed"})` };
+  }
+  cache.delete(url.href);
+  while (cache.size >= MAX_CACHE_ENTRIES) cache.delete(cache.keys().next().value!);
+  cache.set(url.href, { answer, expires: now() + CACHE_MS });
+  return answer;
+}
