@@ -7,7 +7,7 @@ import { REQUEST_PROBLEMS, START_AGAIN, type RequestCheckAnswer } from "../../ne
 import { readSignInFragment, shownRequest, SIGN_IN_PROBLEMS, type SignInOffer } from "../../netlify/lib/pages/sign-in-fragment.ts";
 import { readRequestShape, type RequestProblem } from "../../netlify/lib/protocol/request-object-shape.ts";
 import { isKnownScope, KNOWN_SCOPES } from "../../netlify/lib/protocol/scopes.ts";
-import { isUnderClientPath } from "../../netlify/lib/protocol/urls.ts";
+import { isUnderClientPath } from "../../netlify/lib/core/urls.ts";
 import { guardApprove, type ApproveGate } from "./approve-gate.ts";
 import { byId, hostOf } from "./dom.ts";
 

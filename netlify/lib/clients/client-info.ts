@@ -6,7 +6,7 @@
 // an HTML page keeps IndieAuth's older rules. Everything here is untrusted input: URLs are
 // resolved and filtered, the name is cleaned, and nothing ever throws.
 import type { FetchedDocument } from "./safe-fetch.ts";
-import { parseRedirectUri, sameOrigin } from "../protocol/urls.ts";
+import { parseRedirectUri, sameOrigin } from "../core/urls.ts";
 import { linkTargets } from "./link-header.ts";
 import { parseMicroformats } from "./microformats.ts";
 import type { ClientDisplay } from "./client-display.ts";

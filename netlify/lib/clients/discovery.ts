@@ -9,7 +9,7 @@ import { cacheLifetimeMs } from "./cache-lifetime.ts";
 import type { FetchFailures } from "./fetch-failures.ts";
 import { parseClientDocument, refusedClient, type ClientInfo } from "./client-info.ts";
 import { fetchDocument, type Fetcher } from "./safe-fetch.ts";
-import { isLoopbackHost } from "../protocol/urls.ts";
+import { isLoopbackHost } from "../core/urls.ts";
 
 interface DiscoveryOptions {
   fetcher?: Fetcher;

@@ -9,7 +9,7 @@
 import { isOwnSelfTest } from "../clients/own-client.ts";
 import type { RequestContext } from "../http/endpoint.ts";
 import { approvesRedirect } from "../owner/app-approvals.ts";
-import { isLoopbackRedirect } from "../protocol/urls.ts";
+import { isLoopbackRedirect } from "../core/urls.ts";
 import { approvalInRequest } from "./sign-in-offer.ts";
 
 export async function errorsMayRedirect(ctx: RequestContext, clientId: string, redirectUri: string): Promise<boolean> {

@@ -8,7 +8,7 @@
 import type { SignInFailure } from "../owner/sign-in-failures.ts";
 import { SIGN_IN_FAILURES } from "../owner/sign-in-failures.ts";
 import type { AuthorizationRequest } from "../protocol/request-object.ts";
-import { shownUrl } from "../protocol/urls.ts";
+import { shownUrl } from "../core/urls.ts";
 
 /** Why the person is back at the page. */
 export type SignInProblem = SignInFailure | "decision" | "session" | "confirm";

@@ -6,7 +6,7 @@ import { isValidCodeChallenge } from "./pkce.ts";
 import type { AuthorizationRequest } from "./request-object.ts";
 import { requestedResource } from "./resource.ts";
 import { parseScope } from "./scopes.ts";
-import { canonicalUrl, isUnderClientPath, onClientOrigin, parseClientId, parseProfileUrl, parseRedirectUri, redirectUriMatches, sameOrigin, shownUrl } from "./urls.ts";
+import { canonicalUrl, isUnderClientPath, onClientOrigin, parseClientId, parseProfileUrl, parseRedirectUri, redirectUriMatches, sameOrigin, shownUrl } from "../core/urls.ts";
 
 const MAX_STATE_LENGTH = 2048;
 

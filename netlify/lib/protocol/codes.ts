@@ -15,7 +15,7 @@ import type { KeyValueStore } from "../platform/store.ts";
 import { newGrantId } from "./grant-tokens.ts";
 import { CodeAlreadyUsed, revokeGrant } from "./grants.ts";
 import { isValidCodeVerifier, verifierMatches } from "./pkce.ts";
-import { canonicalUrl } from "./urls.ts";
+import { canonicalUrl } from "../core/urls.ts";
 
 const CODE_TTL_MS = 10 * 60 * 1000;
 

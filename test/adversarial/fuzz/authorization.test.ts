@@ -12,7 +12,7 @@ import { HOME_PAGE, SIGN_IN_PAGE } from "../../../netlify/lib/pages/paths.ts";
 import { signRequest, verifyRequest, type AuthorizationRequest } from "../../../netlify/lib/protocol/request-object.ts";
 import { startSession } from "../../../netlify/lib/owner/sessions.ts";
 import { THROTTLE_POLICY } from "../../../netlify/lib/owner/throttle.ts";
-import { parseClientId, parseRedirectUri, sameOrigin } from "../../../netlify/lib/protocol/urls.ts";
+import { parseClientId, parseRedirectUri, sameOrigin } from "../../../netlify/lib/core/urls.ts";
 import { TEST_PASSWORD } from "../../helpers/env.ts";
 import {
   answered,
