@@ -1,6 +1,6 @@
 // The environment, read and validated once per cold start. A problem never throws: endpoints
 // answer with a message that names the variable, and the build prints the same warnings.
-import { parsePasswordHash, type PasswordHash } from "../owner/password.ts";
+import { parsePasswordHash, type PasswordHash } from "../core/password-hash.ts";
 import { parseProfileUrl } from "../core/urls.ts";
 import { deriveKey } from "../crypto/secrets.ts";
 import { readNotify, type NotifySettings } from "./notify-config.ts";
