@@ -9,23 +9,7 @@ import type { FetchedDocument } from "./safe-fetch.ts";
 import { parseRedirectUri, sameOrigin } from "../core/urls.ts";
 import { linkTargets } from "./link-header.ts";
 import { parseMicroformats } from "./microformats.ts";
-import type { ClientDisplay } from "./client-display.ts";
-
-export interface ClientInfo extends ClientDisplay {
-  clientId: string;
-  /** Absolute redirect URIs (URL.href form), deduplicated. */
-  redirectUris: string[];
-  /** Whether the client_id was fetched and what it serves was used (false: loopback client,
-   * fetch failed, or the document was refused). */
-  fetched: boolean;
-  /** Read from a Client ID Metadata Document (JSON), not from an HTML page. */
-  metadataDocument?: true;
-  /** Why the client's metadata document was refused, for the person and the app's developer. */
-  refused?: string;
-  /** This deployment as its own client (own-client.ts): exactly the listed redirect URIs (its
-   * own pages), and at most these scopes. */
-  own?: { scopes: readonly string[] };
-}
+import type { ClientInfo } from "../core/client-shape.ts";
 
 /** The largest Client ID Metadata Document read (the draft's recommended limit, 8.7). */
 export const MAX_METADATA_DOCUMENT_BYTES = 5 * 1024;

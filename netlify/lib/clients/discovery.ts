@@ -7,7 +7,8 @@
 import { publicOnlyPolicy } from "./address-guard.ts";
 import { cacheLifetimeMs } from "./cache-lifetime.ts";
 import type { FetchFailures } from "./fetch-failures.ts";
-import { parseClientDocument, refusedClient, type ClientInfo } from "./client-info.ts";
+import { parseClientDocument, refusedClient } from "./client-info.ts";
+import type { ClientInfo } from "../core/client-shape.ts";
 import { fetchDocument, type Fetcher } from "./safe-fetch.ts";
 import { isLoopbackHost } from "../core/urls.ts";
 

@@ -1,6 +1,6 @@
 // Checking GET /auth, as a short pipeline of named steps (after panva/oidc-provider).
-import { clientDisplay } from "../clients/client-display.ts";
-import { refusedClient, type ClientInfo } from "../clients/client-info.ts";
+import { clientDisplay, type ClientInfo } from "../core/client-shape.ts";
+import { refusedClient } from "../clients/client-info.ts";
 import { InvalidRequest, InvalidScope, OAuthError, UnsupportedResponseType, UntrustedRedirect } from "../errors.ts";
 import { isValidCodeChallenge } from "./pkce.ts";
 import type { AuthorizationRequest } from "./request-object.ts";

@@ -10,7 +10,7 @@
 import { InvalidGrant, InvalidRequest, UnsupportedGrantType } from "../errors.ts";
 import { derivedSecret, isSecretOfKind, newSecret } from "../crypto/secrets.ts";
 import { RECORDS } from "../platform/records.ts";
-import type { ClientDisplay } from "../clients/client-display.ts";
+import type { ClientDisplay } from "../core/client-shape.ts";
 import type { KeyValueStore } from "../platform/store.ts";
 import { newGrantId } from "./grant-tokens.ts";
 import { CodeAlreadyUsed, revokeGrant } from "./grants.ts";

@@ -3,7 +3,7 @@
 // change to it is noticed, and it cannot be mistaken for any other token this server makes.
 // It also carries what the page offers (Approve alone, the password, a passkey), so that
 // nothing appended to the page's address can change the offer.
-import type { ClientDisplay } from "../clients/client-display.ts";
+import type { ClientDisplay } from "../core/client-shape.ts";
 import { signTyped, verifyTyped, type JwtKind } from "../crypto/typed-jwt.ts";
 import { readOffer, type SignInOffer } from "../pages/sign-in-fragment.ts";
 import { readRequestShape, REQUEST_OBJECT_TYPE, type RequestProblem } from "./request-object-shape.ts";

@@ -5,7 +5,8 @@
 // error, one that is trusted: loopback or published; others are only a link on the page).
 import fc, { type Arbitrary } from "fast-check";
 import { describe, expect, it } from "vitest";
-import { parseClientDocument, type ClientInfo } from "../../../netlify/lib/clients/client-info.ts";
+import { parseClientDocument } from "../../../netlify/lib/clients/client-info.ts";
+import type { ClientInfo } from "../../../netlify/lib/core/client-shape.ts";
 import { approveEndpoint } from "../../../netlify/lib/endpoints/approve.ts";
 import { authorizationEndpoint } from "../../../netlify/lib/endpoints/auth.ts";
 import { HOME_PAGE, SIGN_IN_PAGE } from "../../../netlify/lib/pages/paths.ts";
