@@ -5,10 +5,28 @@
 // is back, if they are. What the page offers (Approve alone, the password, a passkey) travels
 // inside the signed request, so nothing added to the address can change it; the approve step
 // checks everything again anyway.
-import type { SignInFailure } from "../owner/sign-in-failures.ts";
-import { SIGN_IN_FAILURES } from "../owner/sign-in-failures.ts";
-import type { AuthorizationRequest } from "../protocol/request-object.ts";
+import type { SignInFailure } from "./sign-in-failures.ts";
+import { SIGN_IN_FAILURES } from "./sign-in-failures.ts";
+import type { ClientDisplay } from "../core/client-shape.ts";
 import { shownUrl } from "../core/urls.ts";
+
+/** The validated authorization request, as signed into the request object by the server
+ * (protocol/request-object.ts) and shown by the page. */
+export interface AuthorizationRequest {
+  clientId: string;
+  redirectUri: string;
+  state: string;
+  codeChallenge: string;
+  scopes: string[];
+  /** The `me` the client sent, when it is not the owner's profile URL. */
+  meMismatch?: string;
+  /** The protected resource the token is to be for (RFC 8707), exactly as the client sent it. */
+  resource?: string;
+  client: ClientDisplay;
+  /** The logo of an app not approved before: kept for the owner's console once approved, but
+   * not in `client`, so the sign-in page never loads it. */
+  unshownLogoUri?: string;
+}
 
 /** Why the person is back at the page. */
 export type SignInProblem = SignInFailure | "decision" | "session" | "confirm";

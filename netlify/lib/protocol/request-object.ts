@@ -3,10 +3,12 @@
 // change to it is noticed, and it cannot be mistaken for any other token this server makes.
 // It also carries what the page offers (Approve alone, the password, a passkey), so that
 // nothing appended to the page's address can change the offer.
-import type { ClientDisplay } from "../core/client-shape.ts";
 import { signTyped, verifyTyped, type JwtKind } from "../crypto/typed-jwt.ts";
-import { readOffer, type SignInOffer } from "../pages/sign-in-fragment.ts";
-import { readRequestShape, REQUEST_OBJECT_TYPE, type RequestProblem } from "./request-object-shape.ts";
+import { readRequestShape, REQUEST_OBJECT_TYPE, type RequestProblem } from "../pages/request-object-shape.ts";
+import { readOffer, type AuthorizationRequest, type SignInOffer } from "../pages/sign-in-fragment.ts";
+
+// The request's shape is part of the page's contract (pages/sign-in-fragment.ts); named here too.
+export type { AuthorizationRequest };
 
 const REQUEST_OBJECT_TTL_SECONDS = 15 * 60;
 /** The longest signed request the approve step reads (it travels in the sign-in page's URL
@@ -19,22 +21,6 @@ const OFFER_ROOM = 160;
  * could not sign it again with another offer. */
 export function requestTooLarge(token: string): boolean {
   return token.length > MAX_REQUEST_OBJECT_LENGTH - OFFER_ROOM;
-}
-
-export interface AuthorizationRequest {
-  clientId: string;
-  redirectUri: string;
-  state: string;
-  codeChallenge: string;
-  scopes: string[];
-  /** The `me` the client sent, when it is not the owner's profile URL. */
-  meMismatch?: string;
-  /** The protected resource the token is to be for (RFC 8707), exactly as the client sent it. */
-  resource?: string;
-  client: ClientDisplay;
-  /** The logo of an app not approved before: kept for the owner's console once approved, but
-   * not in `client`, so the sign-in page never loads it. */
-  unshownLogoUri?: string;
 }
 
 type RequestClaims = AuthorizationRequest & { offer: SignInOffer };
