@@ -8,7 +8,7 @@ import { discoverClient } from "../lib/clients/discovery.ts";
 import { storedFetchFailures } from "../lib/clients/fetch-failures.ts";
 import { lookUpResourceScopes } from "../lib/clients/resource-scopes.ts";
 import { authorizationEndpoint } from "../lib/endpoints/auth.ts";
-import { asFunction } from "../lib/platform/function-adapter.ts";
+import { asFunction } from "../lib/http/function-adapter.ts";
 
 export default asFunction(authorizationEndpoint, {
   discover: (clientId, store) => discoverClient(clientId, { failures: storedFetchFailures(store) }),

@@ -1,5 +1,5 @@
 // /token: access tokens (POST) and legacy verification (GET).
 import { tokenEndpoint } from "../lib/endpoints/token.ts";
-import { asFunction } from "../lib/platform/function-adapter.ts";
+import { asFunction } from "../lib/http/function-adapter.ts";
 
 export default asFunction(tokenEndpoint);

@@ -6,7 +6,7 @@
 // has its own, non-OAuth refusals (ConsoleError). `http/answer-error.ts` decides how each is
 // answered: JSON, a page for the person, or a redirect to the client.
 import { REQUEST_PROBLEMS, START_AGAIN } from "./pages/request-problems.ts";
-import type { RequestProblem } from "./protocol/request-object-shape.ts";
+import type { RequestProblem } from "./pages/request-object-shape.ts";
 import { AnsweredError, OAuthError, type ErrorBody } from "./answered-error.ts";
 
 export { AnsweredError, OAuthError } from "./answered-error.ts";

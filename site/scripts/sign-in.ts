@@ -5,9 +5,9 @@ import { browserSupportsWebAuthn, startAuthentication } from "@simplewebauthn/br
 import { CLIENT_LOGO_PATH, PASSKEYS_API, REQUEST_CHECK_PATH } from "../../netlify/lib/pages/paths.ts";
 import { REQUEST_PROBLEMS, START_AGAIN, type RequestCheckAnswer } from "../../netlify/lib/pages/request-problems.ts";
 import { readSignInFragment, shownRequest, SIGN_IN_PROBLEMS, type SignInOffer } from "../../netlify/lib/pages/sign-in-fragment.ts";
-import { readRequestShape, type RequestProblem } from "../../netlify/lib/protocol/request-object-shape.ts";
+import { readRequestShape, type RequestProblem } from "../../netlify/lib/pages/request-object-shape.ts";
 import { isKnownScope, KNOWN_SCOPES } from "../../netlify/lib/protocol/scopes.ts";
-import { isUnderClientPath } from "../../netlify/lib/protocol/urls.ts";
+import { isUnderClientPath } from "../../netlify/lib/core/urls.ts";
 import { guardApprove, type ApproveGate } from "./approve-gate.ts";
 import { byId, hostOf } from "./dom.ts";
 

@@ -7,7 +7,7 @@ import type { KeyValueStore } from "../../netlify/lib/platform/store.ts";
 import { TEST_PASSWORD } from "./env.ts";
 import { testRuntime, type TestRuntime } from "./runtime.ts";
 import type { Runtime } from "../../netlify/lib/platform/runtime.ts";
-import type { ClientInfo } from "../../netlify/lib/clients/client-info.ts";
+import type { ClientInfo } from "../../netlify/lib/core/client-shape.ts";
 import { REDIRECT_URI } from "./requests.ts";
 
 /** bcrypt at cost 4 (the server accepts any bcrypt cost): a guess costs a millisecond instead

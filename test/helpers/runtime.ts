@@ -2,7 +2,7 @@
 // of the caller's own), an injectable clock, and client discovery that the caller controls.
 // No vitest here.
 import { randomUUID } from "node:crypto";
-import type { ClientInfo } from "../../netlify/lib/clients/client-info.ts";
+import type { ClientInfo } from "../../netlify/lib/core/client-shape.ts";
 import { loadConfig, type Env } from "../../netlify/lib/platform/config.ts";
 import type { Runtime } from "../../netlify/lib/platform/runtime.ts";
 import type { Build } from "../../netlify/lib/platform/setup.ts";

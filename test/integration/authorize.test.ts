@@ -2,7 +2,7 @@
 // person (never redirected), which go back to the client (its redirect URI verified and
 // trusted), and which are shown with a link back (verified, but not trusted).
 import { describe, expect, it } from "vitest";
-import type { ClientInfo } from "../../netlify/lib/clients/client-info.ts";
+import type { ClientInfo } from "../../netlify/lib/core/client-shape.ts";
 import { approve, authorize, signedRequest } from "../helpers/endpoints.ts";
 import { authorizationParams, CLIENT_ID, decodePayload, REDIRECT_URI, redirectParams } from "../helpers/requests.ts";
 import { testRuntime } from "../helpers/runtime.ts";

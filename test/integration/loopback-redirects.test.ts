@@ -4,7 +4,7 @@
 // URL on another port. Everything else about the redirect URI stays exact: the host as written
 // (127.0.0.1, [::1] and localhost are different hosts), the scheme, the path and the query.
 import { describe, expect, it } from "vitest";
-import type { ClientInfo } from "../../netlify/lib/clients/client-info.ts";
+import type { ClientInfo } from "../../netlify/lib/core/client-shape.ts";
 import { approve, authorize, postToken, signedRequest } from "../helpers/endpoints.ts";
 import { consoleSignIn } from "../helpers/console.ts";
 import { authorizationParams, CLIENT_ID, codeForm, offerIn, pkcePair, redirectParams } from "../helpers/requests.ts";

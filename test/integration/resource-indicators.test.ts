@@ -2,7 +2,7 @@
 // the metadata MCP clients read, and a Client ID Metadata Document spelled otherwise than the
 // request's client_id: in-process against the real local Blobs server.
 import { describe, expect, it } from "vitest";
-import type { ClientInfo } from "../../netlify/lib/clients/client-info.ts";
+import type { ClientInfo } from "../../netlify/lib/core/client-shape.ts";
 import { RECORDS } from "../../netlify/lib/platform/records.ts";
 import { approvedBefore } from "../helpers/approved-app.ts";
 import { approve, authorize, endpoints, introspect, postAuth, postToken, signedRequest } from "../helpers/endpoints.ts";

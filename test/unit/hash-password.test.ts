@@ -5,7 +5,8 @@
 import { spawn, spawnSync } from "node:child_process";
 import { createRequire } from "node:module";
 import { describe, expect, it } from "vitest";
-import { parsePasswordHash, verifyPassword } from "../../netlify/lib/owner/password.ts";
+import { parsePasswordHash } from "../../netlify/lib/core/password-hash.ts";
+import { verifyPassword } from "../../netlify/lib/owner/password.ts";
 import { checkPasswordStrength } from "../../scripts/password-strength.ts";
 
 const tsx = createRequire(import.meta.url).resolve("tsx/cli");

@@ -1,9 +1,9 @@
-// IP syntax without node:net (http/ip-address.ts) must read addresses exactly as node:net does:
+// IP syntax without node:net (core/ip-address.ts) must read addresses exactly as node:net does:
 // the address guard and the throttle's IPv6 grouping rely on it.
 import { isIPv4 as netIsIPv4, isIPv6 as netIsIPv6 } from "node:net";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { isIP, isIPv4, isIPv6 } from "../../netlify/lib/http/ip-address.ts";
+import { isIP, isIPv4, isIPv6 } from "../../netlify/lib/core/ip-address.ts";
 
 const samples = [
   "127.0.0.1", "8.8.8.8", "255.255.255.255", "256.1.1.1", "01.2.3.4", "1.2.3", "1.2.3.4.5", "0x7f.0.0.1", " 1.2.3.4", "1.2.3.4 ",

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { hashPassword, parsePasswordHash, verifyPassword } from "../../netlify/lib/owner/password.ts";
+import { parsePasswordHash } from "../../netlify/lib/core/password-hash.ts";
+import { hashPassword, verifyPassword } from "../../netlify/lib/owner/password.ts";
 
 // "correct horse" hashed with bcrypt cost 10 (as htpasswd -B / serverless-indieauth make them).
 const BCRYPT = "$2b$10$Ls9eXDq7j6qz1F3pQ9Y0HOmC3tU0r8xkqS0h8r2b6p2Qp0t0mYx3G";

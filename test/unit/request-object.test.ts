@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { SignJWT } from "jose";
 import { checkRequest, signRequest, verifyRequest, type AuthorizationRequest } from "../../netlify/lib/protocol/request-object.ts";
-import { readRequestShape } from "../../netlify/lib/protocol/request-object-shape.ts";
+import { readRequestShape } from "../../netlify/lib/pages/request-object-shape.ts";
 import { deriveKey } from "../../netlify/lib/crypto/secrets.ts";
 
 const key = deriveKey("x".repeat(40), "authorization-request");

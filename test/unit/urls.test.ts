@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { canonicalUrl, isUnderClientPath, parseClientId, parseProfileUrl, parseRedirectUri, shownUrl } from "../../netlify/lib/protocol/urls.ts";
+import { canonicalUrl, isUnderClientPath, parseClientId, parseProfileUrl, parseRedirectUri, shownUrl } from "../../netlify/lib/core/urls.ts";
 
 describe("profile URLs (spec 3.2)", () => {
   it.each(["https://example.com/", "https://example.com/username", "https://example.com/users?id=100", "http://example.com/"])(

@@ -4,8 +4,8 @@
 // ipaddr.js is loaded by name when the policy is first asked for: only fetching a client's (or
 // the owner's) page needs it, and as a CommonJS package it is costly to import into a
 // function's ES module (10-30 ms here), which every cold start of `auth` would otherwise pay.
-import { isIP, isIPv4 } from "../http/ip-address.ts";
-import { importCommonJs } from "../platform/commonjs.ts";
+import { isIP, isIPv4 } from "../core/ip-address.ts";
+import { importCommonJs } from "../core/commonjs.ts";
 
 /** Decides whether a connection to `ip` may be made (true = allowed). */
 export type AddressPolicy = (ip: string) => boolean;

@@ -6,32 +6,11 @@
 // an HTML page keeps IndieAuth's older rules. Everything here is untrusted input: URLs are
 // resolved and filtered, the name is cleaned, and nothing ever throws.
 import type { FetchedDocument } from "./safe-fetch.ts";
-import { parseRedirectUri, sameOrigin } from "../protocol/urls.ts";
+import { parseRedirectUri, sameOrigin } from "../core/urls.ts";
 import { linkTargets } from "./link-header.ts";
 import { parseMicroformats } from "./microformats.ts";
-import type { ClientDisplay } from "./client-display.ts";
-import { declaredAuthentication, type KeyAuthentication } from "./client-keys.ts";
-
-export interface ClientInfo extends ClientDisplay {
-  clientId: string;
-  /** Absolute redirect URIs (URL.href form), deduplicated. */
-  redirectUris: string[];
-  /** Whether the client_id was fetched and what it serves was used (false: loopback client,
-   * fetch failed, or the document was refused). */
-  fetched: boolean;
-  /** Read from a Client ID Metadata Document (JSON), not from an HTML page. */
-  metadataDocument?: true;
-  /** The document declares private_key_jwt: the token endpoint requires its client assertion. */
-  authentication?: KeyAuthentication;
-  /** Why the client's metadata document was refused, for the person and the app's developer. */
-  refused?: string;
-  /** Refused for how it says the app authenticates (a shared secret, keys missing, ambiguous):
-   * the app cannot be held to it, so it is not let in as a public client either. */
-  authenticationRefused?: true;
-  /** This deployment as its own client (own-client.ts): exactly the listed redirect URIs (its
-   * own pages), and at most these scopes. */
-  own?: { scopes: readonly string[] };
-}
+import type { ClientInfo } from "../core/client-shape.ts";
+import { declaredAuthentication } from "./client-keys.ts";
 
 /** The largest Client ID Metadata Document read (the draft's recommended limit, 8.7). */
 export const MAX_METADATA_DOCUMENT_BYTES = 5 * 1024;

@@ -5,19 +5,9 @@
 // Choices, which ChatGPT's document carries beside it) is accepted only when it agrees.
 // Shared secrets are refused: a document anyone can read cannot hold one.
 
-/** The asymmetric algorithms an assertion may be signed with (never HS*, never none). */
-export const ASSERTION_ALGORITHMS = ["RS256", "PS256", "ES256", "EdDSA"] as const;
+import { ASSERTION_ALGORITHMS, type ClientKeySource, type KeyAuthentication } from "../core/client-shape.ts";
 
-/** Where a client's public keys are: inline, or at an https URL fetched through the guard. */
-export type ClientKeySource = { jwksUri: string } | { jwks: { keys: Record<string, unknown>[] } };
-
-/** A client that must sign a client assertion (RFC 7523) at the token endpoint. */
-export interface KeyAuthentication {
-  method: "private_key_jwt";
-  keys: ClientKeySource;
-  /** The document's `token_endpoint_auth_signing_alg`, when it names one: only that is accepted. */
-  alg?: string;
-}
+export { ASSERTION_ALGORITHMS, type ClientKeySource, type KeyAuthentication };
 
 const SHARED_SECRET_METHODS = new Set(["client_secret_post", "client_secret_basic", "client_secret_jwt"]);
 /** JWK members that hold private or symmetric key material (RFC 7518 6.2.2, 6.3.2, 6.4.1). */

@@ -7,10 +7,11 @@
 import { publicOnlyPolicy } from "./address-guard.ts";
 import { cacheLifetimeMs } from "./cache-lifetime.ts";
 import type { FetchFailures } from "./fetch-failures.ts";
-import { MAX_METADATA_DOCUMENT_BYTES, parseClientDocument, refusedClient, type ClientInfo } from "./client-info.ts";
+import { MAX_METADATA_DOCUMENT_BYTES, parseClientDocument, refusedClient } from "./client-info.ts";
+import type { ClientInfo } from "../core/client-shape.ts";
 import type { AddressPolicy } from "./address-guard.ts";
 import { fetchDocument, type FetchedDocument, type Fetcher } from "./safe-fetch.ts";
-import { isLoopbackHost } from "../protocol/urls.ts";
+import { isLoopbackHost } from "../core/urls.ts";
 
 interface DiscoveryOptions {
   fetcher?: Fetcher;

@@ -1,7 +1,7 @@
 // The microformats parser, loaded only when an HTML page turns up (it is heavy).
 import type { mf2 } from "microformats-parser";
 import { htmlSubset, type Wanted } from "./html-subset.ts";
-import { importCommonJs } from "../platform/commonjs.ts";
+import { importCommonJs } from "../core/commonjs.ts";
 
 type ParsedMicroformats = ReturnType<typeof mf2>;
 

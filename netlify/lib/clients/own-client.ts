@@ -5,7 +5,7 @@
 // it may come back to exactly the self-test page, no other page of the origin (where the code
 // would land among the page's scripts), and ask for no more than the self-test needs.
 import { SELF_TEST_PAGE } from "../pages/paths.ts";
-import type { ClientInfo } from "./client-info.ts";
+import type { ClientInfo } from "../core/client-shape.ts";
 
 export const OWN_CLIENT_NAME = "IndieAuth self-test";
 /** The most the self-test may ask for. */

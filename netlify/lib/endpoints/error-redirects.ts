@@ -8,7 +8,7 @@
 // POST /auth/approve (Deny included).
 import { isOwnSelfTest } from "../clients/own-client.ts";
 import type { RequestContext } from "../http/endpoint.ts";
-import { isLoopbackRedirect } from "../protocol/urls.ts";
+import { isLoopbackRedirect } from "../core/urls.ts";
 import { policyOf } from "./approval-policy.ts";
 
 export async function errorsMayRedirect(ctx: RequestContext, clientId: string, redirectUri: string): Promise<boolean> {

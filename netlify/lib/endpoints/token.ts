@@ -12,7 +12,7 @@ import { profileFor } from "../protocol/profile.ts";
 import { redeemCode, redemptionInput, type CodeRecord } from "../protocol/codes.ts";
 import { checkResourceWithin, outsideGrant, requestedResource } from "../protocol/resource.ts";
 import { accessScopes, parseScope } from "../protocol/scopes.ts";
-import { canonicalUrl } from "../protocol/urls.ts";
+import { canonicalUrl } from "../core/urls.ts";
 import { revokeToken } from "./revocation.ts";
 import { verifyToken } from "./token-verification.ts";
 

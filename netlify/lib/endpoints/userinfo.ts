@@ -9,7 +9,7 @@ import { bearerToken } from "../http/request.ts";
 import { json } from "../http/responses.ts";
 import { profileFor } from "../protocol/profile.ts";
 import { verifyAccessToken } from "../protocol/verification.ts";
-import { canonicalUrl } from "../protocol/urls.ts";
+import { canonicalUrl } from "../core/urls.ts";
 
 /** Whether a token's resource names this server. */
 function isThisServer(resource: string, config: Config): boolean {

@@ -3,7 +3,7 @@
 // guesser who rotates addresses within a network is still counted as one.
 // (The address is the platform's, so plain parsing is enough: ipaddr.js, a 13 KB library,
 // stays out of the functions that check passwords.)
-import { isIPv4, isIPv6 } from "../http/ip-address.ts";
+import { isIPv4, isIPv6 } from "../core/ip-address.ts";
 
 /** The eight 16-bit groups of an IPv6 address, as written (lower case, no leading zeros). */
 function ipv6Groups(address: string): string[] {

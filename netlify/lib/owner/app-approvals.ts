@@ -7,7 +7,7 @@
 import type { Config } from "../platform/config.ts";
 import { RECORDS } from "../platform/records.ts";
 import type { KeyValueStore } from "../platform/store.ts";
-import { canonicalUrl, redirectUriMatches } from "../protocol/urls.ts";
+import { canonicalUrl, redirectUriMatches } from "../core/urls.ts";
 
 const DAY = 24 * 60 * 60 * 1000;
 /** Counted from the last approval with the password or a passkey (a session's does not renew it). */

@@ -8,7 +8,7 @@
 // is held back after five of them like any address.
 import { randomBytes } from "node:crypto";
 import { signTyped, verifyTyped, type JwtKind } from "../crypto/typed-jwt.ts";
-import { importCommonJs } from "../platform/commonjs.ts";
+import { importCommonJs } from "../core/commonjs.ts";
 import type { Config } from "../platform/config.ts";
 import { APPROVE_PATH, PAGES_PREFIX } from "../pages/paths.ts";
 

@@ -6,7 +6,7 @@ import type { Config } from "../platform/config.ts";
 import { RECORDS } from "../platform/records.ts";
 import type { KeyValueStore } from "../platform/store.ts";
 import { signTyped, verifyTyped, type JwtKind } from "../crypto/typed-jwt.ts";
-import { importCommonJs } from "../platform/commonjs.ts";
+import { importCommonJs } from "../core/commonjs.ts";
 
 // Loaded with the first cookie to read or write (a CommonJS package: not at every cold start).
 const cookies = () => importCommonJs(() => import("cookie"));

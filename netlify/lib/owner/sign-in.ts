@@ -10,7 +10,7 @@ import type { Config } from "../platform/config.ts";
 import { listPasskeys, passwordLoginAllowed, recordPasskeyUse } from "./passkeys.ts";
 import { verifyPassword } from "./password.ts";
 import type { Runtime } from "../platform/runtime.ts";
-import { SIGN_IN_FAILURES, type SignInFailure } from "./sign-in-failures.ts";
+import { SIGN_IN_FAILURES, type SignInFailure } from "../pages/sign-in-failures.ts";
 import { recordSignInEvent } from "./sign-in-events.ts";
 import { alert } from "./alerts.ts";
 import { knownDevice, rememberDevice } from "./known-device.ts";

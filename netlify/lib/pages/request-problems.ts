@@ -2,7 +2,7 @@
 // same words on the sign-in page (which asks the server before it asks for the password) and
 // on the page the approve step answers with. Also the contract of that question:
 // POST /auth/approve/check (endpoints/request-check.ts), asked by site/scripts/sign-in.ts.
-import type { RequestProblem } from "../protocol/request-object-shape.ts";
+import type { RequestProblem } from "./request-object-shape.ts";
 
 export const REQUEST_PROBLEMS: Readonly<Record<RequestProblem, { title: string; said: string }>> = {
   expired: {

@@ -5,10 +5,40 @@
 // is back, if they are. What the page offers (Approve alone, the password, a passkey) travels
 // inside the signed request, so nothing added to the address can change it; the approve step
 // checks everything again anyway.
-import type { SignInFailure } from "../owner/sign-in-failures.ts";
-import { SIGN_IN_FAILURES } from "../owner/sign-in-failures.ts";
-import type { AuthorizationRequest } from "../protocol/request-object.ts";
-import { shownUrl } from "../protocol/urls.ts";
+import type { SignInFailure } from "./sign-in-failures.ts";
+import { SIGN_IN_FAILURES } from "./sign-in-failures.ts";
+import type { ClientDisplay, KeyAuthentication } from "../core/client-shape.ts";
+import { shownUrl } from "../core/urls.ts";
+
+/** The validated authorization request, as signed into the request object by the server
+ * (protocol/request-object.ts) and shown by the page. */
+export interface AuthorizationRequest {
+  clientId: string;
+  redirectUri: string;
+  state: string;
+  codeChallenge: string;
+  scopes: string[];
+  /** The `me` the client sent, when it is not the owner's profile URL. */
+  meMismatch?: string;
+  /** The protected resource the token is to be for (RFC 8707), exactly as the client sent it. */
+  resource?: string;
+  /** The scopes taken from the resource's own metadata because the app named none (RFC 6749
+   * 3.3): the page ticks them by default. */
+  defaultScopes?: string[];
+  /** The request's OIDC `prompt`: signed in, so the approve step enforces `login` whatever the
+   * page does (GET /auth answers `none` itself). */
+  prompt?: PromptValue[];
+  client: ClientDisplay;
+  /** The client's document declared private_key_jwt (and where its keys are). */
+  authentication?: KeyAuthentication;
+  /** The app's logo at its own URL: kept for the owner's console once approved; `client`
+   * holds this server's address for it (GET /auth/logo), which is all the sign-in page loads. */
+  unshownLogoUri?: string;
+}
+
+/** What a request's prompt asks of this server (protocol/prompt.ts reads it), carried in the
+ * signed request. */
+export type PromptValue = "none" | "login" | "consent";
 
 /** Why the person is back at the page. */
 export type SignInProblem = SignInFailure | "decision" | "session" | "confirm";

@@ -1,17 +1,12 @@
 // The environment, read and validated once per cold start. A problem never throws: endpoints
 // answer with a message that names the variable, and the build prints the same warnings.
-import { parsePasswordHash, type PasswordHash } from "../owner/password.ts";
-import { parseProfileUrl } from "../protocol/urls.ts";
+import { parsePasswordHash, type PasswordHash } from "../core/password-hash.ts";
+import { parseProfileUrl } from "../core/urls.ts";
 import { deriveKey } from "../crypto/secrets.ts";
+import { fixFor } from "./config-fixes.ts";
+import { isDevelopment, readBaseUrl, readDuration, readProfile, readSwitch, UNIT_MS, type Env, type Found, type Profile } from "./config-values.ts";
 import { readNotify, type NotifySettings } from "./notify-config.ts";
 import { builtFor, readSetup, type Build, type Setup } from "./setup.ts";
-
-export interface Profile {
-  name?: string;
-  url: string;
-  photo?: string;
-  email?: string;
-}
 
 export interface Config {
   /** The owner's canonical profile URL. */
@@ -61,122 +56,13 @@ export interface ConfigProblem {
   fix: string;
 }
 
-/** A problem as the readers of the environment find it; loadConfig adds the fix. */
-type Found = Omit<ConfigProblem, "fix">;
+export type { Env, Profile };
 
 export type ConfigResult = { ok: true; config: Config } | { ok: false; problems: ConfigProblem[]; development: boolean };
-
-/** Where the server runs, a deployment may have been set up from a clone of this repository or
- * from a blog: its setup page names both ways to make a hash. check-config and the build plugin
- * know which, and name only the command that exists there. */
-const EITHER_HASH_COMMAND = "npm run hash-password (in this repository) or npx netlify-indieauth hash-password (in your blog)";
 
 export interface ConfigOptions {
   /** The command that makes a PASSWORD_HASH where the fixes are read. */
   hashPasswordCommand?: string;
-}
-
-/** Stands for the hash-password command in FIXES. */
-const HASH_COMMAND = "{hash-password}";
-
-/** How to mend each variable: worded once, for the setup page, the JSON answers and check-config. */
-const FIXES: Record<string, string> = {
-  ME: "Set ME to your website's address, e.g. ME=https://jane.example/",
-  SECRET: "Set SECRET to at least 32 random characters, e.g. the output of: openssl rand -base64 32",
-  PASSWORD_HASH: `Make one with: ${HASH_COMMAND}, and set PASSWORD_HASH to what it prints`,
-  PASSWORD_SECRET: `Use a bcrypt hash ($2a$, $2b$ or $2y$), or set PASSWORD_HASH from ${HASH_COMMAND} instead`,
-  BASE_URL: "Set BASE_URL to this deployment's origin, e.g. BASE_URL=https://auth.jane.example (Netlify sets URL for you in its builds)",
-  URL: "Set BASE_URL to this deployment's origin, e.g. BASE_URL=https://auth.jane.example",
-  PROFILE_URL: "Use an http(s) URL, or leave it unset to use ME",
-  PROFILE_PHOTO: "Use an http(s) URL of an image",
-  PROFILE_EMAIL: "Use a plain address such as jane@jane.example, or leave it unset",
-  ACCESS_TOKEN_TTL: "Use a duration such as 30d, 12h or 3600 (seconds)",
-  REFRESH_TOKEN_TTL: "Use a duration such as 90d",
-  INTROSPECTION_TOKEN: "Use at least 32 random characters, e.g. the output of: openssl rand -base64 32",
-  PASSWORD_LOGIN: "Use on or off",
-  NOTIFY_URL: "Use your webhook's https URL (ntfy topic, Slack, Discord or Matrix hookshot webhook, or any JSON receiver), or leave it unset",
-  NOTIFY_FORMAT: "Use ntfy, slack, discord, matrix or json, or leave it unset to choose by the URL's host",
-  INDIEAUTH_HOST: "Set INDIEAUTH_HOST to the auth host alone (e.g. auth.jane.example, a domain alias of the blog's site) and BASE_URL to https:// and that host; or leave both unset to share the blog's origin",
-};
-
-export type Env = Record<string, string | undefined>;
-
-function isDevelopment(env: Env): boolean {
-  return env.CONTEXT === "dev" || env.NETLIFY_DEV === "true";
-}
-
-function readBaseUrl(env: Env, development: boolean, problems: Found[]): string | undefined {
-  const variable = env.BASE_URL ? "BASE_URL" : "URL";
-  const raw = env.BASE_URL || env.URL;
-  if (!raw) {
-    problems.push({ variable: "BASE_URL", message: "BASE_URL is missing (and Netlify's URL is not set)" });
-    return undefined;
-  }
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    problems.push({ variable, message: `${variable} is not a URL: ${JSON.stringify(raw)}` });
-    return undefined;
-  }
-  if (url.pathname !== "/" || url.search || url.hash || url.username || url.password) {
-    problems.push({ variable, message: `${variable} must be an origin only, like https://auth.example.com (no path, query or fragment)` });
-    return undefined;
-  }
-  if (url.protocol !== "https:" && !(development && url.protocol === "http:")) {
-    problems.push({ variable, message: `${variable} must use https` });
-    return undefined;
-  }
-  return url.origin;
-}
-
-function readProfile(env: Env, me: string | undefined, problems: Found[]): Profile {
-  const profile: Profile = { url: me ?? "" };
-  const name = env.PROFILE_NAME?.trim();
-  if (name) profile.name = name.slice(0, 200);
-  for (const [variable, key] of [["PROFILE_URL", "url"], ["PROFILE_PHOTO", "photo"]] as const) {
-    const raw = env[variable]?.trim();
-    if (!raw) continue;
-    try {
-      const url = new URL(raw, me);
-      if (url.protocol !== "https:" && url.protocol !== "http:") throw new Error("scheme");
-      profile[key] = url.href;
-    } catch {
-      problems.push({ variable, message: `${variable} must be an http(s) URL` });
-    }
-  }
-  const email = env.PROFILE_EMAIL?.trim();
-  if (email) {
-    if (/^[^\s@<>]+@[^\s@<>]+\.[^\s@<>]+$/.test(email)) profile.email = email;
-    else problems.push({ variable: "PROFILE_EMAIL", message: "PROFILE_EMAIL is not an e-mail address" });
-  }
-  return profile;
-}
-
-const DURATION = /^(\d{1,9})\s*(s|m|h|d)?$/;
-const UNIT_MS = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
-
-/** "30d", "12h", "90m" or plain seconds. */
-function readDuration(env: Env, variable: string, fallbackMs: number, problems: Found[]): number {
-  const raw = env[variable]?.trim();
-  if (!raw) return fallbackMs;
-  const match = DURATION.exec(raw);
-  const ms = match ? Number(match[1]) * UNIT_MS[(match[2] ?? "s") as keyof typeof UNIT_MS] : NaN;
-  if (!(ms >= 60_000 && ms <= 400 * UNIT_MS.d)) {
-    problems.push({ variable, message: `${variable} must be a duration between 1 minute and 400 days, such as 30d, 12h or 3600` });
-    return fallbackMs;
-  }
-  return ms;
-}
-
-/** "on"/"off" (also true/false, yes/no, 1/0). */
-function readSwitch(env: Env, variable: string, fallback: boolean, problems: Found[]): boolean {
-  const raw = env[variable]?.trim().toLowerCase();
-  if (!raw) return fallback;
-  if (["on", "true", "yes", "1"].includes(raw)) return true;
-  if (["off", "false", "no", "0"].includes(raw)) return false;
-  problems.push({ variable, message: `${variable} must be on or off` });
-  return fallback;
 }
 
 /** `build`: which build made the running code (baked in by the build; tests may say). */
@@ -221,8 +107,7 @@ export function loadConfig(env: Env, build: Build = builtFor(), options: ConfigO
   const setup = readSetup(env.INDIEAUTH_HOST, build, baseUrl, development, problems);
 
   if (problems.length > 0 || !me || !secret || !password || !baseUrl) {
-    const fixFor = (variable: string) => (FIXES[variable] ?? "See the README's table of environment variables").replace(HASH_COMMAND, () => options.hashPasswordCommand ?? EITHER_HASH_COMMAND);
-    return { ok: false, development, problems: problems.map((p) => ({ ...p, fix: fixFor(p.variable) })) };
+    return { ok: false, development, problems: problems.map((p) => ({ ...p, fix: fixFor(p.variable, options.hashPasswordCommand) })) };
   }
   return {
     ok: true,

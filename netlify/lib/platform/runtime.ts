@@ -1,6 +1,6 @@
 // What every endpoint needs, injected so that tests can pass a clock, a store of their own
 // and a client fetcher that reaches their local servers. The functions use `defaultRuntime()`.
-import type { ClientInfo } from "../clients/client-info.ts";
+import type { ClientInfo } from "../core/client-shape.ts";
 import { getConfig, type ConfigResult } from "./config.ts";
 import { blobStore, type KeyValueStore } from "./store.ts";
 
@@ -31,7 +31,7 @@ export type KeyFetcher = (url: URL) => Promise<{
 let runtime: Runtime | undefined;
 
 /** Client discovery is not shared: only the `auth` function discovers clients, and it passes
- * its own (see platform/function-adapter.ts). The fetcher, its address guard and the HTML
+ * its own (see http/function-adapter.ts). The fetcher, its address guard and the HTML
  * parser would otherwise ship in, and weigh on the cold start of, every function. */
 async function noDiscovery(): Promise<never> {
   throw new Error("This function does not discover clients.");

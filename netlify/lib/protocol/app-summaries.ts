@@ -5,7 +5,7 @@
 //
 // Every update is a read and a conditional write, retried: two requests at once cannot lose
 // each other's count on production Blobs.
-import type { ClientDisplay } from "../clients/client-display.ts";
+import type { ClientDisplay } from "../core/client-shape.ts";
 import { RECORDS } from "../platform/records.ts";
 import type { KeyValueStore } from "../platform/store.ts";
 import { appIdOf } from "./revocations.ts";

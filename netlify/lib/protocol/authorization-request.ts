@@ -1,13 +1,13 @@
 // Checking GET /auth, as a short pipeline of named steps (after panva/oidc-provider).
-import { clientDisplay } from "../clients/client-display.ts";
-import { refusedClient, type ClientInfo } from "../clients/client-info.ts";
+import { clientDisplay, type ClientInfo } from "../core/client-shape.ts";
+import { refusedClient } from "../clients/client-info.ts";
 import { InvalidRequest, InvalidScope, OAuthError, UnsupportedResponseType, UntrustedRedirect } from "../errors.ts";
 import { isValidCodeChallenge } from "./pkce.ts";
 import type { AuthorizationRequest } from "./request-object.ts";
 import { requestedResource } from "./resource.ts";
 import { parsePrompt } from "./prompt.ts";
 import { accessScopes, parseScope } from "./scopes.ts";
-import { canonicalUrl, isUnderClientPath, onClientOrigin, parseClientId, parseProfileUrl, parseRedirectUri, redirectUriMatches, sameOrigin, shownUrl } from "./urls.ts";
+import { canonicalUrl, isUnderClientPath, onClientOrigin, parseClientId, parseProfileUrl, parseRedirectUri, redirectUriMatches, sameOrigin, shownUrl } from "../core/urls.ts";
 
 const MAX_STATE_LENGTH = 2048;
 

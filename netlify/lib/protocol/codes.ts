@@ -10,13 +10,13 @@
 import { InvalidGrant, InvalidRequest, UnsupportedGrantType } from "../errors.ts";
 import { derivedSecret, isSecretOfKind, newSecret } from "../crypto/secrets.ts";
 import { RECORDS } from "../platform/records.ts";
-import type { ClientDisplay } from "../clients/client-display.ts";
+import type { ClientDisplay } from "../core/client-shape.ts";
 import type { KeyAuthentication } from "../clients/client-keys.ts";
 import type { KeyValueStore } from "../platform/store.ts";
 import { newGrantId } from "./grant-tokens.ts";
 import { CodeAlreadyUsed, revokeGrant } from "./grants.ts";
 import { isValidCodeVerifier, verifierMatches } from "./pkce.ts";
-import { canonicalUrl } from "./urls.ts";
+import { canonicalUrl } from "../core/urls.ts";
 
 const CODE_TTL_MS = 10 * 60 * 1000;
 

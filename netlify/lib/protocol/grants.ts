@@ -4,7 +4,7 @@
 // app's summary (app-summaries.ts) follows it: what the owner's console reads instead of it.
 import { grantIdOf, newGrantToken, tokenHash, tokenKindOf, tokenMatches, type TokenKind } from "./grant-tokens.ts";
 import { constantTimeEqual } from "../crypto/secrets.ts";
-import type { ClientDisplay } from "../clients/client-display.ts";
+import type { ClientDisplay } from "../core/client-shape.ts";
 import type { KeyAuthentication } from "../clients/client-keys.ts";
 import { InvalidGrant } from "../errors.ts";
 import { resourceWithin } from "./resource.ts";

@@ -4,9 +4,9 @@
 // of it; `login` asks for the password or a passkey even with a live session; `none` wants an
 // answer without any page, which here is always a refusal (endpoints/authorize.ts).
 import { InvalidRequest } from "../errors.ts";
+import type { PromptValue } from "../pages/sign-in-fragment.ts";
 
-/** What a request's prompt asks of this server, carried in the signed request. */
-export type PromptValue = "none" | "login" | "consent";
+export type { PromptValue };
 
 /** `select_account` reads as `consent`: one identity, nothing to choose but whether to approve. */
 const MEANINGS: Readonly<Record<string, PromptValue>> = { none: "none", login: "login", consent: "consent", select_account: "consent" };

@@ -3,12 +3,14 @@
 // change to it is noticed, and it cannot be mistaken for any other token this server makes.
 // It also carries what the page offers (Approve alone, the password, a passkey), so that
 // nothing appended to the page's address can change the offer.
-import type { ClientDisplay } from "../clients/client-display.ts";
-import { readKeyAuthentication, type KeyAuthentication } from "../clients/client-keys.ts";
+import { readKeyAuthentication } from "../clients/client-keys.ts";
 import { signTyped, verifyTyped, type JwtKind } from "../crypto/typed-jwt.ts";
-import { readOffer, type SignInOffer } from "../pages/sign-in-fragment.ts";
-import { signedPrompt, type PromptValue } from "./prompt.ts";
-import { readRequestShape, REQUEST_OBJECT_TYPE, type RequestProblem } from "./request-object-shape.ts";
+import { readRequestShape, REQUEST_OBJECT_TYPE, type RequestProblem } from "../pages/request-object-shape.ts";
+import { readOffer, type AuthorizationRequest, type SignInOffer } from "../pages/sign-in-fragment.ts";
+import { signedPrompt } from "./prompt.ts";
+
+// The request's shape is part of the page's contract (pages/sign-in-fragment.ts); named here too.
+export type { AuthorizationRequest };
 
 const REQUEST_OBJECT_TTL_SECONDS = 15 * 60;
 /** The longest signed request the approve step reads (it travels in the sign-in page's URL
@@ -21,30 +23,6 @@ const OFFER_ROOM = 160;
  * could not sign it again with another offer. */
 export function requestTooLarge(token: string): boolean {
   return token.length > MAX_REQUEST_OBJECT_LENGTH - OFFER_ROOM;
-}
-
-export interface AuthorizationRequest {
-  clientId: string;
-  redirectUri: string;
-  state: string;
-  codeChallenge: string;
-  scopes: string[];
-  /** The `me` the client sent, when it is not the owner's profile URL. */
-  meMismatch?: string;
-  /** The protected resource the token is to be for (RFC 8707), exactly as the client sent it. */
-  resource?: string;
-  /** The scopes taken from the resource's own metadata because the app named none (RFC 6749
-   * 3.3): the page ticks them by default. */
-  defaultScopes?: string[];
-  /** The request's OIDC `prompt`: signed in, so the approve step enforces `login` whatever the
-   * page does (GET /auth answers `none` itself). */
-  prompt?: PromptValue[];
-  client: ClientDisplay;
-  /** The client's document declared private_key_jwt (and where its keys are). */
-  authentication?: KeyAuthentication;
-  /** The app's logo at its own URL: kept for the owner's console once approved; `client`
-   * holds this server's address for it (GET /auth/logo), which is all the sign-in page loads. */
-  unshownLogoUri?: string;
 }
 
 type RequestClaims = AuthorizationRequest & { offer: SignInOffer };

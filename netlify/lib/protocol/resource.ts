@@ -3,7 +3,7 @@
 // hosts ask for); its access tokens are for that resource alone, and introspection answers it
 // as `aud`. The value is kept exactly as sent: a resource server compares it with its own URL.
 import { InvalidTarget } from "../errors.ts";
-import { isLoopbackHost } from "./urls.ts";
+import { isLoopbackHost } from "../core/urls.ts";
 
 const MAX_RESOURCE_LENGTH = 2048;
 const NOT_HTTPS = "resource must be an absolute https URI (http only on this device: localhost, 127.0.0.1, [::1]).";

@@ -7,7 +7,7 @@
 // And this server's own client (the self-test) may come back only to the self-test page, with
 // at most `profile email`: added to a blog, every other page of its origin is a blog page.
 import { describe, expect, it } from "vitest";
-import type { ClientInfo } from "../../../netlify/lib/clients/client-info.ts";
+import type { ClientInfo } from "../../../netlify/lib/core/client-shape.ts";
 import { rememberApproval } from "../../../netlify/lib/owner/app-approvals.ts";
 import { RECORDS } from "../../../netlify/lib/platform/records.ts";
 import { fastRuntime } from "../../helpers/attack-kit.ts";

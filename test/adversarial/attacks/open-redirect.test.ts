@@ -5,7 +5,7 @@
 // approve step's form. (Error answers redirected to a verified URI: error-redirects.test.ts.) Each attempt must end on a page of ours, with no Location and no code.
 import { describe, expect, it } from "vitest";
 import { parseClientDocument } from "../../../netlify/lib/clients/client-info.ts";
-import type { ClientInfo } from "../../../netlify/lib/clients/client-info.ts";
+import type { ClientInfo } from "../../../netlify/lib/core/client-shape.ts";
 import { fastRuntime } from "../../helpers/attack-kit.ts";
 import { approve, authorize, signedRequest } from "../../helpers/endpoints.ts";
 import { authorizationParams, CLIENT_ID, decodePayload } from "../../helpers/requests.ts";

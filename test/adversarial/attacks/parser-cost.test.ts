@@ -16,7 +16,7 @@ vi.mock("microformats-parser", async (importOriginal) => {
     handed.push(html);
     return real.mf2(html, options);
   };
-  // A CommonJS package: the server reads its exports from `default` (platform/commonjs.ts).
+  // A CommonJS package: the server reads its exports from `default` (core/commonjs.ts).
   return { ...real, mf2, default: { ...real, mf2 } };
 });
 

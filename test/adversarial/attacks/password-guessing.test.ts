@@ -142,7 +142,7 @@ describe("password guessing: the throttle holds across function instances sharin
     // Every function passes the platform's context.ip to its endpoint, through one adapter.
     const functions = await Promise.all(["approve", "account", "passkeys"].map((fn) => readFile(join(dir, "functions", `${fn}.ts`), "utf8")));
     for (const source of functions) expect(source).toMatch(/export default asFunction\(\w+\);/);
-    expect(await readFile(join(dir, "lib", "platform", "function-adapter.ts"), "utf8")).toContain("ip: context?.ip");
+    expect(await readFile(join(dir, "lib", "http", "function-adapter.ts"), "utf8")).toContain("ip: context?.ip");
   });
 });
 

@@ -34,7 +34,8 @@ vi.mock("../../../netlify/lib/crypto/secrets.ts", async (importOriginal) => {
 const { constantTimeEqual, secretHash } = await import("../../../netlify/lib/crypto/secrets.ts");
 const { verifierMatches, s256 } = await import("../../../netlify/lib/protocol/pkce.ts");
 const { tokenMatches, newGrantToken, newGrantId } = await import("../../../netlify/lib/protocol/grant-tokens.ts");
-const { hashPassword, parsePasswordHash, verifyPassword } = await import("../../../netlify/lib/owner/password.ts");
+const { hashPassword, verifyPassword } = await import("../../../netlify/lib/owner/password.ts");
+const { parsePasswordHash } = await import("../../../netlify/lib/core/password-hash.ts");
 
 const LIB = new URL("../../../netlify/lib/", import.meta.url).pathname;
 

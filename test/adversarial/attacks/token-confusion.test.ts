@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { tokenEndpoint } from "../../../netlify/lib/endpoints/token.ts";
 import type { AuthorizationRequest } from "../../../netlify/lib/protocol/request-object.ts";
-import { REQUEST_OBJECT_TYPE } from "../../../netlify/lib/protocol/request-object-shape.ts";
+import { REQUEST_OBJECT_TYPE } from "../../../netlify/lib/pages/request-object-shape.ts";
 import { deriveKey } from "../../../netlify/lib/crypto/secrets.ts";
 import { SESSION_TYPE } from "../../../netlify/lib/owner/sessions.ts";
 import { signTyped, type JwtKind } from "../../../netlify/lib/crypto/typed-jwt.ts";

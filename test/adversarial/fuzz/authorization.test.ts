@@ -5,14 +5,15 @@
 // error, one that is trusted: loopback or published; others are only a link on the page).
 import fc, { type Arbitrary } from "fast-check";
 import { describe, expect, it } from "vitest";
-import { parseClientDocument, type ClientInfo } from "../../../netlify/lib/clients/client-info.ts";
+import { parseClientDocument } from "../../../netlify/lib/clients/client-info.ts";
+import type { ClientInfo } from "../../../netlify/lib/core/client-shape.ts";
 import { approveEndpoint } from "../../../netlify/lib/endpoints/approve.ts";
 import { authorizationEndpoint } from "../../../netlify/lib/endpoints/auth.ts";
 import { HOME_PAGE, SIGN_IN_PAGE } from "../../../netlify/lib/pages/paths.ts";
 import { signRequest, verifyRequest, type AuthorizationRequest } from "../../../netlify/lib/protocol/request-object.ts";
 import { startSession } from "../../../netlify/lib/owner/sessions.ts";
 import { THROTTLE_POLICY } from "../../../netlify/lib/owner/throttle.ts";
-import { parseClientId, parseRedirectUri, sameOrigin } from "../../../netlify/lib/protocol/urls.ts";
+import { parseClientId, parseRedirectUri, sameOrigin } from "../../../netlify/lib/core/urls.ts";
 import { TEST_PASSWORD } from "../../helpers/env.ts";
 import {
   answered,

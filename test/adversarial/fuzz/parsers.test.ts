@@ -19,7 +19,7 @@ import { signRequest, verifyRequest, type AuthorizationRequest } from "../../../
 import { grantedScopes, parseScope } from "../../../netlify/lib/protocol/scopes.ts";
 import { currentSession, hasSessionCookie, sessionCookieName, startSession } from "../../../netlify/lib/owner/sessions.ts";
 import { signTyped, verifyTyped, type JwtKind } from "../../../netlify/lib/crypto/typed-jwt.ts";
-import { canonicalUrl, parseClientId, parseProfileUrl, parseRedirectUri, sameOrigin } from "../../../netlify/lib/protocol/urls.ts";
+import { canonicalUrl, parseClientId, parseProfileUrl, parseRedirectUri, sameOrigin } from "../../../netlify/lib/core/urls.ts";
 import { deviceLabel } from "../../../netlify/lib/owner/user-agent.ts";
 import { bareClient } from "../../helpers/runtime.ts";
 import {

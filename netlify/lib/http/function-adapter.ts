@@ -1,7 +1,7 @@
 // What each file in netlify/functions/ exports: an endpoint with this deployment's runtime,
 // and the requester's address as the platform reports it (context.ip).
-import type { Endpoint } from "../http/endpoint.ts";
-import { defaultRuntime, type Runtime } from "./runtime.ts";
+import type { Endpoint } from "./endpoint.ts";
+import { defaultRuntime, type Runtime } from "../platform/runtime.ts";
 
 /** What the handlers read of Netlify's context: the requester's address, and waitUntil (work
  * the function finishes after the response, such as an alert: owner/alerts.ts). */

@@ -1,0 +1,73 @@
+// What the server knows of a client app: what the sign-in page and the owner's console show
+// (its own claims, all optional and never trusted: shown as text only), and what discovery
+// (clients/) hands to the authorization request (protocol/) through the runtime (platform/).
+import { isLoopbackHost } from "./urls.ts";
+
+export interface ClientDisplay {
+  name?: string;
+  logoUri?: string;
+  /** The app's home page, when it names one. */
+  uri?: string;
+  /** Its metadata document lists only loopback redirect URIs (127.0.0.1, [::1], localhost): a
+   * program on a computer, which any other program there could stand in for. The sign-in page
+   * warns (MCP authorization, "Client ID Metadata Documents": SHOULD). Set by the server only. */
+  loopbackOnly?: true;
+}
+
+/** What discovery found that the display is made from. */
+type Discovered = ClientDisplay & { metadataDocument?: true; redirectUris?: readonly string[] };
+
+function isLoopbackUri(uri: string): boolean {
+  try {
+    const url = new URL(uri);
+    return url.protocol === "http:" && isLoopbackHost(url.hostname);
+  } catch {
+    return false;
+  }
+}
+
+/** Only the fields shown, and only those that are set. */
+export function clientDisplay(from: Discovered): ClientDisplay {
+  const display: ClientDisplay = {};
+  if (from.name) display.name = from.name;
+  if (from.logoUri) display.logoUri = from.logoUri;
+  if (from.uri) display.uri = from.uri;
+  const redirects = from.redirectUris ?? [];
+  if (from.metadataDocument === true && redirects.length > 0 && redirects.every(isLoopbackUri)) display.loopbackOnly = true;
+  return display;
+}
+
+/** The asymmetric algorithms an assertion may be signed with (never HS*, never none). */
+export const ASSERTION_ALGORITHMS = ["RS256", "PS256", "ES256", "EdDSA"] as const;
+
+/** Where a client's public keys are: inline, or at an https URL fetched through the guard. */
+export type ClientKeySource = { jwksUri: string } | { jwks: { keys: Record<string, unknown>[] } };
+
+/** A client that must sign a client assertion (RFC 7523) at the token endpoint. */
+export interface KeyAuthentication {
+  method: "private_key_jwt";
+  keys: ClientKeySource;
+  /** The document's `token_endpoint_auth_signing_alg`, when it names one: only that is accepted. */
+  alg?: string;
+}
+
+export interface ClientInfo extends ClientDisplay {
+  clientId: string;
+  /** Absolute redirect URIs (URL.href form), deduplicated. */
+  redirectUris: string[];
+  /** Whether the client_id was fetched and what it serves was used (false: loopback client,
+   * fetch failed, or the document was refused). */
+  fetched: boolean;
+  /** Read from a Client ID Metadata Document (JSON), not from an HTML page. */
+  metadataDocument?: true;
+  /** The document declares private_key_jwt: the token endpoint requires its client assertion. */
+  authentication?: KeyAuthentication;
+  /** Why the client's metadata document was refused, for the person and the app's developer. */
+  refused?: string;
+  /** Refused for how it says the app authenticates (a shared secret, keys missing, ambiguous):
+   * the app cannot be held to it, so it is not let in as a public client either. */
+  authenticationRefused?: true;
+  /** This deployment as its own client (clients/own-client.ts): exactly the listed redirect URIs (its
+   * own pages), and at most these scopes. */
+  own?: { scopes: readonly string[] };
+}
