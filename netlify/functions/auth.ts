@@ -13,5 +13,5 @@ import { asFunction } from "../lib/http/function-adapter.ts";
 export default asFunction(authorizationEndpoint, {
   discover: (clientId, store) => discoverClient(clientId, { failures: storedFetchFailures(store) }),
   fetchLogo: fetchLogoBytes,
-  resourceScopes: (resource) => lookUpResourceScopes(resource),
+  resourceScopes: (resource, options) => lookUpResourceScopes(resource, options),
 });

@@ -3,7 +3,7 @@
 // scopes.ts decides when, and only for a resource on the owner's site). Fetched behind the
 // address guard, within the client fetch's budget (a person is waiting on GET /auth), and
 // remembered per warm function instance for a minute, found or not.
-import { publicOnlyPolicy } from "./address-guard.ts";
+import { loopbackOnlyPolicy, publicOnlyPolicy } from "./address-guard.ts";
 import { CLIENT_FETCH_BUDGET } from "./discovery.ts";
 import { fetchDocument, type Fetcher } from "./safe-fetch.ts";
 
@@ -11,6 +11,9 @@ import { fetchDocument, type Fetcher } from "./safe-fetch.ts";
 export type ResourceScopes = { scopes: string[] } | { missing: string };
 
 interface LookupOptions {
+  /** Local development with the owner's site on this machine (ME is http only there): the
+   * guard lets this machine's own addresses through, and nothing else. */
+  localDevelopment?: boolean;
   fetcher?: Fetcher;
   now?: () => number;
 }
@@ -23,8 +26,8 @@ const SCOPE_TOKEN = /^[\x21\x23-\x5B\x5D-\x7E]{1,64}$/;
 
 const cache = new Map<string, { answer: ResourceScopes; expires: number }>();
 
-const defaultFetcher: Fetcher = async (url) =>
-  fetchDocument(url, { policy: await publicOnlyPolicy(), ...CLIENT_FETCH_BUDGET, maxBytes: 64 * 1024, maxRedirects: 0, accept: "application/json" });
+const guardedFetcher = (localDevelopment: boolean): Fetcher => async (url) =>
+  fetchDocument(url, { policy: localDevelopment ? loopbackOnlyPolicy : await publicOnlyPolicy(), ...CLIENT_FETCH_BUDGET, maxBytes: 64 * 1024, maxRedirects: 0, accept: "application/json" });
 
 /** Where the metadata of an absolute resource URL lives (RFC 9728 3.1): the well-known path
  * inserted between the host and the resource's path and query. (resource/metadata.ts serves it
@@ -60,7 +63,7 @@ export async function lookUpResourceScopes(resource: string, options: LookupOpti
   if (hit && hit.expires > now()) return hit.answer;
   let answer: ResourceScopes;
   try {
-    const doc = await (options.fetcher ?? defaultFetcher)(url);
+    const doc = await (options.fetcher ?? guardedFetcher(options.localDevelopment === true))(url);
     answer = doc.redirected ? { missing: `${url.href} redirects elsewhere` } : scopesOfMetadata(doc.body, resource);
   } catch (error) {
     answer = { missing: `its metadata could not be read (${error instanceof Error ? error.message : "the fetch failed"})` };

@@ -18,7 +18,7 @@ export interface Runtime {
   fetchLogo?: (url: URL) => Promise<{ contentType: string; bytes: Uint8Array; oversized?: true }>;
   /** The scopes a resource lists in its RFC 9728 metadata, or why none (clients/resource-
    * scopes.ts); only the `auth` function has it. */
-  resourceScopes?: (resource: string) => Promise<{ scopes: string[] } | { missing: string }>;
+  resourceScopes?: (resource: string, options?: { localDevelopment?: boolean }) => Promise<{ scopes: string[] } | { missing: string }>;
 }
 
 /** What reading a client's JWK Set needs of a fetch (clients/safe-fetch.ts's documents have it). */

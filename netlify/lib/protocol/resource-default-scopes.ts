@@ -5,10 +5,11 @@
 // resource lists in its own RFC 9728 metadata, looked up only for a resource on the owner's
 // site: nobody else's metadata decides what the owner is asked to grant.
 import { metadataUrlFor, type ResourceScopes } from "../clients/resource-scopes.ts";
+import { isLoopbackHost } from "../core/urls.ts";
 import { InvalidScope } from "../errors.ts";
 import type { Config } from "../platform/config.ts";
 
-export type ResourceScopesLookup = (resource: string) => Promise<ResourceScopes>;
+export type ResourceScopesLookup = (resource: string, options?: { localDevelopment?: boolean }) => Promise<ResourceScopes>;
 
 type Site = Pick<Config, "me" | "baseUrl" | "setup">;
 
@@ -27,7 +28,9 @@ export async function defaultScopesFor(resource: string, site: Site, lookup: Res
   if (!onOwnerSite(resource, site)) {
     throw new InvalidScope(`The request names no scope for ${resource}, which is not on ${new URL(site.me).origin}: no default scope is looked up there. Ask for a scope.`);
   }
-  const found: ResourceScopes = lookup ? await lookup(resource) : { missing: "this server cannot look it up" };
+  // ME is http only in local development (platform/config-values.ts): a site on this machine.
+  const localDevelopment = new URL(site.me).protocol === "http:" && isLoopbackHost(new URL(resource).hostname);
+  const found: ResourceScopes = lookup ? await lookup(resource, { localDevelopment }) : { missing: "this server cannot look it up" };
   if ("scopes" in found) return found.scopes;
   throw new InvalidScope(`The request names no scope for ${resource}, and no default was found: ${found.missing}. ${ask} at ${metadataUrlFor(new URL(resource)).href}.`);
 }
