@@ -181,12 +181,12 @@ describe("the metadata the MCP hosts read", () => {
     expect(prm.scopes_supported).not.toContain("offline_access");
   });
 
-  it("lists offline_access, so that claude.ai, Claude Code and the SDK ask for it [needs: offline_access]", async () => {
+  it("lists offline_access, so that claude.ai, Claude Code and the SDK ask for it", async () => {
     if (!as) await discover();
     expect(as.scopes_supported).toContain("offline_access");
   });
 
-  it("lists private_key_jwt, so that ChatGPT authenticates with its published key [needs: private_key_jwt]", async () => {
+  it("lists private_key_jwt, so that ChatGPT authenticates with its published key", async () => {
     if (!as) await discover();
     expect(as.token_endpoint_auth_methods_supported).toEqual(expect.arrayContaining(["none", "private_key_jwt"]));
   });
@@ -194,7 +194,7 @@ describe("the metadata the MCP hosts read", () => {
 
 describe("each MCP host, as it signs in", () => {
   for (const c of HOSTS) {
-    it(`${c.name}${c.needs ? ` [needs: ${c.needs.join(", ")}]` : ""}`, async () => {
+    it(c.name, async () => {
       const d = await discovered();
       const { code, verifier, redirectUri } = await consent(c, d);
       const first = await tokensOf(await token(c, { grant_type: "authorization_code", code, code_verifier: verifier, redirect_uri: redirectUri, client_id: c.clientId, resource: d.resource }));

@@ -39,8 +39,6 @@ export interface HostCase {
   refreshWithResource: boolean;
   /** The scopes the consent page must show ticked; by default what was asked. */
   ticked?: (d: Discovered) => string[];
-  /** Server features (issue 23) this case needs, from other branches: see docs/mcp.md. */
-  needs?: string[];
 }
 
 const random = () => Math.random().toString(36).slice(2, 12);
@@ -113,7 +111,6 @@ export const HOSTS: HostCase[] = [
     auth: "none",
     refreshWithResource: true,
     ticked: (d) => [...d.scopes, "offline_access"],
-    needs: ["offline_access", "default scope"],
   },
   {
     name: "Claude Code: http://localhost:<ephemeral port>/callback, the challenge's scope",
@@ -138,7 +135,6 @@ export const HOSTS: HostCase[] = [
     // Refreshes without resource, as 2.1.251 was reported to (#90497): the grant keeps its audience.
     refreshWithResource: false,
     ticked: (d) => d.scopes,
-    needs: ["default scope"],
   },
   {
     name: "ChatGPT: the stable client.json, private_key_jwt",
@@ -150,7 +146,6 @@ export const HOSTS: HostCase[] = [
     state: () => `oauth_s_${random()}`,
     auth: "private_key_jwt",
     refreshWithResource: true,
-    needs: ["private_key_jwt"],
   },
   {
     name: "ChatGPT: a per-connector client.json, /connector/oauth/<id>",
@@ -162,7 +157,6 @@ export const HOSTS: HostCase[] = [
     state: () => `oauth_s_${random()}`,
     auth: "private_key_jwt",
     refreshWithResource: true,
-    needs: ["private_key_jwt"],
   },
   {
     // The request seen 2026-03-30 (research notes 53772236371): no prompt, no offline_access.
