@@ -16,7 +16,7 @@ import { discoverClient } from "../../netlify/lib/clients/discovery.ts";
 import { fetchDocument, type Fetcher } from "../../netlify/lib/clients/safe-fetch.ts";
 import { RECORDS } from "../../netlify/lib/platform/records.ts";
 import { sweepExpired } from "../../netlify/lib/platform/housekeeping.ts";
-import { approve, authorize, endpoints, postToken, signedRequest } from "../helpers/endpoints.ts";
+import { approve, authorize, endpoints, postAuth, postToken, signedRequest } from "../helpers/endpoints.ts";
 import { authorizationParams, BASE, decodePayload, pkcePair } from "../helpers/requests.ts";
 import { bareClient, realClock, testRuntime, type TestRuntime } from "../helpers/runtime.ts";
 import { expectOAuthError } from "../helpers/tokens.ts";
@@ -217,6 +217,16 @@ describe("ChatGPT's document (private_key_jwt, jwks_uri, aud = the token endpoin
     const { refresh_token } = (await good.json()) as { refresh_token: string };
     // A refresh without the assertion is refused too.
     await refusedAsClient(await postToken(rt, { grant_type: "refresh_token", refresh_token, client_id: approved.clientId }), "private_key_jwt");
+  });
+
+  it("holds a profile redemption at POST /auth to the same assertion, and the code stays good", async () => {
+    const approved = await signIn("/oauth/client.json", "/connector_platform_oauth_redirect");
+    const { grant_type: _grantType, ...fields } = codeFields(approved);
+    await refusedAsClient(await postAuth(rt, fields), "private_key_jwt");
+    const signed = await assertion(approved.clientId, rsa.privateKey, { aud: `${BASE}/auth` });
+    const good = await postAuth(rt, { ...fields, client_assertion_type: ASSERTION_TYPE, client_assertion: signed });
+    expect(good.status).toBe(200);
+    expect(((await good.json()) as { me: string }).me).toBe("https://jane.example/");
   });
 
   it("challenges with Basic (RFC 6749 5.2) when the refused request came with Basic credentials", async () => {

@@ -8,6 +8,7 @@ import { wantsFormEncoding } from "../http/answer-error.ts";
 import { formEncoded, json } from "../http/responses.ts";
 import { withClientCredentials } from "../protocol/client-authentication.ts";
 import { authenticateClient, type AssertionContext } from "../protocol/client-assertion.ts";
+import { assertionContext } from "./assertion-context.ts";
 import { profileFor } from "../protocol/profile.ts";
 import { redeemCode, redemptionInput, type CodeRecord } from "../protocol/codes.ts";
 import { checkResourceWithin, outsideGrant, requestedResource } from "../protocol/resource.ts";
@@ -33,13 +34,6 @@ function tokenResponse(req: Request, config: Config, issued: IssuedTokens, now: 
   return wantsFormEncoding(req) ? formEncoded(body) : json(body);
 }
 
-/** Where a client assertion is checked: the token endpoint's URL and the issuer are its audiences. */
-function assertionContext(ctx: RequestContext, now: number): AssertionContext {
-  const { rt, config } = ctx;
-  const basicSent = /^Basic(\s|$)/i.test(ctx.req.headers.get("authorization") ?? "");
-  return { store: rt.store, now, audiences: [`${config.baseUrl}/token`, config.issuer], fetcher: rt.fetchKeys, basicSent };
-}
-
 /** What a code must have been issued for to buy a token here, and the client authenticated as
  * its document declared, checked before the code is used up (a refused client can try again). */
 function tokenWorthy(resource: string | undefined, form: URLSearchParams, assertions: AssertionContext): (code: CodeRecord) => Promise<void> {
@@ -56,7 +50,7 @@ async function authorizationCodeGrant(ctx: RequestContext, form: URLSearchParams
   const { req, rt, config } = ctx;
   const now = rt.now();
   const resource = requestedResource(form);
-  const worthy = tokenWorthy(resource, form, assertionContext(ctx, now));
+  const worthy = tokenWorthy(resource, form, assertionContext(ctx, now, "/token"));
   const { record: code, grantId } = await redeemCode(rt.store, redemptionInput(form), now, { grantTypeOptional: false, refuseBeforeUse: worthy });
   const granted = { id: grantId, clientId: code.clientId, me: code.me, scopes: code.scopes, ...(code.resource ? { resource: code.resource } : {}), ...(code.client ? { client: code.client } : {}), ...(code.authentication ? { authentication: code.authentication } : {}) };
   // No refresh token (offline_access unticked): the grant ends with its access token.
@@ -88,7 +82,7 @@ async function refreshTokenGrant(ctx: RequestContext, form: URLSearchParams): Pr
   }
   const resource = requestedResource(form);
   const now = rt.now();
-  const assertions = assertionContext(ctx, now);
+  const assertions = assertionContext(ctx, now, "/token");
   const authenticate = (grant: GrantRecord) => authenticateClient(form, grant.clientId, grant.authentication, assertions);
   const outcome = await rotateRefreshToken(rt.store, refreshToken, { clientId: canonicalUrl(clientId), scopes, resource, authenticate }, now, config);
   if (outcome.ok) return tokenResponse(req, config, outcome.tokens, now);
