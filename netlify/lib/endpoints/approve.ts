@@ -19,6 +19,7 @@ import { redirectToClient } from "../protocol/authorization-response.ts";
 import { issueRequestCode } from "../protocol/codes.ts";
 import { checkRequest, requestId, signRequest, type SignedRequest } from "../protocol/request-object.ts";
 import { grantedScopes } from "../protocol/scopes.ts";
+import { withApproveLog } from "./connection-steps.ts";
 import { errorsMayRedirect } from "./error-redirects.ts";
 import { requestCheck } from "./request-check.ts";
 import { sessionMayApprove, signInOffer } from "./sign-in-offer.ts";
@@ -118,7 +119,7 @@ export const approveEndpoint = actionsEndpoint({
   base: APPROVE_PATH,
   unknownAction: "There is no such step of the sign-in.",
   actions: {
-    "": { POST: { answers: "page", sameOriginOnly: "This form can only be sent from this site's own sign-in page.", run: approve } },
+    "": { POST: { answers: "page", sameOriginOnly: "This form can only be sent from this site's own sign-in page.", run: withApproveLog(approve) } },
     "/check": { POST: requestCheck },
   },
 });

@@ -12,6 +12,7 @@ import { redeemCode, redemptionInput, type CodeRecord } from "../protocol/codes.
 import { checkResourceWithin, outsideGrant, requestedResource } from "../protocol/resource.ts";
 import { parseScope } from "../protocol/scopes.ts";
 import { canonicalUrl } from "../protocol/urls.ts";
+import { withTokenLog } from "./connection-steps.ts";
 import { revokeToken } from "./revocation.ts";
 import { verifyToken } from "./token-verification.ts";
 
@@ -95,5 +96,5 @@ export const tokenEndpoint = endpoint({
   cors: true,
   // The legacy token verification: the same answer as POST /introspect.
   GET: { answers: "json", run: (ctx) => verifyToken(ctx, null) },
-  POST: { answers: "json", run: tokenRequest },
+  POST: { answers: "json", run: withTokenLog(tokenRequest) },
 });
