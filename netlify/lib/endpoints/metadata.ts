@@ -4,7 +4,7 @@ import { endpoint } from "../http/endpoint.ts";
 import { json } from "../http/responses.ts";
 import { SUPPORTED_SCOPES } from "../protocol/scopes.ts";
 
-function metadataDocument(config: Config): Record<string, unknown> {
+export function metadataDocument(config: Config): Record<string, unknown> {
   const base = config.baseUrl;
   return {
     issuer: config.issuer,
