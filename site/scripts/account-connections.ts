@@ -27,7 +27,7 @@ function finding(view: Pick<McpFindingView, "ok" | "says" | "fix">, extra = ""):
 function attemptBlock(attempt: ConnectionAttemptView, open: boolean): HTMLDetailsElement {
   const details = element("details", undefined, "attempt");
   details.open = open;
-  details.append(element("summary", `${dateFormat.format(attempt.startedAt)}: ${attempt.ok ? "went through" : "stopped"} at ${attempt.endedAt}`));
+  details.append(element("summary", `${dateFormat.format(attempt.startedAt)}: ${attempt.says}`));
   const steps = element("ul", undefined, "findings");
   for (const step of attempt.steps) steps.append(finding(step, step.error && !step.says.includes(step.error) ? ` (${step.error})` : ""));
   details.append(steps);

@@ -130,11 +130,11 @@ describe("the Connections card", () => {
     const goodText = await connectionText(page, good, "The app redeemed its code for a token.");
     expect(goodText).toContain("The sign-in page was shown to you.");
     expect(goodText).toContain("You approved it; the app was sent its code.");
-    expect(goodText).toContain("went through at code");
+    expect(goodText).toContain(": Got as far as the token endpoint");
     expect(goodText).toContain("Fix: The app holds a token now. If it still says it is not connected");
 
     const brokenText = await connectionText(page, broken, "The token endpoint refused the code (invalid_grant)");
-    expect(brokenText).toContain("stopped at code");
+    expect(brokenText).toContain(": Stopped at the token endpoint");
     expect(brokenText).toContain("Fix: The code (or refresh token) was refused: a code lives 10 minutes and works once, with the same redirect_uri and the code_verifier of its code_challenge");
     // Nothing secret is shown: neither code appears anywhere on the page.
     const whole = (await page.locator("body").textContent()) ?? "";

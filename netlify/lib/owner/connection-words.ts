@@ -3,6 +3,18 @@
 import type { ConnectionAttemptView, ConnectionClientView, ConnectionStepView } from "../pages/connections-view.ts";
 import { logText, type ConnectionRecord, type StoredStep } from "./connection-log.ts";
 
+/** Where an attempt got to, by its last step. */
+const STEP_PLACES: Record<string, string> = {
+  request: "the sign-in request",
+  document: "the app's client document",
+  consent: "the sign-in page",
+  approved: "your approval",
+  denied: "your answer",
+  code: "the token endpoint",
+  refresh: "a refresh",
+  resource: "your blog's check of the token",
+};
+
 const RECONNECT = "Remove the connection in the app and add it again.";
 
 /** Fixes for the OAuth errors the authorization endpoint answers. */
@@ -71,7 +83,8 @@ export function connectionView(record: ConnectionRecord): ConnectionClientView {
   const attempts: ConnectionAttemptView[] = record.attempts.map((attempt) => {
     const steps = attempt.steps.map((step, i) => stepView(step, i === attempt.steps.length - 1));
     const lastStep = steps[steps.length - 1]!;
-    return { startedAt: attempt.startedAt, endedAt: lastStep.step, ok: lastStep.ok, steps };
+    const place = STEP_PLACES[lastStep.step] ?? lastStep.step;
+    return { startedAt: attempt.startedAt, endedAt: lastStep.step, ok: lastStep.ok, says: lastStep.ok ? `Got as far as ${place}` : `Stopped at ${place}`, steps };
   });
   return { clientId: logText(record.clientId), approved: record.approved, lastAt: record.attempts[0]?.at ?? 0, attempts };
 }

@@ -12,7 +12,8 @@ import { isLoopbackHost } from "../protocol/urls.ts";
 import { logText } from "./connection-log.ts";
 import { authorizationServerFindings } from "./mcp-check-server.ts";
 
-const TIMEOUT_MS = 5000;
+/** Each of the two requests; both within a function's 10 seconds. */
+const TIMEOUT_MS = 4000;
 const MAX_BYTES = 64 * 1024;
 const INITIALIZE = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "netlify-indieauth check", version: "1" } } });
 const WELL_KNOWN = "/.well-known/oauth-protected-resource";

@@ -21,6 +21,8 @@ export interface ConnectionAttemptView {
   /** Where the attempt ended: its last step. */
   endedAt: string;
   ok: boolean;
+  /** How far it went, in words ("Stopped at the token endpoint"). */
+  says: string;
   steps: ConnectionStepView[];
 }
 
