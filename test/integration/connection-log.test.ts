@@ -14,6 +14,9 @@ import type { KeyValueStore } from "../../netlify/lib/platform/store.ts";
 import { resourceServer } from "../../netlify/lib/resource/server.ts";
 import { approveRequest, authorizationParams, authorizationRequest, BASE, bearer, CLIENT_ID, CLIENT_IP, codeForm, pkcePair, post, redirectParams, refreshForm, type Tokens } from "../helpers/requests.ts";
 import { testRuntime, type TestRuntime } from "../helpers/runtime.ts";
+import { consoleGet, consoleSignIn } from "../helpers/console.ts";
+import { OperationCounter, OPERATION_KINDS } from "../helpers/counting-store.ts";
+import type { ConnectionsView } from "../../netlify/lib/pages/connections-view.ts";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -108,8 +111,9 @@ describe("the connection log", () => {
     expect(log!.expiresAt).toBe(later + 30 * DAY_MS);
   });
 
-  it("holds at most 32 approved clients and 16 shared slots, however many clients send requests", async () => {
-    const rt = await testRuntime();
+  it("holds at most 32 approved clients and 16 shared slots, however many clients send requests; the console reads them with one list", async () => {
+    const counter = new OperationCounter();
+    const rt = await testRuntime({ wrapStore: (store) => counter.wrap(store) });
     const at = rt.now();
     const approved = Array.from({ length: CONNECTION_APPROVED_CEILING + 4 }, (_, i) => `https://app-${i}.example/`);
     for (const clientId of approved) await recordConnectionStep(rt.store, step(clientId, at, "p:1", { step: "approved", approvedClient: true }));
@@ -123,6 +127,17 @@ describe("the connection log", () => {
     const logs = await readConnectionLogs(rt.store, at + 2);
     expect(logs.filter((l) => l.approved).map((l) => l.clientId).sort()).toEqual(approved.slice(0, CONNECTION_APPROVED_CEILING).sort());
     expect(logs.length).toBeLessThanOrEqual(CONNECTION_APPROVED_CEILING + CONNECTION_SLOTS);
+
+    // The console's Connections view: one list, one read per record, and the session's check.
+    const cookie = await consoleSignIn(rt);
+    counter.reset();
+    const response = await consoleGet(rt, { cookie }, "/connections");
+    const ops = counter.snapshot();
+    expect(response.status).toBe(200);
+    expect(((await response.json()) as ConnectionsView).clients).toHaveLength(logs.length);
+    expect(ops.lists).toBe(1);
+    expect(ops.writes).toBe(0);
+    expect(OPERATION_KINDS.reduce((sum, kind) => sum + ops[kind], 0)).toBeLessThanOrEqual(CONNECTION_APPROVED_CEILING + CONNECTION_SLOTS + 4);
   });
 });
 

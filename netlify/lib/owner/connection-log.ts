@@ -129,11 +129,10 @@ export async function recordConnectionStep(store: KeyValueStore, event: StepEven
   if (recordOf(approved.value, event.clientId)) return write(store, key, event, true, approved);
   const slot = slotKey(event.clientId);
   if (event.approvedClient && (await store.list(APPROVED_PREFIX)).length < CONNECTION_APPROVED_CEILING) {
-    // Promoted: the attempts logged in its slot so far come along.
+    // Promoted: the attempts logged in its slot so far come along. The slot keeps its copy (a
+    // step written there meanwhile is not lost; the console merges the two: readConnectionLogs).
     const earlier = recordOf(await store.get(slot), event.clientId)?.attempts ?? [];
-    await write(store, key, event, true, approved, earlier);
-    if (earlier.length > 0) await store.delete(slot);
-    return;
+    return write(store, key, event, true, approved, earlier);
   }
   return write(store, slot, event, false, await store.getVersioned(slot));
 }
@@ -160,12 +159,41 @@ export function logConnectionSteps(target: LogTarget, steps: () => Promise<StepE
   }
 }
 
+/** Attempts of one client from two records, those sharing a link made one. */
+function mergeAttempts(first: readonly StoredAttempt[], second: readonly StoredAttempt[]): StoredAttempt[] {
+  const out = first.map((a) => ({ ...a }));
+  for (const attempt of second) {
+    const same = out.find((a) => a.links.some((link) => attempt.links.includes(link)));
+    if (!same) {
+      out.push(attempt);
+      continue;
+    }
+    const steps = new Map([...same.steps, ...attempt.steps].map((s) => [JSON.stringify([s.step, s.at, s.ok, s.error]), s]));
+    same.steps = [...steps.values()].sort((a, b) => a.at - b.at).slice(-STEPS_PER_ATTEMPT);
+    same.links = [...new Set([...same.links, ...attempt.links])];
+    same.startedAt = Math.min(same.startedAt, attempt.startedAt);
+    same.at = Math.max(same.at, attempt.at);
+  }
+  return out.sort((a, b) => b.at - a.at).slice(0, ATTEMPTS_PER_CLIENT);
+}
+
+/** One log per client. A client approved while another step of it was being written (the
+ * code redeemed at once, say) can have its slot's record beside its approved one: merged. */
+function oneEach(records: readonly ConnectionRecord[]): ConnectionRecord[] {
+  const byClient = new Map<string, ConnectionRecord>();
+  for (const record of records) {
+    const seen = byClient.get(record.clientId);
+    byClient.set(record.clientId, seen ? { ...seen, approved: seen.approved || record.approved, attempts: mergeAttempts(seen.attempts, record.attempts) } : record);
+  }
+  return [...byClient.values()];
+}
+
 /** The logs the console shows: at most the ceiling plus the slots, one list and one read each. */
 export async function readConnectionLogs(store: KeyValueStore, now: number): Promise<ConnectionRecord[]> {
   const keys = (await store.list(RECORDS.connectionLog.prefix)).slice(0, CONNECTION_APPROVED_CEILING + CONNECTION_SLOTS);
   const records = await Promise.all(keys.map((key) => store.get<ConnectionRecord>(key)));
-  return records
-    .filter((r): r is ConnectionRecord => r?.kind === "connection-log" && Array.isArray(r.attempts) && r.expiresAt > now)
+  const live = records.filter((r): r is ConnectionRecord => r?.kind === "connection-log" && Array.isArray(r.attempts) && r.expiresAt > now);
+  return oneEach(live.sort((a, b) => Number(b.approved) - Number(a.approved)))
     .map((r) => ({ ...r, attempts: r.attempts.filter((a) => a.at > now - RETENTION_MS) }))
     .filter((r) => r.attempts.length > 0)
     .sort((a, b) => b.attempts[0]!.at - a.attempts[0]!.at);
