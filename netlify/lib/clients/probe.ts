@@ -50,10 +50,10 @@ export async function probe(url: URL, options: ProbeOptions): Promise<ProbeAnswe
       agent: false,
       lookup: guardedLookup(options.policy, network.lookup),
     });
-    const timer = setTimeout(() => req.destroy(new FetchFailed("it did not answer within the time allowed")), options.timeoutMs);
+    const timer = setTimeout(() => req.destroy(new FetchFailed(`no answer within ${options.timeoutMs / 1000} seconds`)), options.timeoutMs);
     req.on("error", (error) => {
       clearTimeout(timer);
-      reject(error instanceof FetchRefused || error instanceof FetchFailed ? error : new FetchFailed(`it could not be reached: ${error.message}`));
+      reject(error instanceof FetchRefused || error instanceof FetchFailed ? error : new FetchFailed(error.message));
     });
     req.on("response", (res) => {
       const headers: Record<string, string> = {};
@@ -79,7 +79,7 @@ export async function probe(url: URL, options: ProbeOptions): Promise<ProbeAnswe
       res.on("end", done);
       res.on("error", (error) => {
         clearTimeout(timer);
-        if (!cut) reject(new FetchFailed(`reading its answer failed: ${error.message}`));
+        if (!cut) reject(new FetchFailed(`its answer broke off: ${error.message}`));
       });
     });
     req.end(body);

@@ -71,7 +71,7 @@ async function ask(url: URL, policy: AddressPolicy, init: { method?: "GET" | "PO
   try {
     return await probe(url, { policy, timeoutMs: TIMEOUT_MS, maxBytes: MAX_BYTES, ...init });
   } catch (error) {
-    return error instanceof Error ? error.message : "it could not be reached";
+    return logText(error instanceof Error ? error.message : "no answer");
   }
 }
 
@@ -81,7 +81,7 @@ async function challengeFindings(url: URL, policy: AddressPolicy, findings: McpF
   const derived = wellKnownMetadataUrl(url);
   const answer = await ask(url, policy, { method: "POST", headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream" }, body: INITIALIZE });
   if (typeof answer === "string") {
-    findings.push(problem(`Your MCP server could not be reached: ${answer}.`, "Check the URL, and that the site is deployed and public: hosts connect from their own servers."));
+    findings.push(problem(`Your MCP server could not be reached (${answer}).`, "Check the URL, and that the site is deployed and public: hosts connect from their own servers."));
     return derived;
   }
   if (answer.status >= 200 && answer.status < 300) {
@@ -123,7 +123,7 @@ async function metadataFindings(input: McpCheckInput, url: URL, at: string, find
   const checked = checkableUrl(at, input.development);
   if (!checked.ok) return void findings.push(problem(`The resource metadata's address cannot be checked: ${checked.reason}`, serve));
   const answer = await ask(checked.url, await checked.policy(), { headers: { Accept: "application/json" } });
-  if (typeof answer === "string") return void findings.push(problem(`The protected-resource metadata (RFC 9728) could not be read at ${logText(at)}: ${answer}.`, serve));
+  if (typeof answer === "string") return void findings.push(problem(`The protected-resource metadata (RFC 9728) could not be read at ${logText(at)} (${answer}).`, serve));
   if (answer.status !== 200) return void findings.push(problem(`There is no protected-resource metadata (RFC 9728) at ${logText(at)}: it answered ${answer.status}.`, serve));
   let doc: Record<string, unknown>;
   try {
