@@ -19,7 +19,7 @@ import { redirectToClient } from "../protocol/authorization-response.ts";
 import { issueRequestCode } from "../protocol/codes.ts";
 import { checkRequest, requestId, signRequest, type SignedRequest } from "../protocol/request-object.ts";
 import { grantedScopes } from "../protocol/scopes.ts";
-import { withApproveLog } from "./connection-steps.ts";
+import { withApproveLog } from "./sign-in-steps.ts";
 import { errorsMayRedirect } from "./error-redirects.ts";
 import { requestCheck } from "./request-check.ts";
 import { sessionMayApprove, signInOffer } from "./sign-in-offer.ts";

@@ -12,7 +12,7 @@ import { redeemCode, redemptionInput, type CodeRecord } from "../protocol/codes.
 import { checkResourceWithin, outsideGrant, requestedResource } from "../protocol/resource.ts";
 import { parseScope } from "../protocol/scopes.ts";
 import { canonicalUrl } from "../protocol/urls.ts";
-import { withTokenLog } from "./connection-steps.ts";
+import { withTokenLog } from "./token-steps.ts";
 import { revokeToken } from "./revocation.ts";
 import { verifyToken } from "./token-verification.ts";
 

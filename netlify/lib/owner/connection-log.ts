@@ -11,8 +11,9 @@
 // request, so requests from anyone only ever churn those slots: they never push an approved
 // app's log out, nor add records.
 //
-// Best effort: callers hand the write to the platform's waitUntil (logConnectionSteps), so it
-// never holds up nor fails the answer; a write that loses a race is retried, then dropped.
+// Best effort: logConnectionSteps hands the write to the platform's waitUntil where there is
+// one (Netlify has it), else waits LOG_DEADLINE_MS at most; a failure never reaches the answer,
+// and a write that loses a race is retried, then dropped.
 import { secretHash } from "../crypto/secrets.ts";
 import { RECORDS } from "../platform/records.ts";
 import type { KeyValueStore, Version } from "../platform/store.ts";
@@ -143,20 +144,30 @@ export interface LogTarget {
   waitUntil?: ((work: Promise<unknown>) => void) | undefined;
 }
 
-/** Records the steps that `steps` finds, after the answer: handed to waitUntil where there is
- * one, else left to finish on its own (never awaited). Never throws, never rejects. */
-export function logConnectionSteps(target: LogTarget, steps: () => Promise<StepEvent[]> | StepEvent[]): void {
+/** The longest an answer waits for its log where the platform has no waitUntil. */
+export const LOG_DEADLINE_MS = 1000;
+
+/** Records the steps that `steps` finds: handed to waitUntil where there is one (resolves at
+ * once), else resolves when written or after LOG_DEADLINE_MS, whichever is first (the write
+ * goes on). Never throws, never rejects. */
+export async function logConnectionSteps(target: LogTarget, steps: () => Promise<StepEvent[]> | StepEvent[]): Promise<void> {
   const work = Promise.resolve()
     .then(steps)
     .then(async (events) => {
       for (const event of events) await recordConnectionStep(target.store, event);
     })
     .catch((error: unknown) => console.warn(`indieauth: the connection log was not written: ${error instanceof Error ? error.message : String(error)}`));
-  try {
-    target.waitUntil?.(work);
-  } catch {
-    // The platform refused the work; it still runs.
+  if (target.waitUntil) {
+    try {
+      target.waitUntil(work);
+      return;
+    } catch {
+      // The platform refused the work: waited for below, as without waitUntil.
+    }
   }
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([work, new Promise<void>((resolve) => (timer = setTimeout(resolve, LOG_DEADLINE_MS)))]);
+  clearTimeout(timer);
 }
 
 /** Attempts of one client from two records, those sharing a link made one. */

@@ -1,6 +1,6 @@
 // A token the blog's function refused, told to the connection doctor (owner/connection-log.ts):
-// on the same site only (where the function shares the server's store), after the answer,
-// never in its way. The client is read from the token's grant in the background.
+// on the same site only (where the function shares the server's store), never awaited by the
+// answer (best effort: a platform may stop the function once it has answered). The client is read from the token's grant in the background.
 import { logConnectionSteps, attemptLinks } from "../owner/connection-log.ts";
 import { RECORDS } from "../platform/records.ts";
 import { blobStore, type KeyValueStore } from "../platform/store.ts";
@@ -19,7 +19,8 @@ export function refusalLog(settings: ResourceSettings | undefined, store: KeyVal
     if (!grantId) return;
     const at = now();
     const target = { store: (shared ??= store ?? blobStore(settings.storeName)) };
-    logConnectionSteps(target, async () => {
+    // Not awaited: the refusal is answered at once (the resource API has no waitUntil).
+    void logConnectionSteps(target, async () => {
       const grant = await target.store.get<GrantRecord>(RECORDS.grant.key(grantId));
       if (typeof grant?.clientId !== "string") return [];
       return [{ clientId: grant.clientId, step: "resource", ok: false, at, error: reason, links: [attemptLinks.grant(grantId)] }];
