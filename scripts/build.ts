@@ -106,6 +106,7 @@ export async function buildSite(env: Env = process.env, outDir = join(root, "dis
       "self-test": join(site, "scripts", "self-test.ts"),
       account: join(site, "scripts", "account.ts"),
       "account-alerts": join(site, "scripts", "account-alerts.ts"),
+      "account-connections": join(site, "scripts", "account-connections.ts"),
     },
     outdir: join(outDir, ASSETS),
     bundle: true,

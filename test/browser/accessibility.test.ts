@@ -275,6 +275,20 @@ describe("every page and state: zero axe violations, light and dark, desktop and
     await page.locator("#event-rows tr").first().waitFor();
     await audit(page, "account-signed-in");
 
+    // The connection doctor: the app's attempt (logged after each answer: read until it shows),
+    // and an MCP check's findings (a closed port on this machine: local development allows it).
+    await expect
+      .poll(async () => {
+        await page.locator("#connections-show:enabled").click();
+        await page.locator("#connections-show:enabled").waitFor();
+        return page.locator("#connection-list details").count();
+      })
+      .toBeGreaterThan(0);
+    await page.getByLabel("Your MCP server's URL").fill("http://127.0.0.1:9/mcp");
+    await page.getByRole("button", { name: "Check", exact: true }).click();
+    await page.locator("#mcp-findings > li").first().waitFor();
+    await audit(page, "account-connection-doctor");
+
     await page.locator("#passkey-list").getByRole("button", { name: "Remove", exact: true }).click();
     await page.locator("#confirm-dialog").waitFor();
     await audit(page, "account-remove-passkey");

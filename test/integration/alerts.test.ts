@@ -224,8 +224,9 @@ describe("alerts: never in the way", () => {
     const request = await signedRequest(rt, authorizationParams({ scope: "create" }));
     const response = await approveEndpoint(approveRequest(request, { scopes: ["create"] }), rt, { ip: CLIENT_IP, userAgent: CHROME_UA, waitUntil: background.waitUntil });
     expect(response.status).toBe(302);
-    // The app's first approval and the new browser's sign-in, both handed over.
-    expect(background.handedOver()).toBe(2);
+    // The app's first approval and the new browser's sign-in, both handed over (and the
+    // connection doctor's log of the approval: owner/connection-log.ts).
+    expect(background.handedOver()).toBe(3);
     await receiver.received(2);
     receiver.release();
     await background.settled();

@@ -61,6 +61,8 @@ describe("the store writes only declared kinds of record", () => {
       RECORDS.passkeys.key(),
       RECORDS.sessionSeen.key("s"),
       RECORDS.alertSent.key("test"),
+      RECORDS.connectionLog.key("a/x"),
+      RECORDS.mcpCheckCount.key(29_000_000),
       RECORDS.sweepCursor.key(),
     ];
     // One key of every kind, each recognised as its own kind.

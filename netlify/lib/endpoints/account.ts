@@ -15,6 +15,7 @@ import { deviceLabel } from "../owner/user-agent.ts";
 import type { AccountOverview, AccountSessionView } from "../pages/account-view.ts";
 import { ACCOUNT_API } from "../pages/paths.ts";
 import { alertsStatus, sendTestAlert } from "./alerts-console.ts";
+import { connections, mcpCheck } from "./connections-console.ts";
 import { signedIn, signInMethods } from "./console-session.ts";
 
 /** Legacy grants counted per console load while the summary rebuild is unfinished. */
@@ -166,5 +167,7 @@ export const accountApi = actionsEndpoint({
     "/passkeys/delete": { POST: action(signedIn(deleteKey)) },
     "/alerts": { GET: { answers: "json", run: signedIn(alertsStatus) } },
     "/alerts/test": { POST: action(signedIn(sendTestAlert)) },
+    "/connections": { GET: { answers: "json", run: signedIn(connections) } },
+    "/mcp-check": { POST: action(signedIn(mcpCheck)) },
   },
 });

@@ -20,6 +20,7 @@ import { issueRequestCode } from "../protocol/codes.ts";
 import { checkRequest, requestId, signRequest, type SignedRequest } from "../protocol/request-object.ts";
 import { grantedScopes, OFFLINE_ACCESS } from "../protocol/scopes.ts";
 import { policyOf } from "./approval-policy.ts";
+import { withApproveLog } from "./sign-in-steps.ts";
 import { errorsMayRedirect } from "./error-redirects.ts";
 import { requestCheck } from "./request-check.ts";
 
@@ -123,7 +124,7 @@ export const approveEndpoint = actionsEndpoint({
   base: APPROVE_PATH,
   unknownAction: "There is no such step of the sign-in.",
   actions: {
-    "": { POST: { answers: "page", sameOriginOnly: "This form can only be sent from this site's own sign-in page.", run: approve } },
+    "": { POST: { answers: "page", sameOriginOnly: "This form can only be sent from this site's own sign-in page.", run: withApproveLog(approve) } },
     "/check": { POST: requestCheck },
   },
 });

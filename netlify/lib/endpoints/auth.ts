@@ -5,9 +5,10 @@ import { CLIENT_LOGO_PATH } from "../pages/paths.ts";
 import { authorize } from "./authorize.ts";
 import { serveClientLogo } from "./client-logo.ts";
 import { redeemForProfile } from "./profile-redemption.ts";
+import { withAuthorizeLog } from "./sign-in-steps.ts";
 
 const signIn = endpoint({
-  GET: { answers: "page", run: authorize },
+  GET: { answers: "page", run: withAuthorizeLog(authorize) },
   POST: { answers: "json", run: redeemForProfile },
 });
 

@@ -5,7 +5,7 @@ import { json } from "../http/responses.ts";
 import { SUPPORTED_SCOPES } from "../protocol/scopes.ts";
 import { ASSERTION_ALGORITHMS } from "../clients/client-keys.ts";
 
-function metadataDocument(config: Config): Record<string, unknown> {
+export function metadataDocument(config: Config): Record<string, unknown> {
   const base = config.baseUrl;
   return {
     issuer: config.issuer,

@@ -14,6 +14,7 @@ import { redeemCode, redemptionInput, type CodeRecord } from "../protocol/codes.
 import { checkResourceWithin, outsideGrant, requestedResource } from "../protocol/resource.ts";
 import { accessScopes, parseScope } from "../protocol/scopes.ts";
 import { canonicalUrl } from "../core/urls.ts";
+import { withTokenLog } from "./token-steps.ts";
 import { revokeToken } from "./revocation.ts";
 import { verifyToken } from "./token-verification.ts";
 
@@ -106,5 +107,5 @@ export const tokenEndpoint = endpoint({
   cors: true,
   // The legacy token verification: the same answer as POST /introspect.
   GET: { answers: "json", run: (ctx) => verifyToken(ctx, null) },
-  POST: { answers: "json", run: tokenRequest },
+  POST: { answers: "json", run: withTokenLog(tokenRequest) },
 });

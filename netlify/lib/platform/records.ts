@@ -113,6 +113,13 @@ export const RECORDS = {
   sessionSeen: expiring("session last seen", "session-seen/", (sessionId: string) => sessionId),
   /** That an alert of one kind went to NOTIFY_URL, until a minute later (owner/alerts.ts). */
   alertSent: expiring("alert sent", "alerts/", (kind: string) => kind),
+  /** The connection doctor's log of one client's last attempts (owner/connection-log.ts):
+   * `a/<app id>` for a client the owner approved (at most CONNECTION_APPROVED_CEILING), or
+   * `u/<slot>` in one of CONNECTION_SLOTS slots for any other client (chosen by its hash, a
+   * colliding client takes the slot over), so that requests from anyone cannot grow it. */
+  connectionLog: expiring("connection log", "connections/", (tierAndId: string) => tierAndId),
+  /** The console's MCP server checks of one minute (owner/mcp-check-limit.ts). */
+  mcpCheckCount: expiring("MCP check counter", "mcp-checks/", (minute: number) => String(minute).padStart(9, "0"), "ascending"),
   /** Where the last bounded sweep stopped, for the next run to go on from. */
   sweepCursor: permanent("housekeeping cursor", "housekeeping/sweep"),
 };

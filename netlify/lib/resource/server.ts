@@ -8,6 +8,7 @@ import { json } from "../http/responses.ts";
 import { blobStore, StorageUnavailable, type KeyValueStore } from "../platform/store.ts";
 import { IntrospectionClient } from "./introspection-client.ts";
 import { metadataDocument, metadataUrlOf, resolveResource, resourcePathOf, type ProtectedResourceMetadata, type ResourceDescription } from "./metadata.ts";
+import { refusalLog } from "./refusal-log.ts";
 import { tokenOfRequest } from "./request-token.ts";
 import { verifySameSite } from "./same-site.ts";
 import { readResourceSettings, type ResourceSettings } from "./settings.ts";
@@ -94,6 +95,7 @@ export function resourceServer(options: ResourceServerOptions = {}): ResourceSer
   const settings = read.ok ? read.settings : undefined;
   const setupError = read.ok ? undefined : new ResourceSetupError(read.problem.variable, `${read.problem.message}. ${read.problem.fix}.`);
   let verify: Verify | undefined;
+  const logRefusal = refusalLog(settings, options.store, options.now ?? Date.now);
 
   /** The issuer, and the origin relative resources are taken against. */
   const issuerFor = (request?: Request): string => {
@@ -141,12 +143,14 @@ export function resourceServer(options: ResourceServerOptions = {}): ResourceSer
         return refusal(unavailable(error), challenge);
       }
       if (!answer.active) {
+        logRefusal(found.token, answer.reason);
         // The same words in both modes, whatever the reason: the holder learns only that it is refused.
         const description = answer.reason === "wrong-resource" ? "The access token was not issued for this resource." : "The access token is invalid, expired or revoked.";
         return refusal(new InvalidToken(description), challenge);
       }
       const granted = new Set(answer.scope.split(SCOPE_SEPARATOR));
       if (needed.some((scope) => !granted.has(scope))) {
+        logRefusal(found.token, "insufficient_scope");
         return refusal(new InsufficientScope(`The access token does not carry the scope this needs: ${needed.join(" ")}.`, needed.join(" ")), challenge);
       }
       return answer;

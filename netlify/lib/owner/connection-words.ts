@@ -1,0 +1,90 @@
+// The connection doctor's words: each logged step as a sentence, and the fix where one is
+// known for its OAuth error or refusal reason. docs/troubleshooting.md lists the same.
+import type { ConnectionAttemptView, ConnectionClientView, ConnectionStepView } from "../pages/connections-view.ts";
+import { logText, type ConnectionRecord, type StoredStep } from "./connection-log.ts";
+
+/** Where an attempt got to, by its last step. */
+const STEP_PLACES: Record<string, string> = {
+  request: "the sign-in request",
+  document: "the app's client document",
+  consent: "the sign-in page",
+  approved: "your approval",
+  denied: "your answer",
+  code: "the token endpoint",
+  refresh: "a refresh",
+  resource: "your blog's check of the token",
+};
+
+const RECONNECT = "Remove the connection in the app and add it again.";
+
+/** Fixes for the OAuth errors the authorization endpoint answers. */
+const REQUEST_FIXES: Record<string, string> = {
+  invalid_request: "The app sent an incomplete or malformed request (the message says which part). Update the app; if it is your own, fix that parameter.",
+  invalid_scope: "The app asked for scopes this server does not grant. An MCP server should list the scopes it needs in its protected-resource metadata (scopes_supported), so that hosts ask for those.",
+  invalid_target: "The resource the app named is not on your site. Point the app at your blog's MCP URL, exactly as your protected-resource metadata's resource says.",
+  unsupported_response_type: "The app must use response_type=code.",
+};
+
+/** Fixes for the OAuth errors /token answers to a code redemption or a refresh. */
+const TOKEN_FIXES: Record<string, string> = {
+  invalid_grant: `The code (or refresh token) was refused: a code lives 10 minutes and works once, with the same redirect_uri and the code_verifier of its code_challenge; a refresh token works once. Using one twice revokes the connection. ${RECONNECT}`,
+  invalid_client: "The app did not identify itself as its client document declares: a public client sends its client_id; one that declares private_key_jwt sends a signed client_assertion.",
+  invalid_target: "The resource sent to /token is not the one the app asked for at sign-in. The app must send the same resource (your MCP URL) both times.",
+  invalid_scope: "The app asked /token for more than you approved. It should ask for the approved scopes, or none.",
+  invalid_request: "The app's token request lacks a parameter (the message says which). Update the app.",
+  unsupported_grant_type: "The app must use grant_type=authorization_code or refresh_token.",
+  temporarily_unavailable: "Storage did not answer in time. The app should try again; if this repeats, check Netlify's status.",
+};
+
+/** Sentences and fixes for a token refused by the blog's functions (the resource API). */
+const RESOURCE_REFUSALS: Record<string, { says: string; fix: string }> = {
+  "wrong-resource": { says: "Your blog refused the token: it was issued for another resource (wrong audience).", fix: "The app must send resource= your MCP URL exactly, and the function's requireToken must name the same resource; the protected-resource metadata's resource must equal that URL too." },
+  insufficient_scope: { says: "Your blog refused the token: it lacks the scope the function requires.", fix: `List that scope in the resource's scopes_supported and in its 401 challenge, so that the app asks for it. ${RECONNECT}` },
+  expired: { says: "Your blog refused the token: it had expired.", fix: "The app should renew it with its refresh token. If it never does, reconnect it; an app that cannot refresh needs a longer ACCESS_TOKEN_TTL." },
+  revoked: { says: "Your blog refused the token: it was revoked (from this page, or because a code or refresh token was used twice).", fix: RECONNECT },
+  unknown: { says: "Your blog refused the token: this server never issued it, or its connection is gone.", fix: RECONNECT },
+  "refresh-token": { says: "Your blog refused the token: the app sent its refresh token instead of its access token.", fix: "A bug in the app: report it to its maker." },
+  code: { says: "Your blog refused the token: the app sent its authorization code instead of an access token.", fix: "A bug in the app: report it to its maker." },
+  malformed: { says: "Your blog refused the token: it is not a token of this server.", fix: "The app is configured with another server's token. Reconnect it." },
+};
+
+const TOKEN_IN_HAND = "The app holds a token now. If it still says it is not connected, it never called your MCP server with it: run Check my MCP server below, then reconnect; for claude.ai, report the connection's reference (ofid_…) to Anthropic.";
+
+function detail(step: StoredStep): string {
+  return step.detail ? `: ${step.detail}` : "";
+}
+
+function stepView(step: StoredStep, last: boolean): ConnectionStepView {
+  const base = { at: step.at, step: step.step, ok: step.ok, ...(step.error ? { error: logText(step.error) } : {}) };
+  const withFix = (says: string, fix?: string): ConnectionStepView => ({ ...base, says, ...(fix ? { fix } : {}) });
+  switch (step.step) {
+    case "request":
+      return withFix(`The sign-in request was refused (${step.error ?? "error"})${detail(step)}`, REQUEST_FIXES[step.error ?? ""]);
+    case "document":
+      return step.ok ? withFix(`The sign-in request was checked and the app's information read${detail(step)}.`) : withFix(`The app's client document could not be used${detail(step)}`, "The client_id must be an https URL serving the app's metadata (JSON) with its redirect_uris, within 5 KB, without redirects. If the app's host blocks datacenter fetches, the app's maker must allow them.");
+    case "consent":
+      return withFix("The sign-in page was shown to you.", last ? "You did not answer, or the page was closed: the app waits for you to approve or deny." : undefined);
+    case "approved":
+      return withFix(`You approved it; the app was sent its code${detail(step)}.`, last ? "The app never redeemed the code at /token: it may have failed to reach this server, or given up. Try again; if it repeats, the app's logs say why." : undefined);
+    case "denied":
+      return withFix("You denied it; the app was told access_denied.");
+    case "code":
+      return step.ok ? withFix("The app redeemed its code for a token.", last ? TOKEN_IN_HAND : undefined) : withFix(`The token endpoint refused the code (${step.error ?? "error"})${detail(step)}`, TOKEN_FIXES[step.error ?? ""]);
+    case "refresh":
+      return step.ok ? withFix("The app renewed its token.") : withFix(`The token endpoint refused a refresh (${step.error ?? "error"})${detail(step)}`, TOKEN_FIXES[step.error ?? ""]);
+    case "resource": {
+      const refusal = RESOURCE_REFUSALS[step.error ?? ""];
+      return refusal ? withFix(refusal.says, refusal.fix) : withFix(`Your blog refused the token (${step.error ?? "refused"}).`);
+    }
+  }
+}
+
+export function connectionView(record: ConnectionRecord): ConnectionClientView {
+  const attempts: ConnectionAttemptView[] = record.attempts.map((attempt) => {
+    const steps = attempt.steps.map((step, i) => stepView(step, i === attempt.steps.length - 1));
+    const lastStep = steps[steps.length - 1]!;
+    const place = STEP_PLACES[lastStep.step] ?? lastStep.step;
+    return { startedAt: attempt.startedAt, endedAt: lastStep.step, ok: lastStep.ok, says: lastStep.ok ? `Got as far as ${place}` : `Stopped at ${place}`, steps };
+  });
+  return { clientId: logText(record.clientId), approved: record.approved, lastAt: record.attempts[0]?.at ?? 0, attempts };
+}
