@@ -15,8 +15,8 @@ import { kb, ms, stats } from "./stats.ts";
 
 const exec = promisify(execFile);
 
-/** The heavy packages no function may load at cold start, only in a request that needs them. */
-const WATCHED_PACKAGES = ["@simplewebauthn/server", "microformats-parser", "parse5", "bcryptjs"];
+/** The packages no function may load at cold start, only in a request that needs them. */
+const WATCHED_PACKAGES = ["@simplewebauthn/server", "microformats-parser", "parse5", "bcryptjs", "jose", "ipaddr.js", "cookie"];
 
 /** Imports one module and prints how long that took; runs in a fresh Node process. */
 const IMPORT_RUNNER = `const start = performance.now();
@@ -120,7 +120,7 @@ export function printColdStarts(cold: ColdStarts): void {
   say(`aim (reported, not judged): <= ${BUDGET.coldImportFloorAim}x the floor: ${functions.length - over.length} of ${functions.length} functions${over.length > 0 ? `; over: ${over.join(", ")}` : ""}`);
   say(`every zip also carries Netlify's bootstrap, ${kb(floor.bootstrapBytes)} KB uncompressed, not counted; netlify build took ${cold.buildSeconds.toFixed(0)} s`);
   for (const f of functions) {
-    const onDemand = f.onDemandPackages.filter((p) => WATCHED_PACKAGES.includes(p) || p === "ipaddr.js" || p === "jose");
+    const onDemand = f.onDemandPackages.filter((p) => WATCHED_PACKAGES.includes(p));
     say(`${f.fn}: loads ${f.coldStartPackages.join(", ") || "no package"} at cold start${onDemand.length > 0 ? `; on demand: ${onDemand.join(", ")}` : ""}`);
   }
 }
