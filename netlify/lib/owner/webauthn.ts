@@ -108,8 +108,10 @@ export async function verifyRegistration(
   const challenge = await redeemTicket(store, config, input.ticket, "registration", now);
   if (!challenge) return null;
   const rp = relyingParty(config);
+  // Outside the try: a library that fails to load is an error, not a wrong answer.
+  const { verifyRegistrationResponse } = await simpleWebAuthn();
   try {
-    const result = await (await simpleWebAuthn()).verifyRegistrationResponse({
+    const result = await verifyRegistrationResponse({
       response,
       expectedChallenge: challenge,
       expectedOrigin: rp.origin,
@@ -160,8 +162,10 @@ export async function verifyAuthentication(
   const challenge = await redeemTicket(store, config, input.ticket, "authentication", now);
   if (!challenge) return null;
   const rp = relyingParty(config);
+  // Outside the try: a library that fails to load is an error, not a wrong answer.
+  const { verifyAuthenticationResponse } = await simpleWebAuthn();
   try {
-    const result = await (await simpleWebAuthn()).verifyAuthenticationResponse({
+    const result = await verifyAuthenticationResponse({
       response,
       expectedChallenge: challenge,
       expectedOrigin: rp.origin,
