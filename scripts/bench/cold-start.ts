@@ -8,7 +8,7 @@ import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import type { Env } from "../../netlify/lib/platform/config.ts";
 import { buildFunctions, type BuiltFunction } from "../build-functions.ts";
-import { buildDeployed, FLOOR, type DeployedFunction } from "./deployed-functions.ts";
+import { buildDeployed, FLOOR, FLOOR_CRYPTO, type DeployedFunction } from "./deployed-functions.ts";
 import { check, printTable, say, verdict } from "./report.ts";
 import { BUDGET, IMPORT_RUNS } from "./settings.ts";
 import { kb, ms, stats } from "./stats.ts";
@@ -51,6 +51,8 @@ interface ColdStarts {
   /** Importing an empty module the same way: what Node itself costs. */
   emptyModuleMs: number;
   floor: Measured;
+  /** The floor with node:crypto (deployed-functions.ts): Node's share of every function's import. */
+  floorCrypto: Measured;
   functions: ColdStart[];
 }
 
@@ -95,9 +97,9 @@ export async function runColdStarts(env: Env): Promise<ColdStarts> {
     const empty = join(build.dir, "empty.mjs");
     await writeFile(runner, IMPORT_RUNNER);
     await writeFile(empty, "export {};\n");
-    const all = [build.floor, ...build.functions];
+    const all = [build.floor, build.floorCrypto, ...build.functions];
     const [emptyRuns, ...runs] = await importTimes(runner, [empty, ...all.map((f) => f.entry)]);
-    const [floor, ...functions] = all.map((f, i) => measured(f, runs[i]!));
+    const [floor, floorCrypto, ...functions] = all.map((f, i) => measured(f, runs[i]!));
     // What each function loads when: the same build, with esbuild's metafile read.
     const loads = new Map((await buildFunctions(join(build.dir, "loads"))).map((f) => [f.name, f]));
     return {
@@ -105,6 +107,7 @@ export async function runColdStarts(env: Env): Promise<ColdStarts> {
       buildSeconds: build.buildSeconds,
       emptyModuleMs: stats(emptyRuns!.wall).p50,
       floor: floor!,
+      floorCrypto: floorCrypto!,
       functions: functions.map((f) => judge(f, floor!, loads.get(f.fn))),
     };
   } finally {
@@ -122,6 +125,7 @@ export function printColdStarts(cold: ColdStarts): void {
     [
       ...functions.map((f) => [f.fn, ...row(f), f.floorRatio.toFixed(2), ms(f.importCpuMs), f.cpuFloorRatio.toFixed(2), verdict(f.sizePass), verdict(f.importPass), verdict(f.lazyPass), f.withinAim ? "yes" : "no"]),
       [`${FLOOR} (floor: imports only @netlify/blobs)`, ...row(floor), "1.00", ms(floor.importCpuMs), "1.00", "", "", "", ""],
+      [`${FLOOR_CRYPTO} (the floor + node:crypto)`, ...row(cold.floorCrypto), (cold.floorCrypto.importMs / floor.importMs).toFixed(2), ms(cold.floorCrypto.importCpuMs), (cold.floorCrypto.importCpuMs / floor.importCpuMs).toFixed(2), "", "", "", ""],
       ["(an empty module)", "", "", "", "", ms(cold.emptyModuleMs), "", "", "", "", "", "", "", ""],
     ],
   );
