@@ -7,8 +7,11 @@
 // packages that module imports load at every cold start. Here each function's code splits at its
 // dynamic imports: the WebAuthn library loads only in a passkey ceremony, the HTML parser only
 // when a client's page is fetched, bcrypt only for a bcrypt hash. `npm run bench` measures it.
-import { mkdir, readdir, rm, stat, writeFile } from "node:fs/promises";
-import { dirname, join } from "node:path";
+// Import packages on use, never our own modules: a dynamic import of one of ours makes esbuild
+// move the code it shares with the handler into chunks that every cold start loads (each module
+// file costs about a millisecond); the function-build test holds each cold start to handler.mjs.
+import { mkdir, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { dirname, join, relative } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { build, type Metafile } from "esbuild";
 import type { Build } from "../netlify/lib/platform/setup.ts";
@@ -46,6 +49,8 @@ export interface BuiltFunction {
   coldStartPackages: string[];
   /** The packages only in chunks that load when a request first needs them. */
   onDemandPackages: string[];
+  /** The files of the folder that a cold start loads besides the entry (handler.mjs first). */
+  coldStartFiles: string[];
 }
 
 /** The package a bundled input belongs to, or null for our own code. */
@@ -53,25 +58,55 @@ function packageOf(input: string): string | null {
   return /(?:^|\/)node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(input)?.[1] ?? null;
 }
 
-/** Which packages load at cold start and which on demand, from esbuild's metafile: the
- * outputs reachable from the handler by static imports load with it. */
-function packagesByLoad(metafile: Metafile, handler: string): Pick<BuiltFunction, "coldStartPackages" | "onDemandPackages"> {
+/** The outputs a cold start loads: the handler and what it imports statically (but `dropped`). */
+function coldStartOutputs(metafile: Metafile, handler: string, dropped: ReadonlySet<string> = new Set()): Set<string> {
   const outputs = metafile.outputs;
   const loaded = new Set<string>();
   const visit = (path: string) => {
     if (loaded.has(path) || !outputs[path]) return;
     loaded.add(path);
-    for (const imported of outputs[path].imports) if (imported.kind === "import-statement") visit(imported.path);
+    for (const imported of outputs[path].imports) if (imported.kind === "import-statement" && !(path === handler && dropped.has(imported.path))) visit(imported.path);
   };
   visit(handler);
+  return loaded;
+}
+
+/** Which packages load at cold start and which on demand, from esbuild's metafile: the
+ * outputs reachable from the handler by static imports load with it. */
+function packagesByLoad(metafile: Metafile, handler: string, dropped: ReadonlySet<string>): Pick<BuiltFunction, "coldStartPackages" | "onDemandPackages" | "coldStartFiles"> {
+  const outputs = metafile.outputs;
+  const loaded = coldStartOutputs(metafile, handler, dropped);
   const packagesIn = (paths: string[]) => new Set(paths.flatMap((path) => Object.keys(outputs[path]!.inputs).map(packageOf).filter((p): p is string => p !== null)));
   const cold = packagesIn([...loaded]);
   const all = packagesIn(Object.keys(outputs));
-  return { coldStartPackages: [...cold].sort(), onDemandPackages: [...all].filter((p) => !cold.has(p)).sort() };
+  const coldStartFiles = [...loaded].map((path) => relative(dirname(handler), path));
+  return { coldStartPackages: [...cold].sort(), onDemandPackages: [...all].filter((p) => !cold.has(p)).sort(), coldStartFiles };
 }
 
 // esbuild's ESM output keeps a CommonJS package's require() of Node's own modules: give it one.
 const REQUIRE_SHIM = 'import{createRequire as __indieauthRequire}from"node:module";const require=__indieauthRequire(import.meta.url);';
+
+/** Every module file costs a cold start about a millisecond (resolve, read, compile, link),
+ * as much as 20 KB more code in one file. esbuild puts its helpers for CommonJS packages (which
+ * only on-demand chunks use) in a chunk of their own, and the handler imports it for side
+ * effects it does not have: that import is dropped. A chunk with no input is such a chunk (the
+ * helpers are no module of ours or of a package); the chunks that use a helper import it by name. */
+async function dropHelperImports(metafile: Metafile, handler: string): Promise<Set<string>> {
+  const isHelpers = (path: string) => {
+    const inputs = metafile.outputs[path]?.inputs;
+    return inputs !== undefined && Object.keys(inputs).length === 0;
+  };
+  const dropped = new Set<string>();
+  let code = await readFile(handler, "utf8");
+  for (const { path, kind } of metafile.outputs[handler]!.imports) {
+    const statement = `import"./${relative(dirname(handler), path)}";`;
+    if (kind !== "import-statement" || !isHelpers(path) || !code.includes(statement)) continue;
+    code = code.replace(statement, "");
+    dropped.add(path);
+  }
+  if (dropped.size > 0) await writeFile(handler, code);
+  return dropped;
+}
 
 async function folderBytes(dir: string): Promise<number> {
   let total = 0;
@@ -112,6 +147,8 @@ export async function buildFunctions(outDir: string, options: FunctionBuildOptio
       define: { INDIEAUTH_BUILT_FOR: JSON.stringify(options.built ?? "standalone") },
       logLevel: "warning",
     });
+    const handlerOutput = Object.keys(metafile.outputs).find((path) => path.endsWith(`${name}/handler.mjs`))!;
+    const dropped = await dropHelperImports(metafile, handlerOutput);
     // The config a module exports (cleanup's schedule) is read from the built handler, and
     // written out as a literal in the entry module, where Netlify reads it without running code.
     const handler = pathToFileURL(join(dir, "handler.mjs")).href;
@@ -126,8 +163,7 @@ export async function buildFunctions(outDir: string, options: FunctionBuildOptio
     ].join("\n");
     await mkdir(dir, { recursive: true });
     await writeFile(join(dir, `${name}.mjs`), entry);
-    const handlerOutput = Object.keys(metafile.outputs).find((path) => path.endsWith(`${name}/handler.mjs`))!;
-    built.push({ name, dir, bytes: await folderBytes(dir), ...packagesByLoad(metafile, handlerOutput) });
+    built.push({ name, dir, bytes: await folderBytes(dir), ...packagesByLoad(metafile, handlerOutput, dropped) });
   }
   return built;
 }

@@ -8,27 +8,35 @@ import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import type { Env } from "../../netlify/lib/platform/config.ts";
 import { buildFunctions, type BuiltFunction } from "../build-functions.ts";
-import { buildDeployed, FLOOR, type DeployedFunction } from "./deployed-functions.ts";
+import { buildDeployed, FLOOR, FLOOR_CRYPTO, type DeployedFunction } from "./deployed-functions.ts";
 import { check, printTable, say, verdict } from "./report.ts";
 import { BUDGET, IMPORT_RUNS } from "./settings.ts";
 import { kb, ms, stats } from "./stats.ts";
 
 const exec = promisify(execFile);
 
-/** The heavy packages no function may load at cold start, only in a request that needs them. */
-const WATCHED_PACKAGES = ["@simplewebauthn/server", "microformats-parser", "parse5", "bcryptjs"];
+/** The packages no function may load at cold start, only in a request that needs them. */
+const WATCHED_PACKAGES = ["@simplewebauthn/server", "microformats-parser", "parse5", "bcryptjs", "jose", "ipaddr.js", "cookie"];
 
-/** Imports one module and prints how long that took; runs in a fresh Node process. */
-const IMPORT_RUNNER = `const start = performance.now();
+/** Imports one module and prints how long that took, and the CPU time it took (all of the
+ * process's threads; a busy machine moves it far less than the wall time); in a fresh process. */
+const IMPORT_RUNNER = `const cpu = process.cpuUsage();
+const start = performance.now();
 await import(process.argv[2]);
-process.stdout.write(String(performance.now() - start));
+const wall = performance.now() - start;
+const used = process.cpuUsage(cpu);
+process.stdout.write(wall + " " + (used.user + used.system) / 1000);
 `;
 
-type Measured = Omit<DeployedFunction, "entry"> & { shippedBytes: number; importMs: number; importRuns: number[] };
+type Measured = Omit<DeployedFunction, "entry"> & { shippedBytes: number; importMs: number; importRuns: number[]; importCpuMs: number };
 
 interface ColdStart extends Measured {
   floorRatio: number;
+  /** The same ratio in CPU time: reported beside the judged one, as the steadier reading. */
+  cpuFloorRatio: number;
   importPass: boolean;
+  /** Within the aim (BUDGET.coldImportFloorAim x floor); reported only. */
+  withinAim: boolean;
   sizePass: boolean;
   /** Packages in the code a cold start loads, and those only in chunks that load on demand
    * (from esbuild's metafile of the same build, scripts/build-functions.ts). */
@@ -43,29 +51,34 @@ interface ColdStarts {
   /** Importing an empty module the same way: what Node itself costs. */
   emptyModuleMs: number;
   floor: Measured;
+  /** The floor with node:crypto (deployed-functions.ts): Node's share of every function's import. */
+  floorCrypto: Measured;
   functions: ColdStart[];
 }
 
 /** Imports each module IMPORT_RUNS times, each in a fresh Node process. Round-robin across the
  * modules, so that a busy moment on the machine weighs on all of them alike. */
-async function importTimes(runner: string, entries: readonly string[]): Promise<number[][]> {
-  const times = entries.map((): number[] => []);
+async function importTimes(runner: string, entries: readonly string[]): Promise<{ wall: number[]; cpu: number[] }[]> {
+  const times = entries.map(() => ({ wall: [] as number[], cpu: [] as number[] }));
   for (let run = 0; run < IMPORT_RUNS; run++) {
     for (const [i, entry] of entries.entries()) {
       // A bare environment: the top level of a function must need none.
       const { stdout } = await exec(process.execPath, [runner, pathToFileURL(entry).href], { env: { PATH: process.env.PATH ?? "" }, timeout: 20_000 });
-      times[i]!.push(Number(stdout));
+      const [wall, cpu] = stdout.split(" ").map(Number);
+      times[i]!.wall.push(wall!);
+      times[i]!.cpu.push(cpu!);
     }
   }
   return times;
 }
 
-function measured({ entry: _entry, ...f }: DeployedFunction, importRuns: number[]): Measured {
-  return { ...f, shippedBytes: f.codeBytes + f.packagesBytes, importMs: stats(importRuns).p50, importRuns };
+function measured({ entry: _entry, ...f }: DeployedFunction, runs: { wall: number[]; cpu: number[] }): Measured {
+  return { ...f, shippedBytes: f.codeBytes + f.packagesBytes, importMs: stats(runs.wall).p50, importRuns: runs.wall, importCpuMs: stats(runs.cpu).p50 };
 }
 
 function judge(f: Measured, floor: Measured, loads: BuiltFunction | undefined): ColdStart {
   const floorRatio = f.importMs / floor.importMs;
+  const cpuFloorRatio = f.importCpuMs / floor.importCpuMs;
   const limitMs = Math.min(BUDGET.coldImportFloorRatio * floor.importMs, BUDGET.coldImportMs);
   const importBudget = `<= ${BUDGET.coldImportFloorRatio}x floor (${ms(BUDGET.coldImportFloorRatio * floor.importMs)} ms) and <= ${BUDGET.coldImportMs} ms`;
   const importPass = check("3 cold start", `${f.fn} cold import`, `${ms(f.importMs)} ms (${floorRatio.toFixed(2)}x floor)`, importBudget, f.importMs <= limitMs);
@@ -73,7 +86,8 @@ function judge(f: Measured, floor: Measured, loads: BuiltFunction | undefined): 
   const coldStartPackages = loads?.coldStartPackages ?? [];
   const heavy = coldStartPackages.filter((p) => WATCHED_PACKAGES.includes(p));
   const lazyPass = check("3 cold start", `${f.fn} heavy packages at cold start`, loads ? heavy.join(", ") || "none" : "unknown", `none of ${WATCHED_PACKAGES.join(", ")}`, loads !== undefined && heavy.length === 0);
-  return { ...f, floorRatio, importPass, sizePass, coldStartPackages, onDemandPackages: loads?.onDemandPackages ?? [], lazyPass };
+  const withinAim = floorRatio <= BUDGET.coldImportFloorAim;
+  return { ...f, floorRatio, cpuFloorRatio, importPass, withinAim, sizePass, coldStartPackages, onDemandPackages: loads?.onDemandPackages ?? [], lazyPass };
 }
 
 export async function runColdStarts(env: Env): Promise<ColdStarts> {
@@ -83,16 +97,17 @@ export async function runColdStarts(env: Env): Promise<ColdStarts> {
     const empty = join(build.dir, "empty.mjs");
     await writeFile(runner, IMPORT_RUNNER);
     await writeFile(empty, "export {};\n");
-    const all = [build.floor, ...build.functions];
+    const all = [build.floor, build.floorCrypto, ...build.functions];
     const [emptyRuns, ...runs] = await importTimes(runner, [empty, ...all.map((f) => f.entry)]);
-    const [floor, ...functions] = all.map((f, i) => measured(f, runs[i]!));
+    const [floor, floorCrypto, ...functions] = all.map((f, i) => measured(f, runs[i]!));
     // What each function loads when: the same build, with esbuild's metafile read.
     const loads = new Map((await buildFunctions(join(build.dir, "loads"))).map((f) => [f.name, f]));
     return {
       method: `netlify build --offline in a copy of the checkout (its build command prebuilds the functions); each zip unzipped; median of ${IMPORT_RUNS} fresh node processes importing <name>.mjs, the module Netlify's entry point imports`,
       buildSeconds: build.buildSeconds,
-      emptyModuleMs: stats(emptyRuns!).p50,
+      emptyModuleMs: stats(emptyRuns!.wall).p50,
       floor: floor!,
+      floorCrypto: floorCrypto!,
       functions: functions.map((f) => judge(f, floor!, loads.get(f.fn))),
     };
   } finally {
@@ -106,16 +121,19 @@ export function printColdStarts(cold: ColdStarts): void {
   printTable(
     `(3) Cold start of the deployed functions: netlify build --offline, zips unzipped, median import of <name>.mjs over ${IMPORT_RUNS} fresh node processes ` +
       `(budget: <= ${BUDGET.coldImportFloorRatio}x floor and <= ${BUDGET.coldImportMs} ms; code + packages <= ${kb(BUDGET.shippedBytes)} KB; KB = 1000 B, uncompressed but for the zip)`,
-    ["function", "zip KB", "packages KB", "code KB", "shipped KB", "import ms", "min-max ms", "x floor", "size", "import", "lazy"],
+    ["function", "zip KB", "packages KB", "code KB", "shipped KB", "import ms", "min-max ms", "x floor", "cpu ms", "cpu x floor", "size", "import", "lazy", `aim <=${BUDGET.coldImportFloorAim}x`],
     [
-      ...functions.map((f) => [f.fn, ...row(f), f.floorRatio.toFixed(2), verdict(f.sizePass), verdict(f.importPass), verdict(f.lazyPass)]),
-      [`${FLOOR} (floor: imports only @netlify/blobs)`, ...row(floor), "1.00", "", "", ""],
-      ["(an empty module)", "", "", "", "", ms(cold.emptyModuleMs), "", "", "", "", ""],
+      ...functions.map((f) => [f.fn, ...row(f), f.floorRatio.toFixed(2), ms(f.importCpuMs), f.cpuFloorRatio.toFixed(2), verdict(f.sizePass), verdict(f.importPass), verdict(f.lazyPass), f.withinAim ? "yes" : "no"]),
+      [`${FLOOR} (floor: imports only @netlify/blobs)`, ...row(floor), "1.00", ms(floor.importCpuMs), "1.00", "", "", "", ""],
+      [`${FLOOR_CRYPTO} (the floor + node:crypto)`, ...row(cold.floorCrypto), (cold.floorCrypto.importMs / floor.importMs).toFixed(2), ms(cold.floorCrypto.importCpuMs), (cold.floorCrypto.importCpuMs / floor.importCpuMs).toFixed(2), "", "", "", ""],
+      ["(an empty module)", "", "", "", "", ms(cold.emptyModuleMs), "", "", "", "", "", "", "", ""],
     ],
   );
+  const over = functions.filter((f) => !f.withinAim).map((f) => `${f.fn} ${f.floorRatio.toFixed(2)}x`);
+  say(`aim (reported, not judged): <= ${BUDGET.coldImportFloorAim}x the floor: ${functions.length - over.length} of ${functions.length} functions${over.length > 0 ? `; over: ${over.join(", ")}` : ""}`);
   say(`every zip also carries Netlify's bootstrap, ${kb(floor.bootstrapBytes)} KB uncompressed, not counted; netlify build took ${cold.buildSeconds.toFixed(0)} s`);
   for (const f of functions) {
-    const onDemand = f.onDemandPackages.filter((p) => WATCHED_PACKAGES.includes(p) || p === "ipaddr.js" || p === "jose");
+    const onDemand = f.onDemandPackages.filter((p) => WATCHED_PACKAGES.includes(p));
     say(`${f.fn}: loads ${f.coldStartPackages.join(", ") || "no package"} at cold start${onDemand.length > 0 ? `; on demand: ${onDemand.join(", ")}` : ""}`);
   }
 }

@@ -17,6 +17,10 @@ const exec = promisify(execFile);
 
 export const FLOOR = "bench-floor";
 const FLOOR_SOURCE = `import { getStore } from "@netlify/blobs";\nexport default async () => new Response(typeof getStore);\n`;
+/** The floor with node:crypto, which every function needs for its first request (the floor
+ * does not load it): shows how much of a function's cold import is Node's own, not ours. */
+export const FLOOR_CRYPTO = "bench-floor-crypto";
+const FLOOR_CRYPTO_SOURCE = `import { getStore } from "@netlify/blobs";\nimport { createHash } from "node:crypto";\nexport default async () => new Response(typeof getStore + typeof createHash);\n`;
 
 /** Not part of the site: left out of the copy (.env too, so the build sees only our variables). */
 const NOT_COPIED = new Set(["node_modules", ".netlify", "dist", ".git", ".env", join("test", "output")]);
@@ -42,6 +46,7 @@ interface DeployedBuild {
   buildSeconds: number;
   functions: DeployedFunction[];
   floor: DeployedFunction;
+  floorCrypto: DeployedFunction;
   cleanup(): Promise<void>;
 }
 
@@ -102,12 +107,13 @@ export async function buildDeployed(env: Env): Promise<DeployedBuild> {
     await copyCheckout(copy);
     const sources = (await readdir(join(copy, "netlify", "functions"))).filter((f) => /\.(ts|mjs|js)$/.test(f));
     await writeFile(join(copy, "netlify", "functions", `${FLOOR}.ts`), FLOOR_SOURCE);
+    await writeFile(join(copy, "netlify", "functions", `${FLOOR_CRYPTO}.ts`), FLOOR_CRYPTO_SOURCE);
     const buildSeconds = await netlifyBuild(copy, env);
 
     const zips = join(copy, ".netlify", "functions");
     const names = sources.map((f) => f.replace(/\.[^.]+$/, "")).sort();
     const deployed: DeployedFunction[] = [];
-    for (const fn of [...names, FLOOR]) {
+    for (const fn of [...names, FLOOR, FLOOR_CRYPTO]) {
       const zip = join(zips, `${fn}.zip`);
       const zipBytes = (await stat(zip).catch(() => null))?.size;
       if (zipBytes === undefined) throw new Error(`netlify build wrote no ${relative(dir, zip)}`);
@@ -115,8 +121,9 @@ export async function buildDeployed(env: Env): Promise<DeployedBuild> {
       await mkdir(into, { recursive: true });
       deployed.push(measure(fn, zipBytes, await unzip(zip, into), into));
     }
+    const floorCrypto = deployed.pop()!;
     const floor = deployed.pop()!;
-    return { dir, buildSeconds, functions: deployed, floor, cleanup };
+    return { dir, buildSeconds, functions: deployed, floor, floorCrypto, cleanup };
   } catch (error) {
     await cleanup();
     throw error;

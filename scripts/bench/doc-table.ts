@@ -3,7 +3,7 @@
 // once (test/unit/bench-doc.test.ts checks that the doc's table has exactly these rows).
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { ROOT } from "./settings.ts";
+import { BUDGET, OWNER_BUDGET, ROOT } from "./settings.ts";
 
 export const DOC = join(ROOT, "docs", "performance.md");
 export const START_MARKER = "<!-- bench:start -->";
@@ -39,8 +39,8 @@ function consoleAt(figures: BenchFigures, index: number): string {
   return `p50 ${fixed(c.stats.p50)} ms; ${c.operations} storage operations`;
 }
 
-/** Each row: what, measured (from the figures), budget. */
-export const DOC_ROWS: readonly { what: string; measured: (f: BenchFigures) => string; budget: string }[] = [
+/** Each row: what, measured (from the figures), budget; `missed` marks a miss in the table. */
+export const DOC_ROWS: readonly { what: string; measured: (f: BenchFigures) => string; budget: string; missed?: (f: BenchFigures) => boolean }[] = [
   { what: "Token check (`POST /introspect`)", measured: (f) => endpoint(f, "POST /introspect"), budget: "storage + 1 ms; the grant and the revocations, in parallel" },
   { what: "Legacy verification (`GET /token`)", measured: (f) => endpoint(f, "GET /token (legacy verification)"), budget: "storage + 1 ms" },
   { what: "`GET /userinfo`", measured: (f) => endpoint(f, "GET /userinfo"), budget: "storage + 1 ms" },
@@ -53,26 +53,28 @@ export const DOC_ROWS: readonly { what: string; measured: (f: BenchFigures) => s
   { what: "Sign-in with the password (scrypt, slow on purpose)", measured: (f) => `p50 ${fixed(f.password.approve.p50)} ms`, budget: "—" },
   { what: "Owner console API, 10 grants stored", measured: (f) => consoleAt(f, 0), budget: "≤ 50 operations" },
   { what: "Owner console API, 1,000 grants stored", measured: (f) => consoleAt(f, 1), budget: "≤ 50 operations" },
-  { what: "Owner console API, 10,000 grants stored", measured: (f) => `${consoleAt(f, 2)}; ${f.owner.ratio.toFixed(2)}× the 10-grant p50`, budget: "≤ 2× the 10-grant p50; ≤ 50 operations" },
+  { what: "Owner console API, 10,000 grants stored", measured: (f) => `${consoleAt(f, 2)}; ${f.owner.ratio.toFixed(2)}× the 10-grant p50`, budget: "≤ 2× the 10-grant p50; ≤ 50 operations", missed: (f) => f.owner.ratio > OWNER_BUDGET.ratio || f.owner.console.some((c) => c.operations > OWNER_BUDGET.operations) },
   {
     what: "Revoke all, 10,000 grants (one call)",
     measured: (f) => `${fixed(f.owner.revokeAll.ms)} ms; ${f.owner.revokeAll.operations} storage operations; sampled tokens inactive after: ${f.owner.revokeAll.tokensInactive ? "all" : "NOT ALL"}`,
     budget: "≤ 50 operations; every token inactive",
+    missed: (f) => f.owner.revokeAll.operations > OWNER_BUDGET.operations || !f.owner.revokeAll.tokensInactive,
   },
-  { what: "Introspection, 10,000 grants stored vs 10", measured: (f) => `p50 ratio ${f.scale.ratio.toFixed(2)}`, budget: "≤ 1.2" },
+  { what: "Introspection, 10,000 grants stored vs 10", measured: (f) => `p50 ratio ${f.scale.ratio.toFixed(2)}`, budget: "≤ 1.2", missed: (f) => f.scale.ratio > BUDGET.scaleRatio },
   {
     what: "Cold import of the slowest deployed function",
     measured: (f) => {
       const worst = [...f.coldStart.functions].sort((a, b) => b.floorRatio - a.floorRatio)[0]!;
       return `\`${worst.fn}\` ${fixed(worst.importMs)} ms = ${worst.floorRatio.toFixed(2)}× the floor function (${fixed(f.coldStart.floor.importMs)} ms)`;
     },
-    budget: "≤ 2.5× floor",
+    budget: "≤ 2.5× floor (the aim: ≤ 2×)",
+    missed: (f) => f.coldStart.functions.some((c) => c.floorRatio > BUDGET.coldImportFloorRatio),
   },
 ];
 
 /** The generated table, markers included. */
 export function docTable(figures: BenchFigures, generatedAt: string, machine: string): string {
-  const rows = DOC_ROWS.map((row) => `| ${row.what} | ${row.measured(figures)} | ${row.budget} |`);
+  const rows = DOC_ROWS.map((row) => `| ${row.what} | ${row.measured(figures)}${row.missed?.(figures) ? " **(over budget)**" : ""} | ${row.budget} |`);
   return [START_MARKER, `<!-- written by \`npm run bench\` (${generatedAt}, ${machine}); do not edit by hand -->`, "", "| what | measured | budget |", "|---|---|---|", ...rows, "", END_MARKER].join("\n");
 }
 

@@ -4,6 +4,7 @@
 import { readFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
 import { DOC, DOC_ROWS, END_MARKER, START_MARKER, tableRowsOf } from "../../scripts/bench/doc-table.ts";
+import { onlySections } from "../../scripts/bench/settings.ts";
 
 describe("docs/performance.md's figures", () => {
   it("sit between the bench's markers, in a table whose rows are the bench's cases", async () => {
@@ -16,5 +17,15 @@ describe("docs/performance.md's figures", () => {
 
   it("name each row once", () => {
     expect(new Set(DOC_ROWS.map((row) => row.what)).size).toBe(DOC_ROWS.length);
+  });
+});
+
+describe("npm run bench -- --only", () => {
+  it("names the sections to run alone, and refuses a name it does not know", () => {
+    expect(onlySections(["node", "main.ts"])).toBeNull();
+    expect(onlySections(["node", "main.ts", "--only", "cold-start"])).toEqual(["cold-start"]);
+    expect(onlySections(["node", "main.ts", "--only", "owner,cold-start"])).toEqual(["owner", "cold-start"]);
+    expect(() => onlySections(["node", "main.ts", "--only", "cold"])).toThrow(/--only takes/);
+    expect(() => onlySections(["node", "main.ts", "--only"])).toThrow(/--only takes/);
   });
 });

@@ -53,7 +53,9 @@ export default async () => {
 };
 `;
 
-const HEAVY = ["@simplewebauthn/server", "microformats-parser", "parse5", "bcryptjs"];
+/** Packages that load only in the request that needs them: WebAuthn (a ceremony), the HTML parser
+ * (a client's page), bcrypt (a bcrypt hash), jose (a signed object), ipaddr.js (a fetch), cookie. */
+const HEAVY = ["@simplewebauthn/server", "microformats-parser", "parse5", "bcryptjs", "jose", "ipaddr.js", "cookie"];
 
 describe("prebuilt functions", () => {
   it("builds one folder per function source", async () => {
@@ -73,6 +75,15 @@ describe("prebuilt functions", () => {
 
   it("loads none of the heavy packages at cold start", () => {
     for (const f of built.values()) expect(f.coldStartPackages.filter((p) => HEAVY.includes(p)), f.name).toEqual([]);
+  });
+
+  it("loads one module file of its own at cold start, the handler: no chunk (each file costs about a millisecond)", async () => {
+    for (const f of built.values()) {
+      expect(f.coldStartFiles, f.name).toEqual(["handler.mjs"]);
+      // The file as written: no static import of a chunk (only import() of one).
+      const handler = await readFile(join(f.dir, "handler.mjs"), "utf8");
+      expect(handler, f.name).not.toMatch(/(?:^|[;\n}])\s*(?:import|export)\s*(?:[^;()]*?from\s*)?["']\.\/chunks\//);
+    }
   });
 
   it("keeps WebAuthn to the functions with a passkey ceremony, and the HTML parser to those that fetch pages, on demand", () => {

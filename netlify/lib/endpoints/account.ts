@@ -9,6 +9,7 @@ import { sharesOriginWithSite } from "../owner/app-approvals.ts";
 import { listAuthorisedApps, revokeAllApps, revokeApp } from "../owner/authorised-apps.ts";
 import { listPasskeys, passkeyName, passkeyView, passwordLoginAllowed, removePasskey, renamePasskey } from "../owner/passkeys.ts";
 import { clearSessionCookie, currentSession, endAllSessions, endSession, listSessions, rememberRequested, startSession, type SessionRecord } from "../owner/sessions.ts";
+import { credentialFrom, refusalFor, signInOwner } from "../owner/sign-in.ts";
 import { isHistoryCursor, signInHistory } from "../owner/sign-in-history.ts";
 import { rebuildSummaries } from "../owner/summary-rebuild.ts";
 import { deviceLabel } from "../owner/user-agent.ts";
@@ -84,8 +85,6 @@ async function history(ctx: RequestContext): Promise<Response> {
 async function signIn(ctx: RequestContext): Promise<Response> {
   const { rt, config, requester } = ctx;
   const form = await ctx.form();
-  // Loaded for sign-ins only: the console's other calls never check a password.
-  const { signInOwner, refusalFor } = await import("../owner/sign-in.ts");
   const result = await signInOwner(rt, config, { method: "password", password: form.get("password") ?? "" }, { ip: requester.ip, where: "account", req: ctx.req, userAgent: requester.userAgent, waitUntil: requester.waitUntil });
   if (!result.ok) throw refusalFor(result);
   const session = { method: "password", persistent: rememberRequested(form), ip: requester.ip, userAgent: requester.userAgent } as const;
@@ -97,7 +96,6 @@ async function signIn(ctx: RequestContext): Promise<Response> {
  * `passkey_response`), for a change a session alone may not make. */
 async function confirmOwner(ctx: RequestContext, session: SessionRecord): Promise<{ setCookies: string[] }> {
   const { rt, config, requester } = ctx;
-  const { signInOwner, refusalFor, credentialFrom } = await import("../owner/sign-in.ts");
   const confirmed = await signInOwner(rt, config, credentialFrom(await ctx.form()), { ip: requester.ip, where: "account", req: ctx.req, sessionId: session.id, userAgent: requester.userAgent, waitUntil: requester.waitUntil }, "confirm");
   if (!confirmed.ok) throw refusalFor(confirmed);
   return confirmed;

@@ -8,12 +8,11 @@ import { alert } from "../owner/alerts.ts";
 import { addPasskey, listPasskeys, MAX_PASSKEYS, passkeyName, passkeyView } from "../owner/passkeys.ts";
 import { rememberRequested, startSession, type SessionRecord } from "../owner/sessions.ts";
 import { refusalFor, signInOwner } from "../owner/sign-in.ts";
+// The WebAuthn library in it loads with the first ceremony, after the cheap checks (same origin,
+// session), so that refusals and cold starts stay light.
+import { authenticationOptions as ceremonyAuthenticationOptions, registrationOptions as ceremonyRegistrationOptions, verifyRegistration } from "../owner/webauthn.ts";
 import { PASSKEYS_API } from "../pages/paths.ts";
 import { signedIn } from "./console-session.ts";
-
-/** The WebAuthn library is large; it is loaded after the request has passed the cheap checks
- * (same origin, session), so that refusals and cold starts stay light. */
-const webauthn = () => import("../owner/webauthn.ts");
 
 async function registrationOptions(ctx: RequestContext, session: SessionRecord): Promise<Response> {
   const { rt, config, requester } = ctx;
@@ -22,15 +21,13 @@ async function registrationOptions(ctx: RequestContext, session: SessionRecord):
   if (!confirmed.ok) throw refusalFor(confirmed);
   const passkeys = await listPasskeys(rt.store);
   if (passkeys.length >= MAX_PASSKEYS) throw new InvalidRequest(`You have ${MAX_PASSKEYS} passkeys, the most this server keeps: remove one first.`);
-  const { registrationOptions: options } = await webauthn();
-  return withCookies(json(await options(config, passkeys, rt.now())), confirmed.setCookies);
+  return withCookies(json(await ceremonyRegistrationOptions(config, passkeys, rt.now())), confirmed.setCookies);
 }
 
 async function registration(ctx: RequestContext): Promise<Response> {
   const { rt, config } = ctx;
   const form = await ctx.form();
   const name = passkeyName(form.get("name") ?? "") ?? "Passkey";
-  const { verifyRegistration } = await webauthn();
   const passkey = await verifyRegistration(rt.store, config, { ticket: form.get("ticket") ?? "", response: form.get("response") ?? "", name }, rt.now());
   if (!passkey) throw new InvalidRequest("The passkey could not be verified. Please try again.");
   if (!(await addPasskey(rt.store, passkey))) throw new InvalidRequest("This passkey is already registered, or you have the most passkeys this server keeps.");
@@ -41,8 +38,7 @@ async function registration(ctx: RequestContext): Promise<Response> {
 async function authenticationOptions(ctx: RequestContext): Promise<Response> {
   const passkeys = await listPasskeys(ctx.rt.store);
   if (passkeys.length === 0) throw new InvalidRequest("No passkey is registered yet.");
-  const { authenticationOptions: options } = await webauthn();
-  return json(await options(ctx.config, passkeys, ctx.rt.now()));
+  return json(await ceremonyAuthenticationOptions(ctx.config, passkeys, ctx.rt.now()));
 }
 
 async function signIn(ctx: RequestContext): Promise<Response> {

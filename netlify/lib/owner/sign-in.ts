@@ -15,6 +15,7 @@ import { recordSignInEvent } from "./sign-in-events.ts";
 import { alert } from "./alerts.ts";
 import { knownDevice, rememberDevice } from "./known-device.ts";
 import { deviceLabel } from "./user-agent.ts";
+import { verifyAuthentication } from "./webauthn.ts";
 import { attemptSucceeded, beginAttempt, type AttemptScope, type OverallState, type ThrottleVerdict } from "./throttle.ts";
 
 type OwnerCredential =
@@ -131,8 +132,7 @@ async function checkPasskey(rt: Runtime, config: Config, ticket: string, respons
   const verdict = await begin(rt, context, device, "address");
   if (!verdict.allowed) return { ok: false, reason: "throttled", retryAfterSeconds: verdict.retryAfterSeconds, overall: verdict.overall };
   const passkeys = await listPasskeys(rt.store);
-  // Loaded only here: the WebAuthn library is the heaviest thing this server uses.
-  const { verifyAuthentication } = await import("./webauthn.ts");
+  // The WebAuthn library (the heaviest thing this server uses) loads here, on use (webauthn.ts).
   const verified = passkeys.length > 0 ? await verifyAuthentication(rt.store, config, passkeys, { ticket, response }, now) : null;
   if (!verified) {
     await recordAttempt(rt, context, "passkey", "passkey");

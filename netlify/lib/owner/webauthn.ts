@@ -1,23 +1,23 @@
 // Passkey ceremonies, with SimpleWebAuthn. Nothing is stored between the options and the
 // verification: the challenge travels in a signed ticket of its own type (5 minutes, one
 // purpose), and is marked used when it is verified, so a captured answer cannot be replayed.
-// This module is heavy (CBOR, ASN.1); endpoints import it only when a passkey is involved.
+// The library is heavy (CBOR, ASN.1): it loads with the first ceremony, never at cold start.
+// This module itself is light and imported statically: a dynamic import of one of our modules
+// makes esbuild split the code it shares with the handler into chunks that load at cold start.
 import { createHash } from "node:crypto";
-import {
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
-  verifyAuthenticationResponse,
-  verifyRegistrationResponse,
-  type AuthenticationResponseJSON,
-  type PublicKeyCredentialCreationOptionsJSON,
-  type PublicKeyCredentialRequestOptionsJSON,
-  type RegistrationResponseJSON,
+import type {
+  AuthenticationResponseJSON,
+  PublicKeyCredentialCreationOptionsJSON,
+  PublicKeyCredentialRequestOptionsJSON,
+  RegistrationResponseJSON,
 } from "@simplewebauthn/server";
 import type { Config } from "../platform/config.ts";
 import type { PasskeyRecord } from "./passkeys.ts";
 import { RECORDS } from "../platform/records.ts";
 import type { KeyValueStore } from "../platform/store.ts";
 import { signTyped, verifyTyped, type JwtKind } from "../crypto/typed-jwt.ts";
+
+const simpleWebAuthn = () => import("@simplewebauthn/server");
 
 export const TICKET_TYPE = "indieauth-webauthn+jwt";
 const TICKET_TTL_SECONDS = 5 * 60;
@@ -81,7 +81,7 @@ const fromBase64Url = (value: string) => new Uint8Array(Buffer.from(value, "base
 
 export async function registrationOptions(config: Config, existing: readonly PasskeyRecord[], now: number): Promise<{ options: PublicKeyCredentialCreationOptionsJSON; ticket: string }> {
   const rp = relyingParty(config);
-  const options = await generateRegistrationOptions({
+  const options = await (await simpleWebAuthn()).generateRegistrationOptions({
     rpName: rp.name,
     rpID: rp.id,
     userName: new URL(config.me).host,
@@ -108,6 +108,8 @@ export async function verifyRegistration(
   const challenge = await redeemTicket(store, config, input.ticket, "registration", now);
   if (!challenge) return null;
   const rp = relyingParty(config);
+  // Outside the try: a library that fails to load is an error, not a wrong answer.
+  const { verifyRegistrationResponse } = await simpleWebAuthn();
   try {
     const result = await verifyRegistrationResponse({
       response,
@@ -136,7 +138,7 @@ export async function verifyRegistration(
 }
 
 export async function authenticationOptions(config: Config, passkeys: readonly PasskeyRecord[], now: number): Promise<{ options: PublicKeyCredentialRequestOptionsJSON; ticket: string }> {
-  const options = await generateAuthenticationOptions({
+  const options = await (await simpleWebAuthn()).generateAuthenticationOptions({
     rpID: relyingParty(config).id,
     // Listing the keys lets non-discoverable ones sign in too; their ids are not secrets.
     allowCredentials: passkeys.map((p) => ({ id: p.id, ...(p.transports ? { transports: p.transports } : {}) })),
@@ -160,6 +162,8 @@ export async function verifyAuthentication(
   const challenge = await redeemTicket(store, config, input.ticket, "authentication", now);
   if (!challenge) return null;
   const rp = relyingParty(config);
+  // Outside the try: a library that fails to load is an error, not a wrong answer.
+  const { verifyAuthenticationResponse } = await simpleWebAuthn();
   try {
     const result = await verifyAuthenticationResponse({
       response,
