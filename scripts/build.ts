@@ -115,7 +115,8 @@ export async function buildSite(env: Env = process.env, outDir = join(root, "dis
     target: "es2020",
     logLevel: "warning",
   });
-  await copyFile(join(site, "styles", "site.css"), join(outDir, ASSETS, "site.css"));
+  // The stylesheet is minified too: every page loads it, the sign-in page within its byte budget.
+  await esbuild({ entryPoints: [join(site, "styles", "site.css")], outfile: join(outDir, ASSETS, "site.css"), minify: true, logLevel: "warning" });
   await copyFile(join(site, "styles", "icon.svg"), join(outDir, ASSETS, "icon.svg"));
   return { outDir, problems, warnings };
 }
