@@ -2,6 +2,7 @@
 // names, logos and client_ids are a client's own claims, and device labels come from a
 // User-Agent header. What each button does is the console's (account.ts), passed in.
 import type { AppView, DeviceView, PasskeyView, SignInEventView } from "../../netlify/lib/pages/account-view.ts";
+import { CLIENT_LOGO_PATH } from "../../netlify/lib/pages/paths.ts";
 import { byId, hostOf } from "./dom.ts";
 
 /** What the buttons of the lists do. */
@@ -87,8 +88,8 @@ function buttons(...nodes: HTMLButtonElement[]): HTMLDivElement {
 
 export function appItem(app: AppView, index: number, actions: ItemActions): HTMLLIElement {
   const { li, head, nameId } = item("app", app.id, index, app.name || hostOf(app.clientId), []);
-  // Only web addresses: a data: or javascript: "logo" is not loaded at all.
-  if (app.logoUri && /^https?:\/\//i.test(app.logoUri)) {
+  // Only this server's logo path (the API signs it): nothing is loaded from an app's host.
+  if (app.logoUri && app.logoUri.startsWith(`${CLIENT_LOGO_PATH}?`)) {
     const logo = element("img", undefined, "logo");
     logo.alt = "";
     logo.loading = "lazy";

@@ -122,7 +122,9 @@ describe("what the console shows", () => {
     expect(view.passwordLogin).toBe(true);
     expect(view.apps.map((a) => a.clientId).sort()).toEqual(["https://notes.example/", "https://quill.example/"]);
     const quill = view.apps.find((a) => a.clientId === "https://quill.example/")!;
-    expect(quill).toMatchObject({ name: "App at quill.example", logoUri: "https://quill.example/logo.png", scopes: ["profile", "create"] });
+    expect(quill).toMatchObject({ name: "App at quill.example", scopes: ["profile", "create"] });
+    // The logo comes through this server's signed path, never from the app's own host.
+    expect(quill?.logoUri).toMatch(/^\/auth\/logo\?src=https%3A%2F%2Fquill\.example%2Flogo\.png&sig=/);
     expect(quill.expiresAt).toBeGreaterThan(quill.createdAt);
     expect(JSON.stringify(view.apps)).not.toMatch(/hash|iat_|irt_/);
 

@@ -4,6 +4,7 @@
 import { InvalidRequest, NotFound } from "../errors.ts";
 import { actionsEndpoint, type Handler, type RequestContext, type Route } from "../http/endpoint.ts";
 import { json, withCookies } from "../http/responses.ts";
+import { logoPath } from "../clients/logo-link.ts";
 import { alert } from "../owner/alerts.ts";
 import { sharesOriginWithSite } from "../owner/app-approvals.ts";
 import { listAuthorisedApps, revokeAllApps, revokeApp } from "../owner/authorised-apps.ts";
@@ -45,7 +46,9 @@ async function overviewOf(ctx: RequestContext, session: SessionRecord): Promise<
     me: config.me,
     passwordLogin: passwordLoginAllowed(config.passwordLogin, passkeys),
     confirmChanges: sharesOriginWithSite(config),
-    apps: apps.apps,
+    // Logos through this server (GET /auth/logo), as on the sign-in page: the owner's browser
+    // never asks an app's host for anything.
+    apps: apps.apps.map((app) => (app.logoUri ? { ...app, logoUri: logoPath(app.logoUri, config.keys.logo) } : app)),
     ...(apps.more > 0 ? { moreApps: apps.more } : {}),
     ...(history.before ? { moreEvents: history.before } : {}),
     devices: sessions.map((s) => ({
