@@ -4,6 +4,7 @@
 // two servers side by side) and runs in `npm run test:e2e`. So a new file dropped into test/e2e
 // runs in test:e2e until it is named here.
 export const QUICK_E2E = [
+  "test/e2e/docs-commands.e2e.test.ts",
   "test/e2e/local-atomicity.e2e.test.ts",
   "test/e2e/mcp-sign-in.e2e.test.ts",
   "test/e2e/real-clients.e2e.test.ts",
