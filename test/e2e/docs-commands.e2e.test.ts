@@ -230,6 +230,7 @@ async function freshTokens(): Promise<{ access_token: string }> {
 const ELSEWHERE: [doc: string, start: string, where: string][] = [
   ["README.md", "npm install && npm start", "npm install: .ci/run (npm ci); npm start: test/e2e/npm-start.e2e.test.ts"],
   ["README.md", "npm test ", ".ci/run"],
+  ["README.md", "npm run test:", ".ci/run"],
   ["README.md", "npm install", ".ci/run (npm ci); in a blog: test/helpers/blog.ts installBlog (the tarball; netlify-cli linked, not installed)"],
   ["README.md", "npm start", "test/e2e/npm-start.e2e.test.ts"],
   ["README.md", "npx netlify-indieauth hash-password", "test/e2e/local-trial.e2e.test.ts (the README's block), test/e2e/hugo-blog.e2e.test.ts"],
