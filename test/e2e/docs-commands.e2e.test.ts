@@ -259,6 +259,30 @@ const RUN_HERE: [doc: string, start: string][] = [
   ["docs/endpoints.md", "curl -s $CHECK -H 'Sec-Fetch-Site: cross-site'"],
 ];
 
+/** The code blocks of `lang` in README, with the list indentation taken off. */
+function readmeBlocks(lang: string): string[] {
+  const text = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
+  return [...text.matchAll(new RegExp(`^( *)\`\`\`${lang}\n([\\s\\S]*?)^ *\`\`\`$`, "gm"))].map(([, indent, code]) =>
+    code!.split("\n").map((line) => (line.startsWith(indent!) ? line.slice(indent!.length) : line)).join("\n").trim(),
+  );
+}
+
+describe("README's blocks that are copied, not run", () => {
+  it("the three tags to paste are the ones the server's home page gives for its address", async () => {
+    const [tags] = readmeBlocks("html");
+    const home = await (await fetch(`${base}/`)).text();
+    const shown = home.replaceAll("&lt;", "<").replaceAll("&gt;", ">").replaceAll("&quot;", '"').replaceAll("&#34;", '"').replaceAll("&amp;", "&");
+    for (const tag of fill(tags!).split("\n")) expect(shown, tag).toContain(tag.trim());
+  });
+
+  it("the plugin's netlify.toml block is what the fixture blogs the e2e suite builds say", () => {
+    const plugin = readmeBlocks("toml").find((block) => !block.includes("[build]"))!;
+    for (const fixture of ["blog", "eleventy-blog"]) {
+      expect(readFileSync(new URL(`../fixtures/${fixture}/netlify.toml`, import.meta.url), "utf8"), fixture).toContain(plugin);
+    }
+  });
+});
+
 describe("every shell command of README and docs/", () => {
   it("is run by this file or named with the test that runs it (ELSEWHERE)", () => {
     const unplaced = commands.filter(
