@@ -36,14 +36,18 @@ function run(command: string, args: string[], cwd: string, timeout = 180_000): S
 
 let tarball: string | undefined;
 
-/** `npm pack` of this checkout, once per test file. */
-export function packedTarball(): string {
-  if (tarball) return tarball;
-  const dir = tempDir("indieauth-pack-");
+/** `npm pack` of this checkout into `dir`; the tarball's path. */
+export function packInto(dir: string): string {
   const result = run("npm", ["pack", "--json", "--pack-destination", dir], repo);
   if (result.status !== 0) throw new Error(`npm pack failed:\n${result.stderr}`);
   const [info] = JSON.parse(result.stdout) as { filename: string }[];
-  tarball = join(dir, info!.filename);
+  return join(dir, info!.filename);
+}
+
+/** `npm pack` of this checkout: the run's own (test/helpers/pack-global-setup.ts packs once for
+ * the blog suite, INDIEAUTH_TEST_TARBALL), else once per test file. */
+export function packedTarball(): string {
+  tarball ??= process.env.INDIEAUTH_TEST_TARBALL || packInto(tempDir("indieauth-pack-"));
   return tarball;
 }
 

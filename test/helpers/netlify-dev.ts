@@ -5,7 +5,6 @@
 // files in parallel) never share netlify-cli's .netlify/functions-serve/ or Blobs sandbox.
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { rmSync } from "node:fs";
 import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -14,8 +13,8 @@ import { createRequire } from "node:module";
 import { parse, stringify } from "smol-toml";
 import type { Env } from "../../netlify/lib/platform/config.ts";
 import type { Build } from "../../netlify/lib/platform/setup.ts";
-import { buildFunctions } from "../../scripts/build-functions.ts";
 import { buildSite } from "../../scripts/build.ts";
+import { cachedFunctions } from "./built-functions.ts";
 import { testEnv } from "./env.ts";
 import { stopProcessGroup } from "./process-group.ts";
 
@@ -59,22 +58,11 @@ async function waitUntilReady(url: string, child: ChildProcess, output: () => st
   throw new Error(`netlify dev did not answer ${url} within ${timeoutMs} ms:\n${output()}`);
 }
 
-const functionsBuilds = new Map<Build, Promise<string>>();
-
-/** The functions as they deploy (prebuilt by scripts/build-functions.ts), built once per test
- * file and shared by its servers: they do not depend on the environment. */
+/** The functions as they deploy (prebuilt by scripts/build-functions.ts), built once per content
+ * of their sources (test/helpers/built-functions.ts) and shared by every server: they do not
+ * depend on the environment. */
 function builtFunctions(built: Build = "standalone"): Promise<string> {
-  let functions = functionsBuilds.get(built);
-  if (!functions) {
-    functions = (async () => {
-      const out = await mkdtemp(join(tmpdir(), "indieauth-functions-"));
-      await buildFunctions(out, { built });
-      process.once("exit", () => rmSync(out, { recursive: true, force: true }));
-      return out;
-    })();
-    functionsBuilds.set(built, functions);
-  }
-  return functions;
+  return cachedFunctions(built);
 }
 
 export interface NetlifyDevOptions {

@@ -1,0 +1,13 @@
+// Which test files run in which suite (docs/tests.md). `npm test` runs the quick end-to-end files
+// (each starts one `netlify dev` and runs its cases against it); every other file under test/e2e
+// builds and serves a whole blog or package (npm pack, netlify build, Eleventy, Hugo, npm start,
+// two servers side by side) and runs in `npm run test:e2e`. So a new file dropped into test/e2e
+// runs in test:e2e until it is named here.
+export const QUICK_E2E = [
+  "test/e2e/docs-commands.e2e.test.ts",
+  "test/e2e/local-atomicity.e2e.test.ts",
+  "test/e2e/mcp-sign-in.e2e.test.ts",
+  "test/e2e/real-clients.e2e.test.ts",
+  "test/e2e/sign-in.e2e.test.ts",
+  "test/e2e/tokens.e2e.test.ts",
+];
