@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { defineConfig } from "vitest/config";
 import { QUICK_E2E } from "./suites.ts";
 
@@ -12,6 +13,9 @@ export default defineConfig({
     include: ["test/unit/**/*.test.ts", "test/integration/**/*.test.ts", "test/adversarial/**/*.test.ts", ...QUICK_E2E],
     globalSetup: ["test/helpers/blobs-global-setup.ts", "test/helpers/functions-global-setup.ts"],
     setupFiles: ["test/helpers/blobs-setup-file.ts"],
+    // Vitest's default is one worker less than the cores: one worker on a 2-core machine, which
+    // left a core idle while files waited on netlify dev, the Blobs server or child processes.
+    maxWorkers: availableParallelism() + 1,
     testTimeout: 20_000,
     hookTimeout: 120_000,
   },
