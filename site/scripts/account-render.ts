@@ -5,6 +5,17 @@ import type { AppView, DeviceView, PasskeyView, SignInEventView } from "../../ne
 import { CLIENT_LOGO_PATH } from "../../netlify/lib/pages/paths.ts";
 import { byId, hostOf } from "./dom.ts";
 
+/** The logo's address when it is this server's own logo path, on this page's origin; else null. */
+function ownLogoUrl(value: string | undefined): URL | null {
+  if (!value) return null;
+  try {
+    const url = new URL(value, location.href);
+    return url.origin === location.origin && url.pathname === CLIENT_LOGO_PATH ? url : null;
+  } catch {
+    return null;
+  }
+}
+
 /** What the buttons of the lists do. */
 export interface ItemActions {
   revoke(app: AppView, button: HTMLButtonElement): void;
@@ -89,13 +100,14 @@ function buttons(...nodes: HTMLButtonElement[]): HTMLDivElement {
 export function appItem(app: AppView, index: number, actions: ItemActions): HTMLLIElement {
   const { li, head, nameId } = item("app", app.id, index, app.name || hostOf(app.clientId), []);
   // Only this server's logo path (the API signs it): nothing is loaded from an app's host.
-  if (app.logoUri && app.logoUri.startsWith(`${CLIENT_LOGO_PATH}?`)) {
+  const logoUrl = ownLogoUrl(app.logoUri);
+  if (logoUrl && /^https?:\/\//i.test(logoUrl.href)) {
     const logo = element("img", undefined, "logo");
     logo.alt = "";
     logo.loading = "lazy";
     logo.referrerPolicy = "no-referrer";
     logo.addEventListener("error", () => (logo.hidden = true));
-    logo.src = app.logoUri;
+    logo.src = logoUrl.href;
     head.prepend(logo);
   }
   const scopes = element("p", undefined, "chips");

@@ -14,11 +14,11 @@ const MEANINGS: Readonly<Record<string, PromptValue>> = { none: "none", login: "
 /** The prompt values asked for (unknown ones ignored, OIDC Core 3.1.2.1 lists them as a
  * space-separated list), or none. Throws InvalidRequest for `none` with any other value. */
 export function parsePrompt(raw: string | null): PromptValue[] {
-  const tokens = [...new Set((raw ?? "").split(" ").filter((t) => t !== ""))];
-  if (tokens.includes("none") && tokens.length > 1) throw new InvalidRequest("prompt=none cannot be combined with other prompt values.");
+  const asked = [...new Set((raw ?? "").split(" ").filter((t) => t !== ""))];
+  if (asked.includes("none") && asked.length > 1) throw new InvalidRequest("prompt=none cannot be combined with other prompt values.");
   const values: PromptValue[] = [];
-  for (const token of tokens) {
-    const meaning = Object.hasOwn(MEANINGS, token) ? MEANINGS[token]! : undefined;
+  for (const word of asked) {
+    const meaning = Object.hasOwn(MEANINGS, word) ? MEANINGS[word]! : undefined;
     if (meaning && !values.includes(meaning)) values.push(meaning);
   }
   return values;
