@@ -32,6 +32,8 @@ type Measured = Omit<DeployedFunction, "entry"> & { shippedBytes: number; import
 
 interface ColdStart extends Measured {
   floorRatio: number;
+  /** Against the floor + node:crypto: the judged ratio (BUDGET.coldImportCryptoRatio). */
+  cryptoRatio: number;
   /** The same ratio in CPU time: reported beside the judged one, as the steadier reading. */
   cpuFloorRatio: number;
   importPass: boolean;
@@ -76,18 +78,19 @@ function measured({ entry: _entry, ...f }: DeployedFunction, runs: { wall: numbe
   return { ...f, shippedBytes: f.codeBytes + f.packagesBytes, importMs: stats(runs.wall).p50, importRuns: runs.wall, importCpuMs: stats(runs.cpu).p50 };
 }
 
-function judge(f: Measured, floor: Measured, loads: BuiltFunction | undefined): ColdStart {
+function judge(f: Measured, floor: Measured, floorCrypto: Measured, loads: BuiltFunction | undefined): ColdStart {
   const floorRatio = f.importMs / floor.importMs;
+  const cryptoRatio = f.importMs / floorCrypto.importMs;
   const cpuFloorRatio = f.importCpuMs / floor.importCpuMs;
-  const limitMs = Math.min(BUDGET.coldImportFloorRatio * floor.importMs, BUDGET.coldImportMs);
-  const importBudget = `<= ${BUDGET.coldImportFloorRatio}x floor (${ms(BUDGET.coldImportFloorRatio * floor.importMs)} ms) and <= ${BUDGET.coldImportMs} ms`;
-  const importPass = check("3 cold start", `${f.fn} cold import`, `${ms(f.importMs)} ms (${floorRatio.toFixed(2)}x floor)`, importBudget, f.importMs <= limitMs);
+  const limitMs = Math.min(BUDGET.coldImportCryptoRatio * floorCrypto.importMs, BUDGET.coldImportMs);
+  const importBudget = `<= ${BUDGET.coldImportCryptoRatio}x floor + node:crypto (${ms(BUDGET.coldImportCryptoRatio * floorCrypto.importMs)} ms) and <= ${BUDGET.coldImportMs} ms`;
+  const importPass = check("3 cold start", `${f.fn} cold import`, `${ms(f.importMs)} ms (${cryptoRatio.toFixed(2)}x floor + node:crypto, ${floorRatio.toFixed(2)}x floor)`, importBudget, f.importMs <= limitMs);
   const sizePass = check("3 cold start", `${f.fn} code + packages`, `${kb(f.shippedBytes)} KB`, `<= ${kb(BUDGET.shippedBytes)} KB`, f.shippedBytes <= BUDGET.shippedBytes);
   const coldStartPackages = loads?.coldStartPackages ?? [];
   const heavy = coldStartPackages.filter((p) => WATCHED_PACKAGES.includes(p));
   const lazyPass = check("3 cold start", `${f.fn} heavy packages at cold start`, loads ? heavy.join(", ") || "none" : "unknown", `none of ${WATCHED_PACKAGES.join(", ")}`, loads !== undefined && heavy.length === 0);
   const withinAim = floorRatio <= BUDGET.coldImportFloorAim;
-  return { ...f, floorRatio, cpuFloorRatio, importPass, withinAim, sizePass, coldStartPackages, onDemandPackages: loads?.onDemandPackages ?? [], lazyPass };
+  return { ...f, floorRatio, cryptoRatio, cpuFloorRatio, importPass, withinAim, sizePass, coldStartPackages, onDemandPackages: loads?.onDemandPackages ?? [], lazyPass };
 }
 
 export async function runColdStarts(env: Env): Promise<ColdStarts> {
@@ -108,7 +111,7 @@ export async function runColdStarts(env: Env): Promise<ColdStarts> {
       emptyModuleMs: stats(emptyRuns!.wall).p50,
       floor: floor!,
       floorCrypto: floorCrypto!,
-      functions: functions.map((f) => judge(f, floor!, loads.get(f.fn))),
+      functions: functions.map((f) => judge(f, floor!, floorCrypto!, loads.get(f.fn))),
     };
   } finally {
     await build.cleanup();
@@ -120,13 +123,13 @@ export function printColdStarts(cold: ColdStarts): void {
   const row = (f: Measured) => [kb(f.zipBytes), kb(f.packagesBytes), kb(f.codeBytes), kb(f.shippedBytes), ms(f.importMs), `${ms(Math.min(...f.importRuns))}-${ms(Math.max(...f.importRuns))}`];
   printTable(
     `(3) Cold start of the deployed functions: netlify build --offline, zips unzipped, median import of <name>.mjs over ${IMPORT_RUNS} fresh node processes ` +
-      `(budget: <= ${BUDGET.coldImportFloorRatio}x floor and <= ${BUDGET.coldImportMs} ms; code + packages <= ${kb(BUDGET.shippedBytes)} KB; KB = 1000 B, uncompressed but for the zip)`,
-    ["function", "zip KB", "packages KB", "code KB", "shipped KB", "import ms", "min-max ms", "x floor", "cpu ms", "cpu x floor", "size", "import", "lazy", `aim <=${BUDGET.coldImportFloorAim}x`],
+      `(budget: <= ${BUDGET.coldImportCryptoRatio}x the floor + node:crypto and <= ${BUDGET.coldImportMs} ms; code + packages <= ${kb(BUDGET.shippedBytes)} KB; KB = 1000 B, uncompressed but for the zip)`,
+    ["function", "zip KB", "packages KB", "code KB", "shipped KB", "import ms", "min-max ms", "x floor", "x floor+crypto", "cpu ms", "cpu x floor", "size", "import", "lazy", `aim <=${BUDGET.coldImportFloorAim}x`],
     [
-      ...functions.map((f) => [f.fn, ...row(f), f.floorRatio.toFixed(2), ms(f.importCpuMs), f.cpuFloorRatio.toFixed(2), verdict(f.sizePass), verdict(f.importPass), verdict(f.lazyPass), f.withinAim ? "yes" : "no"]),
-      [`${FLOOR} (floor: imports only @netlify/blobs)`, ...row(floor), "1.00", ms(floor.importCpuMs), "1.00", "", "", "", ""],
-      [`${FLOOR_CRYPTO} (the floor + node:crypto)`, ...row(cold.floorCrypto), (cold.floorCrypto.importMs / floor.importMs).toFixed(2), ms(cold.floorCrypto.importCpuMs), (cold.floorCrypto.importCpuMs / floor.importCpuMs).toFixed(2), "", "", "", ""],
-      ["(an empty module)", "", "", "", "", ms(cold.emptyModuleMs), "", "", "", "", "", "", "", ""],
+      ...functions.map((f) => [f.fn, ...row(f), f.floorRatio.toFixed(2), f.cryptoRatio.toFixed(2), ms(f.importCpuMs), f.cpuFloorRatio.toFixed(2), verdict(f.sizePass), verdict(f.importPass), verdict(f.lazyPass), f.withinAim ? "yes" : "no"]),
+      [`${FLOOR} (floor: imports only @netlify/blobs)`, ...row(floor), "1.00", "", ms(floor.importCpuMs), "1.00", "", "", "", ""],
+      [`${FLOOR_CRYPTO} (the floor + node:crypto)`, ...row(cold.floorCrypto), (cold.floorCrypto.importMs / floor.importMs).toFixed(2), "1.00", ms(cold.floorCrypto.importCpuMs), (cold.floorCrypto.importCpuMs / floor.importCpuMs).toFixed(2), "", "", "", ""],
+      ["(an empty module)", "", "", "", "", ms(cold.emptyModuleMs), "", "", "", "", "", "", "", "", ""],
     ],
   );
   const over = functions.filter((f) => !f.withinAim).map((f) => `${f.fn} ${f.floorRatio.toFixed(2)}x`);

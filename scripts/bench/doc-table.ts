@@ -21,7 +21,7 @@ export interface BenchFigures {
   endpoints: readonly Endpoint[];
   password: { approve: { p50: number } };
   scale: { ratio: number; small: Timed & { grants: number }; large: Timed & { grants: number } };
-  coldStart: { floor: { importMs: number }; functions: readonly { fn: string; importMs: number; floorRatio: number }[] };
+  coldStart: { floor: { importMs: number }; floorCrypto: { importMs: number }; functions: readonly { fn: string; importMs: number; floorRatio: number; cryptoRatio: number }[] };
   owner: { console: readonly (Timed & { grants: number; operations: number })[]; ratio: number; revokeAll: { ms: number; operations: number; tokensInactive: boolean } };
 }
 
@@ -64,11 +64,11 @@ export const DOC_ROWS: readonly { what: string; measured: (f: BenchFigures) => s
   {
     what: "Cold import of the slowest deployed function",
     measured: (f) => {
-      const worst = [...f.coldStart.functions].sort((a, b) => b.floorRatio - a.floorRatio)[0]!;
-      return `\`${worst.fn}\` ${fixed(worst.importMs)} ms = ${worst.floorRatio.toFixed(2)}× the floor function (${fixed(f.coldStart.floor.importMs)} ms)`;
+      const worst = [...f.coldStart.functions].sort((a, b) => b.cryptoRatio - a.cryptoRatio)[0]!;
+      return `\`${worst.fn}\` ${fixed(worst.importMs)} ms = ${worst.cryptoRatio.toFixed(2)}× the floor + node:crypto (${fixed(f.coldStart.floorCrypto.importMs)} ms); ${worst.floorRatio.toFixed(2)}× the bare floor (${fixed(f.coldStart.floor.importMs)} ms)`;
     },
-    budget: "≤ 2.5× floor (the aim: ≤ 2×)",
-    missed: (f) => f.coldStart.functions.some((c) => c.floorRatio > BUDGET.coldImportFloorRatio),
+    budget: "≤ 2× the floor + node:crypto",
+    missed: (f) => f.coldStart.functions.some((c) => c.cryptoRatio > BUDGET.coldImportCryptoRatio),
   },
 ];
 

@@ -22,6 +22,16 @@ import { IP, TOTAL_CALLS, USER_AGENT } from "./settings.ts";
 import { mapBounded, range } from "./stats.ts";
 import { NO_STORAGE, ONE_READ, REDEMPTION, type OpsBudget } from "./storage-operations.ts";
 
+/** Work an endpoint hands to the platform for after its answer (the connection log), as
+ * Netlify's context.waitUntil takes it: not in the answer's time, awaited between calls. */
+const deferred: Promise<unknown>[] = [];
+const platform = { waitUntil: (work: Promise<unknown>) => void deferred.push(work) };
+
+/** Finishes what the last call handed over for after its answer. */
+export async function finishDeferredWork(): Promise<void> {
+  await Promise.allSettled(deferred.splice(0));
+}
+
 export interface EndpointCase {
   name: string;
   /** The Netlify function that serves it. */
@@ -90,7 +100,7 @@ export async function endpointCases(b: Bench, account: Bench): Promise<EndpointC
       name: "GET /.well-known/oauth-authorization-server",
       fn: "metadata",
       request: () => new Request(`${BASE}/.well-known/oauth-authorization-server`),
-      handle: (req) => endpoints.metadata(req, rt),
+      handle: (req) => endpoints.metadata(req, rt, platform),
       check: async (res) => void (await expectJson(res, "metadata", "issuer")),
       opsBudget: NO_STORAGE,
     },
@@ -98,14 +108,14 @@ export async function endpointCases(b: Bench, account: Bench): Promise<EndpointC
       name: "GET /auth (authorization request)",
       fn: "auth",
       request: () => authorizationRequest(authorization),
-      handle: (req) => endpoints.authorize(req, rt),
+      handle: (req) => endpoints.authorize(req, rt, platform),
       check: (res) => expectStatus(res, 303, "GET /auth"),
     },
     {
       name: "POST /auth/approve (session, a fresh request)",
       fn: "approve",
       request: (i) => approveWith(freshRequests[i]!, { cookie }),
-      handle: (req) => endpoints.approve(req, rt, caller),
+      handle: (req) => endpoints.approve(req, rt, { ...caller, ...platform }),
       check: async (res) => {
         await expectStatus(res, 302, "approve");
         if (!new URL(res.headers.get("location") ?? "", BASE).searchParams.get("code")) throw new Error("approve: no code");
@@ -115,7 +125,7 @@ export async function endpointCases(b: Bench, account: Bench): Promise<EndpointC
       name: "POST /auth/approve (session, the same request again)",
       fn: "approve",
       request: () => approveWith(request, { cookie }),
-      handle: (req) => endpoints.approve(req, rt, caller),
+      handle: (req) => endpoints.approve(req, rt, { ...caller, ...platform }),
       check: async (res) => {
         await expectStatus(res, 302, "approve");
         if (!new URL(res.headers.get("location") ?? "", BASE).searchParams.get("code")) throw new Error("approve: no code");
@@ -125,7 +135,7 @@ export async function endpointCases(b: Bench, account: Bench): Promise<EndpointC
       name: "POST /auth (code -> profile)",
       fn: "auth",
       request: (i) => post("/auth", redemption(profileCodes[i]!)),
-      handle: (req) => endpoints.profileRedemption(req, rt),
+      handle: (req) => endpoints.profileRedemption(req, rt, platform),
       check: async (res) => void (await expectJson(res, "POST /auth", "me")),
       opsBudget: REDEMPTION,
     },
@@ -133,7 +143,7 @@ export async function endpointCases(b: Bench, account: Bench): Promise<EndpointC
       name: "POST /token (code -> tokens)",
       fn: "token",
       request: (i) => post("/token", { grant_type: "authorization_code", ...redemption(tokenCodes[i]!) }),
-      handle: (req) => endpoints.token(req, rt),
+      handle: (req) => endpoints.token(req, rt, platform),
       check: async (res) => void (await expectJson(res, "POST /token", "access_token")),
       opsBudget: REDEMPTION,
     },
@@ -142,7 +152,7 @@ export async function endpointCases(b: Bench, account: Bench): Promise<EndpointC
       name: "POST /token (refresh)",
       fn: "token",
       request: () => post("/token", refreshForm(refreshToken)),
-      handle: (req) => endpoints.token(req, rt),
+      handle: (req) => endpoints.token(req, rt, platform),
       check: async (res) => {
         refreshToken = String((await expectJson(res, "refresh", "refresh_token")).refresh_token);
       },
@@ -151,7 +161,7 @@ export async function endpointCases(b: Bench, account: Bench): Promise<EndpointC
       name: "POST /introspect",
       fn: "introspect",
       request: () => introspectionRequest(token(0)),
-      handle: (req) => endpoints.introspect(req, rt),
+      handle: (req) => endpoints.introspect(req, rt, platform),
       check: async (res) => void (await expectJson(res, "introspect", "active")),
       opsBudget: ONE_READ,
     },
@@ -159,7 +169,7 @@ export async function endpointCases(b: Bench, account: Bench): Promise<EndpointC
       name: "GET /token (legacy verification)",
       fn: "token",
       request: () => new Request(`${BASE}/token`, { headers: bearer(token(1)) }),
-      handle: (req) => endpoints.token(req, rt),
+      handle: (req) => endpoints.token(req, rt, platform),
       check: async (res) => void (await expectJson(res, "GET /token", "active")),
       opsBudget: ONE_READ,
     },
@@ -167,7 +177,7 @@ export async function endpointCases(b: Bench, account: Bench): Promise<EndpointC
       name: "GET /userinfo",
       fn: "userinfo",
       request: () => userinfoRequest(token(2)),
-      handle: (req) => endpoints.userinfo(req, rt),
+      handle: (req) => endpoints.userinfo(req, rt, platform),
       check: async (res) => void (await expectJson(res, "userinfo", "sub")),
       opsBudget: ONE_READ,
     },
@@ -175,14 +185,14 @@ export async function endpointCases(b: Bench, account: Bench): Promise<EndpointC
       name: "POST /revoke (live token)",
       fn: "revoke",
       request: (i) => post("/revoke", { token: revocable[i]!.accessToken }),
-      handle: (req) => endpoints.revoke(req, rt),
+      handle: (req) => endpoints.revoke(req, rt, platform),
       check: (res) => expectStatus(res, 200, "revoke"),
     },
     {
       name: `GET ${ACCOUNT_API} (session)`,
       fn: "account",
       request: () => consoleGetRequest({ cookie: accountCookie }),
-      handle: (req) => endpoints.account(req, account.rt, caller),
+      handle: (req) => endpoints.account(req, account.rt, { ...caller, ...platform }),
       check: async (res) => void (await expectJson(res, "account", "apps")),
     },
   ];
@@ -195,7 +205,7 @@ export async function passwordApproveCase(b: Bench): Promise<EndpointCase> {
     name: "POST /auth/approve (password)",
     fn: "approve",
     request: () => approveWith(request, { password: TEST_PASSWORD }),
-    handle: (req) => endpoints.approve(req, b.rt, { ip: IP, userAgent: USER_AGENT }),
+    handle: (req) => endpoints.approve(req, b.rt, { ip: IP, userAgent: USER_AGENT, ...platform }),
     check: (res) => expectStatus(res, 302, "approve with password"),
   };
 }

@@ -19,7 +19,7 @@ import {
   type BareSamples,
 } from "./bare-blobs.ts";
 import { operations, type Bench } from "./calls.ts";
-import { endpointCases, passwordApproveCase, type EndpointCase } from "./endpoint-cases.ts";
+import { endpointCases, finishDeferredWork, passwordApproveCase, type EndpointCase } from "./endpoint-cases.ts";
 import { check, printTable, say, verdict } from "./report.ts";
 import { BUDGET, CALLS, PASSWORD_CALLS, WARMUP } from "./settings.ts";
 import { ms, sample, stats, type Stats } from "./stats.ts";
@@ -43,12 +43,15 @@ interface EndpointResult {
 interface MeasuredEndpoint {
   stats: Stats;
   ops: OpSummary;
+  /** The median call's conditional writes against a version (each a read more, locally). */
+  versionedWrites: number;
   paired: BareSamples;
 }
 
 async function measureEndpoint(c: EndpointCase, bare: BareBlobs, calls = CALLS, warmup = WARMUP): Promise<MeasuredEndpoint> {
   const times: number[] = [];
   const ops: OperationCounts[] = [];
+  const versioned: number[] = [];
   const paired = emptySamples();
   for (let i = 0; i < warmup + calls; i++) {
     const req = c.request(i);
@@ -57,13 +60,18 @@ async function measureEndpoint(c: EndpointCase, bare: BareBlobs, calls = CALLS, 
     const response = await c.handle(req);
     const elapsed = performance.now() - start;
     const callOps = operations.snapshot();
+    const callVersioned = operations.versionedWrites;
+    // What was handed over for after the answer (the connection log) is neither timed nor counted
+    // here; docs/performance.md says what it costs.
+    await finishDeferredWork();
     ops.push(callOps);
     await c.check(response);
     if (i < warmup) continue;
     times.push(elapsed);
+    versioned.push(callVersioned);
     await pairedBare(bare, callOps, i, paired);
   }
-  return { stats: stats(times), ops: summarizeOps(ops), paired };
+  return { stats: stats(times), ops: summarizeOps(ops), versionedWrites: stats(versioned).p50, paired };
 }
 
 function judgeEndpoint(c: EndpointCase, measured: MeasuredEndpoint, bare: BareOperations): EndpointResult {
@@ -72,7 +80,10 @@ function judgeEndpoint(c: EndpointCase, measured: MeasuredEndpoint, bare: BareOp
   for (const kind of BARE_KINDS) if (paired[kind].length > 0) pairedBareP50[kind] = stats(paired[kind]).p50;
   // A kind the endpoint never did has no paired sample, and a count of 0 in the floor.
   const p50 = (kind: BareKind) => pairedBareP50[kind] ?? bare[kind].p50;
-  const floorMs = storageFloor(ops.typical, { get: p50("get"), set: p50("set"), delete: p50("delete"), list: p50("list") });
+  // The local server's conditional write against a version reads the record again under its
+  // lock (production's is one atomic call): that read is storage, not the endpoint's own time.
+  const local = { ...ops.typical, reads: ops.typical.reads + measured.versionedWrites };
+  const floorMs = storageFloor(local, { get: p50("get"), set: p50("set"), delete: p50("delete"), list: p50("list") });
   const budgetMs = floorMs + BUDGET.ownCpuMs;
   const pass = check("1 endpoints", c.name, `p50 ${ms(s.p50)} ms`, `<= floor ${ms(floorMs)} + ${BUDGET.ownCpuMs} ms`, s.p50 <= budgetMs);
   const result: EndpointResult = { name: c.name, fn: c.fn, stats: s, ops, pairedBareP50, floorMs, ratioToGet: s.p50 / bare.get.p50, budgetMs, pass };

@@ -20,15 +20,20 @@ export interface CallerInfo {
   userAgent: string;
 }
 
-type Endpoint = (req: Request, rt: Runtime) => Promise<Response>;
-type EndpointWithCaller = (req: Request, rt: Runtime, caller: CallerInfo) => Promise<Response>;
+/** What else Netlify's context may give: a way to finish work after the answer (waitUntil). */
+export interface PlatformInfo {
+  waitUntil?: (work: Promise<unknown>) => void;
+}
+
+type Endpoint = (req: Request, rt: Runtime, platform?: PlatformInfo) => Promise<Response>;
+type EndpointWithCaller = (req: Request, rt: Runtime, caller: CallerInfo & PlatformInfo) => Promise<Response>;
 
 /** Each endpoint as its Netlify function calls it. */
 export const endpoints: {
   metadata: Endpoint;
   authorize: Endpoint;
   /** The sign-in page's POST /auth/approve; userAgent may be "" (not sent). */
-  approve: (req: Request, rt: Runtime, caller: { ip: string; userAgent?: string }) => Promise<Response>;
+  approve: (req: Request, rt: Runtime, caller: { ip: string; userAgent?: string } & PlatformInfo) => Promise<Response>;
   /** POST /auth: a code redeemed for the profile URL only. */
   profileRedemption: Endpoint;
   /** /token: POST redeems a code or a refresh token, GET is the legacy verification. */
@@ -39,14 +44,14 @@ export const endpoints: {
   account: EndpointWithCaller;
   passkeys: EndpointWithCaller;
 } = {
-  metadata: (req, rt) => metadataEndpoint(req, rt),
-  authorize: (req, rt) => authorizationEndpoint(req, rt),
+  metadata: (req, rt, platform) => metadataEndpoint(req, rt, platform),
+  authorize: (req, rt, platform) => authorizationEndpoint(req, rt, platform),
   approve: (req, rt, caller) => approveEndpoint(req, rt, caller),
-  profileRedemption: (req, rt) => authorizationEndpoint(req, rt),
-  token: (req, rt) => tokenEndpoint(req, rt),
-  introspect: (req, rt) => introspectionEndpoint(req, rt),
-  userinfo: (req, rt) => userinfoEndpoint(req, rt),
-  revoke: (req, rt) => revocationEndpoint(req, rt),
+  profileRedemption: (req, rt, platform) => authorizationEndpoint(req, rt, platform),
+  token: (req, rt, platform) => tokenEndpoint(req, rt, platform),
+  introspect: (req, rt, platform) => introspectionEndpoint(req, rt, platform),
+  userinfo: (req, rt, platform) => userinfoEndpoint(req, rt, platform),
+  revoke: (req, rt, platform) => revocationEndpoint(req, rt, platform),
   account: (req, rt, caller) => accountApi(req, rt, caller),
   passkeys: (req, rt, caller) => passkeysApi(req, rt, caller),
 };

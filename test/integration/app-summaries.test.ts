@@ -7,8 +7,8 @@ import type { AccountOverview } from "../../netlify/lib/pages/account-view.ts";
 import { blobStore } from "../../netlify/lib/platform/store.ts";
 import { recordSignInEvent } from "../../netlify/lib/owner/sign-in-events.ts";
 import { consoleGet, consolePost, consoleSignIn } from "../helpers/console.ts";
-import { introspect, postToken, revoke } from "../helpers/endpoints.ts";
-import { CLIENT_ID, refreshForm } from "../helpers/requests.ts";
+import { introspect, postToken, revoke, signInForCode } from "../helpers/endpoints.ts";
+import { CLIENT_ID, codeForm, refreshForm } from "../helpers/requests.ts";
 import { inBatches, seedGrants } from "../helpers/seed-grants.ts";
 import { tokensFor } from "../helpers/tokens.ts";
 import { testRuntime, type TestRuntime } from "../helpers/runtime.ts";
@@ -44,6 +44,15 @@ describe("app summaries", () => {
 
     expect((await revoke(rt, { token: second.access_token })).status).toBe(200);
     expect(grantCounts(await overview(rt, cookie))).toEqual({ [CLIENT_ID]: 1 });
+  });
+
+  it("count every one of twelve redemptions of one app that arrive at once (an agent opening sessions)", async () => {
+    const rt = await testRuntime();
+    const codes = [];
+    for (let i = 0; i < 12; i++) codes.push(await signInForCode(rt));
+    const answers = await Promise.all(codes.map((code) => postToken(rt, codeForm(code))));
+    expect(answers.map((answer) => answer.status)).toEqual(codes.map(() => 200));
+    expect(grantCounts(await overview(rt, await consoleSignIn(rt)))).toEqual({ [CLIENT_ID]: 12 });
   });
 
   it("after upgrading, the first console load shows every app of the grants stored before summaries", async () => {

@@ -18,6 +18,7 @@ import { secretHash } from "../crypto/secrets.ts";
 import { RECORDS } from "../platform/records.ts";
 import type { KeyValueStore, Version } from "../platform/store.ts";
 import { appIdOf } from "../protocol/revocations.ts";
+import { collisionPause } from "../platform/collision-pause.ts";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 export const ATTEMPTS_PER_CLIENT = 50;
@@ -117,6 +118,7 @@ async function write(store: KeyValueStore, key: string, event: StepEvent, approv
     const attempts = withStep(previous, event);
     const record: ConnectionRecord = { kind: "connection-log", clientId: event.clientId, approved, attempts, expiresAt: attempts[0]!.at + RETENTION_MS };
     if (await store.setIfUnchanged(key, record, current.version)) return;
+    await collisionPause(tries + 1);
     current = await store.getVersioned(key);
   }
 }

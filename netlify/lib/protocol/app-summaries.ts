@@ -9,6 +9,7 @@ import type { ClientDisplay } from "../core/client-shape.ts";
 import { RECORDS } from "../platform/records.ts";
 import type { KeyValueStore } from "../platform/store.ts";
 import { appIdOf } from "./revocations.ts";
+import { collisionPause } from "../platform/collision-pause.ts";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -60,6 +61,7 @@ function counted(liveByDay: Record<string, number>, at: number, by: number): Rec
 async function update(store: KeyValueStore, clientId: string, change: (current: AppSummary | null) => AppSummary | null): Promise<void> {
   const key = summaryKey(clientId);
   for (let attempt = 0; attempt < 8; attempt++) {
+    if (attempt > 0) await collisionPause(attempt);
     const { value, version } = await store.getVersioned<AppSummary>(key);
     const next = change(value?.kind === "app-summary" && value.clientId === clientId ? value : null);
     if (next === null) return;

@@ -8,6 +8,7 @@
 import { secretHash } from "../crypto/secrets.ts";
 import { RECORDS } from "../platform/records.ts";
 import type { KeyValueStore } from "../platform/store.ts";
+import { collisionPause } from "../platform/collision-pause.ts";
 
 export interface Revocations {
   kind: "revocations";
@@ -37,6 +38,7 @@ export function revokedByOwner(revocations: Revocations, clientId: string, creat
  * The moments only move forward. */
 async function record(store: KeyValueStore, change: (current: Revocations) => Revocations): Promise<void> {
   for (let attempt = 0; attempt < 5; attempt++) {
+    if (attempt > 0) await collisionPause(attempt);
     const { value, version } = await store.getVersioned<Revocations>(KEY);
     const current = value?.kind === "revocations" ? value : NONE;
     if (await store.setIfUnchanged(KEY, change(current), version)) return;
