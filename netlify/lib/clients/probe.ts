@@ -1,4 +1,4 @@
-// One request to a URL the owner gave (the console's MCP server check), behind the address
+// One request to a URL the owner gave (the console's MCP server check, the alerts' webhook), behind the address
 // guard of client fetches: every address the host resolves to is checked and the socket
 // connects to exactly those. Any status is answered (a 401 is what the check wants to see),
 // with the headers it needs; no redirect is followed; a time budget and a size cap.
@@ -21,6 +21,8 @@ export interface ProbeOptions {
   body?: string;
   timeoutMs: number;
   maxBytes: number;
+  /** Who asks, in the User-Agent (the MCP server check by default). */
+  userAgent?: string;
 }
 
 const USER_AGENT = "netlify-indieauth (MCP server check)";
@@ -46,7 +48,7 @@ export async function probe(url: URL, options: ProbeOptions): Promise<ProbeAnswe
       port: url.port === "" ? undefined : Number(url.port),
       path: `${url.pathname}${url.search}`,
       method: options.method ?? "GET",
-      headers: { ...options.headers, ...(body ? { "Content-Length": String(body.length) } : {}), "User-Agent": USER_AGENT },
+      headers: { ...options.headers, ...(body ? { "Content-Length": String(body.length) } : {}), "User-Agent": options.userAgent ?? USER_AGENT },
       agent: false,
       lookup: guardedLookup(options.policy, network.lookup),
     });
