@@ -93,9 +93,12 @@ describe("script injection: an app's hostile claims in the owner's console", () 
       await expect(app.textContent()).resolves.toContain(NAME);
       await expect(app.textContent()).resolves.toContain(SCOPE);
     }
-    // Only the web address is ever loaded as a logo, and as a plain src value.
+    // Only the web address is ever shown as a logo, through this server's own logo path, with
+    // the address as a plain value of its query.
     const logos = await page.locator("#app-list img").evaluateAll((imgs) => imgs.map((img) => img.getAttribute("src")));
-    expect(logos).toEqual([LOGOS.attribute]);
+    expect(logos).toHaveLength(1);
+    const shown = new URL(logos[0]!, server.baseUrl);
+    expect([shown.origin, shown.pathname, shown.searchParams.get("src")]).toEqual([new URL(server.baseUrl).origin, "/auth/logo", LOGOS.attribute]);
 
     const injected = await page.evaluate(() => ({
       pwned: (window as { __pwned?: number }).__pwned,

@@ -47,8 +47,8 @@ async function overviewOf(ctx: RequestContext, session: SessionRecord): Promise<
     passwordLogin: passwordLoginAllowed(config.passwordLogin, passkeys),
     confirmChanges: sharesOriginWithSite(config),
     // Logos through this server (GET /auth/logo), as on the sign-in page: the owner's browser
-    // never asks an app's host for anything.
-    apps: apps.apps.map((app) => (app.logoUri ? { ...app, logoUri: logoPath(app.logoUri, config.keys.logo) } : app)),
+    // never asks an app's host for anything. Only web addresses are signed; others are dropped.
+    apps: apps.apps.map(({ logoUri, ...app }) => (logoUri && /^https?:\/\//i.test(logoUri) ? { ...app, logoUri: logoPath(logoUri, config.keys.logo) } : app)),
     ...(apps.more > 0 ? { moreApps: apps.more } : {}),
     ...(history.before ? { moreEvents: history.before } : {}),
     devices: sessions.map((s) => ({
