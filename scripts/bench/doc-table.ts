@@ -15,6 +15,9 @@ interface Timed {
 interface Endpoint extends Timed {
   name: string;
   ops: { typical: Record<string, number>; max: Record<string, number> };
+  /** The storage floor it is judged against, and whether it was within floor + 1 ms. */
+  floorMs?: number;
+  pass?: boolean;
 }
 /** What the rows are read from: the bench's results (the same document as bench.json). */
 export interface BenchFigures {
@@ -28,11 +31,20 @@ export interface BenchFigures {
 const fixed = (n: number) => n.toFixed(n < 10 ? 2 : 1);
 const opsText = (ops: Record<string, number>) => `${ops.reads ?? 0} r, ${ops.writes ?? 0} w, ${ops.deletes ?? 0} d, ${ops.lists ?? 0} l`;
 
-function endpoint(figures: BenchFigures, name: string): string {
+function endpointOf(figures: BenchFigures, name: string): Endpoint {
   const e = figures.endpoints.find((c) => c.name === name);
   if (!e) throw new Error(`the bench has no case "${name}" for the performance doc`);
-  return `p50 ${fixed(e.stats.p50)} ms; ${opsText(e.ops.max)}`;
+  return e;
 }
+
+function endpoint(figures: BenchFigures, name: string): string {
+  const e = endpointOf(figures, name);
+  const floor = e.floorMs === undefined ? "" : ` (its storage ${fixed(e.floorMs)} ms)`;
+  return `p50 ${fixed(e.stats.p50)} ms${floor}; ${opsText(e.ops.max)}`;
+}
+
+/** An endpoint row over its storage + 1 ms. */
+const endpointMissed = (name: string) => (f: BenchFigures) => endpointOf(f, name).pass === false;
 
 function consoleAt(figures: BenchFigures, index: number): string {
   const c = figures.owner.console[index]!;
@@ -41,15 +53,15 @@ function consoleAt(figures: BenchFigures, index: number): string {
 
 /** Each row: what, measured (from the figures), budget; `missed` marks a miss in the table. */
 export const DOC_ROWS: readonly { what: string; measured: (f: BenchFigures) => string; budget: string; missed?: (f: BenchFigures) => boolean }[] = [
-  { what: "Token check (`POST /introspect`)", measured: (f) => endpoint(f, "POST /introspect"), budget: "storage + 1 ms; the grant and the revocations, in parallel" },
-  { what: "Legacy verification (`GET /token`)", measured: (f) => endpoint(f, "GET /token (legacy verification)"), budget: "storage + 1 ms" },
-  { what: "`GET /userinfo`", measured: (f) => endpoint(f, "GET /userinfo"), budget: "storage + 1 ms" },
-  { what: "Code redemption (`POST /token`)", measured: (f) => endpoint(f, "POST /token (code -> tokens)"), budget: "storage + 1 ms; ≤ 5 operations" },
-  { what: "Profile redemption (`POST /auth`)", measured: (f) => endpoint(f, "POST /auth (code -> profile)"), budget: "storage + 1 ms" },
-  { what: "Refresh (`POST /token`)", measured: (f) => endpoint(f, "POST /token (refresh)"), budget: "storage + 1 ms" },
-  { what: "Revocation (`POST /revoke`)", measured: (f) => endpoint(f, "POST /revoke (live token)"), budget: "storage + 1 ms" },
-  { what: "Sign-in with a session, a fresh request (`POST /auth/approve`)", measured: (f) => endpoint(f, "POST /auth/approve (session, a fresh request)"), budget: "storage + 1 ms" },
-  { what: "The same request approved again (a double click)", measured: (f) => endpoint(f, "POST /auth/approve (session, the same request again)"), budget: "storage + 1 ms" },
+  { what: "Token check (`POST /introspect`)", measured: (f) => endpoint(f, "POST /introspect"), budget: "storage + 1 ms; the grant and the revocations, in parallel", missed: endpointMissed("POST /introspect") },
+  { what: "Legacy verification (`GET /token`)", measured: (f) => endpoint(f, "GET /token (legacy verification)"), budget: "storage + 1 ms", missed: endpointMissed("GET /token (legacy verification)") },
+  { what: "`GET /userinfo`", measured: (f) => endpoint(f, "GET /userinfo"), budget: "storage + 1 ms", missed: endpointMissed("GET /userinfo") },
+  { what: "Code redemption (`POST /token`)", measured: (f) => endpoint(f, "POST /token (code -> tokens)"), budget: "storage + 1 ms; ≤ 5 operations", missed: endpointMissed("POST /token (code -> tokens)") },
+  { what: "Profile redemption (`POST /auth`)", measured: (f) => endpoint(f, "POST /auth (code -> profile)"), budget: "storage + 1 ms", missed: endpointMissed("POST /auth (code -> profile)") },
+  { what: "Refresh (`POST /token`)", measured: (f) => endpoint(f, "POST /token (refresh)"), budget: "storage + 1 ms", missed: endpointMissed("POST /token (refresh)") },
+  { what: "Revocation (`POST /revoke`)", measured: (f) => endpoint(f, "POST /revoke (live token)"), budget: "storage + 1 ms", missed: endpointMissed("POST /revoke (live token)") },
+  { what: "Sign-in with a session, a fresh request (`POST /auth/approve`)", measured: (f) => endpoint(f, "POST /auth/approve (session, a fresh request)"), budget: "storage + 1 ms", missed: endpointMissed("POST /auth/approve (session, a fresh request)") },
+  { what: "The same request approved again (a double click)", measured: (f) => endpoint(f, "POST /auth/approve (session, the same request again)"), budget: "storage + 1 ms", missed: endpointMissed("POST /auth/approve (session, the same request again)") },
   { what: "Sign-in with the password (scrypt, slow on purpose)", measured: (f) => `p50 ${fixed(f.password.approve.p50)} ms`, budget: "—" },
   { what: "Owner console API, 10 grants stored", measured: (f) => consoleAt(f, 0), budget: "≤ 50 operations" },
   { what: "Owner console API, 1,000 grants stored", measured: (f) => consoleAt(f, 1), budget: "≤ 50 operations" },
