@@ -16,10 +16,15 @@ export class OperationCounter {
    * also reads the record again under its key's lock (platform/store.ts), which production's
    * atomic conditional write does not: the bench adds that read to the floor it judges by. */
   versionedWrites = 0;
+  /** Conditional writes (setIfNew, setIfUnchanged). On the local Blobs server each holds its
+   * key's lock (platform/local-write-lock.ts: a folder made and removed), where production's
+   * condition is part of the one write: the bench's floor times them as such. */
+  conditionalWrites = 0;
 
   reset(): void {
     this.counts = noOperations();
     this.versionedWrites = 0;
+    this.conditionalWrites = 0;
   }
 
   /** A copy of the counts so far. */
@@ -34,8 +39,8 @@ export class OperationCounter {
       get: (key) => (count("reads"), inner.get(key)),
       getVersioned: (key) => (count("reads"), inner.getVersioned(key)),
       set: (key, value) => (count("writes"), inner.set(key, value)),
-      setIfNew: (key, value) => (count("writes"), inner.setIfNew(key, value)),
-      setIfUnchanged: (key, value, version) => (count("writes"), this.versionedWrites++, inner.setIfUnchanged(key, value, version)),
+      setIfNew: (key, value) => (count("writes"), this.conditionalWrites++, inner.setIfNew(key, value)),
+      setIfUnchanged: (key, value, version) => (count("writes"), this.conditionalWrites++, version.exists && this.versionedWrites++, inner.setIfUnchanged(key, value, version)),
       delete: (key) => (count("deletes"), inner.delete(key)),
       list: (prefix) => (count("lists"), inner.list(prefix)),
     };

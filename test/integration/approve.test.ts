@@ -26,7 +26,9 @@ describe("approving a sign-in", () => {
 
     const record = await rt.store.get<CodeRecord>(RECORDS.code.key(code));
     expect(record).toMatchObject({ clientId: CLIENT_ID, redirectUri: REDIRECT_URI, scopes: ["profile", "create"], me: "https://jane.example/" });
-    expect(record!.expiresAt - record!.issuedAt).toBe(10 * 60 * 1000);
+    // Redeemable ten minutes; the record is kept as long as the signed request (fifteen).
+    expect(record!.validUntil! - record!.issuedAt).toBe(10 * 60 * 1000);
+    expect(record!.expiresAt - record!.issuedAt).toBe(15 * 60 * 1000);
     expect(JSON.stringify(record)).not.toContain(code);
     expect(await rt.store.list(RECORDS.code.prefix)).toEqual([RECORDS.code.key(code)]);
   });

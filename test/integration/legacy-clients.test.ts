@@ -5,6 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { KNOWN_SCOPES, isKnownScope } from "../../netlify/lib/protocol/scopes.ts";
 import { RECORDS } from "../../netlify/lib/platform/records.ts";
+import { sweepExpired } from "../../netlify/lib/platform/housekeeping.ts";
 import { approve, endpoints, introspect, postToken, signedRequest, signInForCode, userinfo } from "../helpers/endpoints.ts";
 import { authorizationParams, codeForm, pkcePair, post, redirectParams, refreshForm, type Tokens } from "../helpers/requests.ts";
 import { introspection, tokensFor } from "../helpers/tokens.ts";
@@ -185,6 +186,23 @@ describe("a double-clicked Approve", () => {
     expect(await rt.store.list(RECORDS.code.prefix)).toHaveLength(1);
   });
 
+  it("past its ten minutes the code cannot be redeemed, yet its record outlives a sweep until the request expires: no second code", async () => {
+    const rt = await testRuntime();
+    const { request, verifier } = await signedWithVerifier(rt);
+    const code = redirectParams(await approve(rt, request, { scopes: ["profile"] })).get("code")!;
+    rt.clock.advance(11 * MINUTE);
+    // Housekeeping runs between the two: the record is kept for the request's fifteen minutes.
+    await sweepExpired(rt.store, rt.now());
+    expect(await rt.store.list(RECORDS.code.prefix)).toHaveLength(1);
+    expect((await approve(rt, request, { scopes: ["profile"] })).status).toBe(400);
+    const redeemed = await postToken(rt, codeForm({ code, verifier }));
+    expect(redeemed.status).toBe(400);
+    expect(await redeemed.json()).toMatchObject({ error: "invalid_grant", error_description: "The authorization code has expired." });
+    rt.clock.advance(5 * MINUTE);
+    await sweepExpired(rt.store, rt.now());
+    expect(await rt.store.list(RECORDS.code.prefix)).toHaveLength(0);
+  });
+
   it("a new sign-in from the app (a new request) gets a new code", async () => {
     const rt = await testRuntime();
     const a = redirectParams(await approve(rt, (await signedWithVerifier(rt)).request)).get("code");
@@ -192,12 +210,13 @@ describe("a double-clicked Approve", () => {
     expect(a).not.toBe(b);
   });
 
-  it("keeps the code out of the store: only its hash and the marker's", async () => {
+  it("keeps the code out of the store: only its hash", async () => {
     const rt = await testRuntime();
     const code = redirectParams(await approve(rt, (await signedWithVerifier(rt)).request)).get("code")!;
     const keys = await rt.store.list("");
     expect(keys.some((key) => key.includes(code.slice(3)))).toBe(false);
-    expect(keys).toContain(RECORDS.answeredRequest.key(code));
+    expect(keys).toContain(RECORDS.code.key(code));
+    expect(keys.filter((key) => key.startsWith(RECORDS.answeredRequest.prefix))).toEqual([]);
     for (const key of keys) expect(JSON.stringify(await rt.store.get(key))).not.toContain(code.slice(3));
   });
 });

@@ -28,15 +28,15 @@ describe("the local write lock", () => {
 
   it("breaks a lock abandoned by a writer that died holding it", async () => {
     const scope = `test-${randomUUID()}`;
-    await mkdir(lockPath(scope), { recursive: true });
+    await mkdir(await lockPath(scope), { recursive: true });
     const longAgo = new Date(Date.now() - 60_000);
-    await utimes(lockPath(scope), longAgo, longAgo);
+    await utimes(await lockPath(scope), longAgo, longAgo);
     expect(await withLocalWriteLock(scope, never, async () => "written")).toBe("written");
   });
 
   it("stops waiting when the caller's deadline passes, and never runs the write", async () => {
     const scope = `test-${randomUUID()}`;
-    await mkdir(lockPath(scope), { recursive: true });
+    await mkdir(await lockPath(scope), { recursive: true });
     const deadline = new AbortController();
     let wrote = false;
     const waiting = withLocalWriteLock(scope, deadline.signal, async () => void (wrote = true));

@@ -4,11 +4,12 @@
 // jose is loaded with the first signature or verification: requests that need neither (most of
 // what the account and approve functions refuse, every preflight) and cold starts skip it.
 import type { JWTPayload } from "jose";
+import { loadOnce } from "../core/load-once.ts";
 
 // Its own entry points for what is used here: a dynamic import is not tree-shaken, and the
 // whole of jose would add ~45 KB to the functions that sign.
-const joseSign = () => import("jose/jwt/sign");
-const joseVerify = () => import("jose/jwt/verify");
+const joseSign = loadOnce(() => import("jose/jwt/sign"));
+const joseVerify = loadOnce(() => import("jose/jwt/verify"));
 
 export interface JwtKind {
   key: Uint8Array;

@@ -12,7 +12,7 @@ import { redirect, withCookies } from "../http/responses.ts";
 import { alert } from "../owner/alerts.ts";
 import { rememberApproval } from "../owner/app-approvals.ts";
 import { hasSessionCookie, rememberRequested, startSession } from "../owner/sessions.ts";
-import { credentialFrom, recordAttempt, signInOwner, throttled, type AttemptContext } from "../owner/sign-in.ts";
+import { credentialFrom, recordAttemptAfterAnswer, signInOwner, throttled, type AttemptContext } from "../owner/sign-in.ts";
 import { APPROVE_PATH, SIGN_IN_PAGE } from "../pages/paths.ts";
 import { writeSignInFragment, type SignInProblem } from "../pages/sign-in-fragment.ts";
 import { redirectToClient } from "../protocol/authorization-response.ts";
@@ -53,7 +53,7 @@ interface Approval {
 async function whoApproves(ctx: RequestContext, form: URLSearchParams, submitted: Submitted, scopes: string[], attempt: AttemptContext): Promise<Approval | Response> {
   const policy = policyOf(ctx);
   const session = await policy.session();
-  // A session's approval is recorded in the history beside the code's write, not before it.
+  // A session's approval is recorded in the history once the code is issued (after the answer).
   if (await policy.sessionApproves(submitted.signed.request, scopes)) return { approver: "session", setCookies: [] };
   const outcome = await signInOwner(ctx.rt, ctx.config, credentialFrom(form), { ...attempt, ...(session ? { sessionId: session.id } : {}) });
   if (outcome.ok) return { approver: outcome.method, setCookies: outcome.setCookies };
@@ -81,7 +81,7 @@ async function issue(ctx: RequestContext, signed: SignedRequest, scopes: string[
   if (!issued.repeat) {
     const approved = { clientId: request.clientId, redirectUri: request.redirectUri, scopes };
     // The password or a passkey approved this much: a session may approve it again.
-    if (approver === "session") await recordAttempt(rt, attempt, "session");
+    if (approver === "session") await recordAttemptAfterAnswer(rt, attempt, "session");
     else if ((await rememberApproval(rt.store, { ...approved, method: approver }, now)).first) await alert(ctx, { kind: "app-approved", clientId: request.clientId });
   }
   const response = redirect(redirectToClient(request.redirectUri, { code: issued.code, state: request.state }, config.issuer), 302);
@@ -108,7 +108,9 @@ async function approve(ctx: RequestContext): Promise<Response> {
   const { signed } = checked;
   const { request } = signed;
   // Errors (a Deny too) go back to the app, automatically only where GET /auth would send them.
-  ctx.replyTo({ redirectUri: request.redirectUri, state: request.state, trusted: await errorsMayRedirect(ctx, request.clientId, request.redirectUri) });
+  // The app's approval that decides it and this device's session are read at once.
+  const [trusted] = await Promise.all([errorsMayRedirect(ctx, request.clientId, request.redirectUri), policyOf(ctx).session()]);
+  ctx.replyTo({ redirectUri: request.redirectUri, state: request.state, trusted });
 
   const decision = form.get("decision");
   if (decision === "deny") throw new AccessDenied("The owner denied the request.");

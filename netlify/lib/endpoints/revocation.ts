@@ -6,18 +6,20 @@ import { grantOwningToken, revokeGrant } from "../protocol/grants.ts";
 import { endpoint } from "../http/endpoint.ts";
 import { json } from "../http/responses.ts";
 import { withClientCredentials } from "../protocol/client-authentication.ts";
+import type { WaitUntil } from "../platform/after-answer.ts";
 import type { Runtime } from "../platform/runtime.ts";
 
 /** token_type_hint is ignored: the token's own prefix says what it is. */
-export async function revokeToken(rt: Runtime, form: URLSearchParams): Promise<Response> {
+export async function revokeToken(rt: Runtime, form: URLSearchParams, waitUntil?: WaitUntil): Promise<Response> {
   const token = form.get("token");
   if (token === null || token === "") throw new InvalidRequest("token is required.");
-  const grantId = await grantOwningToken(rt.store, token);
-  if (grantId) await revokeGrant(rt.store, grantId, rt.now());
+  const owning = await grantOwningToken(rt.store, token);
+  // The grant as just read; the app's summary follows after the answer.
+  if (owning) await revokeGrant(rt.store, owning.id, rt.now(), { read: owning.grant, waitUntil });
   return json({});
 }
 
 export const revocationEndpoint = endpoint({
   cors: true,
-  POST: { answers: "json", run: async (ctx) => revokeToken(ctx.rt, withClientCredentials(ctx.req, await ctx.form())) },
+  POST: { answers: "json", run: async (ctx) => revokeToken(ctx.rt, withClientCredentials(ctx.req, await ctx.form()), ctx.requester.waitUntil) },
 });

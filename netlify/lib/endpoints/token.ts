@@ -85,7 +85,7 @@ async function refreshTokenGrant(ctx: RequestContext, form: URLSearchParams): Pr
   const now = rt.now();
   const assertions = assertionContext(ctx, now, "/token");
   const authenticate = (grant: GrantRecord) => authenticateClient(form, grant.clientId, grant.authentication, assertions);
-  const outcome = await rotateRefreshToken(rt.store, refreshToken, { clientId: canonicalUrl(clientId), scopes, resource, authenticate }, now, config);
+  const outcome = await rotateRefreshToken(rt.store, refreshToken, { clientId: canonicalUrl(clientId), scopes, resource, authenticate, waitUntil: ctx.requester.waitUntil }, now, config);
   if (outcome.ok) return tokenResponse(req, config, outcome.tokens, now);
   if (outcome.reason === "scope") throw new InvalidScope("The requested scope is wider than what was granted.");
   if (outcome.reason === "target") throw outsideGrant(outcome.granted);
@@ -95,7 +95,7 @@ async function refreshTokenGrant(ctx: RequestContext, form: URLSearchParams): Pr
 async function tokenRequest(ctx: RequestContext): Promise<Response> {
   // A Basic credential is checked before anything is redeemed, so a refused one consumes nothing.
   const form = withClientCredentials(ctx.req, await ctx.form());
-  if (form.get("action") === "revoke") return revokeToken(ctx.rt, form);
+  if (form.get("action") === "revoke") return revokeToken(ctx.rt, form, ctx.requester.waitUntil);
   const grantType = form.get("grant_type");
   if (grantType === "authorization_code") return authorizationCodeGrant(ctx, form);
   if (grantType === "refresh_token") return refreshTokenGrant(ctx, form);

@@ -15,6 +15,7 @@ import type { Config } from "../platform/config.ts";
 import { RECORDS } from "../platform/records.ts";
 import type { Runtime } from "../platform/runtime.ts";
 import { webhookMessage, type AlertEvent, type AlertKind } from "./alert-messages.ts";
+import { afterAnswer } from "../platform/after-answer.ts";
 
 export type { AlertEvent, AlertKind } from "./alert-messages.ts";
 
@@ -73,16 +74,7 @@ async function deliver(ctx: AlertContext, event: AlertEvent): Promise<AlertOutco
 /** Tells the owner, without holding up the request beyond ALERT_DEADLINE_MS. Never throws. */
 export async function alert(ctx: AlertContext, event: AlertEvent): Promise<void> {
   if (!ctx.config.notify) return;
-  const delivery = deliver(ctx, event);
-  const waitUntil = ctx.requester?.waitUntil;
-  if (waitUntil) {
-    waitUntil(delivery);
-    return;
-  }
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const deadline = new Promise<void>((resolve) => (timer = setTimeout(resolve, ALERT_DEADLINE_MS)));
-  await Promise.race([delivery, deadline]);
-  clearTimeout(timer);
+  await afterAnswer(ctx.requester?.waitUntil, deliver(ctx, event), ALERT_DEADLINE_MS);
 }
 
 /** The console's "send a test alert": awaited, so that the owner learns how it went. */

@@ -72,8 +72,9 @@ export function approvalPolicy({ store, config, req, now }: PolicyInput): Approv
       return approvalCovers(await approval(request.clientId), request.redirectUri, scopes);
     },
     async offer(request) {
-      if (await policy.sessionApproves(request, tickedByDefault(request))) return { session: true };
-      const known = await (passkeys ??= listPasskeys(store));
+      // The passkeys are read beside the session and the approval (one round trip, not two).
+      const [approves, known] = await Promise.all([policy.sessionApproves(request, tickedByDefault(request)), (passkeys ??= listPasskeys(store))]);
+      if (approves) return { session: true };
       const offer: SignInOffer = { session: false, passkey: known.length > 0, password: passwordLoginAllowed(config.passwordLogin, known) };
       if (await policy.session()) offer.signedIn = sharesOriginWithSite(config) ? "shared-origin" : request.prompt?.includes("login") ? "login" : "new-app";
       return offer;

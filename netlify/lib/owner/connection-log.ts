@@ -19,6 +19,7 @@ import { RECORDS } from "../platform/records.ts";
 import type { KeyValueStore, Version } from "../platform/store.ts";
 import { appIdOf } from "../protocol/revocations.ts";
 import { collisionPause } from "../platform/collision-pause.ts";
+import { afterAnswer } from "../platform/after-answer.ts";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 export const ATTEMPTS_PER_CLIENT = 50;
@@ -159,17 +160,7 @@ export async function logConnectionSteps(target: LogTarget, steps: () => Promise
       for (const event of events) await recordConnectionStep(target.store, event);
     })
     .catch((error: unknown) => console.warn(`indieauth: the connection log was not written: ${error instanceof Error ? error.message : String(error)}`));
-  if (target.waitUntil) {
-    try {
-      target.waitUntil(work);
-      return;
-    } catch {
-      // The platform refused the work: waited for below, as without waitUntil.
-    }
-  }
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  await Promise.race([work, new Promise<void>((resolve) => (timer = setTimeout(resolve, LOG_DEADLINE_MS)))]);
-  clearTimeout(timer);
+  await afterAnswer(target.waitUntil, work, LOG_DEADLINE_MS);
 }
 
 /** Attempts of one client from two records, those sharing a link made one. */

@@ -9,10 +9,11 @@
 import { randomBytes } from "node:crypto";
 import { signTyped, verifyTyped, type JwtKind } from "../crypto/typed-jwt.ts";
 import { importCommonJs } from "../core/commonjs.ts";
+import { loadOnce } from "../core/load-once.ts";
 import type { Config } from "../platform/config.ts";
 import { APPROVE_PATH, PAGES_PREFIX } from "../pages/paths.ts";
 
-const cookies = () => importCommonJs(() => import("cookie"));
+const cookies = loadOnce(() => importCommonJs(() => import("cookie")));
 
 export const DEVICE_TYPE = "indieauth-device+jwt";
 /** A year; renewed at each sign-in (browsers cap a cookie's life at 400 days). */

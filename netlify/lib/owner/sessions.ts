@@ -7,9 +7,10 @@ import { RECORDS } from "../platform/records.ts";
 import type { KeyValueStore } from "../platform/store.ts";
 import { signTyped, verifyTyped, type JwtKind } from "../crypto/typed-jwt.ts";
 import { importCommonJs } from "../core/commonjs.ts";
+import { loadOnce } from "../core/load-once.ts";
 
 // Loaded with the first cookie to read or write (a CommonJS package: not at every cold start).
-const cookies = () => importCommonJs(() => import("cookie"));
+const cookies = loadOnce(() => importCommonJs(() => import("cookie")));
 
 export const SESSION_TYPE = "indieauth-session+jwt";
 /** "Keep me signed in": a cookie that outlives the browser. */

@@ -48,17 +48,35 @@ function slotBase(event: SignInEventView): string {
 
 const slotKey = (base: string, slot: number) => `${base}${String(slot).padStart(2, "0")}`;
 
-/** Claims a free slot: the first one costs one write; when it is taken, one list finds the
- * free ones. False when the hour is full (or keeps being taken by writes at the same moment). */
+/** The hours (slot bases) this instance found full, per store: an hour's slots are only ever
+ * taken until they expire, so later events of a full hour skip the write and the list. Only
+ * the current hours matter, so the memory is dropped when it grows past a few. */
+const fullHours = new WeakMap<KeyValueStore, Set<string>>();
+const FULL_HOURS_KEPT = 8;
+
+function rememberFull(store: KeyValueStore, base: string): void {
+  const hours = fullHours.get(store) ?? new Set<string>();
+  if (hours.size >= FULL_HOURS_KEPT) hours.clear();
+  fullHours.set(store, hours.add(base));
+}
+
+/** Claims a free slot. The first try is the slot of the moment within the hour (a few minutes
+ * each), so that the events of an hour, rarely close together, each cost one write; when it is
+ * taken, one list finds the free ones. False when the hour is full (or keeps being taken by
+ * writes at the same moment). */
 async function claimSlot(store: KeyValueStore, base: string, slots: number, record: SignInEventRecord): Promise<boolean> {
-  if (await store.setIfNew(slotKey(base, 0), record)) return true;
+  if (fullHours.get(store)?.has(base)) return false;
+  const first = Math.floor((record.at % HOUR_MS) / (HOUR_MS / slots));
+  if (await store.setIfNew(slotKey(base, first), record)) return true;
   const taken = new Set(await store.list(base));
   let tries = 0;
-  for (let slot = 1; slot < slots && tries < 2; slot++) {
+  for (let step = 1; step < slots && tries < 2; step++) {
+    const slot = (first + step) % slots;
     if (taken.has(slotKey(base, slot))) continue;
     tries++;
     if (await store.setIfNew(slotKey(base, slot), record)) return true;
   }
+  if (taken.size >= slots) rememberFull(store, base);
   return false;
 }
 

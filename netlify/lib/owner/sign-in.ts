@@ -17,6 +17,7 @@ import { knownDevice, rememberDevice } from "./known-device.ts";
 import { deviceLabel } from "./user-agent.ts";
 import { verifyAuthentication } from "./webauthn.ts";
 import { attemptSucceeded, beginAttempt, type AttemptScope, type OverallState, type ThrottleVerdict } from "./throttle.ts";
+import { afterAnswer } from "../platform/after-answer.ts";
 
 type OwnerCredential =
   | { method: "password"; password: string }
@@ -94,6 +95,13 @@ export async function recordAttempt(
   if (context.clientId) event.clientId = context.clientId;
   if (failure) event.reason = SIGN_IN_FAILURES[failure].logged;
   await recordSignInEvent(rt.store, event);
+}
+
+/** The same, written after the answer where the platform allows it: a session's approval, where
+ * the person waits only for the code. A failure is logged (the code is already issued). */
+export function recordAttemptAfterAnswer(rt: Runtime, context: AttemptContext, method: SignInEventView["method"]): Promise<void> {
+  const work = recordAttempt(rt, context, method).catch((error: unknown) => console.warn(`indieauth: the sign-in history was not written: ${error instanceof Error ? error.message : String(error)}`));
+  return afterAnswer(context.waitUntil, work);
 }
 
 /** "sign-in" starts something; "confirm" re-checks a signed-in owner before a sensitive change

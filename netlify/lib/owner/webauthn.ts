@@ -16,8 +16,9 @@ import type { PasskeyRecord } from "./passkeys.ts";
 import { RECORDS } from "../platform/records.ts";
 import type { KeyValueStore } from "../platform/store.ts";
 import { signTyped, verifyTyped, type JwtKind } from "../crypto/typed-jwt.ts";
+import { loadOnce } from "../core/load-once.ts";
 
-const simpleWebAuthn = () => import("@simplewebauthn/server");
+const simpleWebAuthn = loadOnce(() => import("@simplewebauthn/server"));
 
 export const TICKET_TYPE = "indieauth-webauthn+jwt";
 const TICKET_TTL_SECONDS = 5 * 60;

@@ -6,11 +6,15 @@
 // "win" there. Under `netlify dev` every request runs in a worker thread of its own, and test
 // files run in processes of their own, so an in-memory lock would serialise nothing: the lock
 // is a directory, created atomically (mkdir fails if it exists) in the machine's temporary
-// folder, and removed when the write is done. Never used against production Blobs.
+// folder, and removed when the write is done. Never used against production Blobs, so the
+// file system modules load with the first lock (a deployed function never loads them).
 import { createHash } from "node:crypto";
-import { mkdir, rm, stat } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { loadOnce } from "../core/load-once.ts";
+
+const fileSystem = loadOnce(async () => {
+  const [fs, { tmpdir }, { join }] = await Promise.all([import("node:fs/promises"), import("node:os"), import("node:path")]);
+  return { ...fs, folder: join(tmpdir(), "netlify-indieauth-blob-locks"), join };
+});
 
 /** A lock older than this was left by a writer that died holding it (a stopped server): it is
  * broken. Far longer than any write holds it (the store's deadline is seconds). */
@@ -18,13 +22,12 @@ const ABANDONED_AFTER_MS = 20_000;
 const FIRST_WAIT_MS = 1;
 const LONGEST_WAIT_MS = 16;
 
-const LOCK_FOLDER = join(tmpdir(), "netlify-indieauth-blob-locks");
-
 function isCode(error: unknown, code: string): boolean {
   return typeof error === "object" && error !== null && (error as { code?: unknown }).code === code;
 }
 
 async function abandoned(path: string): Promise<boolean> {
+  const { stat } = await fileSystem();
   try {
     return Date.now() - (await stat(path)).mtimeMs > ABANDONED_AFTER_MS;
   } catch {
@@ -33,6 +36,7 @@ async function abandoned(path: string): Promise<boolean> {
 }
 
 async function acquire(path: string, signal: AbortSignal): Promise<void> {
+  const { mkdir, rm, folder } = await fileSystem();
   for (let wait = FIRST_WAIT_MS; ; wait = Math.min(wait * 2, LONGEST_WAIT_MS)) {
     // The caller gave up (its deadline passed): a write must not land after it answered.
     signal.throwIfAborted();
@@ -42,7 +46,7 @@ async function acquire(path: string, signal: AbortSignal): Promise<void> {
     } catch (error) {
       // The folder is made on first use (and again if the temporary folder was cleaned).
       if (isCode(error, "ENOENT")) {
-        await mkdir(LOCK_FOLDER, { recursive: true });
+        await mkdir(folder, { recursive: true });
         continue;
       }
       if (!isCode(error, "EEXIST")) throw error;
@@ -53,8 +57,9 @@ async function acquire(path: string, signal: AbortSignal): Promise<void> {
 }
 
 /** Where the lock of `scope` lives while it is held. */
-export function lockPath(scope: string): string {
-  return join(LOCK_FOLDER, createHash("sha256").update(scope).digest("hex"));
+export async function lockPath(scope: string): Promise<string> {
+  const { folder, join } = await fileSystem();
+  return join(folder, createHash("sha256").update(scope).digest("hex"));
 }
 
 /** Rejects when `signal` aborts. */
@@ -67,11 +72,15 @@ function abortion(signal: AbortSignal): Promise<never> {
  * holding: a write that hangs past its caller's deadline must not keep every later write to the
  * key waiting (on production Blobs, too, a request given up on blocks nobody). */
 export async function withLocalWriteLock<T>(scope: string, signal: AbortSignal, work: () => Promise<T>): Promise<T> {
-  const path = lockPath(scope);
+  const path = await lockPath(scope);
+  const { rmdir } = await fileSystem();
   await acquire(path, signal);
   try {
     return await Promise.race([work(), abortion(signal)]);
   } finally {
-    await rm(path, { recursive: true, force: true });
+    // The lock is an empty folder: one rmdir (a recursive rm would walk it first).
+    await rmdir(path).catch((error: unknown) => {
+      if (!isCode(error, "ENOENT")) throw error;
+    });
   }
 }

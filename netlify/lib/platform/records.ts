@@ -47,8 +47,8 @@ export const RECORDS = {
   code: expiring("authorization code", "codes/", (code: string) => secretHash(code)),
   /** Written once when a code is consumed; names the grant its redemption allocated. */
   usedCode: expiring("used code marker", "used-codes/", (code: string) => secretHash(code)),
-  /** That a signed sign-in request was answered with its code, keyed by that code's hash; kept
-   * until the request expires, so that approving it again never issues a second code. */
+  /** No longer written (earlier versions marked an answered sign-in request here; the code's
+   * own record now does): registered so that housekeeping sweeps the old ones as they expire. */
   answeredRequest: expiring("answered sign-in request", "answered/", (code: string) => secretHash(code)),
   /** A grant (or the tombstone of one revoked before it was written), by grant id. */
   grant: { ...expiring("grant", "grants/", (grantId: string) => grantId), sharded: true },

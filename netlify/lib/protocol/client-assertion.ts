@@ -13,6 +13,9 @@ import { InvalidClient } from "../errors.ts";
 import { RECORDS } from "../platform/records.ts";
 import type { KeyFetcher } from "../platform/runtime.ts";
 import type { KeyValueStore } from "../platform/store.ts";
+import { loadOnce } from "../core/load-once.ts";
+
+const joseForAssertions = loadOnce(() => Promise.all([import("jose/jwt/verify"), import("jose/jwks/local")]));
 
 export const JWT_BEARER_ASSERTION = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
 
@@ -68,7 +71,7 @@ function explain(error: unknown): Verified {
 }
 
 async function verifyWith(assertion: string, keys: JsonWebKeySet, clientId: string, algorithms: string[], ctx: AssertionContext): Promise<Verified> {
-  const [{ jwtVerify }, { createLocalJWKSet }] = await Promise.all([import("jose/jwt/verify"), import("jose/jwks/local")]);
+  const [{ jwtVerify }, { createLocalJWKSet }] = await joseForAssertions();
   try {
     const keySet = createLocalJWKSet(keys as Parameters<typeof createLocalJWKSet>[0]);
     const { payload } = await jwtVerify(assertion, keySet, {

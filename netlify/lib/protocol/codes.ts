@@ -5,8 +5,8 @@
 // the grant a token redemption will create and writes it into the code's used marker: a replay
 // finds it there and revokes that grant (RFC 6749 4.1.2).
 // A signed sign-in request is answered with one code however often it is approved (a
-// double-clicked Approve posts it twice): its code is derived from it, and a marker kept until
-// the request expires says it was answered.
+// double-clicked Approve posts it twice): its code is derived from it, and its record, written
+// only if new, is kept until the request expires (though redeemable for ten minutes only).
 import { InvalidGrant, InvalidRequest, UnsupportedGrantType } from "../errors.ts";
 import { derivedSecret, isSecretOfKind, newSecret } from "../crypto/secrets.ts";
 import { RECORDS } from "../platform/records.ts";
@@ -38,10 +38,16 @@ export interface CodeRecord {
   /** The client's document declared private_key_jwt: its redemption must be signed. */
   authentication?: KeyAuthentication;
   issuedAt: number;
+  /** When it stops being redeemable, where that is before the record's expiry: a signed
+   * request's code is kept as long as the request, so that approving it again never issues
+   * another. Absent: at expiresAt. */
+  validUntil?: number;
   expiresAt: number;
 }
 
-type NewCode = Omit<CodeRecord, "kind" | "issuedAt" | "expiresAt" | "codeChallengeMethod">;
+type NewCode = Omit<CodeRecord, "kind" | "issuedAt" | "validUntil" | "expiresAt" | "codeChallengeMethod">;
+
+const validUntil = (record: Partial<CodeRecord> | null): number | undefined => record?.validUntil ?? record?.expiresAt;
 
 /** Written, only if new, when a code is consumed: a later redemption learns it came too late,
  * and which grant the first one was to create. */
@@ -67,14 +73,6 @@ export async function issueCode(
   return code;
 }
 
-/** Written, only if new, with the first code of a signed sign-in request. */
-interface AnsweredRequest {
-  /** When that code expires: until then, approving the request again answers with it. */
-  codeExpiresAt: number;
-  /** When the request itself expires (or the code, if later): the marker is kept until then. */
-  expiresAt: number;
-}
-
 /** What a signed sign-in request, approved, is answered with: its code, or null when it was
  * answered before and that code has since been redeemed or has expired. */
 export interface RequestCode {
@@ -95,16 +93,13 @@ export async function issueRequestCode(
   now: number,
 ): Promise<RequestCode | null> {
   const code = derivedSecret("code", key, request.requestId);
-  const answered: AnsweredRequest = { codeExpiresAt: now + CODE_TTL_MS, expiresAt: Math.max(request.requestExpiresAt, now + CODE_TTL_MS) };
-  if (await store.setIfNew(RECORDS.answeredRequest.key(code), answered)) {
-    // The marker is written first, so a twin post can answer with the code at once. (Only
-    // where conditional writes do not hold, as on the local test server, can both posts get
-    // here: both then write the same code.)
-    await store.setIfNew(RECORDS.code.key(code), codeRecord(input, now));
-    return { code, repeat: false };
-  }
-  const [first, used] = await Promise.all([store.get<Partial<AnsweredRequest>>(RECORDS.answeredRequest.key(code)), store.get(RECORDS.usedCode.key(code))]);
-  if (used !== null || !(typeof first?.codeExpiresAt === "number" && first.codeExpiresAt > now)) return null;
+  const record: CodeRecord = { ...codeRecord(input, now), validUntil: now + CODE_TTL_MS, expiresAt: Math.max(request.requestExpiresAt, now + CODE_TTL_MS) };
+  // One write, only if new: the request's first approval. (Earlier versions wrote an answered
+  // marker, answered/, beside it; those are swept as they expire.)
+  if (await store.setIfNew(RECORDS.code.key(code), record)) return { code, repeat: false };
+  const [first, used] = await Promise.all([store.get<Partial<CodeRecord>>(RECORDS.code.key(code)), store.get(RECORDS.usedCode.key(code))]);
+  const until = validUntil(first);
+  if (used !== null || !(typeof until === "number" && until > now)) return null;
   return { code, repeat: true };
 }
 
@@ -161,7 +156,7 @@ export async function redeemCode(store: KeyValueStore, input: RedemptionInput, n
   if (!record || record.kind !== "authorization_code") throw new InvalidGrant("The authorization code is not valid.");
   await options.refuseBeforeUse?.(record);
   const grantId = await consume(store, code, record, now);
-  if (record.expiresAt <= now) throw new InvalidGrant("The authorization code has expired.");
+  if ((validUntil(record) ?? 0) <= now) throw new InvalidGrant("The authorization code has expired.");
   if (canonicalUrl(input.clientId!) !== record.clientId) throw new InvalidGrant("client_id does not match the authorization request.");
   if (input.redirectUri !== record.redirectUri) throw new InvalidGrant("redirect_uri does not match the authorization request.");
   if (input.codeVerifier === null || input.codeVerifier === "") throw new InvalidRequest("code_verifier is required (PKCE).");

@@ -12,6 +12,7 @@ import { readRevocations, revokedByOwner, type Revocations } from "./revocations
 import { summariseGrants, summariseRefresh, summariseRevocation } from "./app-summaries.ts";
 import { RECORDS } from "../platform/records.ts";
 import type { KeyValueStore } from "../platform/store.ts";
+import { afterAnswer, type WaitUntil } from "../platform/after-answer.ts";
 
 interface IssuedToken {
   hash: string;
@@ -109,8 +110,9 @@ interface NewGrant {
 }
 
 /** Creates the grant for a redeemed code, with one create-if-new write, counted in its app's
- * summary first (an app that holds a token always shows in the console). Throws CodeAlreadyUsed
- * when a replay of the code revoked the grant before it was written (RFC 6749 4.1.2). */
+ * summary at the same time: the tokens are handed out only when both are written (an app that
+ * holds a token always shows in the console). Throws CodeAlreadyUsed when a replay of the code
+ * revoked the grant before it was written (RFC 6749 4.1.2). */
 export async function createGrant(store: KeyValueStore, input: NewGrant, now: number, ttl: TokenLifetimes): Promise<IssuedTokens> {
   const { accessToken, refreshToken, access, refresh } = mintTokens(input.id, now, ttl);
   const grant: GrantRecord = {
@@ -125,8 +127,8 @@ export async function createGrant(store: KeyValueStore, input: NewGrant, now: nu
     retiredRefreshHashes: [],
     summarised: true,
   };
-  await summariseGrants(store, [grant]);
-  if (!(await store.setIfNew(grantKey(input.id), grant))) {
+  const [, created] = await Promise.all([summariseGrants(store, [grant]), store.setIfNew(grantKey(input.id), grant)]);
+  if (!created) {
     await afterward("uncount a replayed code's grant", summariseRevocation(store, grant));
     throw new CodeAlreadyUsed();
   }
@@ -134,13 +136,11 @@ export async function createGrant(store: KeyValueStore, input: NewGrant, now: nu
 }
 
 /** A summary update after the grant's own write: a failure there must not lose the client
- * its tokens (the count is off by one until the grant's expiry day passes), so it is logged. */
-async function afterward(what: string, work: Promise<void>): Promise<void> {
-  try {
-    await work;
-  } catch (error) {
-    console.error(`could not ${what} in its app's summary:`, error);
-  }
+ * its tokens (the count is off by one until the grant's expiry day passes), so it is logged.
+ * Given the platform's waitUntil, it runs after the answer: the client waits only for the grant. */
+function afterward(what: string, work: Promise<void>, waitUntil?: WaitUntil): Promise<void> {
+  const logged = work.catch((error: unknown) => console.error(`could not ${what} in its app's summary:`, error));
+  return afterAnswer(waitUntil, logged);
 }
 
 function isLive(grant: StoredGrant | null, now: number, revocations: Revocations): grant is GrantRecord {
@@ -175,9 +175,10 @@ export async function grantForToken(store: KeyValueStore, token: string, kind: T
   return check.live ? check.grant : null;
 }
 
-/** Revokes a grant (idempotent). Writes a tombstone when the grant does not exist yet. */
-export async function revokeGrant(store: KeyValueStore, id: string, now: number): Promise<void> {
-  const grant = await store.get<StoredGrant>(grantKey(id));
+/** Revokes a grant (idempotent); a tombstone when it does not exist yet. `read`: the grant as the
+ * caller just read it (not read again); `waitUntil`: the summary's update after the answer. */
+export async function revokeGrant(store: KeyValueStore, id: string, now: number, { read, waitUntil }: { read?: StoredGrant | null; waitUntil?: WaitUntil } = {}): Promise<void> {
+  const grant = read !== undefined ? read : await store.get<StoredGrant>(grantKey(id));
   if (grant?.kind === "grant" && grant.revokedAt !== undefined) return;
   const expiresAt = now + REVOKED_RETENTION_MS;
   const revoked: StoredGrant =
@@ -185,7 +186,7 @@ export async function revokeGrant(store: KeyValueStore, id: string, now: number)
       ? { ...grant, revokedAt: now, expiresAt: Math.min(grant.expiresAt, expiresAt) }
       : { kind: "revoked-grant", id, revokedAt: now, expiresAt };
   await store.set(grantKey(id), revoked);
-  if (grant?.kind === "grant" && grant.summarised && grant.expiresAt > now) await afterward("uncount a revoked grant", summariseRevocation(store, grant));
+  if (grant?.kind === "grant" && grant.summarised && grant.expiresAt > now) await afterward("uncount a revoked grant", summariseRevocation(store, grant), waitUntil);
 }
 
 type RefreshOutcome =
@@ -198,7 +199,7 @@ type RefreshOutcome =
 export async function rotateRefreshToken(
   store: KeyValueStore,
   refreshToken: string,
-  input: { clientId: string; scopes: string[] | null; resource?: string | undefined; authenticate?: (grant: GrantRecord) => Promise<void> },
+  input: { clientId: string; scopes: string[] | null; resource?: string | undefined; authenticate?: (grant: GrantRecord) => Promise<void>; waitUntil?: WaitUntil },
   now: number,
   ttl: TokenLifetimes,
 ): Promise<RefreshOutcome> {
@@ -231,13 +232,13 @@ export async function rotateRefreshToken(
   };
   // Two refreshes racing on production Blobs: only one write wins, the other is refused.
   if (!(await store.setIfUnchanged(grantKey(id), next, version))) return { ok: false, reason: "conflict" };
-  if (grant.summarised) await afterward("follow a refresh", summariseRefresh(store, grant, next.expiresAt, now));
+  if (grant.summarised) await afterward("follow a refresh", summariseRefresh(store, grant, next.expiresAt, now), input.waitUntil);
   return { ok: true, tokens: { accessToken: minted.accessToken, refreshToken: minted.refreshToken, grant: next } };
 }
 
 /** The grant a token of either kind belongs to, if the token is (or was) really its own:
  * the current access or refresh token, or a retired refresh token. */
-export async function grantOwningToken(store: KeyValueStore, token: string): Promise<string | null> {
+export async function grantOwningToken(store: KeyValueStore, token: string): Promise<{ id: string; grant: GrantRecord } | null> {
   const kind = tokenKindOf(token);
   if (!kind) return null;
   const id = grantIdOf(token, kind)!;
@@ -245,5 +246,5 @@ export async function grantOwningToken(store: KeyValueStore, token: string): Pro
   if (!grant || grant.kind !== "grant") return null;
   const hashes = kind === "access" ? [grant.access.hash] : [grant.refresh.hash, ...grant.retiredRefreshHashes];
   const presented = tokenHash(token);
-  return hashes.some((hash) => constantTimeEqual(presented, hash)) ? id : null;
+  return hashes.some((hash) => constantTimeEqual(presented, hash)) ? { id, grant } : null;
 }
