@@ -20,7 +20,7 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { arch, cpus, loadavg, platform, release, totalmem } from "node:os";
 import { dirname, join, relative } from "node:path";
 import { performance } from "node:perf_hooks";
-import { startLocalBlobs } from "../../test/helpers/local-blobs.ts";
+import { startBlobsProcess } from "./blobs-process.ts";
 import { bareBlobs } from "./bare-blobs.ts";
 import { benchEnv, benchRuntime, typicalGrantRecord } from "./calls.ts";
 import { printColdStarts, runColdStarts } from "./cold-start.ts";
@@ -77,7 +77,7 @@ async function main(): Promise<number> {
   const info = machine();
   say(`IndieAuth benchmark: node ${info.node}, ${info.cpuModel}, ${info.cores} cores, ${info.platform}, load ${Number(info.loadAverage1mAtStart).toFixed(2)}`);
 
-  const blobs = await startLocalBlobs({ siteID: "bench" });
+  const blobs = await startBlobsProcess("bench");
   // The context must be set before the first Blobs operation.
   process.env.NETLIFY_BLOBS_CONTEXT = blobs.context;
   let results: Record<string, unknown>;

@@ -5,6 +5,7 @@
 import { describe, expect, it } from "vitest";
 import type { AccountOverview } from "../../netlify/lib/pages/account-view.ts";
 import { blobStore } from "../../netlify/lib/platform/store.ts";
+import { RECORDS } from "../../netlify/lib/platform/records.ts";
 import { recordSignInEvent } from "../../netlify/lib/owner/sign-in-events.ts";
 import { consoleGet, consolePost, consoleSignIn } from "../helpers/console.ts";
 import { introspect, postToken, revoke, signInForCode } from "../helpers/endpoints.ts";
@@ -53,6 +54,29 @@ describe("app summaries", () => {
     const answers = await Promise.all(codes.map((code) => postToken(rt, codeForm(code))));
     expect(answers.map((answer) => answer.status)).toEqual(codes.map(() => 200));
     expect(grantCounts(await overview(rt, await consoleSignIn(rt)))).toEqual({ [CLIENT_ID]: 12 });
+  });
+
+  it("a code's redemption reads the app's summary while the code is used up, not after (one round trip fewer)", async () => {
+    // The used-code write waits until the summary's read has begun: a redemption that read the
+    // summary only after using the code up would never answer.
+    let readBegun!: () => void;
+    const summaryReadBegun = new Promise<void>((resolve) => (readBegun = resolve));
+    const rt = await testRuntime({
+      wrapStore: (store) => ({
+        get: (key) => store.get(key),
+        getVersioned: (key) => (key.startsWith(RECORDS.appSummary.prefix) && readBegun(), store.getVersioned(key)),
+        set: (key, value) => store.set(key, value),
+        setIfNew: async (key, value) => (key.startsWith(RECORDS.usedCode.prefix) && (await summaryReadBegun), store.setIfNew(key, value)),
+        setIfUnchanged: (key, value, version) => store.setIfUnchanged(key, value, version),
+        delete: (key) => store.delete(key),
+        list: (prefix) => store.list(prefix),
+      }),
+    });
+    const { code, verifier } = await signInForCode(rt);
+    const response = await postToken(rt, codeForm({ code, verifier }));
+    expect(response.status).toBe(200);
+    const cookie = await consoleSignIn(rt);
+    expect(grantCounts(await overview(rt, cookie))).toEqual({ [CLIENT_ID]: 1 });
   });
 
   it("after upgrading, the first console load shows every app of the grants stored before summaries", async () => {

@@ -17,6 +17,7 @@ import { canonicalUrl } from "../core/urls.ts";
 import { withTokenLog } from "./token-steps.ts";
 import { revokeToken } from "./revocation.ts";
 import { verifyToken } from "./token-verification.ts";
+import { readForUpdate, type SummaryRead } from "../protocol/app-summaries.ts";
 
 function tokenResponse(req: Request, config: Config, issued: IssuedTokens, now: number): Response {
   const { grant } = issued;
@@ -52,10 +53,13 @@ async function authorizationCodeGrant(ctx: RequestContext, form: URLSearchParams
   const now = rt.now();
   const resource = requestedResource(form);
   const worthy = tokenWorthy(resource, form, assertionContext(ctx, now, "/token"));
-  const { record: code, grantId } = await redeemCode(rt.store, redemptionInput(form), now, { grantTypeOptional: false, refuseBeforeUse: worthy });
+  // The app's summary, which the grant's creation updates, is read while the code is used up.
+  let summaryRead: SummaryRead | undefined;
+  const whileUsing = (record: CodeRecord) => void (summaryRead = readForUpdate(rt.store, record.clientId));
+  const { record: code, grantId } = await redeemCode(rt.store, redemptionInput(form), now, { grantTypeOptional: false, refuseBeforeUse: worthy, whileUsing });
   const granted = { id: grantId, clientId: code.clientId, me: code.me, scopes: code.scopes, ...(code.resource ? { resource: code.resource } : {}), ...(code.client ? { client: code.client } : {}), ...(code.authentication ? { authentication: code.authentication } : {}) };
   // No refresh token (offline_access unticked): the grant ends with its access token.
-  const issued = await createGrant(rt.store, granted, now, code.refresh === false ? { ...config, refreshTokenTtlMs: 0 } : config);
+  const issued = await createGrant(rt.store, granted, now, code.refresh === false ? { ...config, refreshTokenTtlMs: 0 } : config, summaryRead);
   return tokenResponse(req, config, issued, now);
 }
 

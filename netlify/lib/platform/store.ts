@@ -39,7 +39,7 @@ export const STORAGE_DEADLINE_MS = 4000;
  * inside. On the local development server the tag is the content's hash (see contentVersion). */
 export type Version = { readonly exists: false } | { readonly exists: true; readonly etag?: string };
 
-interface Versioned<T> {
+export interface Versioned<T> {
   /** Null when there is no record. */
   value: T | null;
   version: Version;

@@ -7,7 +7,7 @@
 // each other's count on production Blobs.
 import type { ClientDisplay } from "../core/client-shape.ts";
 import { RECORDS } from "../platform/records.ts";
-import type { KeyValueStore } from "../platform/store.ts";
+import type { KeyValueStore, Versioned } from "../platform/store.ts";
 import { appIdOf } from "./revocations.ts";
 import { collisionPause } from "../platform/collision-pause.ts";
 
@@ -57,12 +57,24 @@ function counted(liveByDay: Record<string, number>, at: number, by: number): Rec
   return next;
 }
 
-/** Read, change, write back only if nobody wrote in between; retried. */
-async function update(store: KeyValueStore, clientId: string, change: (current: AppSummary | null) => AppSummary | null): Promise<void> {
+/** An app's summary as read for an update, begun before the update itself (see readForUpdate). */
+export type SummaryRead = Promise<Versioned<AppSummary>>;
+
+/** Starts reading the app's summary for a later update: a caller that knows the app early
+ * (the code's redemption) reads it beside its own round trip, not after it. A stale read
+ * costs only a retry: the write is conditional. */
+export function readForUpdate(store: KeyValueStore, clientId: string): SummaryRead {
+  const read = store.getVersioned<AppSummary>(summaryKey(clientId));
+  read.catch(() => undefined); // whoever uses it sees the failure; unused, it is nobody's
+  return read;
+}
+
+/** Read (or take the read begun before), change, write back only if nobody wrote in between; retried. */
+async function update(store: KeyValueStore, clientId: string, change: (current: AppSummary | null) => AppSummary | null, begun?: SummaryRead): Promise<void> {
   const key = summaryKey(clientId);
   for (let attempt = 0; attempt < 8; attempt++) {
     if (attempt > 0) await collisionPause(attempt);
-    const { value, version } = await store.getVersioned<AppSummary>(key);
+    const { value, version } = await (attempt === 0 && begun ? begun : store.getVersioned<AppSummary>(key));
     const next = change(value?.kind === "app-summary" && value.clientId === clientId ? value : null);
     if (next === null) return;
     if (await store.setIfUnchanged(key, { ...next, expiresAt: expiryOf(next.liveByDay, next.lastUsedAt) }, version)) return;
@@ -71,7 +83,7 @@ async function update(store: KeyValueStore, clientId: string, change: (current: 
 }
 
 /** Counts a new grant (or, from the rebuild, several grants of one app found at once). */
-export function summariseGrants(store: KeyValueStore, grants: readonly SummarisedGrant[]): Promise<void> {
+export function summariseGrants(store: KeyValueStore, grants: readonly SummarisedGrant[], begun?: SummaryRead): Promise<void> {
   const latest = grants.reduce((a, b) => (b.createdAt > a.createdAt ? b : a));
   return update(store, latest.clientId, (current) => {
     let liveByDay = current?.liveByDay ?? {};
@@ -91,7 +103,7 @@ export function summariseGrants(store: KeyValueStore, grants: readonly Summarise
     const client = newest ? latest.client : current!.client;
     const resource = source.resource;
     return { ...summary, ...(client ? { client } : {}), ...(resource !== undefined ? { resource } : {}) };
-  });
+  }, begun);
 }
 
 /** Whether this summary counted the grant: a grant older than its first one was counted by a

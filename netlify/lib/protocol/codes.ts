@@ -133,6 +133,8 @@ interface RedemptionOptions {
    * before the code is used up: they reveal nothing a guess could exploit, and the client can
    * still redeem the code where it belongs. */
   refuseBeforeUse?: (record: CodeRecord) => void | Promise<void>;
+  /** Work to start while the code is being used up (a read the caller's next step needs). */
+  whileUsing?: (record: CodeRecord) => void;
 }
 
 /** Checks the request, consumes the code and returns what it was issued for. */
@@ -155,6 +157,7 @@ export async function redeemCode(store: KeyValueStore, input: RedemptionInput, n
   const record = await store.get<CodeRecord>(RECORDS.code.key(code));
   if (!record || record.kind !== "authorization_code") throw new InvalidGrant("The authorization code is not valid.");
   await options.refuseBeforeUse?.(record);
+  options.whileUsing?.(record);
   const grantId = await consume(store, code, record, now);
   if ((validUntil(record) ?? 0) <= now) throw new InvalidGrant("The authorization code has expired.");
   if (canonicalUrl(input.clientId!) !== record.clientId) throw new InvalidGrant("client_id does not match the authorization request.");

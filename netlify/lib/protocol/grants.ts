@@ -9,7 +9,7 @@ import type { KeyAuthentication } from "../clients/client-keys.ts";
 import { InvalidGrant } from "../errors.ts";
 import { resourceWithin } from "./resource.ts";
 import { readRevocations, revokedByOwner, type Revocations } from "./revocations.ts";
-import { summariseGrants, summariseRefresh, summariseRevocation } from "./app-summaries.ts";
+import { summariseGrants, summariseRefresh, summariseRevocation, type SummaryRead } from "./app-summaries.ts";
 import { RECORDS } from "../platform/records.ts";
 import type { KeyValueStore } from "../platform/store.ts";
 import { afterAnswer, type WaitUntil } from "../platform/after-answer.ts";
@@ -113,7 +113,7 @@ interface NewGrant {
  * summary at the same time: the tokens are handed out only when both are written (an app that
  * holds a token always shows in the console). Throws CodeAlreadyUsed when a replay of the code
  * revoked the grant before it was written (RFC 6749 4.1.2). */
-export async function createGrant(store: KeyValueStore, input: NewGrant, now: number, ttl: TokenLifetimes): Promise<IssuedTokens> {
+export async function createGrant(store: KeyValueStore, input: NewGrant, now: number, ttl: TokenLifetimes, summaryRead?: SummaryRead): Promise<IssuedTokens> {
   const { accessToken, refreshToken, access, refresh } = mintTokens(input.id, now, ttl);
   const grant: GrantRecord = {
     kind: "grant",
@@ -127,7 +127,7 @@ export async function createGrant(store: KeyValueStore, input: NewGrant, now: nu
     retiredRefreshHashes: [],
     summarised: true,
   };
-  const [, created] = await Promise.all([summariseGrants(store, [grant]), store.setIfNew(grantKey(input.id), grant)]);
+  const [, created] = await Promise.all([summariseGrants(store, [grant], summaryRead), store.setIfNew(grantKey(input.id), grant)]);
   if (!created) {
     await afterward("uncount a replayed code's grant", summariseRevocation(store, grant));
     throw new CodeAlreadyUsed();
