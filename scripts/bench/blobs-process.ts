@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { BlobsServer } from "@netlify/blobs/server";
-import type { LocalBlobs } from "../../test/helpers/local-blobs.ts";
+import { localBlobsContext, type LocalBlobs } from "../../test/helpers/local-blobs.ts";
 
 const SELF = fileURLToPath(import.meta.url);
 
@@ -30,9 +30,8 @@ export async function startBlobsProcess(siteID: string): Promise<LocalBlobs> {
   });
   child.removeAllListeners("exit");
   const url = `http://127.0.0.1:${port}`;
-  const context = Buffer.from(JSON.stringify({ siteID, token, edgeURL: url, uncachedEdgeURL: url })).toString("base64");
   return {
-    context,
+    context: localBlobsContext(siteID, token, url),
     url,
     siteID,
     token,

@@ -14,9 +14,12 @@ export interface Hold {
   release(): void;
 }
 
+/** A key exactly, or every key under a prefix (for a key the test cannot name ahead). */
+type KeyMatch = string | { prefix: string };
+
 interface Pending {
   operation: Operation;
-  key: string;
+  key: KeyMatch;
   when: "before" | "after";
   arrived: () => void;
   gate: Promise<void>;
@@ -24,8 +27,9 @@ interface Pending {
 
 export interface HeldStore {
   store: KeyValueStore;
-  /** Holds the next `operation` on `key` (list: on that prefix), once. */
-  hold(operation: Operation, key: string, when: "before" | "after"): Hold;
+  /** Holds the next `operation` on `key` (list: on that prefix), or on any key under
+   * `{ prefix }`, once. */
+  hold(operation: Operation, key: KeyMatch, when: "before" | "after"): Hold;
 }
 
 export function heldStore(inner: KeyValueStore): HeldStore {
@@ -33,7 +37,8 @@ export function heldStore(inner: KeyValueStore): HeldStore {
 
   /** Runs one operation, through the hold that matches it if there is one. */
   async function run<T>(operation: Operation, key: string, work: () => Promise<T>): Promise<T> {
-    const index = pending.findIndex((p) => p.operation === operation && p.key === key);
+    const matches = (match: KeyMatch) => (typeof match === "string" ? match === key : key.startsWith(match.prefix));
+    const index = pending.findIndex((p) => p.operation === operation && matches(p.key));
     if (index < 0) return work();
     const [hold] = pending.splice(index, 1) as [Pending];
     if (hold.when === "before") {

@@ -18,13 +18,18 @@ export interface LocalBlobs {
   stop(): Promise<void>;
 }
 
+/** The NETLIFY_BLOBS_CONTEXT value for a local server at `url`. */
+export function localBlobsContext(siteID: string, token: string, url: string): string {
+  return Buffer.from(JSON.stringify({ siteID, token, edgeURL: url, uncachedEdgeURL: url })).toString("base64");
+}
+
 export async function startLocalBlobs(options: { siteID?: string; token?: string } = {}): Promise<LocalBlobs> {
   const directory = await mkdtemp(join(tmpdir(), "indieauth-blobs-"));
   const token = options.token ?? randomBytes(16).toString("hex");
   const server = new BlobsServer({ directory, token });
   const { port } = await server.start();
   const url = `http://127.0.0.1:${port}`;
-  const context = Buffer.from(JSON.stringify({ siteID: options.siteID ?? "test", token, edgeURL: url, uncachedEdgeURL: url })).toString("base64");
+  const context = localBlobsContext(options.siteID ?? "test", token, url);
   return {
     context,
     url,

@@ -6,6 +6,8 @@ import { describe, expect, it } from "vitest";
 import type { AccountOverview } from "../../netlify/lib/pages/account-view.ts";
 import { blobStore } from "../../netlify/lib/platform/store.ts";
 import { RECORDS } from "../../netlify/lib/platform/records.ts";
+import { appIdOf } from "../../netlify/lib/protocol/revocations.ts";
+import { heldStore } from "../helpers/held-store.ts";
 import { recordSignInEvent } from "../../netlify/lib/owner/sign-in-events.ts";
 import { consoleGet, consolePost, consoleSignIn } from "../helpers/console.ts";
 import { introspect, postToken, revoke, signInForCode } from "../helpers/endpoints.ts";
@@ -57,24 +59,19 @@ describe("app summaries", () => {
   });
 
   it("a code's redemption reads the app's summary while the code is used up, not after (one round trip fewer)", async () => {
-    // The used-code write waits until the summary's read has begun: a redemption that read the
-    // summary only after using the code up would never answer.
-    let readBegun!: () => void;
-    const summaryReadBegun = new Promise<void>((resolve) => (readBegun = resolve));
-    const rt = await testRuntime({
-      wrapStore: (store) => ({
-        get: (key) => store.get(key),
-        getVersioned: (key) => (key.startsWith(RECORDS.appSummary.prefix) && readBegun(), store.getVersioned(key)),
-        set: (key, value) => store.set(key, value),
-        setIfNew: async (key, value) => (key.startsWith(RECORDS.usedCode.prefix) && (await summaryReadBegun), store.setIfNew(key, value)),
-        setIfUnchanged: (key, value, version) => store.setIfUnchanged(key, value, version),
-        delete: (key) => store.delete(key),
-        list: (prefix) => store.list(prefix),
-      }),
-    });
+    // The used-code write is held until the summary's read has begun: a redemption that read
+    // the summary only after using the code up would never answer.
+    const rt = await testRuntime();
     const { code, verifier } = await signInForCode(rt);
-    const response = await postToken(rt, codeForm({ code, verifier }));
-    expect(response.status).toBe(200);
+    const held = heldStore(rt.store);
+    const used = held.hold("setIfNew", RECORDS.usedCode.key(code), "before");
+    const summaryRead = held.hold("getVersioned", RECORDS.appSummary.key(appIdOf(CLIENT_ID)), "before");
+    const redeemed = postToken({ ...rt, store: held.store }, codeForm({ code, verifier }));
+    await used.reached;
+    await summaryRead.reached;
+    used.release();
+    summaryRead.release();
+    expect((await redeemed).status).toBe(200);
     const cookie = await consoleSignIn(rt);
     expect(grantCounts(await overview(rt, cookie))).toEqual({ [CLIENT_ID]: 1 });
   });

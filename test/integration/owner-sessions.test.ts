@@ -10,6 +10,7 @@ import { consoleGet, consolePost, cookieFrom } from "../helpers/console.ts";
 import { approve, authorize, endpoints, signedRequest } from "../helpers/endpoints.ts";
 import { approveRequest, authorizationParams, CLIENT_IP, offerIn, REDIRECT_URI, redirectParams } from "../helpers/requests.ts";
 import { TEST_SECRET } from "../helpers/env.ts";
+import { heldStore } from "../helpers/held-store.ts";
 import { testRuntime, type TestRuntime } from "../helpers/runtime.ts";
 import { RECORDS } from "../../netlify/lib/platform/records.ts";
 
@@ -117,33 +118,19 @@ describe("with a live session", () => {
   });
 
   it("with Netlify's waitUntil, the person gets the code before the history line is written, and the line follows", async () => {
-    // The history's writes wait at a gate the test opens only after the answer: an answer that
-    // waited for them would never come.
-    let open!: () => void;
-    const gate = new Promise<void>((resolve) => (open = resolve));
-    let gated = false;
-    const rt = await testRuntime({
-      wrapStore: (store) => ({
-        get: (key) => store.get(key),
-        getVersioned: (key) => store.getVersioned(key),
-        set: (key, value) => store.set(key, value),
-        setIfUnchanged: (key, value, version) => store.setIfUnchanged(key, value, version),
-        delete: (key) => store.delete(key),
-        list: (prefix) => store.list(prefix),
-        setIfNew: async (key, value) => {
-          if (gated && key.startsWith(RECORDS.signInEvent.prefix)) await gate;
-          return store.setIfNew(key, value);
-        },
-      }),
-    });
+    // The history's write waits until the test lets it go, after the answer: an answer that
+    // waited for it would never come.
+    const rt = await testRuntime();
     const { cookie } = await rememberedSignIn(rt);
     rt.clock.advance(60_000);
-    gated = true;
+    const held = heldStore(rt.store);
+    const historyWrite = held.hold("setIfNew", { prefix: RECORDS.signInEvent.prefix }, "before");
     const handed: Promise<unknown>[] = [];
     const request = approveRequest(await signedRequest(rt), { password: "", headers: { Cookie: cookie }, scopes: ["create"] });
-    const response = await endpoints.approve(request, rt, { ip: CLIENT_IP, waitUntil: (work) => void handed.push(work) });
+    const response = await endpoints.approve(request, { ...rt, store: held.store }, { ip: CLIENT_IP, waitUntil: (work) => void handed.push(work) });
     expect(response.status).toBe(302);
-    open();
+    await historyWrite.reached;
+    historyWrite.release();
     await Promise.all(handed);
     const overview = (await (await consoleGet(rt, { cookie })).json()) as { events: { method: string; outcome: string }[] };
     expect(overview.events[0]).toMatchObject({ method: "session", outcome: "success" });

@@ -26,8 +26,9 @@ function isCode(error: unknown, code: string): boolean {
   return typeof error === "object" && error !== null && (error as { code?: unknown }).code === code;
 }
 
-async function abandoned(path: string): Promise<boolean> {
-  const { stat } = await fileSystem();
+type FileSystem = Awaited<ReturnType<typeof fileSystem>>;
+
+async function abandoned({ stat }: FileSystem, path: string): Promise<boolean> {
   try {
     return Date.now() - (await stat(path)).mtimeMs > ABANDONED_AFTER_MS;
   } catch {
@@ -35,8 +36,8 @@ async function abandoned(path: string): Promise<boolean> {
   }
 }
 
-async function acquire(path: string, signal: AbortSignal): Promise<void> {
-  const { mkdir, rm, folder } = await fileSystem();
+async function acquire(fs: FileSystem, path: string, signal: AbortSignal): Promise<void> {
+  const { mkdir, rm, folder } = fs;
   for (let wait = FIRST_WAIT_MS; ; wait = Math.min(wait * 2, LONGEST_WAIT_MS)) {
     // The caller gave up (its deadline passed): a write must not land after it answered.
     signal.throwIfAborted();
@@ -51,7 +52,7 @@ async function acquire(path: string, signal: AbortSignal): Promise<void> {
       }
       if (!isCode(error, "EEXIST")) throw error;
     }
-    if (await abandoned(path)) await rm(path, { recursive: true, force: true });
+    if (await abandoned(fs, path)) await rm(path, { recursive: true, force: true });
     else await new Promise((resolve) => setTimeout(resolve, wait));
   }
 }
@@ -72,14 +73,14 @@ function abortion(signal: AbortSignal): Promise<never> {
  * holding: a write that hangs past its caller's deadline must not keep every later write to the
  * key waiting (on production Blobs, too, a request given up on blocks nobody). */
 export async function withLocalWriteLock<T>(scope: string, signal: AbortSignal, work: () => Promise<T>): Promise<T> {
+  const fs = await fileSystem();
   const path = await lockPath(scope);
-  const { rmdir } = await fileSystem();
-  await acquire(path, signal);
+  await acquire(fs, path, signal);
   try {
     return await Promise.race([work(), abortion(signal)]);
   } finally {
     // The lock is an empty folder: one rmdir (a recursive rm would walk it first).
-    await rmdir(path).catch((error: unknown) => {
+    await fs.rmdir(path).catch((error: unknown) => {
       if (!isCode(error, "ENOENT")) throw error;
     });
   }
