@@ -213,7 +213,7 @@ describe("attempts nobody signed in for", () => {
     expect(attempts.filter((a) => a.signedIn).map((a) => a.says)).toEqual(["Got as far as a refresh"]);
     const anonymous = attempts.filter((a) => !a.signedIn);
     expect(anonymous).toHaveLength(ANONYMOUS_ATTEMPTS_PER_CLIENT);
-    expect(anonymous.map((a) => a.says)).toContain("Nobody signed in: the request was denied on the sign-in page, without signing in");
+    expect(anonymous.map((a) => a.says)).toContain("Nobody signed in: the request was denied on the sign-in page (Deny takes no password)");
     // The app's own refresh still lands in its real attempt (the grant's link).
     await tokenEndpoint(post("/token", refreshForm(tokens.refresh_token)), rt, caller);
     await background.settled();

@@ -21,7 +21,7 @@ const ANONYMOUS_ENDS: Record<string, string> = {
   request: "the sign-in request was refused",
   document: "the sign-in request was checked (by anyone who has the link)",
   consent: "the sign-in page was opened (by anyone who has the link)",
-  denied: "the request was denied on the sign-in page, without signing in",
+  denied: "the request was denied on the sign-in page (Deny takes no password)",
   code: "a code was refused at the token endpoint",
   refresh: "a refresh token was refused at the token endpoint",
   resource: "your blog refused a token",
@@ -80,7 +80,7 @@ function stepView(step: StoredStep, last: boolean, signedIn: boolean): Connectio
     case "approved":
       return withFix(`You approved it; the app was sent its code${detail(step)}.`, last ? "The app never redeemed the code at /token: it may have failed to reach this server, or given up. Try again; if it repeats, the app's logs say why." : undefined);
     case "denied":
-      return withFix(signedIn ? "You denied it; the app was told access_denied." : "It was denied on the sign-in page, without signing in (by you, or anyone who had the page); the app was told access_denied.");
+      return withFix(signedIn ? "You denied it; the app was told access_denied." : "It was denied on the sign-in page (Deny takes no password: you, or anyone who had the page); the app was told access_denied.");
     case "code":
       return step.ok ? withFix("The app redeemed its code for a token.", last ? TOKEN_IN_HAND : undefined) : withFix(`The token endpoint refused the code (${step.error ?? "error"})${detail(step)}`, TOKEN_FIXES[step.error ?? ""]);
     case "refresh":
