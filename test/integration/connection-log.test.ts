@@ -1,18 +1,22 @@
 // The connection doctor's log (owner/connection-log.ts) against the real local Blobs server:
 // one attempt followed from GET /auth to a token refused by the blog's function, with no secret
 // stored; its bounds (50 attempts per client, 30 days, 32 approved clients and 16 shared
-// slots, which requests from anyone cannot grow); and that a log that fails or hangs never
+// slots, which requests from anyone cannot grow); that what anyone can send naming an approved
+// app (sign-in pages opened, made-up codes, Deny) keeps to a tier of 10 and never pushes the
+// owner's real attempts out, and is shown as nobody's; and that a log that fails or hangs never
 // changes nor holds up an answer of the protocol.
 import { describe, expect, it } from "vitest";
 import { approveEndpoint } from "../../netlify/lib/endpoints/approve.ts";
 import { authorizationEndpoint } from "../../netlify/lib/endpoints/auth.ts";
 import { tokenEndpoint } from "../../netlify/lib/endpoints/token.ts";
-import { ATTEMPTS_PER_CLIENT, CONNECTION_APPROVED_CEILING, CONNECTION_SLOTS, readConnectionLogs, recordConnectionStep, type StepEvent } from "../../netlify/lib/owner/connection-log.ts";
+import { ANONYMOUS_ATTEMPTS_PER_CLIENT, ATTEMPTS_PER_CLIENT } from "../../netlify/lib/owner/connection-attempts.ts";
+import { CONNECTION_APPROVED_CEILING, CONNECTION_SLOTS, readConnectionLogs, recordConnectionStep, type StepEvent } from "../../netlify/lib/owner/connection-log.ts";
 import { connectionView } from "../../netlify/lib/owner/connection-words.ts";
 import { RECORDS } from "../../netlify/lib/platform/records.ts";
 import type { KeyValueStore } from "../../netlify/lib/platform/store.ts";
 import { resourceServer } from "../../netlify/lib/resource/server.ts";
 import { approveRequest, authorizationParams, authorizationRequest, BASE, bearer, CLIENT_ID, CLIENT_IP, codeForm, pkcePair, post, redirectParams, refreshForm, type Tokens } from "../helpers/requests.ts";
+import { appIdOf } from "../../netlify/lib/protocol/revocations.ts";
 import { testRuntime, type TestRuntime } from "../helpers/runtime.ts";
 import { consoleGet, consoleSignIn } from "../helpers/console.ts";
 import { OperationCounter, OPERATION_KINDS } from "../helpers/counting-store.ts";
@@ -96,7 +100,7 @@ describe("the connection log", () => {
   it("keeps the last 50 attempts of a client, of the last 30 days", async () => {
     const rt = await testRuntime();
     const start = rt.now();
-    for (let i = 0; i < ATTEMPTS_PER_CLIENT + 10; i++) await recordConnectionStep(rt.store, step(CLIENT_ID, start + i * 1000, `p:${i}`, { approvedClient: true }));
+    for (let i = 0; i < ATTEMPTS_PER_CLIENT + 10; i++) await recordConnectionStep(rt.store, step(CLIENT_ID, start + i * 1000, `p:${i}`, { step: "approved", approvedClient: true }));
     let [log] = await readConnectionLogs(rt.store, start + 60_000);
     expect(log!.attempts).toHaveLength(ATTEMPTS_PER_CLIENT);
     expect(log!.attempts[0]!.startedAt).toBe(start + (ATTEMPTS_PER_CLIENT + 9) * 1000);
@@ -105,7 +109,7 @@ describe("the connection log", () => {
     // 31 days later: the old attempts are gone from what is read, and from the record once written.
     const later = start + 31 * DAY_MS;
     expect(await readConnectionLogs(rt.store, later)).toEqual([]);
-    await recordConnectionStep(rt.store, step(CLIENT_ID, later, "p:new"));
+    await recordConnectionStep(rt.store, step(CLIENT_ID, later, "p:new", { step: "approved" }));
     [log] = await readConnectionLogs(rt.store, later);
     expect(log!.attempts.map((a) => a.startedAt)).toEqual([later]);
     expect(log!.expiresAt).toBe(later + 30 * DAY_MS);
@@ -138,6 +142,115 @@ describe("the connection log", () => {
     expect(ops.lists).toBe(1);
     expect(ops.writes).toBe(0);
     expect(OPERATION_KINDS.reduce((sum, kind) => sum + ops[kind], 0)).toBeLessThanOrEqual(CONNECTION_APPROVED_CEILING + CONNECTION_SLOTS + 4);
+  });
+});
+
+/** A sign-in request anyone can send, naming the app: GET /auth with a challenge of its own. */
+async function openSignInPage(rt: TestRuntime, background: ReturnType<typeof platform>): Promise<string> {
+  const caller = { ip: "203.0.113.66", userAgent: "stranger", waitUntil: background.waitUntil };
+  const authorized = await authorizationEndpoint(authorizationRequest(authorizationParams({ code_challenge: pkcePair().challenge, scope: "create" })), rt, caller);
+  expect(authorized.status).toBe(303);
+  return new URLSearchParams(authorized.headers.get("location")!.split("#")[1]).get("request")!;
+}
+
+/** The console's Connections view of the test app, as the owner's browser gets it. */
+async function shownAttempts(rt: TestRuntime) {
+  const response = await consoleGet(rt, { cookie: await consoleSignIn(rt) }, "/connections");
+  expect(response.status).toBe(200);
+  return ((await response.json()) as ConnectionsView).clients.find((c) => c.clientId === CLIENT_ID)!.attempts;
+}
+
+const FLOOD = ATTEMPTS_PER_CLIENT + 10;
+const OPENED_BY_ANYONE = "Nobody signed in: the sign-in page was opened (by anyone who has the link)";
+
+describe("attempts nobody signed in for", () => {
+  it(`${FLOOD} anonymous GET /auth naming an approved app leave the owner's real attempts in the log, and are shown as nobody's`, async () => {
+    const rt = await testRuntime();
+    const background = platform();
+    await connect(rt, background);
+    await connect(rt, background);
+    for (let i = 0; i < FLOOD; i++) await openSignInPage(rt, background);
+    await background.settled();
+
+    const attempts = await shownAttempts(rt);
+    // The owner's two real sign-ins are still there, each from its page to its refresh.
+    const real = attempts.filter((a) => a.steps.some((s) => s.step === "approved"));
+    expect(real).toHaveLength(2);
+    expect(attempts.filter((a) => a.signedIn)).toEqual(real);
+    for (const attempt of real) expect(attempt).toMatchObject({ says: "Got as far as a refresh", ok: true });
+    expect(real[0]!.steps.map((s) => s.step)).toEqual(["document", "consent", "approved", "code", "refresh"]);
+    const anonymous = attempts.filter((a) => !a.signedIn);
+    expect(anonymous).toHaveLength(ANONYMOUS_ATTEMPTS_PER_CLIENT);
+    for (const attempt of anonymous) {
+      expect(attempt.says).toBe(OPENED_BY_ANYONE);
+      expect(attempt.steps.at(-1)).toMatchObject({ step: "consent", says: expect.stringContaining("nobody signed in"), fix: expect.stringContaining("If it was you") });
+      expect(JSON.stringify(attempt)).not.toContain("shown to you");
+    }
+    // The record stays bounded: the owner's tier and the small tier of everyone else's.
+    const [stored] = await Promise.all((await rt.store.list(RECORDS.connectionLog.prefix)).map((key) => rt.store.get<{ attempts: unknown[]; anonymous: unknown[] }>(key)));
+    expect(stored).toMatchObject({ attempts: expect.any(Array), anonymous: expect.any(Array) });
+    expect(stored!.attempts).toHaveLength(2);
+    expect(stored!.anonymous).toHaveLength(ANONYMOUS_ATTEMPTS_PER_CLIENT);
+  });
+
+  it("nor do made-up codes and refresh tokens at /token, nor Deny pressed on anyone's sign-in page", async () => {
+    const rt = await testRuntime();
+    const background = platform();
+    const caller = { ip: "203.0.113.66", userAgent: "stranger", waitUntil: background.waitUntil };
+    const { tokens } = await connect(rt, background);
+    for (let i = 0; i < FLOOD; i++) {
+      await tokenEndpoint(post("/token", codeForm({ code: `ic_${"x".repeat(40)}${String(i).padStart(3, "0")}`, verifier: pkcePair().verifier })), rt, caller);
+      await tokenEndpoint(post("/token", refreshForm(`irt_${"y".repeat(22)}.${"z".repeat(40)}${String(i).padStart(3, "0")}`)), rt, caller);
+    }
+    for (let i = 0; i < 12; i++) {
+      const denied = await approveEndpoint(approveRequest(await openSignInPage(rt, background), { decision: "deny", password: null }), rt, caller);
+      expect(denied.status).toBe(302);
+    }
+    await background.settled();
+
+    const attempts = await shownAttempts(rt);
+    expect(attempts.filter((a) => a.steps.some((s) => s.step === "approved")).map((a) => a.says)).toEqual(["Got as far as a refresh"]);
+    expect(attempts.filter((a) => a.signedIn).map((a) => a.says)).toEqual(["Got as far as a refresh"]);
+    const anonymous = attempts.filter((a) => !a.signedIn);
+    expect(anonymous).toHaveLength(ANONYMOUS_ATTEMPTS_PER_CLIENT);
+    expect(anonymous.map((a) => a.says)).toContain("Nobody signed in: the request was denied on the sign-in page (Deny takes no password)");
+    // The app's own refresh still lands in its real attempt (the grant's link).
+    await tokenEndpoint(post("/token", refreshForm(tokens.refresh_token)), rt, caller);
+    await background.settled();
+    const [latest] = (await shownAttempts(rt)).filter((a) => a.signedIn);
+    expect(latest!.steps.filter((s) => s.step === "refresh")).toHaveLength(2);
+  });
+
+  it("a sign-in page opened again with a real attempt's PKCE challenge (it was in the link) stays apart from it", async () => {
+    const rt = await testRuntime();
+    const at = rt.now();
+    await recordConnectionStep(rt.store, step(CLIENT_ID, at, "p:real", { step: "approved", links: ["p:real", "c:real"], approvedClient: true }));
+    for (let i = 1; i <= 9; i++) await recordConnectionStep(rt.store, step(CLIENT_ID, at + i, "p:real"));
+    const [log] = await readConnectionLogs(rt.store, at + 10);
+    expect(log!.attempts).toHaveLength(1);
+    expect(log!.attempts[0]!.steps.map((s) => s.step)).toEqual(["approved"]);
+    expect(log!.anonymous).toHaveLength(1);
+    expect(log!.anonymous[0]!.steps).toHaveLength(8);
+  });
+
+  it("reads a record written before the tiers: its attempts are sorted by what their steps show", async () => {
+    const rt = await testRuntime();
+    const at = rt.now();
+    const signedIn = { startedAt: at - 2000, at: at - 1000, links: ["p:a", "c:a"], steps: [{ step: "consent", ok: true, at: at - 2000 }, { step: "approved", ok: true, at: at - 1000 }] };
+    const opened = { startedAt: at - 500, at: at - 500, links: ["p:b"], steps: [{ step: "consent", ok: true, at: at - 500 }] };
+    await rt.store.set(RECORDS.connectionLog.key(`a/${appIdOf(CLIENT_ID)}`), { kind: "connection-log", clientId: CLIENT_ID, approved: true, attempts: [opened, signedIn], expiresAt: at + 30 * DAY_MS });
+
+    let [log] = await readConnectionLogs(rt.store, at);
+    expect(log).toMatchObject({ attempts: [signedIn], anonymous: [opened] });
+    expect(connectionView(log!).attempts.map((a) => [a.signedIn, a.says])).toEqual([
+      [false, OPENED_BY_ANYONE],
+      [true, "Got as far as your approval"],
+    ]);
+    // The next step writes both tiers; the old attempts stay where they belong.
+    await recordConnectionStep(rt.store, step(CLIENT_ID, at + 1, "p:c"));
+    [log] = await readConnectionLogs(rt.store, at + 1);
+    expect(log!.attempts).toEqual([signedIn]);
+    expect(log!.anonymous.map((a) => a.links[0])).toEqual(["p:c", "p:b"]);
   });
 });
 

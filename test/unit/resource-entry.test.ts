@@ -20,10 +20,11 @@ describe("the resource entry's bundle", () => {
     const inputs = Object.keys((await metafile()).inputs);
     expect(inputs).toContain("netlify/lib/protocol/verification.ts");
     expect(inputs).toContain("netlify/lib/protocol/grants.ts");
-    // The connection log (storage only) is the one owner module it holds: a refused token is
-    // told to the owner's connection doctor (resource/refusal-log.ts).
-    expect(inputs).toContain("netlify/lib/owner/connection-log.ts");
-    const foreign = inputs.filter((path) => path !== "netlify/lib/owner/connection-log.ts").filter((path) =>
+    // The connection log (storage, and how a step joins its attempt) is the one owner module it
+    // holds: a refused token is told to the owner's connection doctor (resource/refusal-log.ts).
+    const connectionLog = ["netlify/lib/owner/connection-log.ts", "netlify/lib/owner/connection-attempts.ts"];
+    for (const path of connectionLog) expect(inputs).toContain(path);
+    const foreign = inputs.filter((path) => !connectionLog.includes(path)).filter((path) =>
       /^netlify\/lib\/(owner|clients|endpoints)\/|^netlify\/lib\/crypto\/typed-jwt\.ts$|^netlify\/lib\/platform\/(config|runtime|housekeeping)\.ts$|^netlify\/lib\/protocol\/(authorization-request|request-object|codes|pkce|profile)\.ts$|^site\/|^node_modules\//.test(path),
     );
     expect(foreign).toEqual([]);

@@ -10,10 +10,11 @@ import type { WaitUntil } from "../platform/after-answer.ts";
 import type { Runtime } from "../platform/runtime.ts";
 
 /** token_type_hint is ignored: the token's own prefix says what it is. */
-export async function revokeToken(rt: Runtime, form: URLSearchParams, waitUntil?: WaitUntil): Promise<Response> {
+/** A refresh token rotated out revokes its grant here too: whoever holds it had the grant's token. */
+export async function revokeToken(rt: Runtime, form: URLSearchParams, refreshKey: Uint8Array, waitUntil?: WaitUntil): Promise<Response> {
   const token = form.get("token");
   if (token === null || token === "") throw new InvalidRequest("token is required.");
-  const owning = await grantOwningToken(rt.store, token);
+  const owning = await grantOwningToken(rt.store, token, refreshKey);
   // The grant as just read; the app's summary follows after the answer.
   if (owning) await revokeGrant(rt.store, owning.id, rt.now(), { read: owning.grant, waitUntil });
   return json({});
@@ -21,5 +22,5 @@ export async function revokeToken(rt: Runtime, form: URLSearchParams, waitUntil?
 
 export const revocationEndpoint = endpoint({
   cors: true,
-  POST: { answers: "json", run: async (ctx) => revokeToken(ctx.rt, withClientCredentials(ctx.req, await ctx.form()), ctx.requester.waitUntil) },
+  POST: { answers: "json", run: async (ctx) => revokeToken(ctx.rt, withClientCredentials(ctx.req, await ctx.form()), ctx.config.keys.refreshToken, ctx.requester.waitUntil) },
 });

@@ -99,7 +99,7 @@ async function refreshTokenGrant(ctx: RequestContext, form: URLSearchParams): Pr
 async function tokenRequest(ctx: RequestContext): Promise<Response> {
   // A Basic credential is checked before anything is redeemed, so a refused one consumes nothing.
   const form = withClientCredentials(ctx.req, await ctx.form());
-  if (form.get("action") === "revoke") return revokeToken(ctx.rt, form, ctx.requester.waitUntil);
+  if (form.get("action") === "revoke") return revokeToken(ctx.rt, form, ctx.config.keys.refreshToken, ctx.requester.waitUntil);
   const grantType = form.get("grant_type");
   if (grantType === "authorization_code") return authorizationCodeGrant(ctx, form);
   if (grantType === "refresh_token") return refreshTokenGrant(ctx, form);

@@ -1,7 +1,8 @@
 // The connection doctor's words: each logged step as a sentence, and the fix where one is
 // known for its OAuth error or refusal reason. docs/troubleshooting.md lists the same.
 import type { ConnectionAttemptView, ConnectionClientView, ConnectionStepView } from "../pages/connections-view.ts";
-import { logText, type ConnectionRecord, type StoredStep } from "./connection-log.ts";
+import type { ConnectionLog } from "./connection-log.ts";
+import { logText, type StoredAttempt, type StoredStep } from "./connection-attempts.ts";
 
 /** Where an attempt got to, by its last step. */
 const STEP_PLACES: Record<string, string> = {
@@ -13,6 +14,17 @@ const STEP_PLACES: Record<string, string> = {
   code: "the token endpoint",
   refresh: "a refresh",
   resource: "your blog's check of the token",
+};
+
+/** How far an attempt nobody signed in for went, by its last step (anyone can get this far). */
+const ANONYMOUS_ENDS: Record<string, string> = {
+  request: "the sign-in request was refused",
+  document: "the sign-in request was checked (by anyone who has the link)",
+  consent: "the sign-in page was opened (by anyone who has the link)",
+  denied: "the request was denied on the sign-in page (Deny takes no password)",
+  code: "a code was refused at the token endpoint",
+  refresh: "a refresh token was refused at the token endpoint",
+  resource: "your blog refused a token",
 };
 
 const RECONNECT = "Remove the connection in the app and add it again.";
@@ -54,7 +66,7 @@ function detail(step: StoredStep): string {
   return step.detail ? `: ${step.detail}` : "";
 }
 
-function stepView(step: StoredStep, last: boolean): ConnectionStepView {
+function stepView(step: StoredStep, last: boolean, signedIn: boolean): ConnectionStepView {
   const base = { at: step.at, step: step.step, ok: step.ok, ...(step.error ? { error: logText(step.error) } : {}) };
   const withFix = (says: string, fix?: string): ConnectionStepView => ({ ...base, says, ...(fix ? { fix } : {}) });
   switch (step.step) {
@@ -63,11 +75,12 @@ function stepView(step: StoredStep, last: boolean): ConnectionStepView {
     case "document":
       return step.ok ? withFix(`The sign-in request was checked and the app's information read${detail(step)}.`) : withFix(`The app's client document could not be used${detail(step)}`, "The client_id must be an https URL serving the app's metadata (JSON) with its redirect_uris, within 5 KB, without redirects. If the app's host blocks datacenter fetches, the app's maker must allow them.");
     case "consent":
+      if (!signedIn) return withFix("The sign-in page was opened (by anyone who has the app's sign-in link: nobody signed in).", last ? "If it was you, the app waits for you to approve or deny. If not, anyone can open this page: nothing was approved, and nothing needs doing." : undefined);
       return withFix("The sign-in page was shown to you.", last ? "You did not answer, or the page was closed: the app waits for you to approve or deny." : undefined);
     case "approved":
       return withFix(`You approved it; the app was sent its code${detail(step)}.`, last ? "The app never redeemed the code at /token: it may have failed to reach this server, or given up. Try again; if it repeats, the app's logs say why." : undefined);
     case "denied":
-      return withFix("You denied it; the app was told access_denied.");
+      return withFix(signedIn ? "You denied it; the app was told access_denied." : "It was denied on the sign-in page (Deny takes no password: you, or anyone who had the page); the app was told access_denied.");
     case "code":
       return step.ok ? withFix("The app redeemed its code for a token.", last ? TOKEN_IN_HAND : undefined) : withFix(`The token endpoint refused the code (${step.error ?? "error"})${detail(step)}`, TOKEN_FIXES[step.error ?? ""]);
     case "refresh":
@@ -79,12 +92,16 @@ function stepView(step: StoredStep, last: boolean): ConnectionStepView {
   }
 }
 
-export function connectionView(record: ConnectionRecord): ConnectionClientView {
-  const attempts: ConnectionAttemptView[] = record.attempts.map((attempt) => {
-    const steps = attempt.steps.map((step, i) => stepView(step, i === attempt.steps.length - 1));
-    const lastStep = steps[steps.length - 1]!;
-    const place = STEP_PLACES[lastStep.step] ?? lastStep.step;
-    return { startedAt: attempt.startedAt, endedAt: lastStep.step, ok: lastStep.ok, says: lastStep.ok ? `Got as far as ${place}` : `Stopped at ${place}`, steps };
-  });
-  return { clientId: logText(record.clientId), approved: record.approved, lastAt: record.attempts[0]?.at ?? 0, attempts };
+function attemptView(attempt: StoredAttempt, signedIn: boolean): ConnectionAttemptView {
+  const steps = attempt.steps.map((step, i) => stepView(step, i === attempt.steps.length - 1, signedIn));
+  const lastStep = steps[steps.length - 1]!;
+  const place = STEP_PLACES[lastStep.step] ?? lastStep.step;
+  const says = !signedIn ? `Nobody signed in: ${ANONYMOUS_ENDS[lastStep.step] ?? `stopped at ${place}`}` : lastStep.ok ? `Got as far as ${place}` : `Stopped at ${place}`;
+  return { startedAt: attempt.startedAt, endedAt: lastStep.step, ok: lastStep.ok, says, signedIn, steps };
+}
+
+/** A client's attempts of both tiers, newest first, each marked signed in or not. */
+export function connectionView(record: ConnectionLog): ConnectionClientView {
+  const shown = [...record.attempts.map((a) => ({ a, signedIn: true })), ...record.anonymous.map((a) => ({ a, signedIn: false }))].sort((x, y) => y.a.at - x.a.at);
+  return { clientId: logText(record.clientId), approved: record.approved, lastAt: shown[0]?.a.at ?? 0, attempts: shown.map(({ a, signedIn }) => attemptView(a, signedIn)) };
 }

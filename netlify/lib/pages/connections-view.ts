@@ -21,8 +21,11 @@ export interface ConnectionAttemptView {
   /** Where the attempt ended: its last step. */
   endedAt: string;
   ok: boolean;
-  /** How far it went, in words ("Stopped at the token endpoint"). */
+  /** How far it went, in words ("Stopped at the token endpoint"; "Nobody signed in: …"). */
   says: string;
+  /** Whether a credential or session took part (the owner approved, a code or token was used);
+   * false: anyone who has the app's sign-in link could have made it. */
+  signedIn: boolean;
   steps: ConnectionStepView[];
 }
 

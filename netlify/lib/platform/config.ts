@@ -35,6 +35,8 @@ export interface Config {
     device: Uint8Array;
     /** Signs the sign-in page's address of an app's logo (clients/logo-link.ts). */
     logo: Uint8Array;
+    /** Tags each refresh token with its grant and generation (protocol/grant-tokens.ts). */
+    refreshToken: Uint8Array;
   };
   /** PASSWORD_LOGIN: false ("off") lets only passkeys sign in, once at least one exists. */
   passwordLogin: boolean;
@@ -126,6 +128,7 @@ export function loadConfig(env: Env, build: Build = builtFor(), options: ConfigO
         webauthn: deriveKey(secret, "webauthn-ticket"),
         device: deriveKey(secret, "known-device"),
         logo: deriveKey(secret, "client-logo"),
+        refreshToken: deriveKey(secret, "refresh-token-tag"),
       },
       passwordLogin,
       accessTokenTtlMs,

@@ -1,22 +1,99 @@
-// Access and refresh tokens. Each names its grant and carries 256 random bits:
+// Access and refresh tokens. Each names its grant and carries 256 bits after it:
 //   iat_<grant id>.<secret>   irt_<grant id>.<secret>
 // The grant record keeps only the token's hash, so a token is checked with one round trip (its
 // grant) and a copy of the store yields no usable token. The prefix types the token: a code,
 // an access token and a refresh token can never stand in for one another.
-import { randomBytes } from "node:crypto";
+//
+// A refresh token's 256 bits are its generation in its grant (4 bytes: 1 for the first, one
+// more at each rotation), 16 random bytes, and a 12-byte tag: an HMAC of the grant id, the
+// generation and the random bytes under a key derived from SECRET, which the store never
+// holds. So this server can tell a refresh token it issued to a grant, and of which
+// generation, without storing it: one of an earlier generation than the grant's current one
+// is a rotated-out token presented again (reuse), in constant space. The tag is no credential:
+// a refresh is granted only for the hash of the current token, so SECRET alone (without the
+// random bytes) mints nothing. Refresh tokens issued before generations (256 random bits) have
+// no valid tag; their grants keep the list of hashes they had (rotateRefreshToken).
+import { createHmac, randomBytes } from "node:crypto";
 import { constantTimeEqual, secretHash } from "../crypto/secrets.ts";
 
 export type TokenKind = "access" | "refresh";
 
 const PREFIX: Record<TokenKind, string> = { access: "iat_", refresh: "irt_" };
 const SHAPE = /^(iat|irt)_([A-Za-z0-9_-]{22})\.([A-Za-z0-9_-]{43})$/;
+const NONCE_BYTES = 16;
+const TAG_BYTES = 12;
 
 export function newGrantId(random: (size: number) => Buffer = randomBytes): string {
   return random(16).toString("base64url");
 }
 
+/** An access token (or a refresh token of the form before generations: 256 random bits). */
 export function newGrantToken(kind: TokenKind, grantId: string, random: (size: number) => Buffer = randomBytes): string {
   return `${PREFIX[kind]}${grantId}.${random(32).toString("base64url")}`;
+}
+
+/** The 43 characters after a refresh token's grant id: generation, random bytes, tag. */
+function refreshSecret(key: Uint8Array, grantId: string, generation: number, nonce: Buffer): string {
+  const head = Buffer.alloc(4);
+  head.writeUInt32BE(generation);
+  const tag = createHmac("sha256", key).update(`irt\u0000${grantId}\u0000`).update(head).update(nonce).digest().subarray(0, TAG_BYTES);
+  return Buffer.concat([head, nonce, tag]).toString("base64url");
+}
+
+/** A refresh token of this generation of its grant (see above). */
+export function newRefreshToken(grantId: string, generation: number, key: Uint8Array, random: (size: number) => Buffer = randomBytes): string {
+  return `${PREFIX.refresh}${grantId}.${refreshSecret(key, grantId, generation, random(NONCE_BYTES))}`;
+}
+
+/** The generation of a refresh token this server issued (its tag checks out, in constant
+ * time), or null for anything else: a forged or altered token, or one from before generations. */
+export function refreshGenerationOf(token: string, key: Uint8Array): number | null {
+  const match = SHAPE.exec(token);
+  if (!match || match[1] !== "irt") return null;
+  const bytes = Buffer.from(match[3]!, "base64url");
+  const generation = bytes.readUInt32BE(0);
+  const expected = refreshSecret(key, match[2]!, generation, bytes.subarray(4, 4 + NONCE_BYTES));
+  return constantTimeEqual(expected, match[3]!) ? generation : null;
+}
+
+/** Whether a refresh token that is not its grant's current one is one the grant had before:
+ * its hash in the grant's list (tokens from before generations), or a tag of this server for
+ * an earlier generation than the current token's. */
+export function isRetiredRefreshToken(token: string, grant: { retired: readonly string[]; generation: number | undefined }, key: Uint8Array): boolean {
+  const presented = tokenHash(token);
+  if (grant.retired.some((hash) => constantTimeEqual(presented, hash))) return true;
+  const current = grant.generation;
+  if (current === undefined) return false;
+  const generation = refreshGenerationOf(token, key);
+  return generation !== null && generation < current;
+}
+
+/** A token as its grant keeps it: the hash, never the token. */
+export interface IssuedToken {
+  hash: string;
+  issuedAt: number;
+  expiresAt: number;
+  /** A refresh token's generation in its grant; absent: issued before generations. */
+  generation?: number;
+}
+
+/** The lifetimes, and the key of refresh tokens' tags (the config passes as it is). */
+export interface TokenSettings {
+  accessTokenTtlMs: number;
+  refreshTokenTtlMs: number;
+  keys: { refreshToken: Uint8Array };
+}
+
+/** A new access token and a refresh token of this generation, and what their grant keeps. */
+export function mintTokens(grantId: string, now: number, ttl: TokenSettings, generation: number): { accessToken: string; refreshToken: string; access: IssuedToken; refresh: IssuedToken } {
+  const accessToken = newGrantToken("access", grantId);
+  const refreshToken = newRefreshToken(grantId, generation, ttl.keys.refreshToken);
+  return {
+    accessToken,
+    refreshToken,
+    access: { hash: tokenHash(accessToken), issuedAt: now, expiresAt: now + ttl.accessTokenTtlMs },
+    refresh: { hash: tokenHash(refreshToken), issuedAt: now, expiresAt: now + ttl.refreshTokenTtlMs, generation },
+  };
 }
 
 /** The grant a token names, if the token has the shape of that kind; null for anything else. */

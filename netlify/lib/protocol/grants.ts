@@ -2,7 +2,7 @@
 // checked against it, so revoking the grant kills both at once, in one write; the owner's
 // revoke-all and revoke-app are moments in one record read beside it (revocations.ts). Its
 // app's summary (app-summaries.ts) follows it: what the owner's console reads instead of it.
-import { grantIdOf, newGrantToken, tokenHash, tokenKindOf, tokenMatches, type TokenKind } from "./grant-tokens.ts";
+import { grantIdOf, isRetiredRefreshToken, mintTokens, tokenHash, tokenKindOf, tokenMatches, type IssuedToken, type TokenKind, type TokenSettings } from "./grant-tokens.ts";
 import { constantTimeEqual } from "../crypto/secrets.ts";
 import type { ClientDisplay } from "../core/client-shape.ts";
 import type { KeyAuthentication } from "../clients/client-keys.ts";
@@ -13,12 +13,6 @@ import { summariseGrants, summariseRefresh, summariseRevocation, type SummaryRea
 import { RECORDS } from "../platform/records.ts";
 import type { KeyValueStore } from "../platform/store.ts";
 import { afterAnswer, type WaitUntil } from "../platform/after-answer.ts";
-
-interface IssuedToken {
-  hash: string;
-  issuedAt: number;
-  expiresAt: number;
-}
 
 export interface GrantRecord {
   kind: "grant";
@@ -44,8 +38,10 @@ export interface GrantRecord {
   revokedAt?: number;
   access: IssuedToken;
   refresh: IssuedToken;
-  /** Refresh tokens rotated out: presenting one again means it was stolen. */
-  retiredRefreshHashes: string[];
+  /** Refresh tokens from before generations, rotated out (at most MAX_RETIRED): presenting one
+   * again means it was stolen. Absent from grants created since: a rotated-out token of theirs
+   * is told by its generation, in constant space (grant-tokens.ts). */
+  retiredRefreshHashes?: string[];
   /** Counted in its app's summary since it was created (absent: stored before summaries
    * existed, counted once by the rebuild, and not followed after). */
   summarised?: true;
@@ -76,26 +72,10 @@ export class CodeAlreadyUsed extends InvalidGrant {
 const REVOKED_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
 const MAX_RETIRED = 20;
 
-interface TokenLifetimes {
-  accessTokenTtlMs: number;
-  refreshTokenTtlMs: number;
-}
-
 export interface IssuedTokens {
   accessToken: string;
   refreshToken: string;
   grant: GrantRecord;
-}
-
-function mintTokens(id: string, now: number, ttl: TokenLifetimes): { accessToken: string; refreshToken: string; access: IssuedToken; refresh: IssuedToken } {
-  const accessToken = newGrantToken("access", id);
-  const refreshToken = newGrantToken("refresh", id);
-  return {
-    accessToken,
-    refreshToken,
-    access: { hash: tokenHash(accessToken), issuedAt: now, expiresAt: now + ttl.accessTokenTtlMs },
-    refresh: { hash: tokenHash(refreshToken), issuedAt: now, expiresAt: now + ttl.refreshTokenTtlMs },
-  };
 }
 
 interface NewGrant {
@@ -113,8 +93,8 @@ interface NewGrant {
  * summary at the same time: the tokens are handed out only when both are written (an app that
  * holds a token always shows in the console). Throws CodeAlreadyUsed when a replay of the code
  * revoked the grant before it was written (RFC 6749 4.1.2). */
-export async function createGrant(store: KeyValueStore, input: NewGrant, now: number, ttl: TokenLifetimes, summaryRead?: SummaryRead): Promise<IssuedTokens> {
-  const { accessToken, refreshToken, access, refresh } = mintTokens(input.id, now, ttl);
+export async function createGrant(store: KeyValueStore, input: NewGrant, now: number, ttl: TokenSettings, summaryRead?: SummaryRead): Promise<IssuedTokens> {
+  const { accessToken, refreshToken, access, refresh } = mintTokens(input.id, now, ttl, 1);
   const grant: GrantRecord = {
     kind: "grant",
     ...input,
@@ -124,7 +104,6 @@ export async function createGrant(store: KeyValueStore, input: NewGrant, now: nu
     expiresAt: Math.max(access.expiresAt, refresh.expiresAt),
     access,
     refresh,
-    retiredRefreshHashes: [],
     summarised: true,
   };
   const [, created] = await Promise.all([summariseGrants(store, [grant], summaryRead), store.setIfNew(grantKey(input.id), grant)]);
@@ -194,25 +173,25 @@ type RefreshOutcome =
   | { ok: false; reason: "unknown" | "reused" | "expired" | "client" | "scope" | "conflict" }
   | { ok: false; reason: "target"; granted: string | undefined };
 
-/** Rotates a refresh token: new access and refresh tokens, the old refresh token retired.
- * A retired refresh token presented again revokes the whole grant. */
+/** Rotates a refresh token: new access and refresh tokens of the next generation, the old
+ * refresh token retired. Any retired refresh token of the grant presented again revokes it. */
 export async function rotateRefreshToken(
   store: KeyValueStore,
   refreshToken: string,
   input: { clientId: string; scopes: string[] | null; resource?: string | undefined; authenticate?: (grant: GrantRecord) => Promise<void>; waitUntil?: WaitUntil },
   now: number,
-  ttl: TokenLifetimes,
+  ttl: TokenSettings,
 ): Promise<RefreshOutcome> {
   const id = grantIdOf(refreshToken, "refresh");
   if (!id) return { ok: false, reason: "unknown" };
   const [{ value: grant, version }, revocations] = await Promise.all([store.getVersioned<StoredGrant>(grantKey(id)), readRevocations(store)]);
   if (!isLive(grant, now, revocations)) return { ok: false, reason: "unknown" };
   const presented = tokenHash(refreshToken);
-  if (grant.retiredRefreshHashes.some((hash) => constantTimeEqual(presented, hash))) {
-    await revokeGrant(store, id, now);
+  if (!constantTimeEqual(presented, grant.refresh.hash)) {
+    if (!isRetiredRefreshToken(refreshToken, retiredOf(grant), ttl.keys.refreshToken)) return { ok: false, reason: "unknown" };
+    await revokeGrant(store, id, now, { read: grant, waitUntil: input.waitUntil });
     return { ok: false, reason: "reused" };
   }
-  if (!constantTimeEqual(presented, grant.refresh.hash)) return { ok: false, reason: "unknown" };
   if (grant.refresh.expiresAt <= now) return { ok: false, reason: "expired" };
   if (input.clientId !== grant.clientId) return { ok: false, reason: "client" };
   await input.authenticate?.(grant); // as its document declared (an assertion), before any write
@@ -220,7 +199,8 @@ export async function rotateRefreshToken(
   if (scopes.some((scope) => !grant.scopes.includes(scope))) return { ok: false, reason: "scope" };
   if (!resourceWithin(input.resource, grant.resource)) return { ok: false, reason: "target", granted: grant.resource };
 
-  const minted = mintTokens(id, now, ttl);
+  const generation = grant.refresh.generation;
+  const minted = mintTokens(id, now, ttl, (generation ?? 0) + 1);
   const next: GrantRecord = {
     ...grant,
     accessScopes: scopes,
@@ -228,7 +208,8 @@ export async function rotateRefreshToken(
     access: minted.access,
     refresh: minted.refresh,
     expiresAt: Math.max(minted.access.expiresAt, minted.refresh.expiresAt),
-    retiredRefreshHashes: [presented, ...grant.retiredRefreshHashes].slice(0, MAX_RETIRED),
+    // A token from before generations joins its grant's list; a later one is told by its tag.
+    ...(generation === undefined ? { retiredRefreshHashes: [presented, ...(grant.retiredRefreshHashes ?? [])].slice(0, MAX_RETIRED) } : {}),
   };
   // Two refreshes racing on production Blobs: only one write wins, the other is refused.
   if (!(await store.setIfUnchanged(grantKey(id), next, version))) return { ok: false, reason: "conflict" };
@@ -236,15 +217,17 @@ export async function rotateRefreshToken(
   return { ok: true, tokens: { accessToken: minted.accessToken, refreshToken: minted.refreshToken, grant: next } };
 }
 
+/** What tells a grant's retired refresh tokens (grant-tokens.ts isRetiredRefreshToken). */
+const retiredOf = (grant: GrantRecord) => ({ retired: grant.retiredRefreshHashes ?? [], generation: grant.refresh.generation });
+
 /** The grant a token of either kind belongs to, if the token is (or was) really its own:
  * the current access or refresh token, or a retired refresh token. */
-export async function grantOwningToken(store: KeyValueStore, token: string): Promise<{ id: string; grant: GrantRecord } | null> {
+export async function grantOwningToken(store: KeyValueStore, token: string, refreshKey: Uint8Array): Promise<{ id: string; grant: GrantRecord } | null> {
   const kind = tokenKindOf(token);
   if (!kind) return null;
   const id = grantIdOf(token, kind)!;
   const grant = await store.get<StoredGrant>(grantKey(id));
   if (!grant || grant.kind !== "grant") return null;
-  const hashes = kind === "access" ? [grant.access.hash] : [grant.refresh.hash, ...grant.retiredRefreshHashes];
-  const presented = tokenHash(token);
-  return hashes.some((hash) => constantTimeEqual(presented, hash)) ? { id, grant } : null;
+  const current = constantTimeEqual(tokenHash(token), kind === "access" ? grant.access.hash : grant.refresh.hash);
+  return current || (kind === "refresh" && isRetiredRefreshToken(token, retiredOf(grant), refreshKey)) ? { id, grant } : null;
 }

@@ -78,7 +78,7 @@ describe("codes: replay", () => {
     const replay: unknown = await redeemCode(rt.store, input, rt.now(), { grantTypeOptional: false }).catch((e: unknown) => e);
     expect(replay).toBeInstanceOf(CodeAlreadyUsed);
     const grant = { id: first.grantId, clientId: first.record.clientId, me: first.record.me, scopes: first.record.scopes };
-    const created: unknown = await createGrant(rt.store, grant, rt.now(), { accessTokenTtlMs: MINUTE, refreshTokenTtlMs: MINUTE }).catch((e: unknown) => e);
+    const created: unknown = await createGrant(rt.store, grant, rt.now(), { accessTokenTtlMs: MINUTE, refreshTokenTtlMs: MINUTE, keys: { refreshToken: new Uint8Array(32) } }).catch((e: unknown) => e);
     expect(created).toBeInstanceOf(CodeAlreadyUsed);
     expect((created as CodeAlreadyUsed).description).toBe((replay as CodeAlreadyUsed).description);
     expect(await rt.store.get(RECORDS.grant.key(first.grantId))).toMatchObject({ kind: "revoked-grant" });

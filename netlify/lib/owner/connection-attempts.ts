@@ -1,0 +1,146 @@
+// The connection doctor's attempts, apart from where they are stored (connection-log.ts): how a
+// step joins the attempt it belongs to, and the two tiers of a client's attempts.
+//
+// Anyone who has an app's sign-in link can open the sign-in page, press Deny, or send /token a
+// made-up code or refresh token naming the app; only the owner (a credential or a session)
+// approves, and only the app holds its code and tokens. So an attempt a credential or session
+// took part in (showsSignIn) is kept among the last ATTEMPTS_PER_CLIENT such attempts; one
+// nobody signed in for, among the last ANONYMOUS_ATTEMPTS_PER_CLIENT of its own tier, so that
+// a flood of those can never push the owner's real attempts out, and the console says of each
+// that nobody signed in.
+import { secretHash } from "../crypto/secrets.ts";
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+export const ATTEMPTS_PER_CLIENT = 50;
+export const ANONYMOUS_ATTEMPTS_PER_CLIENT = 10;
+export const CONNECTION_RETENTION_DAYS = 30;
+export const RETENTION_MS = CONNECTION_RETENTION_DAYS * DAY_MS;
+/** Steps kept per attempt (the latest: refreshes of a long connection add up). */
+const STEPS_PER_ATTEMPT = 8;
+const LINKS_PER_ATTEMPT = 4;
+/** Longest text kept of what a client or an error said. */
+export const LOG_TEXT_LIMIT = 100;
+
+export type ConnectionStep = "request" | "document" | "consent" | "approved" | "denied" | "code" | "refresh" | "resource";
+
+export interface StoredStep {
+  step: ConnectionStep;
+  ok: boolean;
+  at: number;
+  /** The OAuth error code, or the resource's refusal reason. */
+  error?: string;
+  /** What the step said, cut to LOG_TEXT_LIMIT characters. */
+  detail?: string;
+}
+
+export interface StoredAttempt {
+  startedAt: number;
+  at: number;
+  links: string[];
+  steps: StoredStep[];
+}
+
+/** A client's attempts in their two tiers, newest first in each. */
+export interface AttemptTiers {
+  /** Attempts a credential or session took part in: anyone else's never push these out. */
+  attempts: StoredAttempt[];
+  /** Attempts nobody signed in for (a sign-in page opened, a request refused, a made-up code). */
+  anonymous: StoredAttempt[];
+}
+
+export interface StepEvent extends StoredStep {
+  clientId: string;
+  /** Hashes that tie this step to earlier and later steps of the same attempt. */
+  links: string[];
+  /** The owner approved the client: its log moves to (or stays in) the approved tier. */
+  approvedClient?: boolean;
+}
+
+/** The refusals of the blog's functions said only of a token this server issued (its hash is
+ * checked first: protocol/grants.ts checkGrantToken). */
+const GENUINE_TOKEN_REFUSALS = new Set(["wrong-resource", "insufficient_scope", "expired", "revoked"]);
+
+/** Whether a step shows a credential or session at work: the owner approved, a code or a
+ * refresh token was accepted, or the blog's function refused a genuine token. Anyone can cause
+ * every other step (a sign-in page opened, a Deny, a made-up code or token refused). */
+export function showsSignIn(step: Pick<StoredStep, "step" | "ok" | "error">): boolean {
+  if (step.step === "resource") return GENUINE_TOKEN_REFUSALS.has(step.error ?? "");
+  return step.ok && (step.step === "approved" || step.step === "code" || step.step === "refresh");
+}
+
+const short = (value: string) => secretHash(value).slice(0, 22);
+/** What ties the steps of one attempt: the PKCE challenge (GET /auth, approval), the code
+ * (approval, /token), the grant (/token, refresh, the resource). */
+export const attemptLinks = {
+  challenge: (clientId: string, codeChallenge: string) => `p:${short(`${clientId}\u0000${codeChallenge}`)}`,
+  code: (code: string) => `c:${short(code)}`,
+  grant: (grantId: string) => `g:${short(grantId)}`,
+};
+/** A link only the attempt's app (and the resources it calls) can make: its code's or grant's.
+ * The PKCE challenge's is not: it is in the sign-in link, which anyone may have. */
+const heldLink = (link: string) => link.startsWith("c:") || link.startsWith("g:");
+
+/** Text a client or an error supplied, as kept: cut, an ellipsis ending a cut one. */
+export function logText(text: string): string {
+  const chars = Array.from(text);
+  return chars.length <= LOG_TEXT_LIMIT ? text : `${chars.slice(0, LOG_TEXT_LIMIT - 1).join("")}…`;
+}
+
+export const NO_ATTEMPTS: AttemptTiers = { attempts: [], anonymous: [] };
+export const latestAt = (tiers: AttemptTiers) => Math.max(0, ...[...tiers.attempts, ...tiers.anonymous].map((a) => a.at));
+
+/** A stored record's tiers; one written before the tiers had only `attempts`: sorted by their steps. */
+export function tiersOf(record: { attempts: StoredAttempt[]; anonymous?: unknown }): AttemptTiers {
+  if (Array.isArray(record.anonymous)) return { attempts: record.attempts, anonymous: record.anonymous as StoredAttempt[] };
+  const signedIn = (attempt: StoredAttempt) => attempt.steps.some(showsSignIn);
+  return { attempts: record.attempts.filter(signedIn), anonymous: record.attempts.filter((a) => !signedIn(a)).slice(0, ANONYMOUS_ATTEMPTS_PER_CLIENT) };
+}
+
+/** The tiers with the step added: to the attempt it links to, else as a new one; the newest
+ * first, the old and the surplus dropped. A step anyone can cause joins a signed-in attempt
+ * only through a held link, and otherwise stays in the anonymous tier; a step that shows a
+ * sign-in takes its attempt to the signed-in tier, where it stays. */
+export function withStep(tiers: AttemptTiers, event: StepEvent): AttemptTiers {
+  const { clientId: _c, links, approvedClient: _a, ...rest } = event;
+  const step: StoredStep = { ...rest, ...(event.detail !== undefined ? { detail: logText(event.detail) } : {}) };
+  const live = (list: StoredAttempt[]) => list.filter((a) => a.at > event.at - RETENTION_MS);
+  const [attempts, anonymous] = [live(tiers.attempts), live(tiers.anonymous)];
+  const signedIn = showsSignIn(step);
+  const linked = (list: StoredAttempt[], usable: (link: string) => boolean) => list.findIndex((a) => a.links.some((link) => usable(link) && links.includes(link)));
+  const inMain = linked(attempts, signedIn ? () => true : heldLink);
+  const inAnonymous = inMain >= 0 ? -1 : linked(anonymous, () => true);
+  const found = inMain >= 0 ? attempts.splice(inMain, 1)[0]! : inAnonymous >= 0 ? anonymous.splice(inAnonymous, 1)[0]! : { startedAt: event.at, at: event.at, links: [], steps: [] };
+  const attempt: StoredAttempt = {
+    startedAt: found.startedAt,
+    at: Math.max(found.at, event.at),
+    links: [...new Set([...found.links, ...links])].slice(-LINKS_PER_ATTEMPT),
+    steps: [...found.steps, step].slice(-STEPS_PER_ATTEMPT),
+  };
+  if (signedIn || inMain >= 0) return { attempts: [attempt, ...attempts].slice(0, ATTEMPTS_PER_CLIENT), anonymous };
+  return { attempts, anonymous: [attempt, ...anonymous].slice(0, ANONYMOUS_ATTEMPTS_PER_CLIENT) };
+}
+
+/** Attempts of one tier of a client from two records, those sharing a link made one. */
+function mergeAttempts(first: readonly StoredAttempt[], second: readonly StoredAttempt[], limit: number): StoredAttempt[] {
+  const out = first.map((a) => ({ ...a }));
+  for (const attempt of second) {
+    const same = out.find((a) => a.links.some((link) => attempt.links.includes(link)));
+    if (!same) {
+      out.push(attempt);
+      continue;
+    }
+    const steps = new Map([...same.steps, ...attempt.steps].map((s) => [JSON.stringify([s.step, s.at, s.ok, s.error]), s]));
+    same.steps = [...steps.values()].sort((a, b) => a.at - b.at).slice(-STEPS_PER_ATTEMPT);
+    same.links = [...new Set([...same.links, ...attempt.links])];
+    same.startedAt = Math.min(same.startedAt, attempt.startedAt);
+    same.at = Math.max(same.at, attempt.at);
+  }
+  return out.sort((a, b) => b.at - a.at).slice(0, limit);
+}
+
+/** Both tiers of a client from two records; an attempt signed in in either is signed in. */
+export function mergeTiers(first: AttemptTiers, second: AttemptTiers): AttemptTiers {
+  const attempts = mergeAttempts(first.attempts, second.attempts, ATTEMPTS_PER_CLIENT);
+  const promoted = (a: StoredAttempt) => attempts.some((m) => m.links.some((link) => a.links.includes(link)));
+  return { attempts, anonymous: mergeAttempts(first.anonymous, second.anonymous, ANONYMOUS_ATTEMPTS_PER_CLIENT).filter((a) => !promoted(a)) };
+}

@@ -1,0 +1,208 @@
+// Attack catalogue: a stolen refresh token used after its grant rotated past it. RFC 9700 4.14.2:
+// a rotated-out refresh token presented again means one of two holders is not the app, so the
+// whole grant is revoked, however many rotations ago it was retired, while the grant's record
+// stays the same size; and a token made up to look like a retired one (grant ids are not
+// secret: every access token carries one) revokes nothing.
+import { describe, expect, it } from "vitest";
+import { deriveKey } from "../../../netlify/lib/crypto/secrets.ts";
+import { grantIdOf, newGrantId, newGrantToken, tokenHash } from "../../../netlify/lib/protocol/grant-tokens.ts";
+import type { GrantRecord } from "../../../netlify/lib/protocol/grants.ts";
+import { RECORDS } from "../../../netlify/lib/platform/records.ts";
+import { fastRuntime } from "../../helpers/attack-kit.ts";
+import type { KeyValueStore } from "../../../netlify/lib/platform/store.ts";
+import { OperationCounter } from "../../helpers/counting-store.ts";
+import { introspect, postToken, revoke } from "../../helpers/endpoints.ts";
+import { TEST_SECRET } from "../../helpers/env.ts";
+import { CLIENT_ID, refreshForm, type Tokens } from "../../helpers/requests.ts";
+import { testRuntime, type TestRuntime } from "../../helpers/runtime.ts";
+import { expectOAuthError, introspection, tokensFor } from "../../helpers/tokens.ts";
+
+const ROTATIONS = 25;
+
+async function refresh(rt: TestRuntime, refreshToken: string): Promise<Tokens> {
+  const response = await postToken(rt, refreshForm(refreshToken));
+  expect(response.status).toBe(200);
+  return (await response.json()) as Tokens;
+}
+
+/** Signs in, then rotates the refresh token `times` times: every pair of tokens, oldest first. */
+async function rotated(rt: TestRuntime, times: number): Promise<Tokens[]> {
+  const all = [await tokensFor(rt)];
+  for (let i = 0; i < times; i++) all.push(await refresh(rt, all.at(-1)!.refresh_token));
+  return all;
+}
+
+async function reuseRefused(rt: TestRuntime, refreshToken: string, description: RegExp): Promise<void> {
+  const response = await postToken(rt, refreshForm(refreshToken));
+  expect(response.status).toBe(400);
+  expect(await response.json()).toMatchObject({ error: "invalid_grant", error_description: expect.stringMatching(description) });
+}
+
+const grantOf = async (rt: TestRuntime, tokens: Tokens) => (await rt.store.get<GrantRecord>(RECORDS.grant.key(grantIdOf(tokens.access_token, "access")!)))!;
+
+/** A refresh token of this grant and generation, with a made-up tag (what a stranger can make). */
+function forged(grantId: string, generation: number): string {
+  const bytes = Buffer.alloc(32, 7);
+  bytes.writeUInt32BE(generation);
+  return `irt_${grantId}.${bytes.toString("base64url")}`;
+}
+
+describe("refresh token reuse, at any age", () => {
+  it(`a refresh token ${ROTATIONS} rotations old, presented again, revokes the grant`, async () => {
+    const rt = await fastRuntime();
+    const all = await rotated(rt, ROTATIONS);
+    const latest = all.at(-1)!;
+    expect((await introspection(rt, latest.access_token)).active).toBe(true);
+
+    await reuseRefused(rt, all[0]!.refresh_token, /already used/);
+    expect(await introspection(rt, latest.access_token)).toEqual({ active: false });
+    await expectOAuthError(await postToken(rt, refreshForm(latest.refresh_token)), 400, "invalid_grant");
+    expect((await grantOf(rt, latest)).revokedAt).toBe(rt.now());
+  });
+
+  it("every generation is told: the one just before the current, and one in the middle", async () => {
+    for (const age of [1, 12]) {
+      const rt = await fastRuntime();
+      const all = await rotated(rt, ROTATIONS);
+      await reuseRefused(rt, all.at(-1 - age)!.refresh_token, /already used/);
+      expect(await introspection(rt, all.at(-1)!.access_token)).toEqual({ active: false });
+    }
+  });
+
+  it("a retired refresh token at /revoke revokes its grant too, at any age", async () => {
+    const rt = await fastRuntime();
+    const all = await rotated(rt, ROTATIONS);
+    expect((await revoke(rt, { token: all[1]!.refresh_token })).status).toBe(200);
+    expect(await introspection(rt, all.at(-1)!.access_token)).toEqual({ active: false });
+  });
+
+  it("the grant's record does not grow with rotations: no list of retired tokens, a generation", async () => {
+    const rt = await fastRuntime();
+    const all = await rotated(rt, 1);
+    const size = JSON.stringify(await grantOf(rt, all[1]!)).length;
+    let tokens = all[1]!;
+    for (let i = 0; i < ROTATIONS; i++) tokens = await refresh(rt, tokens.refresh_token);
+    const grant = await grantOf(rt, tokens);
+    expect(grant.retiredRefreshHashes).toBeUndefined();
+    expect(grant.refresh.generation).toBe(ROTATIONS + 2);
+    // The generation's digits aside.
+    expect(JSON.stringify(grant).length).toBeLessThanOrEqual(size + 1);
+  });
+});
+
+describe("forged refresh tokens revoke nothing", () => {
+  it("a token naming a grant and an earlier generation, without this server's tag, is just invalid", async () => {
+    const rt = await fastRuntime();
+    const all = await rotated(rt, 3);
+    const latest = all.at(-1)!;
+    const grantId = grantIdOf(latest.access_token, "access")!;
+    for (const generation of [0, 1, 2, 3]) await reuseRefused(rt, forged(grantId, generation), /not valid/);
+    // A genuine current token with its generation lowered: the tag covers the generation.
+    const bytes = Buffer.from(latest.refresh_token.slice(27), "base64url");
+    bytes.writeUInt32BE(1);
+    await reuseRefused(rt, `${latest.refresh_token.slice(0, 27)}${bytes.toString("base64url")}`, /not valid/);
+    // Another grant's genuine retired token, made to name this grant: the tag covers the grant.
+    const other = await rotated(rt, 1);
+    await reuseRefused(rt, `${latest.refresh_token.slice(0, 27)}${other[0]!.refresh_token.slice(27)}`, /not valid/);
+    // A tag made with another server's SECRET (the same grant id and generation).
+    const { newRefreshToken } = await import("../../../netlify/lib/protocol/grant-tokens.ts");
+    await reuseRefused(rt, newRefreshToken(grantId, 1, deriveKey(`${TEST_SECRET}-other`, "refresh-token-tag")), /not valid/);
+    expect((await revoke(rt, { token: forged(grantId, 1) })).status).toBe(200);
+
+    // Nothing was revoked: the app's current tokens still work.
+    expect((await introspection(rt, latest.access_token)).active).toBe(true);
+    expect((await grantOf(rt, latest)).revokedAt).toBeUndefined();
+    await refresh(rt, latest.refresh_token);
+    await refresh(rt, other.at(-1)!.refresh_token);
+  });
+});
+
+describe("grants from before generations", () => {
+  /** A grant as the previous version stored it: a refresh token of 256 random bits, a list of
+   * the hashes of those rotated out before it. */
+  async function legacyGrant(rt: TestRuntime): Promise<{ id: string; accessToken: string; retired: string; current: string }> {
+    const id = newGrantId();
+    const [retired, current, accessToken] = [newGrantToken("refresh", id), newGrantToken("refresh", id), newGrantToken("access", id)];
+    const now = rt.now();
+    const grant: GrantRecord = {
+      kind: "grant", id, clientId: CLIENT_ID, me: "https://jane.example/", scopes: ["profile", "create"], accessScopes: ["profile", "create"],
+      createdAt: now, lastUsedAt: now, expiresAt: now + 90 * 86_400_000,
+      access: { hash: tokenHash(accessToken), issuedAt: now, expiresAt: now + 30 * 86_400_000 },
+      refresh: { hash: tokenHash(current), issuedAt: now, expiresAt: now + 90 * 86_400_000 },
+      retiredRefreshHashes: [tokenHash(retired)],
+    };
+    await rt.store.set(RECORDS.grant.key(id), grant);
+    return { id, accessToken, retired, current };
+  }
+
+  it("keep refreshing: the old token works once, then its successors carry generations", async () => {
+    const rt = await fastRuntime();
+    const legacy = await legacyGrant(rt);
+    const first = await refresh(rt, legacy.current);
+    const second = await refresh(rt, first.refresh_token);
+    const grant = await grantOf(rt, second);
+    expect(grant.refresh.generation).toBe(2);
+    // The list took the last old token and grows no more.
+    expect(grant.retiredRefreshHashes).toEqual([tokenHash(legacy.current), tokenHash(legacy.retired)]);
+    await refresh(rt, second.refresh_token);
+    expect((await grantOf(rt, second)).retiredRefreshHashes).toHaveLength(2);
+  });
+
+  it.each([
+    ["a token retired before the upgrade", (l: { retired: string }) => l.retired],
+    ["the last token of before the upgrade", (l: { current: string }) => l.current],
+  ])("%s, presented again, still revokes the grant", async (_name, pick) => {
+    const rt = await fastRuntime();
+    const legacy = await legacyGrant(rt);
+    const next = await refresh(rt, legacy.current);
+    await reuseRefused(rt, pick(legacy), /already used/);
+    expect(await introspection(rt, next.access_token)).toEqual({ active: false });
+  });
+
+  it("a forged generation token for a grant whose tokens have none revokes nothing", async () => {
+    const rt = await fastRuntime();
+    const legacy = await legacyGrant(rt);
+    await reuseRefused(rt, forged(legacy.id, 0), /not valid/);
+    expect((await introspection(rt, legacy.accessToken)).active).toBe(true);
+  });
+});
+
+/** The store, with the key of every read it is asked for. */
+function readsRecorded(store: KeyValueStore, reads: string[]): KeyValueStore {
+  return {
+    get: (key) => (reads.push(key), store.get(key)),
+    getVersioned: (key) => (reads.push(key), store.getVersioned(key)),
+    set: (key, value) => store.set(key, value),
+    setIfNew: (key, value) => store.setIfNew(key, value),
+    setIfUnchanged: (key, value, version) => store.setIfUnchanged(key, value, version),
+    delete: (key) => store.delete(key),
+    list: (prefix) => store.list(prefix),
+  };
+}
+
+describe("the hot paths' round trips", () => {
+  it("a refresh, a reused token and introspection each read the grant once, beside the revocations", async () => {
+    const reads: string[] = [];
+    const counter = new OperationCounter();
+    const rt = await testRuntime({ wrapStore: (store) => counter.wrap(readsRecorded(store, reads)) });
+    const all = await rotated(rt, ROTATIONS);
+    const grantKey = RECORDS.grant.key(grantIdOf(all[0]!.access_token, "access")!);
+    const revocationsKey = RECORDS.revocations.key();
+    const ofTheCheck = () => reads.filter((key) => key === grantKey || key === revocationsKey).sort();
+
+    reads.length = 0;
+    await refresh(rt, all.at(-1)!.refresh_token);
+    expect(ofTheCheck()).toEqual([grantKey, revocationsKey]);
+
+    reads.length = 0;
+    expect((await introspect(rt, all.at(-1)!.access_token)).status).toBe(200);
+    expect(ofTheCheck()).toEqual([grantKey, revocationsKey]);
+
+    // The reuse: the grant as read is revoked with one write, not read again first.
+    reads.length = 0;
+    counter.reset();
+    await reuseRefused(rt, all[0]!.refresh_token, /already used/);
+    expect(ofTheCheck()).toEqual([grantKey, revocationsKey]);
+    expect(counter.snapshot()).toMatchObject({ deletes: 0, lists: 0 });
+  });
+});
