@@ -76,7 +76,7 @@ describe("a live session approves on its own only what the password or a passkey
     const withPassword = await approve(rt, await signedRequest(rt, authorizationParams({ scope: "create delete" })), { headers: { Cookie: cookie }, scopes: ["create", "delete"] });
     expect(withPassword.status).toBe(302);
     const approval = await rt.store.get<AppApproval>(RECORDS.appApproval.key("https://app.example.com/"));
-    expect(approval).toMatchObject({ clientId: "https://app.example.com/", scopes: ["create", "delete"], method: "password", expiresAt: rt.now() + 90 * DAY });
+    expect(approval).toMatchObject({ clientId: "https://app.example.com/", resources: [{ scopes: ["create", "delete"] }], method: "password", expiresAt: rt.now() + 90 * DAY });
     expect((await approveWithSession(rt, cookie, "create delete")).status).toBe(302);
   });
 
@@ -117,6 +117,83 @@ describe("a live session approves on its own only what the password or a passkey
     expect(await rt.store.list(RECORDS.appApproval.prefix)).toHaveLength(2);
     expect((await consolePost(rt, "/revoke", { app: "all" }, { cookie })).status).toBe(200);
     expect(await rt.store.list(RECORDS.appApproval.prefix)).toEqual([]);
+  });
+});
+
+describe("a session alone approves again only for the resource approved before (RFC 8707), or its absence", () => {
+  const readonly = "https://jane.example/mcp-readonly";
+  const admin = "https://jane.example/mcp-admin";
+
+  /** The usual app approved with the password for this resource (or none), "Keep me signed in". */
+  async function approvedFor(rt: TestRuntime, resource: string | null, scope = "profile create", cookie?: string): Promise<string> {
+    const request = await signedRequest(rt, authorizationParams({ scope, resource }));
+    const response = await approve(rt, request, { remember: true, scopes: scope.split(" "), headers: cookie ? { Cookie: cookie } : {} });
+    expect(redirectParams(response).get("code")).toMatch(/^ic_/);
+    return cookie ?? cookieFrom(response);
+  }
+
+  /** What GET /auth offers a signed-in owner for this resource (or none). */
+  async function offered(rt: TestRuntime, cookie: string, resource: string | null, scope = "profile create") {
+    return offerIn(await authorize(rt, authorizationParams({ scope, resource }), { Cookie: cookie }));
+  }
+
+  it("approved for …/mcp-readonly: the page offers no Approve-alone for …/mcp-admin, and the session alone gets no code for it", async () => {
+    const rt = await testRuntime();
+    const cookie = await approvedFor(rt, readonly);
+    expect(await offered(rt, cookie, readonly)).toEqual({ session: true });
+    expect(await offered(rt, cookie, admin)).toEqual({ session: false, passkey: false, password: true, signedIn: "new-app" });
+    await expectConfirmationAsked(rt, await approveWithSession(rt, cookie, "profile create", { resource: admin }), 1);
+    // The same resource again: Approve alone.
+    expect(redirectParams(await approveWithSession(rt, cookie, "profile create", { resource: readonly })).get("code")).toMatch(/^ic_/);
+  });
+
+  it("a request without a resource is its own value: not covered by a resource's approval, and a resource not covered by an approval without one", async () => {
+    const rt = await testRuntime();
+    const cookie = await approvedFor(rt, readonly);
+    expect(await offered(rt, cookie, null)).toMatchObject({ session: false, signedIn: "new-app" });
+    await expectConfirmationAsked(rt, await approveWithSession(rt, cookie, "profile create"), 1);
+
+    const other = await testRuntime();
+    const cookieThere = await approvedFor(other, null);
+    expect(await offered(other, cookieThere, null)).toEqual({ session: true });
+    expect(await offered(other, cookieThere, readonly)).toMatchObject({ session: false, signedIn: "new-app" });
+    await expectConfirmationAsked(other, await approveWithSession(other, cookieThere, "profile create", { resource: readonly }), 1);
+  });
+
+  it("each resource keeps the scopes approved there: a scope approved for one is not approved for another", async () => {
+    const rt = await testRuntime();
+    const cookie = await approvedFor(rt, readonly, "create");
+    await approvedFor(rt, admin, "create delete", cookie);
+    expect(await offered(rt, cookie, admin, "create delete")).toEqual({ session: true });
+    expect(await offered(rt, cookie, readonly, "create")).toEqual({ session: true });
+    expect(await offered(rt, cookie, readonly, "create delete")).toMatchObject({ session: false, signedIn: "new-app" });
+    await expectConfirmationAsked(rt, await approveWithSession(rt, cookie, "create delete", { resource: readonly }), 2);
+    const approval = await rt.store.get<AppApproval>(RECORDS.appApproval.key("https://app.example.com/"));
+    expect(approval?.resources).toEqual([{ resource: admin, scopes: ["create", "delete"] }, { resource: readonly, scopes: ["create"] }]);
+  });
+
+  it("keeps at most 10 resources, the most recent first", async () => {
+    const rt = await testRuntime();
+    const cookie = await approvedFor(rt, "https://jane.example/mcp-0");
+    for (let i = 1; i <= 10; i++) await approvedFor(rt, `https://jane.example/mcp-${i}`, "profile create", cookie);
+    const approval = await rt.store.get<AppApproval>(RECORDS.appApproval.key("https://app.example.com/"));
+    expect(approval?.resources.map((entry) => entry.resource)).toEqual(Array.from({ length: 10 }, (_, i) => `https://jane.example/mcp-${10 - i}`));
+    expect(await offered(rt, cookie, "https://jane.example/mcp-0")).toMatchObject({ session: false });
+    expect(await offered(rt, cookie, "https://jane.example/mcp-1")).toEqual({ session: true });
+  });
+
+  it("an approval stored before resources were kept approves nothing with a session alone (for no resource either), yet still lets errors go back to its redirect URI", async () => {
+    const rt = await testRuntime();
+    const cookie = await consoleSignIn(rt, { remember: true });
+    const old = { kind: "app-approval", clientId: "https://app.example.com/", scopes: ["profile", "create"], redirectUris: ["https://app.example.com/callback"], method: "password", approvedAt: rt.now(), expiresAt: rt.now() + 90 * DAY };
+    await rt.store.set(RECORDS.appApproval.key("https://app.example.com/"), old);
+    for (const resource of [null, readonly]) expect(await offered(rt, cookie, resource)).toMatchObject({ session: false, signedIn: "new-app" });
+    await expectConfirmationAsked(rt, await approveWithSession(rt, cookie, "profile create"), 0);
+    const refused = await authorize(rt, authorizationParams({ response_type: "token" }));
+    expect(refused.headers.get("location")).toMatch(/^https:\/\/app\.example\.com\/callback\?error=unsupported_response_type/);
+    // The password approves it again, and the record then says for what.
+    await approvedFor(rt, null, "profile create", cookie);
+    expect(await offered(rt, cookie, null)).toEqual({ session: true });
   });
 });
 

@@ -5,8 +5,9 @@
 // passkeys. The rules:
 //   - the password or a passkey may always approve (the passkeys and PASSWORD_LOGIN decide which);
 //   - a live session alone may approve only what the owner approved for the app before with
-//     either (owner/app-approvals.ts), never where this server shares the owner's site's origin
-//     (any script there could use the session), and never when the request says prompt=login;
+//     either (owner/app-approvals.ts: redirect URI, resource, scopes), never where this server
+//     shares the owner's site's origin (any script there could use the session), and never
+//     when the request says prompt=login;
 //   - nothing is approved without the owner's click on the consent page, so prompt=consent asks
 //     for nothing more, and prompt=none is always refused: login_required where the session
 //     could not approve alone (or there is none), consent_required where it could.
@@ -23,6 +24,8 @@ import { currentSession, type SessionRecord } from "./sessions.ts";
 export interface PolicyRequest {
   clientId: string;
   redirectUri: string;
+  /** The resource the token is to be for (RFC 8707), if the request names one. */
+  resource?: string;
   scopes: readonly string[];
   defaultScopes?: readonly string[];
   prompt?: readonly PromptValue[];
@@ -69,7 +72,7 @@ export function approvalPolicy({ store, config, req, now }: PolicyInput): Approv
     async sessionApproves(request, scopes) {
       if (sharesOriginWithSite(config) || request.prompt?.includes("login")) return false;
       if (!(await policy.session())) return false;
-      return approvalCovers(await approval(request.clientId), request.redirectUri, scopes);
+      return approvalCovers(await approval(request.clientId), request.redirectUri, request.resource, scopes);
     },
     async offer(request) {
       // The passkeys are read beside the session and the approval (one round trip, not two).
