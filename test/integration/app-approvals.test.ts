@@ -8,6 +8,7 @@ import { consoleGet, consolePost, consoleSignIn, cookieFrom } from "../helpers/c
 import { approve, authorize, postToken, signedRequest, signInForCode } from "../helpers/endpoints.ts";
 import { authorizationParams, codeForm, decodePayload, offerIn, redirectParams } from "../helpers/requests.ts";
 import { testRuntime, type TestRuntime } from "../helpers/runtime.ts";
+import type { ClientInfo } from "../../netlify/lib/core/client-shape.ts";
 import { RECORDS } from "../../netlify/lib/platform/records.ts";
 import type { AppApproval } from "../../netlify/lib/owner/app-approvals.ts";
 import { readSignInFragment, shownRequest } from "../../netlify/lib/pages/sign-in-fragment.ts";
@@ -194,6 +195,72 @@ describe("a session alone approves again only for the resource approved before (
     // The password approves it again, and the record then says for what.
     await approvedFor(rt, null, "profile create", cookie);
     expect(await offered(rt, cookie, null)).toEqual({ session: true });
+  });
+});
+
+describe("an app every user of a platform signs in as (a Client ID Metadata Document: claude.ai, chatgpt.com)", () => {
+  // The same client_id and redirect URI for every account on the platform: a stranger starts a
+  // sign-in on their own account there and sends the owner the link.
+  const CLAUDE = "https://claude.example/oauth/mcp-oauth-client-metadata";
+  const WEB = "https://claude.example/api/mcp/auth_callback";
+  const CLI = "http://localhost/callback";
+  const document: ClientInfo = { clientId: CLAUDE, redirectUris: [WEB, CLI], fetched: true, metadataDocument: true, name: "Claude" };
+  const MCP = "https://jane.example/mcp";
+
+  /** A runtime whose discovery reads the platform's document (or, `unread`, cannot this time). */
+  function platform(state: { unread: boolean } = { unread: false }): Promise<TestRuntime> {
+    return testRuntime({ discover: async (clientId) => (clientId.href === CLAUDE && !state.unread ? { ...document } : { clientId: clientId.href, redirectUris: [], fetched: false }) });
+  }
+
+  const request = (redirectUri: string, extra: Record<string, string> = {}) => authorizationParams({ client_id: CLAUDE, redirect_uri: redirectUri, scope: "create", resource: MCP, ...extra });
+
+  /** Approved with the password for this redirect URI, "Keep me signed in": the cookie. */
+  async function approvedOnce(rt: TestRuntime, redirectUri: string): Promise<string> {
+    const response = await approve(rt, await signedRequest(rt, request(redirectUri)), { remember: true, scopes: ["create"] });
+    expect(redirectParams(response).get("code")).toMatch(/^ic_/);
+    return cookieFrom(response);
+  }
+
+  async function sessionOnly(rt: TestRuntime, cookie: string, redirectUri: string): Promise<Response> {
+    return approve(rt, await signedRequest(rt, request(redirectUri)), { password: null, headers: { Cookie: cookie }, scopes: ["create"] });
+  }
+
+  it("approved before with the password, a new connection to its web address still needs it: the page says why, and the session alone gets no code", async () => {
+    const rt = await platform();
+    const cookie = await approvedOnce(rt, WEB);
+    expect(decodePayload(await signedRequest(rt, request(WEB)))).toMatchObject({ clientRead: "metadata-document" });
+    expect(offerIn(await authorize(rt, request(WEB), { Cookie: cookie }))).toEqual({ session: false, passkey: false, password: true, signedIn: "shared-app" });
+    await expectConfirmationAsked(rt, await sessionOnly(rt, cookie, WEB), 1);
+    // prompt=none: the session could not approve it alone.
+    expect(redirectParams(await authorize(rt, request(WEB, { prompt: "none" }), { Cookie: cookie })).get("error")).toBe("login_required");
+    // The password (or a passkey) approves each new connection.
+    expect(redirectParams(await approve(rt, await signedRequest(rt, request(WEB)), { headers: { Cookie: cookie }, scopes: ["create"] })).get("code")).toMatch(/^ic_/);
+  });
+
+  it("its loopback redirect URI (Claude Code on this device, any port) is tied to this device: a session approves again what the password approved", async () => {
+    const rt = await platform();
+    const cookie = await approvedOnce(rt, "http://localhost:50001/callback");
+    const again = request("http://localhost:50002/callback");
+    expect(offerIn(await authorize(rt, again, { Cookie: cookie }))).toEqual({ session: true });
+    expect(redirectParams(await sessionOnly(rt, cookie, "http://localhost:50002/callback")).get("code")).toMatch(/^ic_/);
+  });
+
+  it("its document unread this time (it could be any platform's): the session alone still approves nothing at a web address", async () => {
+    const state = { unread: false };
+    const rt = await platform(state);
+    const cookie = await approvedOnce(rt, WEB);
+    state.unread = true;
+    const signed = await signedRequest(rt, request(WEB));
+    expect(decodePayload(signed).clientRead).toBeUndefined();
+    expect(offerIn(await authorize(rt, request(WEB), { Cookie: cookie }))).toMatchObject({ session: false, signedIn: "shared-app" });
+    await expectConfirmationAsked(rt, await sessionOnly(rt, cookie, WEB), 1);
+  });
+
+  it("the control: an IndieAuth app known by its own page is approved again by a session alone", async () => {
+    const rt = await testRuntime();
+    const cookie = await approvedWithPassword(rt);
+    expect(decodePayload(await signedRequest(rt))).toMatchObject({ clientRead: "page" });
+    expect(redirectParams(await approveWithSession(rt, cookie, "profile create")).get("code")).toMatch(/^ic_/);
   });
 });
 

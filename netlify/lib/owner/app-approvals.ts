@@ -8,7 +8,8 @@
 import type { Config } from "../platform/config.ts";
 import { RECORDS } from "../platform/records.ts";
 import type { KeyValueStore } from "../platform/store.ts";
-import { canonicalUrl, redirectUriMatches } from "../core/urls.ts";
+import type { ClientRead } from "../core/client-shape.ts";
+import { canonicalUrl, isLoopbackRedirect, redirectUriMatches } from "../core/urls.ts";
 
 const DAY = 24 * 60 * 60 * 1000;
 /** Counted from the last approval with the password or a passkey (a session's does not renew it). */
@@ -128,4 +129,22 @@ export async function forgetAllApprovals(store: KeyValueStore): Promise<void> {
  * so (platform/setup.ts), not a comparison of BASE_URL with ME, which www. against the apex defeats. */
 export function sharesOriginWithSite(config: Pick<Config, "setup">): boolean {
   return config.setup === "shared-origin";
+}
+
+/** Whether nothing in the request tells the owner's own use of the app from a stranger's: an app
+ * every user of a platform signs in as (a Client ID Metadata Document: claude.ai's, chatgpt.com's,
+ * the same client_id and redirect URI for every account there), or one whose page could not be
+ * read this time (it may be such a document), sending its answer to a web address. A stranger can
+ * start a sign-in on their own account of that platform and send the owner the link: approved
+ * by the owner's session alone, the connection would be the stranger's. So a session alone never
+ * approves such a request; the password or a passkey does, each new connection. Not so for a
+ * loopback redirect URI (the answer comes back to this very device, where the owner's own program
+ * listens: Claude Code, VS Code), nor for an IndieAuth app known by its own page. */
+export function cannotTellAccountsApart(request: { clientRead?: ClientRead; redirectUri: string }): boolean {
+  if (request.clientRead === "page") return false;
+  try {
+    return !isLoopbackRedirect(new URL(request.redirectUri));
+  } catch {
+    return true;
+  }
 }
