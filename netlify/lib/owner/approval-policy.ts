@@ -13,7 +13,7 @@
 //     for nothing more, and prompt=none is always refused: login_required where the session
 //     could not approve alone (or there is none), consent_required where it could.
 import type { ClientRead } from "../core/client-shape.ts";
-import type { SignInOffer } from "../pages/sign-in-fragment.ts";
+import type { ConfirmReason, SignInOffer } from "../pages/sign-in-fragment.ts";
 import type { Config } from "../platform/config.ts";
 import type { KeyValueStore } from "../platform/store.ts";
 import type { PromptValue } from "../protocol/prompt.ts";
@@ -60,7 +60,7 @@ export interface ApprovalPolicy {
 }
 
 /** Why a signed-in owner is asked for the password or a passkey, as the page says it. */
-function confirmReason(config: Config, request: PolicyRequest): NonNullable<Extract<SignInOffer, { session: false }>["signedIn"]> {
+function confirmReason(config: Config, request: PolicyRequest): ConfirmReason {
   if (sharesOriginWithSite(config)) return "shared-origin";
   if (request.prompt?.includes("login")) return "login";
   return cannotTellAccountsApart(request) ? "shared-app" : "new-app";

@@ -57,7 +57,7 @@ export const SIGN_IN_PROBLEMS: Readonly<Record<SignInProblem, string>> = {
  * origin with the owner's site, where a session alone never approves, the app asked for a
  * fresh sign-in (prompt=login), or the app is one every user of a platform signs in as, so that
  * nothing tells the owner's own connection from a stranger's (owner/app-approvals.ts). */
-type ConfirmReason = "new-app" | "shared-origin" | "login" | "shared-app";
+export type ConfirmReason = "new-app" | "shared-origin" | "login" | "shared-app";
 
 /** The page's note for each reason (site/templates/sign-in.liquid). */
 export const CONFIRM_NOTES: Readonly<Record<ConfirmReason, string>> = {
