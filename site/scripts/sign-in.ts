@@ -4,7 +4,7 @@
 import { browserSupportsWebAuthn, startAuthentication } from "@simplewebauthn/browser";
 import { CLIENT_LOGO_PATH, PASSKEYS_API, REQUEST_CHECK_PATH } from "../../netlify/lib/pages/paths.ts";
 import { REQUEST_PROBLEMS, START_AGAIN, type RequestCheckAnswer } from "../../netlify/lib/pages/request-problems.ts";
-import { readSignInFragment, shownRequest, SIGN_IN_PROBLEMS, type SignInOffer } from "../../netlify/lib/pages/sign-in-fragment.ts";
+import { CONFIRM_NOTES, readSignInFragment, shownRequest, SIGN_IN_PROBLEMS, type SignInOffer } from "../../netlify/lib/pages/sign-in-fragment.ts";
 import { readRequestShape, type RequestProblem } from "../../netlify/lib/pages/request-object-shape.ts";
 import { isKnownScope, KNOWN_SCOPES } from "../../netlify/lib/protocol/scopes.ts";
 import { isUnderClientPath } from "../../netlify/lib/core/urls.ts";
@@ -190,7 +190,7 @@ function offerSignInMethods(offer: SignInOffer): void {
   if (offer.signedIn) {
     // Signed in already, but this app (or what it asks now) needs the password or a passkey.
     byId("remember-field").hidden = true;
-    byId(offer.signedIn === "shared-origin" ? "confirm-site-note" : offer.signedIn === "login" ? "confirm-login-note" : "confirm-app-note").hidden = false;
+    byId(CONFIRM_NOTES[offer.signedIn]).hidden = false;
   }
   if (!offer.password) {
     byId("password-field").hidden = true;

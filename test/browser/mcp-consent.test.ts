@@ -1,8 +1,9 @@
 // What the sign-in page shows an owner about an MCP host's request, in a real Chromium against
 // `netlify dev`: the client_id's host, prominently (CIMD draft 8.5), and the resource the token
 // is for (RFC 8707), its host as prominently; for a host whose metadata document lists only
-// loopback redirect URIs (Claude Code's), a warning that names the client_id's host; and the
-// app's logo from this server's own origin, the page asking nothing of any other.
+// loopback redirect URIs (Claude Code's), a warning that names the client_id's host; the app's
+// logo from this server's own origin, the page asking nothing of any other; and for a host every
+// user of a platform signs in as, to a signed-in owner, why the password is asked again.
 import { mkdir } from "node:fs/promises";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -149,7 +150,9 @@ describe("the sign-in page for an MCP host", () => {
     });
     await page.goto(`${server.baseUrl}/auth?${params}`);
     // The redirect URI is verified (a loopback app's), so the error goes back to the app, and
-    // the owner is never asked to approve.
+    // the owner is never asked to approve; never approved before, by the link the person follows.
+    await page.getByText("You were not sent back to the app automatically").waitFor();
+    await page.getByRole("link", { name: "Back to the app" }).click();
     await page.getByText("Back at the client").waitFor();
     const back = client.callbacks.at(-1)!;
     expect(back.searchParams.get("error")).toBe("invalid_target");
@@ -192,5 +195,29 @@ describe("the sign-in page for an MCP host", () => {
     await expect(listed.locator('input[name="scope"][value="mcp:tools"]').isChecked()).resolves.toBe(true);
     await expect(listed.getByText("A permission the resource itself lists; the app named none.").isVisible()).resolves.toBe(true);
     await listed.context().close();
+  });
+
+  it("asks a signed-in owner for the password for a new connection from a platform's app, and says why in plain words", async () => {
+    // What GET /auth signs for a Client ID Metadata Document with an https redirect URI
+    // (test/integration/app-approvals.test.ts proves the server says so).
+    const request = await signRequest(
+      { clientId: `${host.origin}/oauth/mcp-client.json`, redirectUri: `${host.origin}/api/callback`, state: "s", codeChallenge: pkcePair().challenge, scopes: ["create"], resource: RESOURCE, client: { name: "Platform" }, clientRead: "metadata-document" },
+      deriveKey(TEST_SECRET, "authorization-request"),
+      `${server.baseUrl}/`,
+      Date.now(),
+      { offer: { session: false, passkey: false, password: true, signedIn: "shared-app" } },
+    );
+    const page = await (await browser.newContext()).newPage();
+    await page.goto(`${server.baseUrl}/indieauth/sign-in/#request=${request}`);
+    await page.getByRole("button", { name: "Approve" }).waitFor();
+    const note = page.locator("#confirm-shared-note");
+    await expect(note.isVisible()).resolves.toBe(true);
+    expect((await note.textContent())!.replace(/\s+/g, " ")).toBe(
+      "You are signed in, but each new connection from this app needs your password or a passkey: everyone who uses this app shares its address, so nothing here shows the connection is your own. Approve only if you just started it yourself.",
+    );
+    await expect(page.getByLabel("Password").isVisible()).resolves.toBe(true);
+    for (const other of ["#session-note", "#confirm-app-note", "#confirm-site-note", "#confirm-login-note"]) await expect(page.locator(other).isHidden(), other).resolves.toBe(true);
+    await page.screenshot({ path: `${SCREENSHOTS}sign-in-shared-app.png`, fullPage: true });
+    await page.context().close();
   });
 });

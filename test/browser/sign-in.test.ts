@@ -147,9 +147,24 @@ describe("the sign-in page", () => {
     expect(await answer.json()).toEqual({ me: "https://jane.example/" });
   });
 
-  it("Deny sends access_denied back to the client", async () => {
-    await openSignIn();
-    const landed = await submitAndLandAtClient("Deny");
+  it("Deny for an app never approved says so on a page, whose link takes access_denied back; once approved, Deny goes back by itself", async () => {
+    // A client_id of its own: the other tests here approve the usual one with the password.
+    const url = () => authorizationUrl({ client_id: `${client.origin}/deny-test/` });
+    await openSignIn(url());
+    // Its loopback return address was never approved: no automatic redirect (anyone can name one).
+    await page.getByRole("button", { name: "Deny" }).click();
+    await page.getByText("You were not sent back to the app automatically").waitFor();
+    await Promise.all([page.waitForURL(`${client.origin}/callback**`), page.getByRole("link", { name: "Back to the app" }).click()]);
+    let landed = new URL(page.url());
+    expect(landed.searchParams.get("error")).toBe("access_denied");
+    expect(landed.searchParams.get("state")).toBe("state-42");
+    expect(landed.searchParams.has("code")).toBe(false);
+
+    await openSignIn(url());
+    await page.getByLabel("Password").fill(TEST_PASSWORD);
+    expect((await submitAndLandAtClient("Approve")).searchParams.get("code")).toMatch(/^ic_/);
+    await openSignIn(url());
+    landed = await submitAndLandAtClient("Deny");
     expect(landed.searchParams.get("error")).toBe("access_denied");
     expect(landed.searchParams.get("state")).toBe("state-42");
     expect(landed.searchParams.has("code")).toBe(false);

@@ -3,6 +3,7 @@
 // No vitest here.
 import { randomUUID } from "node:crypto";
 import type { ClientInfo } from "../../netlify/lib/core/client-shape.ts";
+import { isLoopbackHost } from "../../netlify/lib/core/urls.ts";
 import { loadConfig, type Env } from "../../netlify/lib/platform/config.ts";
 import type { Runtime } from "../../netlify/lib/platform/runtime.ts";
 import type { Build } from "../../netlify/lib/platform/setup.ts";
@@ -44,12 +45,20 @@ export function realClock(): TestClock {
   };
 }
 
+/** A client whose client_id was not fetched or could not be read. */
 export function bareClient(clientId: URL): Promise<ClientInfo> {
   return Promise.resolve({ clientId: clientId.href, redirectUris: [], fetched: false });
 }
 
+/** The usual test app: an IndieAuth app whose page was read and names nothing (no h-app, no
+ * redirect_uri link); its redirect URIs are on its own origin. The default of testRuntime. */
+export function pageClient(clientId: URL): Promise<ClientInfo> {
+  return Promise.resolve({ clientId: clientId.href, redirectUris: [], fetched: !isLoopbackHost(clientId.hostname) });
+}
+
 export interface TestRuntimeOptions {
   env?: Env;
+  /** By default pageClient: the app's page read, naming nothing. */
   discover?: Runtime["discover"];
   /** How a client's jwks_uri is fetched (by default, through the address guard). */
   fetchKeys?: Runtime["fetchKeys"];
@@ -72,7 +81,7 @@ export async function testRuntime(options: TestRuntimeOptions = {}): Promise<Tes
     config: loadConfig(await testEnv(options.env), options.build ?? "standalone"),
     store: options.wrapStore ? options.wrapStore(store) : store,
     now: () => clock.now,
-    discover: options.discover ?? bareClient,
+    discover: options.discover ?? pageClient,
     ...(options.fetchKeys ? { fetchKeys: options.fetchKeys } : {}),
     ...(options.resourceScopes ? { resourceScopes: options.resourceScopes } : {}),
     clock,

@@ -8,6 +8,7 @@ import { consoleGet, consolePost, consoleSignIn, cookieFrom } from "../helpers/c
 import { approve, authorize, postToken, signedRequest, signInForCode } from "../helpers/endpoints.ts";
 import { authorizationParams, codeForm, decodePayload, offerIn, redirectParams } from "../helpers/requests.ts";
 import { testRuntime, type TestRuntime } from "../helpers/runtime.ts";
+import type { ClientInfo } from "../../netlify/lib/core/client-shape.ts";
 import { RECORDS } from "../../netlify/lib/platform/records.ts";
 import type { AppApproval } from "../../netlify/lib/owner/app-approvals.ts";
 import { readSignInFragment, shownRequest } from "../../netlify/lib/pages/sign-in-fragment.ts";
@@ -76,7 +77,7 @@ describe("a live session approves on its own only what the password or a passkey
     const withPassword = await approve(rt, await signedRequest(rt, authorizationParams({ scope: "create delete" })), { headers: { Cookie: cookie }, scopes: ["create", "delete"] });
     expect(withPassword.status).toBe(302);
     const approval = await rt.store.get<AppApproval>(RECORDS.appApproval.key("https://app.example.com/"));
-    expect(approval).toMatchObject({ clientId: "https://app.example.com/", scopes: ["create", "delete"], method: "password", expiresAt: rt.now() + 90 * DAY });
+    expect(approval).toMatchObject({ clientId: "https://app.example.com/", resources: [{ scopes: ["create", "delete"] }], method: "password", expiresAt: rt.now() + 90 * DAY });
     expect((await approveWithSession(rt, cookie, "create delete")).status).toBe(302);
   });
 
@@ -117,6 +118,149 @@ describe("a live session approves on its own only what the password or a passkey
     expect(await rt.store.list(RECORDS.appApproval.prefix)).toHaveLength(2);
     expect((await consolePost(rt, "/revoke", { app: "all" }, { cookie })).status).toBe(200);
     expect(await rt.store.list(RECORDS.appApproval.prefix)).toEqual([]);
+  });
+});
+
+describe("a session alone approves again only for the resource approved before (RFC 8707), or its absence", () => {
+  const readonly = "https://jane.example/mcp-readonly";
+  const admin = "https://jane.example/mcp-admin";
+
+  /** The usual app approved with the password for this resource (or none), "Keep me signed in". */
+  async function approvedFor(rt: TestRuntime, resource: string | null, scope = "profile create", cookie?: string): Promise<string> {
+    const request = await signedRequest(rt, authorizationParams({ scope, resource }));
+    const response = await approve(rt, request, { remember: true, scopes: scope.split(" "), headers: cookie ? { Cookie: cookie } : {} });
+    expect(redirectParams(response).get("code")).toMatch(/^ic_/);
+    return cookie ?? cookieFrom(response);
+  }
+
+  /** What GET /auth offers a signed-in owner for this resource (or none). */
+  async function offered(rt: TestRuntime, cookie: string, resource: string | null, scope = "profile create") {
+    return offerIn(await authorize(rt, authorizationParams({ scope, resource }), { Cookie: cookie }));
+  }
+
+  it("approved for …/mcp-readonly: the page offers no Approve-alone for …/mcp-admin, and the session alone gets no code for it", async () => {
+    const rt = await testRuntime();
+    const cookie = await approvedFor(rt, readonly);
+    expect(await offered(rt, cookie, readonly)).toEqual({ session: true });
+    expect(await offered(rt, cookie, admin)).toEqual({ session: false, passkey: false, password: true, signedIn: "new-app" });
+    await expectConfirmationAsked(rt, await approveWithSession(rt, cookie, "profile create", { resource: admin }), 1);
+    // The same resource again: Approve alone.
+    expect(redirectParams(await approveWithSession(rt, cookie, "profile create", { resource: readonly })).get("code")).toMatch(/^ic_/);
+  });
+
+  it("a request without a resource is its own value: not covered by a resource's approval, and a resource not covered by an approval without one", async () => {
+    const rt = await testRuntime();
+    const cookie = await approvedFor(rt, readonly);
+    expect(await offered(rt, cookie, null)).toMatchObject({ session: false, signedIn: "new-app" });
+    await expectConfirmationAsked(rt, await approveWithSession(rt, cookie, "profile create"), 1);
+
+    const other = await testRuntime();
+    const cookieThere = await approvedFor(other, null);
+    expect(await offered(other, cookieThere, null)).toEqual({ session: true });
+    expect(await offered(other, cookieThere, readonly)).toMatchObject({ session: false, signedIn: "new-app" });
+    await expectConfirmationAsked(other, await approveWithSession(other, cookieThere, "profile create", { resource: readonly }), 1);
+  });
+
+  it("each resource keeps the scopes approved there: a scope approved for one is not approved for another", async () => {
+    const rt = await testRuntime();
+    const cookie = await approvedFor(rt, readonly, "create");
+    await approvedFor(rt, admin, "create delete", cookie);
+    expect(await offered(rt, cookie, admin, "create delete")).toEqual({ session: true });
+    expect(await offered(rt, cookie, readonly, "create")).toEqual({ session: true });
+    expect(await offered(rt, cookie, readonly, "create delete")).toMatchObject({ session: false, signedIn: "new-app" });
+    await expectConfirmationAsked(rt, await approveWithSession(rt, cookie, "create delete", { resource: readonly }), 2);
+    const approval = await rt.store.get<AppApproval>(RECORDS.appApproval.key("https://app.example.com/"));
+    expect(approval?.resources).toEqual([{ resource: admin, scopes: ["create", "delete"] }, { resource: readonly, scopes: ["create"] }]);
+  });
+
+  it("keeps at most 10 resources, the most recent first", async () => {
+    const rt = await testRuntime();
+    const cookie = await approvedFor(rt, "https://jane.example/mcp-0");
+    for (let i = 1; i <= 10; i++) await approvedFor(rt, `https://jane.example/mcp-${i}`, "profile create", cookie);
+    const approval = await rt.store.get<AppApproval>(RECORDS.appApproval.key("https://app.example.com/"));
+    expect(approval?.resources.map((entry) => entry.resource)).toEqual(Array.from({ length: 10 }, (_, i) => `https://jane.example/mcp-${10 - i}`));
+    expect(await offered(rt, cookie, "https://jane.example/mcp-0")).toMatchObject({ session: false });
+    expect(await offered(rt, cookie, "https://jane.example/mcp-1")).toEqual({ session: true });
+  });
+
+  it("an approval stored before resources were kept approves nothing with a session alone (for no resource either), yet still lets errors go back to its redirect URI", async () => {
+    const rt = await testRuntime();
+    const cookie = await consoleSignIn(rt, { remember: true });
+    const old = { kind: "app-approval", clientId: "https://app.example.com/", scopes: ["profile", "create"], redirectUris: ["https://app.example.com/callback"], method: "password", approvedAt: rt.now(), expiresAt: rt.now() + 90 * DAY };
+    await rt.store.set(RECORDS.appApproval.key("https://app.example.com/"), old);
+    for (const resource of [null, readonly]) expect(await offered(rt, cookie, resource)).toMatchObject({ session: false, signedIn: "new-app" });
+    await expectConfirmationAsked(rt, await approveWithSession(rt, cookie, "profile create"), 0);
+    const refused = await authorize(rt, authorizationParams({ response_type: "token" }));
+    expect(refused.headers.get("location")).toMatch(/^https:\/\/app\.example\.com\/callback\?error=unsupported_response_type/);
+    // The password approves it again, and the record then says for what.
+    await approvedFor(rt, null, "profile create", cookie);
+    expect(await offered(rt, cookie, null)).toEqual({ session: true });
+  });
+});
+
+describe("an app every user of a platform signs in as (a Client ID Metadata Document: claude.ai, chatgpt.com)", () => {
+  // The same client_id and redirect URI for every account on the platform: a stranger starts a
+  // sign-in on their own account there and sends the owner the link.
+  const CLAUDE = "https://claude.example/oauth/mcp-oauth-client-metadata";
+  const WEB = "https://claude.example/api/mcp/auth_callback";
+  const CLI = "http://localhost/callback";
+  const document: ClientInfo = { clientId: CLAUDE, redirectUris: [WEB, CLI], fetched: true, metadataDocument: true, name: "Claude" };
+  const MCP = "https://jane.example/mcp";
+
+  /** A runtime whose discovery reads the platform's document (or, `unread`, cannot this time). */
+  function platform(state: { unread: boolean } = { unread: false }): Promise<TestRuntime> {
+    return testRuntime({ discover: async (clientId) => (clientId.href === CLAUDE && !state.unread ? { ...document } : { clientId: clientId.href, redirectUris: [], fetched: false }) });
+  }
+
+  const request = (redirectUri: string, extra: Record<string, string> = {}) => authorizationParams({ client_id: CLAUDE, redirect_uri: redirectUri, scope: "create", resource: MCP, ...extra });
+
+  /** Approved with the password for this redirect URI, "Keep me signed in": the cookie. */
+  async function approvedOnce(rt: TestRuntime, redirectUri: string): Promise<string> {
+    const response = await approve(rt, await signedRequest(rt, request(redirectUri)), { remember: true, scopes: ["create"] });
+    expect(redirectParams(response).get("code")).toMatch(/^ic_/);
+    return cookieFrom(response);
+  }
+
+  async function sessionOnly(rt: TestRuntime, cookie: string, redirectUri: string): Promise<Response> {
+    return approve(rt, await signedRequest(rt, request(redirectUri)), { password: null, headers: { Cookie: cookie }, scopes: ["create"] });
+  }
+
+  it("approved before with the password, a new connection to its web address still needs it: the page says why, and the session alone gets no code", async () => {
+    const rt = await platform();
+    const cookie = await approvedOnce(rt, WEB);
+    expect(decodePayload(await signedRequest(rt, request(WEB)))).toMatchObject({ clientRead: "metadata-document" });
+    expect(offerIn(await authorize(rt, request(WEB), { Cookie: cookie }))).toEqual({ session: false, passkey: false, password: true, signedIn: "shared-app" });
+    await expectConfirmationAsked(rt, await sessionOnly(rt, cookie, WEB), 1);
+    // prompt=none: the session could not approve it alone.
+    expect(redirectParams(await authorize(rt, request(WEB, { prompt: "none" }), { Cookie: cookie })).get("error")).toBe("login_required");
+    // The password (or a passkey) approves each new connection.
+    expect(redirectParams(await approve(rt, await signedRequest(rt, request(WEB)), { headers: { Cookie: cookie }, scopes: ["create"] })).get("code")).toMatch(/^ic_/);
+  });
+
+  it("its loopback redirect URI (Claude Code on this device, any port) is tied to this device: a session approves again what the password approved", async () => {
+    const rt = await platform();
+    const cookie = await approvedOnce(rt, "http://localhost:50001/callback");
+    const again = request("http://localhost:50002/callback");
+    expect(offerIn(await authorize(rt, again, { Cookie: cookie }))).toEqual({ session: true });
+    expect(redirectParams(await sessionOnly(rt, cookie, "http://localhost:50002/callback")).get("code")).toMatch(/^ic_/);
+  });
+
+  it("its document unread this time (it could be any platform's): the session alone still approves nothing at a web address", async () => {
+    const state = { unread: false };
+    const rt = await platform(state);
+    const cookie = await approvedOnce(rt, WEB);
+    state.unread = true;
+    const signed = await signedRequest(rt, request(WEB));
+    expect(decodePayload(signed).clientRead).toBeUndefined();
+    expect(offerIn(await authorize(rt, request(WEB), { Cookie: cookie }))).toMatchObject({ session: false, signedIn: "shared-app" });
+    await expectConfirmationAsked(rt, await sessionOnly(rt, cookie, WEB), 1);
+  });
+
+  it("the control: an IndieAuth app known by its own page is approved again by a session alone", async () => {
+    const rt = await testRuntime();
+    const cookie = await approvedWithPassword(rt);
+    expect(decodePayload(await signedRequest(rt))).toMatchObject({ clientRead: "page" });
+    expect(redirectParams(await approveWithSession(rt, cookie, "profile create")).get("code")).toMatch(/^ic_/);
   });
 });
 

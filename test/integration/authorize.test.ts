@@ -149,12 +149,13 @@ describe("GET /auth: an error for a redirect URI that is verified but not truste
     expect(Object.fromEntries(link.searchParams)).toMatchObject({ error: "unsupported_response_type", state: "state-123", iss: "https://auth.jane.example/" });
   });
 
-  it("a loopback redirect URI (a native app on the device) is trusted, and costs no fetch", async () => {
+  it("a loopback redirect URI never approved is not trusted (anyone can name one: a local service of the owner's), and costs no fetch", async () => {
     let fetches = 0;
     const rt = await testRuntime({ discover: async (clientId) => (fetches++, { clientId: clientId.href, redirectUris: [], fetched: false }) });
     const response = await authorize(rt, authorizationParams({ client_id: "http://127.0.0.1:3000/", redirect_uri: "http://127.0.0.1:3000/callback", code_challenge: null }));
-    expect(response.status).toBe(302);
-    expect(response.headers.get("location")).toMatch(/^http:\/\/127\.0\.0\.1:3000\/callback\?error=invalid_request&/);
+    const html = await expectPage(response, 400, /code_challenge is required/);
+    expect(html).toContain("You were not sent back to the app automatically");
+    expect(linkOn(html)).toMatch(/^http:\/\/127\.0\.0\.1:3000\/callback\?error=invalid_request&/);
     expect(fetches).toBe(0);
   });
 

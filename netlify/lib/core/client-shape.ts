@@ -37,6 +37,17 @@ export function clientDisplay(from: Discovered): ClientDisplay {
   return display;
 }
 
+/** What this server read to know an app at sign-in: its own page (an IndieAuth client_id page,
+ * or this server itself), or a Client ID Metadata Document (JSON: claude.ai's or chatgpt.com's is
+ * the same for every user of the platform). Nothing (undefined) for a loopback client_id, never
+ * fetched, or a page that could not be read or was refused. */
+export type ClientRead = "page" | "metadata-document";
+
+export function clientReadOf(client: Pick<ClientInfo, "fetched" | "metadataDocument">): ClientRead | undefined {
+  if (!client.fetched) return undefined;
+  return client.metadataDocument ? "metadata-document" : "page";
+}
+
 /** The asymmetric algorithms an assertion may be signed with (never HS*, never none). */
 export const ASSERTION_ALGORITHMS = ["RS256", "PS256", "ES256", "EdDSA"] as const;
 

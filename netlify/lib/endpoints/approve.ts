@@ -79,7 +79,7 @@ async function issue(ctx: RequestContext, signed: SignedRequest, scopes: string[
   const issued = await issueRequestCode(rt.store, config.keys.code, { requestId: requestId(signed), requestExpiresAt: signed.expiresAt }, code, now);
   if (!issued) throw new SignInAlreadyAnswered();
   if (!issued.repeat) {
-    const approved = { clientId: request.clientId, redirectUri: request.redirectUri, scopes };
+    const approved = { clientId: request.clientId, redirectUri: request.redirectUri, ...(request.resource ? { resource: request.resource } : {}), scopes };
     // The password or a passkey approved this much: a session may approve it again.
     if (approver === "session") await recordAttemptAfterAnswer(rt, attempt, "session");
     else if ((await rememberApproval(rt.store, { ...approved, method: approver }, now)).first) await alert(ctx, { kind: "app-approved", clientId: request.clientId });

@@ -1,25 +1,39 @@
 // What the owner has approved for each app with the password or a passkey. A live session
 // alone approves an app again only within that: the same client_id, a redirect URI approved
-// before, no scope beyond those approved last time. Anything new (an app never approved, a
-// wider scope, another redirect URI) needs the password or a passkey, so that a click the
-// owner did not mean (or a script that shares the session) cannot hand a new app a code.
-// Revoking an app in the console forgets its approval too.
+// before, the same resource (RFC 8707) or the same absence of one, and no scope beyond those
+// approved last time for that resource. Anything new (an app never approved, a wider scope,
+// another redirect URI, another resource) needs the password or a passkey, so that a click the
+// owner did not mean (or a script that shares the session) cannot hand a new app a code, or an
+// app approved for one resource a token for another. Revoking an app forgets its approval too.
 import type { Config } from "../platform/config.ts";
 import { RECORDS } from "../platform/records.ts";
 import type { KeyValueStore } from "../platform/store.ts";
-import { canonicalUrl, redirectUriMatches } from "../core/urls.ts";
+import type { ClientRead } from "../core/client-shape.ts";
+import { canonicalUrl, isLoopbackRedirect, redirectUriMatches } from "../core/urls.ts";
 
 const DAY = 24 * 60 * 60 * 1000;
 /** Counted from the last approval with the password or a passkey (a session's does not renew it). */
 const APPROVAL_TTL_MS = 90 * DAY;
 /** Enough for any real app; keeps the record small. */
 const MAX_REDIRECT_URIS = 10;
+const MAX_RESOURCES = 10;
+
+/** One resource approved for the app (or none: a request that named no resource, whose token
+ * has no audience and so is good wherever no audience is required: its own value, covered by no
+ * resource's approval and covering none), and the scopes granted there the last time. */
+export interface ApprovedResource {
+  /** Exactly as the request named it; absent for a request that named none. */
+  resource?: string;
+  scopes: string[];
+}
 
 export interface AppApproval {
   kind: "app-approval";
   clientId: string;
-  /** The scopes granted the last time the owner approved the app with the password or a passkey. */
-  scopes: string[];
+  /** The resources approved that way, each with its scopes, most recent first. A record written
+   * before resources were kept has none: it then covers no request at all, until the password
+   * or a passkey approves the app again (the safer reading of a record that does not say). */
+  resources: ApprovedResource[];
   /** The redirect URIs approved that way (canonical form), most recent first. */
   redirectUris: string[];
   method: "password" | "passkey";
@@ -30,6 +44,7 @@ export interface AppApproval {
 interface Approved {
   clientId: string;
   redirectUri: string;
+  resource?: string;
   scopes: string[];
   method: AppApproval["method"];
 }
@@ -55,10 +70,18 @@ function includesRedirectUri(uris: readonly string[], redirectUri: string): bool
   return uris.some((uri) => redirectUriMatches(uri, used));
 }
 
-/** Whether the approval covers this redirect URI and these scopes (identity alone: no scope). */
-export function approvalCovers(approval: AppApproval | null, redirectUri: string, scopes: readonly string[]): boolean {
+/** The resources of a stored approval; none for a record that predates them or is malformed. */
+function approvedResources(approval: AppApproval): ApprovedResource[] {
+  if (!Array.isArray(approval.resources)) return [];
+  return approval.resources.filter((entry) => Array.isArray(entry?.scopes) && (entry.resource === undefined || typeof entry.resource === "string"));
+}
+
+/** Whether the approval covers this redirect URI, this resource (or none) and these scopes
+ * there (identity alone: no scope). */
+export function approvalCovers(approval: AppApproval | null, redirectUri: string, resource: string | undefined, scopes: readonly string[]): boolean {
   if (!approval || !includesRedirectUri(approval.redirectUris, redirectUri)) return false;
-  return scopes.every((scope) => approval.scopes.includes(scope));
+  const approved = approvedResources(approval).find((entry) => entry.resource === resource);
+  return approved !== undefined && scopes.every((scope) => approved.scopes.includes(scope));
 }
 
 /** Whether this redirect URI was approved for the app before (error redirects trust it). */
@@ -66,18 +89,21 @@ export function approvesRedirect(approval: AppApproval | null, redirectUri: stri
   return approval !== null && includesRedirectUri(approval.redirectUris, redirectUri);
 }
 
-/** Records an approval made with the password or a passkey: its scopes replace the last
- * ones (the owner's latest choice is the ceiling), its redirect URI joins the others. `first`:
- * the app had no live approval before (never approved, revoked since, or expired). */
+/** Records an approval made with the password or a passkey: its scopes replace the last ones
+ * for its resource (the owner's latest choice is the ceiling there), its resource and redirect
+ * URI join the others. `first`: the app had no live approval before (never approved, revoked
+ * since, or expired). */
 export async function rememberApproval(store: KeyValueStore, approved: Approved, now: number): Promise<{ first: boolean }> {
   const previous = await approvalOf(store, approved.clientId, now);
   const redirectUri = canonicalUrl(approved.redirectUri);
   // A loopback URI on another port is the same one again, not another.
   const others = (previous?.redirectUris ?? []).filter((uri) => uri !== redirectUri && !includesRedirectUri([uri], redirectUri));
+  const resource: ApprovedResource = approved.resource === undefined ? { scopes: approved.scopes } : { resource: approved.resource, scopes: approved.scopes };
+  const otherResources = (previous ? approvedResources(previous) : []).filter((entry) => entry.resource !== approved.resource);
   const record: AppApproval = {
     kind: "app-approval",
     clientId: approved.clientId,
-    scopes: approved.scopes,
+    resources: [resource, ...otherResources].slice(0, MAX_RESOURCES),
     redirectUris: [redirectUri, ...others].slice(0, MAX_REDIRECT_URIS),
     method: approved.method,
     approvedAt: now,
@@ -103,4 +129,22 @@ export async function forgetAllApprovals(store: KeyValueStore): Promise<void> {
  * so (platform/setup.ts), not a comparison of BASE_URL with ME, which www. against the apex defeats. */
 export function sharesOriginWithSite(config: Pick<Config, "setup">): boolean {
   return config.setup === "shared-origin";
+}
+
+/** Whether nothing in the request tells the owner's own use of the app from a stranger's: an app
+ * every user of a platform signs in as (a Client ID Metadata Document: claude.ai's, chatgpt.com's,
+ * the same client_id and redirect URI for every account there), or one whose page could not be
+ * read this time (it may be such a document), sending its answer to a web address. A stranger can
+ * start a sign-in on their own account of that platform and send the owner the link: approved
+ * by the owner's session alone, the connection would be the stranger's. So a session alone never
+ * approves such a request; the password or a passkey does, each new connection. Not so for a
+ * loopback redirect URI (the answer comes back to this very device, where the owner's own program
+ * listens: Claude Code, VS Code), nor for an IndieAuth app known by its own page. */
+export function cannotTellAccountsApart(request: { clientRead?: ClientRead; redirectUri: string }): boolean {
+  if (request.clientRead === "page") return false;
+  try {
+    return !isLoopbackRedirect(new URL(request.redirectUri));
+  } catch {
+    return true;
+  }
 }

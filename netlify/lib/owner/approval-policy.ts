@@ -5,17 +5,20 @@
 // passkeys. The rules:
 //   - the password or a passkey may always approve (the passkeys and PASSWORD_LOGIN decide which);
 //   - a live session alone may approve only what the owner approved for the app before with
-//     either (owner/app-approvals.ts), never where this server shares the owner's site's origin
-//     (any script there could use the session), and never when the request says prompt=login;
+//     either (owner/app-approvals.ts: redirect URI, resource, scopes), never where this server
+//     shares the owner's site's origin (any script there could use the session), never when
+//     the request says prompt=login, and never for an app every user of a platform signs in
+//     as, sending its answer to the web (app-approvals.ts `cannotTellAccountsApart`);
 //   - nothing is approved without the owner's click on the consent page, so prompt=consent asks
 //     for nothing more, and prompt=none is always refused: login_required where the session
 //     could not approve alone (or there is none), consent_required where it could.
-import type { SignInOffer } from "../pages/sign-in-fragment.ts";
+import type { ClientRead } from "../core/client-shape.ts";
+import type { ConfirmReason, SignInOffer } from "../pages/sign-in-fragment.ts";
 import type { Config } from "../platform/config.ts";
 import type { KeyValueStore } from "../platform/store.ts";
 import type { PromptValue } from "../protocol/prompt.ts";
 import { tickedByDefault } from "../protocol/scopes.ts";
-import { approvalCovers, approvalOf, approvesRedirect, sharesOriginWithSite, type AppApproval } from "./app-approvals.ts";
+import { approvalCovers, approvalOf, approvesRedirect, cannotTellAccountsApart, sharesOriginWithSite, type AppApproval } from "./app-approvals.ts";
 import { listPasskeys, passwordLoginAllowed, type PasskeyRecord } from "./passkeys.ts";
 import { currentSession, type SessionRecord } from "./sessions.ts";
 
@@ -23,9 +26,13 @@ import { currentSession, type SessionRecord } from "./sessions.ts";
 export interface PolicyRequest {
   clientId: string;
   redirectUri: string;
+  /** The resource the token is to be for (RFC 8707), if the request names one. */
+  resource?: string;
   scopes: readonly string[];
   defaultScopes?: readonly string[];
   prompt?: readonly PromptValue[];
+  /** What was read to know the app (absent: nothing). */
+  clientRead?: ClientRead;
 }
 
 interface PolicyInput {
@@ -52,6 +59,13 @@ export interface ApprovalPolicy {
   silentRefusal(request: PolicyRequest): Promise<"login_required" | "consent_required">;
 }
 
+/** Why a signed-in owner is asked for the password or a passkey, as the page says it. */
+function confirmReason(config: Config, request: PolicyRequest): ConfirmReason {
+  if (sharesOriginWithSite(config)) return "shared-origin";
+  if (request.prompt?.includes("login")) return "login";
+  return cannotTellAccountsApart(request) ? "shared-app" : "new-app";
+}
+
 export function approvalPolicy({ store, config, req, now }: PolicyInput): ApprovalPolicy {
   let session: Promise<SessionRecord | null> | undefined;
   let passkeys: Promise<PasskeyRecord[]> | undefined;
@@ -67,16 +81,16 @@ export function approvalPolicy({ store, config, req, now }: PolicyInput): Approv
     approvedBefore: async (clientId) => (await approval(clientId)) !== null,
     approvedRedirect: async (clientId, redirectUri) => approvesRedirect(await approval(clientId), redirectUri),
     async sessionApproves(request, scopes) {
-      if (sharesOriginWithSite(config) || request.prompt?.includes("login")) return false;
+      if (sharesOriginWithSite(config) || request.prompt?.includes("login") || cannotTellAccountsApart(request)) return false;
       if (!(await policy.session())) return false;
-      return approvalCovers(await approval(request.clientId), request.redirectUri, scopes);
+      return approvalCovers(await approval(request.clientId), request.redirectUri, request.resource, scopes);
     },
     async offer(request) {
       // The passkeys are read beside the session and the approval (one round trip, not two).
       const [approves, known] = await Promise.all([policy.sessionApproves(request, tickedByDefault(request)), (passkeys ??= listPasskeys(store))]);
       if (approves) return { session: true };
       const offer: SignInOffer = { session: false, passkey: known.length > 0, password: passwordLoginAllowed(config.passwordLogin, known) };
-      if (await policy.session()) offer.signedIn = sharesOriginWithSite(config) ? "shared-origin" : request.prompt?.includes("login") ? "login" : "new-app";
+      if (await policy.session()) offer.signedIn = confirmReason(config, request);
       return offer;
     },
     async silentRefusal(request) {

@@ -7,7 +7,7 @@
 // checks everything again anyway.
 import type { SignInFailure } from "./sign-in-failures.ts";
 import { SIGN_IN_FAILURES } from "./sign-in-failures.ts";
-import type { ClientDisplay, KeyAuthentication } from "../core/client-shape.ts";
+import type { ClientDisplay, ClientRead, KeyAuthentication } from "../core/client-shape.ts";
 import { shownUrl } from "../core/urls.ts";
 
 /** The validated authorization request, as signed into the request object by the server
@@ -29,6 +29,8 @@ export interface AuthorizationRequest {
    * page does (GET /auth answers `none` itself). */
   prompt?: PromptValue[];
   client: ClientDisplay;
+  /** What the server read to know the app (set by the server only; absent: nothing). */
+  clientRead?: ClientRead;
   /** The client's document declared private_key_jwt (and where its keys are). */
   authentication?: KeyAuthentication;
   /** The app's logo at its own URL: kept for the owner's console once approved; `client`
@@ -51,10 +53,19 @@ export const SIGN_IN_PROBLEMS: Readonly<Record<SignInProblem, string>> = {
 } as Record<SignInProblem, string>;
 
 /** Why a signed-in owner is still asked for the password or a passkey: the app (or this
- * redirect URI, or a scope) was never approved that way before, this server shares its
- * origin with the owner's site, where a session alone never approves, or the app asked for a
- * fresh sign-in (prompt=login). */
-type ConfirmReason = "new-app" | "shared-origin" | "login";
+ * redirect URI, resource or scope) was never approved that way before, this server shares its
+ * origin with the owner's site, where a session alone never approves, the app asked for a
+ * fresh sign-in (prompt=login), or the app is one every user of a platform signs in as, so that
+ * nothing tells the owner's own connection from a stranger's (owner/app-approvals.ts). */
+export type ConfirmReason = "new-app" | "shared-origin" | "login" | "shared-app";
+
+/** The page's note for each reason (site/templates/sign-in.liquid). */
+export const CONFIRM_NOTES: Readonly<Record<ConfirmReason, string>> = {
+  "new-app": "confirm-app-note",
+  "shared-origin": "confirm-site-note",
+  login: "confirm-login-note",
+  "shared-app": "confirm-shared-note",
+};
 
 /** What the page offers: Approve alone with a live session that may approve this app; else
  * the password, a passkey, or both. Signed into the request by the server. */
@@ -69,7 +80,7 @@ export function readOffer(value: unknown): SignInOffer {
   const offer = value as Record<string, unknown>;
   if (offer.session === true) return { session: true };
   const read: SignInOffer = { session: false, passkey: offer.passkey === true, password: offer.password !== false };
-  if (offer.signedIn === "new-app" || offer.signedIn === "shared-origin" || offer.signedIn === "login") read.signedIn = offer.signedIn;
+  if (typeof offer.signedIn === "string" && Object.hasOwn(CONFIRM_NOTES, offer.signedIn)) read.signedIn = offer.signedIn as ConfirmReason;
   return read;
 }
 

@@ -90,8 +90,9 @@ export const RECORDS = {
   signInOverflow: expiring("sign-in failures not listed", "events-more/", (hour: number) => String(hour).padStart(9, "0"), "ascending"),
   /** A WebAuthn ticket's challenge, once used, keyed by its hash. */
   usedChallenge: expiring("used WebAuthn challenge", "webauthn-used/", (challenge: string) => secretHash(challenge)),
-  /** What the owner approved for one app with the password or a passkey (its scopes and
-   * redirect URIs), keyed by the client_id's hash: a session alone may approve that much again. */
+  /** What the owner approved for one app with the password or a passkey (its resources with
+   * their scopes, and its redirect URIs, at most 10 of each), keyed by the client_id's hash: a
+   * session alone may approve that much again. */
   appApproval: expiring("app approval", "approvals/", (clientId: string) => secretHash(clientId)),
   /** That fetching a client's page failed, per origin, for a minute (clients/fetch-failures.ts);
    * in one of 4,096 slots chosen by the origin's hash, so that a flood of origins overwrites

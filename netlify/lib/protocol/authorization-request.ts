@@ -1,5 +1,5 @@
 // Checking GET /auth, as a short pipeline of named steps (after panva/oidc-provider).
-import { clientDisplay, type ClientInfo } from "../core/client-shape.ts";
+import { clientDisplay, clientReadOf, type ClientInfo } from "../core/client-shape.ts";
 import { refusedClient } from "../clients/client-info.ts";
 import { InvalidRequest, InvalidScope, OAuthError, UnsupportedResponseType, UntrustedRedirect } from "../errors.ts";
 import { isValidCodeChallenge } from "./pkce.ts";
@@ -232,12 +232,14 @@ export async function checkAuthorizationRequest(input: PipelineInput): Promise<A
   if (checked instanceof OAuthError) throw checked;
   checkScopeCeiling(checked.scopes, client);
   const scoped = await withDefaultScopes(checked, input);
+  const clientRead = clientReadOf(client!);
   return {
     clientId: target.clientId.href,
     // Kept exactly as sent: the code redemption must present the very same string.
     redirectUri: params.get("redirect_uri")!,
     ...scoped,
     client: clientDisplay(client!),
+    ...(clientRead ? { clientRead } : {}),
     ...(client?.authentication ? { authentication: client.authentication } : {}),
   };
 }

@@ -63,7 +63,7 @@ export function requestId(signed: SignedRequest): string {
 export async function verifyRequest(token: string, key: Uint8Array, issuer: string, now: number): Promise<SignedRequest | null> {
   const payload = await verifyTyped<RequestClaims>(token, requestObjectKind(key, issuer), now, MAX_REQUEST_OBJECT_LENGTH);
   if (!payload || typeof payload.exp !== "number") return null;
-  const { clientId, redirectUri, state, codeChallenge, scopes, meMismatch, resource, client, unshownLogoUri, authentication, defaultScopes } = payload;
+  const { clientId, redirectUri, state, codeChallenge, scopes, meMismatch, resource, client, clientRead, unshownLogoUri, authentication, defaultScopes } = payload;
   if (typeof clientId !== "string" || typeof redirectUri !== "string" || typeof state !== "string" || typeof codeChallenge !== "string" || !Array.isArray(scopes)) {
     return null;
   }
@@ -71,6 +71,7 @@ export async function verifyRequest(token: string, key: Uint8Array, issuer: stri
   if (typeof meMismatch === "string") request.meMismatch = meMismatch;
   if (typeof resource === "string") request.resource = resource;
   if (typeof unshownLogoUri === "string") request.unshownLogoUri = unshownLogoUri;
+  if (clientRead === "page" || clientRead === "metadata-document") request.clientRead = clientRead;
   const declared = readKeyAuthentication(authentication);
   if (declared) request.authentication = declared;
   if (Array.isArray(defaultScopes)) request.defaultScopes = defaultScopes.filter((s): s is string => typeof s === "string");

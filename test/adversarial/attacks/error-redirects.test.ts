@@ -2,8 +2,10 @@
 // A site names itself as the client, publishes one `<link rel="redirect_uri">` line (or needs
 // none: its own origin), and sends people to a sign-in link that fails on purpose; or to one
 // that does not fail, where the person presses Deny. An error goes back by itself (302) only to
-// a redirect URI the owner approved for the app before, a loopback one, or this server's own
-// self-test page; anywhere else, a page says what went wrong, with the way back as a link.
+// a redirect URI the owner approved for the app before (a loopback one on any port), or this
+// server's own self-test page; anywhere else, a page says what went wrong, with the way back as
+// a link. A loopback URI is no exception: a stranger names it as freely as any other, and would
+// have the owner's domain send the browser into the owner's own machine.
 // And this server's own client (the self-test) may come back only to the self-test page, with
 // at most `profile email`: added to a blog, every other page of its origin is a blog page.
 import { describe, expect, it } from "vitest";
@@ -71,11 +73,50 @@ describe("error answers: a site naming itself as the client", () => {
     expect(response.headers.get("location")).toMatch(/^https:\/\/app\.example\.com\/callback\?error=unsupported_response_type&/);
   });
 
-  it("the control: a loopback redirect URI (a native app on this device) is redirected to", async () => {
-    const params = authorizationParams({ client_id: "http://127.0.0.1/", redirect_uri: "http://127.0.0.1:4567/cb", response_type: "nope", state: "x" });
-    const response = await authorize(await fastRuntime(), params);
+});
+
+describe("error answers: a loopback redirect URI a stranger chose (a service on the owner's own machine)", () => {
+  // The finding's request, word for word: nothing in it is the owner's.
+  const reset = "http://127.0.0.1:8080/admin/reset?confirm=1";
+  const stranger = `client_id=http://127.0.0.1:1/&redirect_uri=${encodeURIComponent(reset)}&response_type=token`;
+
+  it("GET /auth with a bad request is shown, never redirected into the owner's machine", async () => {
+    await expectShownWithLink(await authorize(await fastRuntime(), stranger), "response_type token is not supported", "http://127.0.0.1:8080/admin/reset?confirm=1&#38;error=unsupported_response_type");
+  });
+
+  it("any other error too: missing PKCE, a malformed scope, prompt=none's login_required", async () => {
+    const errors: Record<string, string | null>[] = [{ code_challenge: null }, { scope: 'a"b' }, { prompt: "none" }];
+    for (const overrides of errors) {
+      const params = authorizationParams({ client_id: "http://127.0.0.1:1/", redirect_uri: reset, ...overrides });
+      const response = await authorize(await fastRuntime(), params);
+      expect(response.status, JSON.stringify(overrides)).toBeGreaterThanOrEqual(400);
+      expect(response.headers.get("location")).toBeNull();
+    }
+  });
+
+  it("Deny on the sign-in page for it: a page with the way back as a link", async () => {
+    const rt = await fastRuntime();
+    const request = await signedRequest(rt, authorizationParams({ client_id: "http://127.0.0.1:1/", redirect_uri: reset }));
+    await expectShownWithLink(await approve(rt, request, { decision: "deny" }), "The owner denied the request", "http://127.0.0.1:8080/admin/reset?confirm=1&#38;error=access_denied");
+  });
+
+  it("another app approved before on loopback lends it nothing: its approval is for its own client_id", async () => {
+    const rt = await fastRuntime();
+    await approvedBefore(rt, "http://127.0.0.1/", "http://127.0.0.1/admin/reset?confirm=1");
+    const response = await authorize(rt, authorizationParams({ client_id: "http://127.0.0.1:1/", redirect_uri: reset, response_type: "token" }));
+    expect(response.headers.get("location")).toBeNull();
+  });
+
+  it("the control: a loopback redirect URI the owner approved for that app before is redirected to, on any port (RFC 8252 7.3), and only that one", async () => {
+    const rt = await fastRuntime();
+    await approvedBefore(rt, "http://127.0.0.1/", "http://127.0.0.1:50001/cb");
+    const params = (redirectUri: string) => authorizationParams({ client_id: "http://127.0.0.1/", redirect_uri: redirectUri, response_type: "nope", state: "x" });
+    const response = await authorize(rt, params("http://127.0.0.1:4567/cb"));
     expect(response.status).toBe(302);
     expect(response.headers.get("location")).toMatch(/^http:\/\/127\.0\.0\.1:4567\/cb\?error=unsupported_response_type&/);
+    await expectShownWithLink(await authorize(rt, params("http://127.0.0.1:4567/admin")), "response_type nope is not supported", "http://127.0.0.1:4567/admin?error=");
+    const denied = await approve(rt, await signedRequest(rt, authorizationParams({ client_id: "http://127.0.0.1/", redirect_uri: "http://127.0.0.1:4568/cb" })), { decision: "deny" });
+    expect(denied.headers.get("location")).toMatch(/^http:\/\/127\.0\.0\.1:4568\/cb\?error=access_denied&/);
   });
 });
 

@@ -2,7 +2,8 @@
 // test generates) and POST /auth/approve. Handlers are called directly, so a thrown error or a
 // 5xx is a failure for any input; every answer must be documented, and no redirect may lead
 // anywhere but our own pages or a redirect URI the client has verifiably claimed (and, for an
-// error, one that is trusted: loopback or published; others are only a link on the page).
+// error, one that is trusted: a redirect URI the owner approved for that app before, here the
+// loopback app's, on any port; others, published or loopback, are only a link on the page).
 import fc, { type Arbitrary } from "fast-check";
 import { describe, expect, it } from "vitest";
 import { parseClientDocument } from "../../../netlify/lib/clients/client-info.ts";
@@ -14,6 +15,7 @@ import { signRequest, verifyRequest, type AuthorizationRequest } from "../../../
 import { startSession } from "../../../netlify/lib/owner/sessions.ts";
 import { THROTTLE_POLICY } from "../../../netlify/lib/owner/throttle.ts";
 import { parseClientId, parseRedirectUri, sameOrigin } from "../../../netlify/lib/core/urls.ts";
+import { approvedBefore } from "../../helpers/approved-app.ts";
 import { TEST_PASSWORD } from "../../helpers/env.ts";
 import {
   answered,
@@ -146,10 +148,17 @@ async function sessionCookieValue(rt: TestRuntime): Promise<string> {
   return setCookie.split(";", 1)[0]!.split("=").slice(1).join("=");
 }
 
-/** An error may be redirected only to a loopback redirect URI (a native app) or one approved
- * before (none in these runs): never merely because the client's document publishes it. */
-function trustedForErrors(redirectUri: URL): boolean {
-  return isLoopback(redirectUri);
+/** The one approval in the runs of GET /auth: the loopback app's callback (a native app). */
+const APPROVED = { clientId: "http://127.0.0.1:8080/", redirectUri: "http://127.0.0.1:8080/callback" };
+
+/** An error may be redirected only to a redirect URI the owner approved for the app before (a
+ * loopback one on any port): never merely because the client's document publishes it, nor
+ * because it is a loopback one. */
+function trustedForErrors(rawClientId: string, redirectUri: URL, approved: typeof APPROVED | null): boolean {
+  const clientId = parseClientId(rawClientId);
+  if (!approved || !clientId.ok || clientId.url.href !== approved.clientId) return false;
+  const listed = new URL(approved.redirectUri);
+  return listed.href === redirectUri.href || sameLoopbackAnyPort(listed, redirectUri);
 }
 
 /** A native app's loopback redirect URI (RFC 8252 7.3): http on 127.0.0.1, [::1] or localhost. */
@@ -166,12 +175,12 @@ function sameLoopbackAnyPort(a: URL, b: URL): boolean {
  * request for a verified target, 302 home or back to a verified and trusted redirect URI with
  * an error, or a 400 page (with a link back only to a verified, untrusted one). Returns what
  * happened, for the outcome counts. */
-function expectAuthorizeRedirect(answer: Answer, params: URLSearchParams, published: ClientInfo | null): string {
+function expectAuthorizeRedirect(answer: Answer, params: URLSearchParams, published: ClientInfo | null, approved: typeof APPROVED | null = null): string {
   if (answer.status === 400) {
     const link = /<a class="button" href="([^"]*)">Back to the app</.exec(answer.text)?.[1];
     if (link === undefined) return `400 ${/<title>(.*)<\/title>/.exec(answer.text)?.[1] ?? "page"}`;
     const target = expectVerifiedTarget(params.get("client_id")!, params.get("redirect_uri")!, published);
-    expect(trustedForErrors(target), `${target.href} is shown as a link, not trusted`).toBe(false);
+    expect(trustedForErrors(params.get("client_id")!, target, approved), `${target.href} is shown as a link, not trusted`).toBe(false);
     return "400 shown with a link back";
   }
   const location = answer.location!;
@@ -190,7 +199,7 @@ function expectAuthorizeRedirect(answer: Answer, params: URLSearchParams, publis
   expect(params.getAll("client_id")).toHaveLength(1);
   expect(params.getAll("redirect_uri")).toHaveLength(1);
   const target = expectVerifiedTarget(params.get("client_id")!, params.get("redirect_uri")!, published);
-  expect(trustedForErrors(target), `an error is redirected to ${target.href} only when it is trusted`).toBe(true);
+  expect(trustedForErrors(params.get("client_id")!, target, approved), `an error is redirected to ${target.href} only when it is trusted`).toBe(true);
   const sent = new URL(location);
   expect([sent.protocol, sent.host, sent.pathname]).toEqual([target.protocol, target.host, target.pathname]);
   expect(sent.searchParams.getAll("iss")).toEqual([ISSUER]);
@@ -224,12 +233,12 @@ async function getAuth(rt: TestRuntime, spec: RequestSpec): Promise<{ answer: An
 
 describe("GET /auth", () => {
   it(`answers any query with 302, 303 or 400, and redirects only to verified targets ${seedNote(RUNS.authorize)}`, async () => {
-    const rt = await fuzzRuntime();
+    const rt = await approvedBefore(await fuzzRuntime(), APPROVED.redirectUri, APPROVED.clientId);
     const outcomes = new Outcomes("GET /auth");
     await fc.assert(
       fc.asyncProperty(authorizeSpec(), async (spec) => {
         const { answer, params } = await getAuth(rt, spec);
-        outcomes.add(expectAuthorizeRedirect(answer, params, null));
+        outcomes.add(expectAuthorizeRedirect(answer, params, null, APPROVED));
       }),
       fuzzRuns(RUNS.authorize),
     );
