@@ -262,11 +262,13 @@ describe("discoverClient", () => {
     expect(count("/client.json")).toBe(2);
   });
 
-  it("returns bare info, unfetched, when the fetch fails or is refused, and does not cache it", async () => {
-    for (const path of ["/error", "/to-metadata", "/big", "/hops/4"]) {
+  it("returns bare info, unfetched, when the fetch fails or is refused (marked unread when it failed), and does not cache it", async () => {
+    for (const path of ["/to-metadata", "/big", "/hops/4", "/nothing-here"]) {
       const clientId = clientUrl(path);
       expect(await discoverClient(clientId, { fetcher: localFetcher })).toEqual({ clientId: clientId.href, redirectUris: [], fetched: false });
     }
+    // A 500 says nothing of what the document declares: unread (protocol/unread-document.ts).
+    expect(await discoverClient(clientUrl("/error"), { fetcher: localFetcher })).toEqual({ clientId: clientUrl("/error").href, redirectUris: [], fetched: false, unread: true });
     await discoverClient(clientUrl("/error"), { fetcher: localFetcher });
     expect(count("/error")).toBe(2);
   });
