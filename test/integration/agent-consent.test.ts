@@ -9,11 +9,12 @@ import type { AddressPolicy } from "../../netlify/lib/clients/address-guard.ts";
 import { parseClientDocument } from "../../netlify/lib/clients/client-info.ts";
 import { fetchLogoBytes } from "../../netlify/lib/clients/client-logo.ts";
 import { clearClientCache, discoverClient, fetchClientDocument } from "../../netlify/lib/clients/discovery.ts";
+import { storedFetchFailures } from "../../netlify/lib/clients/fetch-failures.ts";
 import { logoSlot } from "../../netlify/lib/clients/logo-cache.ts";
 import type { Fetcher } from "../../netlify/lib/clients/safe-fetch.ts";
 import { RECORDS } from "../../netlify/lib/platform/records.ts";
 import type { Runtime } from "../../netlify/lib/platform/runtime.ts";
-import { endpoints, signedRequest } from "../helpers/endpoints.ts";
+import { authorize, endpoints, signedRequest } from "../helpers/endpoints.ts";
 import { authorizationParams, BASE, decodePayload } from "../helpers/requests.ts";
 import { testRuntime, type TestRuntime } from "../helpers/runtime.ts";
 
@@ -97,6 +98,17 @@ describe("the loopback-only warning", () => {
     // Claude Code's document: port-less loopback redirect URIs (docs/research/mcp-hosts.md).
     answers.set("/cli.json", { type: "application/json", body: metadata("/cli.json", { redirect_uris: ["http://localhost/callback", "http://127.0.0.1/callback", "http://[::1]/callback"] }) });
     const rt = await runtime();
+    const request = await requestFor(rt, "/cli.json", "http://127.0.0.1:54321/callback");
+    expect(request.client).toMatchObject({ name: "Agent", loopbackOnly: true });
+  });
+
+  it("is not held back by another client_id's failure on its origin: Claude Code signs in after a 404 there", async () => {
+    answers.set("/cli.json", { type: "application/json", body: metadata("/cli.json", { redirect_uris: ["http://localhost/callback", "http://127.0.0.1/callback"] }) });
+    // Discovery as the auth function runs it: what failed is remembered in the store.
+    const rt = await testRuntime({ discover: (clientId, store) => discoverClient(clientId, { fetcher: localDocuments, failures: storedFetchFailures(store) }) });
+    const anonymous = await authorize(rt, authorizationParams({ client_id: clientUrl("/does-not-exist"), redirect_uri: clientUrl("/cb") }));
+    expect(anonymous.status).toBe(303);
+    expect(hits.get("/does-not-exist")).toBe(1);
     const request = await requestFor(rt, "/cli.json", "http://127.0.0.1:54321/callback");
     expect(request.client).toMatchObject({ name: "Agent", loopbackOnly: true });
   });
