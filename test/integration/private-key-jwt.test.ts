@@ -194,6 +194,14 @@ describe("ChatGPT's document (private_key_jwt, jwks_uri, aud = the token endpoin
     expect(other.status).toBe(400);
   });
 
+  it("is held to private_key_jwt for a client_id spelled otherwise than its document (the code is for the same client_id)", async () => {
+    const { challenge } = pkcePair();
+    const shouted = id("/oauth/client.json").replace("client.test", "CLIENT.test");
+    const request = await signedRequest(rt, authorizationParams({ client_id: shouted, redirect_uri: `${origin}/connector_platform_oauth_redirect`, code_challenge: challenge }));
+    expect(decodePayload(request).clientId).toBe(id("/oauth/client.json"));
+    expect(decodePayload(request).authentication).toMatchObject({ method: "private_key_jwt" });
+  });
+
   it("redeems the code and refreshes with openid-client's PrivateKeyJwt, the keys fetched once", async () => {
     const approved = await signIn("/oauth/client.json", "/connector_platform_oauth_redirect");
     const sent: string[] = [];

@@ -14,7 +14,7 @@ import type { FetchFailures } from "./fetch-failures.ts";
 import { MAX_METADATA_DOCUMENT_BYTES, parseClientDocument, refusedClient } from "./client-info.ts";
 import type { ClientInfo } from "../core/client-shape.ts";
 import type { AddressPolicy } from "./address-guard.ts";
-import { fetchDocument, FetchFailed, FetchRefused, FetchTimedOut, type FetchBudget, type FetchedDocument, type Fetcher } from "./safe-fetch.ts";
+import { AddressRefused, fetchDocument, FetchFailed, FetchRefused, FetchTimedOut, type FetchBudget, type FetchedDocument, type Fetcher } from "./safe-fetch.ts";
 import { isLoopbackHost } from "../core/urls.ts";
 
 interface DiscoveryOptions {
@@ -71,12 +71,15 @@ function remember(key: string, info: ClientInfo, expires: number): void {
   cache.set(key, { info, expires });
 }
 
-/** What a failed fetch leaves known: nothing (`unread`, for an https client_id, the only kind
- * whose document can declare how the client authenticates), or that there is no document to
- * read (refused by the guard or the size and redirect rules, 404, 410: a bare client). */
+/** What a failed fetch leaves known: that there is no document to read (404, 410, or an answer
+ * the size and redirect rules refuse: a bare client), or nothing (`unread`, for an https
+ * client_id, the only kind whose document can declare how the client authenticates). A name the
+ * address guard refuses is unread too: whoever asked must not learn from the signed request
+ * that the name resolves to an internal address rather than to nothing. */
 function afterFailure(clientId: URL, error: unknown): ClientInfo {
   const bare: ClientInfo = { clientId: clientId.href, redirectUris: [], fetched: false };
-  const noDocument = error instanceof FetchRefused || (error instanceof FetchFailed && NO_DOCUMENT_STATUSES.has(error.status ?? 0));
+  const answered = error instanceof FetchRefused && !(error instanceof AddressRefused);
+  const noDocument = answered || (error instanceof FetchFailed && NO_DOCUMENT_STATUSES.has(error.status ?? 0));
   return noDocument || clientId.protocol !== "https:" ? bare : { ...bare, unread: true };
 }
 

@@ -9,6 +9,12 @@ export class FetchRefused extends Error {
   override name = "FetchRefused";
 }
 
+/** Refused for where it would connect: a name that resolves to, or a literal that is, an
+ * address the policy does not allow. Told to nobody: it says what a name resolves to. */
+export class AddressRefused extends FetchRefused {
+  override name = "AddressRefused";
+}
+
 /** The fetch went wrong: network error, timeout, or a status other than 2xx (`status`). */
 export class FetchFailed extends Error {
   override name = "FetchFailed";

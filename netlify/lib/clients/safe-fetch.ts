@@ -8,7 +8,7 @@ import type { IncomingMessage } from "node:http";
 import type { LookupFunction } from "node:net";
 import { ipLiteralOf, publicOnlyPolicy, type AddressPolicy } from "./address-guard.ts";
 import type { CachingHeaders } from "./cache-lifetime.ts";
-import { FetchFailed, FetchRefused, FetchTimedOut } from "./fetch-errors.ts";
+import { AddressRefused, FetchFailed, FetchRefused, FetchTimedOut } from "./fetch-errors.ts";
 
 export interface FetchedDocument {
   /** The final URL, after redirects. */
@@ -26,7 +26,7 @@ export interface FetchedDocument {
   oversized?: true;
 }
 
-export { FetchFailed, FetchRefused, FetchTimedOut, shareableReason } from "./fetch-errors.ts";
+export { AddressRefused, FetchFailed, FetchRefused, FetchTimedOut, shareableReason } from "./fetch-errors.ts";
 
 /** How long a fetch may take: its answer's headers, and all of it. */
 export interface FetchBudget {
@@ -86,7 +86,7 @@ export function guardedLookup(policy: AddressPolicy, dnsLookup: Network["lookup"
       if (err) return callback(err, []);
       if (addresses.length === 0) return callback(new FetchFailed(`${hostname} has no addresses`), []);
       const refused = addresses.find((a) => !policy(a.address));
-      if (refused) return callback(new FetchRefused(`${hostname} resolves to ${refused.address}, which is not allowed`), []);
+      if (refused) return callback(new AddressRefused(`${hostname} resolves to ${refused.address}, which is not allowed`), []);
       // Hand back exactly the checked addresses; never resolve again.
       if (options.all === true) return callback(null, addresses);
       const first = addresses[0]!;
@@ -105,7 +105,7 @@ function requestOnce(url: URL, opts: Required<FetchOptions>, network: Network, s
   // net.connect skips `lookup` for IP literals, so those are checked here.
   const literal = ipLiteralOf(url.hostname);
   if (literal !== null && !opts.policy(literal)) {
-    return Promise.reject(new FetchRefused(`the address ${literal} is not allowed`));
+    return Promise.reject(new AddressRefused(`the address ${literal} is not allowed`));
   }
   if (signal.aborted) return Promise.reject(new FetchTimedOut("timed out"));
 
