@@ -314,6 +314,21 @@ describe("ChatGPT's document (private_key_jwt, jwks_uri, aud = the token endpoin
   });
 });
 
+describe("keys that cannot be fetched", () => {
+  it("are refused in words that name no address and no system error (a refused connection here)", async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
+    const deadKeys = `https://client.test:${(closed.address() as AddressInfo).port}/oauth/jwks.json`;
+    await new Promise((resolve) => closed.close(resolve));
+    documents.set("/dead-keys.json", { client_id: id("/dead-keys.json"), redirect_uris: [`${origin}/cb`], token_endpoint_auth_method: "private_key_jwt", jwks_uri: deadKeys });
+    const approved = await signIn("/dead-keys.json", "/cb");
+    const refused = await postToken(rt, codeFields(approved, { client_assertion_type: ASSERTION_TYPE, client_assertion: await assertion(approved.clientId, rsa.privateKey) }));
+    const text = await refused.clone().text();
+    await refusedAsClient(refused, "its jwks_uri could not be fetched (it could not be fetched)");
+    expect(text).not.toMatch(/ECONNREFUSED|127\.0\.0\.1|connect/);
+  });
+});
+
 describe("a document with inline jwks (ES256, aud = the issuer, as openid-client sends it)", () => {
   it("redeems and refreshes with openid-client's PrivateKeyJwt", async () => {
     const approved = await signIn("/inline.json", "/callback");
