@@ -34,7 +34,7 @@ function renderReport(target: HTMLElement, report: ProfileLinksReport): void {
   if (!report.fetched) {
     // Nothing was read, so nothing is known to be missing: say what failed, and what to add.
     const reason = (report.error ?? "unknown error").replace(/^could not fetch \S+: /i, "");
-    parts.push(element("p", `Could not read ${report.me}: ${reason}.`, "error"));
+    parts.push(element("p", `Could not fetch ${report.me}: ${reason}.`, "error"));
     parts.push(element("p", "Once it can be fetched, your page should carry these three tags in its <head>:"));
     const tags = element("ul", undefined, "checks");
     for (const check of report.checks) {

@@ -324,7 +324,7 @@ describe("keys that cannot be fetched", () => {
     const approved = await signIn("/dead-keys.json", "/cb");
     const refused = await postToken(rt, codeFields(approved, { client_assertion_type: ASSERTION_TYPE, client_assertion: await assertion(approved.clientId, rsa.privateKey) }));
     const text = await refused.clone().text();
-    await refusedAsClient(refused, "its jwks_uri could not be fetched (it could not be fetched)");
+    await refusedAsClient(refused, "its jwks_uri could not be fetched (it could not be reached)");
     expect(text).not.toMatch(/ECONNREFUSED|127\.0\.0\.1|connect/);
   });
 });

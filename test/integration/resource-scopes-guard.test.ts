@@ -35,7 +35,7 @@ describe("the default scope of a resource on this machine", () => {
     const before = fetched;
     const answer = await lookUpResourceScopes(`${origin}/mcp?deployed`, { localDevelopment: false, now: () => 1 });
     // Said to the app that asked: that it could not be read, never the address it resolves to.
-    expect(answer).toEqual({ missing: "its metadata could not be read (it could not be fetched)" });
+    expect(answer).toEqual({ missing: "its metadata could not be read (it could not be reached)" });
     expect(fetched).toBe(before);
   });
 

@@ -41,7 +41,7 @@ describe("checking the owner's page", () => {
     });
     expect(report.fetched).toBe(false);
     // The report is public: it names no address (the function's log has the whole reason).
-    expect(report.error).toBe("it could not be fetched");
+    expect(report.error).toBe("it could not be reached");
     expect(report.checks.every((c) => !c.ok && c.tag.startsWith("<link rel="))).toBe(true);
   });
 });

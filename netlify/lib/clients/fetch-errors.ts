@@ -35,5 +35,5 @@ export class FetchTimedOut extends FetchFailed {
 export function shareableReason(error: unknown): string {
   if (error instanceof FetchTimedOut) return "it did not answer in time";
   if (error instanceof FetchFailed && error.status !== undefined) return `it answered ${error.status}`;
-  return "it could not be fetched";
+  return "it could not be reached";
 }
