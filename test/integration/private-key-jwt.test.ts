@@ -15,6 +15,7 @@ import type { AddressPolicy } from "../../netlify/lib/clients/address-guard.ts";
 import { discoverClient } from "../../netlify/lib/clients/discovery.ts";
 import { storedFetchFailures } from "../../netlify/lib/clients/fetch-failures.ts";
 import { fetchDocument, type Fetcher } from "../../netlify/lib/clients/safe-fetch.ts";
+import { readConnectionLogs } from "../../netlify/lib/owner/connection-log.ts";
 import { RECORDS } from "../../netlify/lib/platform/records.ts";
 import { sweepExpired } from "../../netlify/lib/platform/housekeeping.ts";
 import { approve, authorize, endpoints, postAuth, postToken, signedRequest } from "../helpers/endpoints.ts";
@@ -422,6 +423,10 @@ describe("a document that could not be read never makes its client weaker (ChatG
     const request = decodePayload(approved.request);
     expect(request.documentUnread).toBe(true);
     expect(request.authentication).toBeUndefined();
+    // The owner's console says so (the connection log is written after the answer).
+    await expect
+      .poll(async () => (await readConnectionLogs(remembering.store, remembering.now())).find((log) => log.clientId === approved.clientId)?.attempts[0]?.steps.find((step) => step.step === "document"), { timeout: 10_000 })
+      .toMatchObject({ ok: false, detail: expect.stringContaining("could not be read just now") });
     stalled.clear();
     await refusedAsClient(await postToken(remembering, codeFields(approved)), "private_key_jwt");
     const { grant_type: _grantType, ...profileFields } = codeFields(approved);
