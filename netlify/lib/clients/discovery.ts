@@ -22,7 +22,8 @@ interface DiscoveryOptions {
   now?: () => number;
   /** How long a fetched result is reused; by default, what its caching headers say. */
   cacheMs?: number;
-  /** Where failed fetches are remembered; without it, nothing is. */
+  /** Where slow pages are remembered and each registrable domain's budget is decided
+   * (fetch-failures.ts); without it, nothing is remembered and every fetch has the whole budget. */
   failures?: FetchFailures;
 }
 
