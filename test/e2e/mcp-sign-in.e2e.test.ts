@@ -5,7 +5,8 @@
 // native-app client on an ephemeral port. The sign-in page's own POST stands in for the owner.
 import { auth, type OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
+import { exportJWK, generateKeyPair, SignJWT } from "jose";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -218,6 +219,49 @@ describe("an MCP host with a Client ID Metadata Document", () => {
     expect(response.status).toBe(400);
     expect(await response.text()).toContain("does not publish as one of its redirect addresses");
     expect(host.requests.length).toBe(before);
+  });
+});
+
+describe("a host whose document could not be read at sign-in", () => {
+  it("has it read by the token function, and is held to the private_key_jwt it declares there", async () => {
+    const { privateKey, publicKey } = await generateKeyPair("ES256");
+    const clientId = `${host.origin}/unread/client.json`;
+    const redirectUri = `${host.origin}/unread/callback`;
+    const verifier = randomBytes(32).toString("base64url");
+    const challenge = createHash("sha256").update(verifier).digest("base64url");
+    // At sign-in the host's site fails (a 503): the sign-in goes on as for a bare client on its origin.
+    host.serve("/unread/client.json", { status: 503, body: "" });
+    const url = new URL(`${server.baseUrl}/auth`);
+    for (const [name, value] of Object.entries({ response_type: "code", client_id: clientId, redirect_uri: redirectUri, state: "s", code_challenge: challenge, code_challenge_method: "S256", scope: "create" })) {
+      url.searchParams.set(name, value);
+    }
+    const request = await handOver(url);
+    expect(decodePayload(request)).toMatchObject({ documentUnread: true });
+    const code = (await approve(request, ["create"])).searchParams.get("code")!;
+    const redeem = (extra: Record<string, string> = {}) =>
+      fetch(`${server.baseUrl}/token`, { method: "POST", body: new URLSearchParams({ grant_type: "authorization_code", code, client_id: clientId, redirect_uri: redirectUri, code_verifier: verifier, ...extra }) });
+
+    // Still failing at /token: refused, and the code is not used up.
+    const unreadable = await redeem();
+    expect(unreadable.status).toBe(401);
+    expect(await unreadable.json()).toMatchObject({ error: "invalid_client", error_description: expect.stringContaining("could not be read") });
+
+    // Readable now, and it declares private_key_jwt: the code needs the assertion.
+    const jwk = { ...(await exportJWK(publicKey)), kid: "unread-1", alg: "ES256" };
+    host.serve("/unread/client.json", { body: clientDocument(clientId, redirectUri, { token_endpoint_auth_method: "private_key_jwt", jwks: { keys: [jwk] } }) });
+    const bare = await redeem();
+    expect(bare.status).toBe(401);
+    expect(await bare.json()).toMatchObject({ error: "invalid_client", error_description: expect.stringContaining("private_key_jwt") });
+    const assertion = await new SignJWT({ jti: randomBytes(16).toString("hex") })
+      .setProtectedHeader({ alg: "ES256", kid: "unread-1" })
+      .setIssuer(clientId)
+      .setSubject(clientId)
+      .setAudience(`${server.baseUrl}/token`)
+      .setIssuedAt()
+      .setExpirationTime("1m")
+      .sign(privateKey);
+    const signed = await redeem({ client_assertion_type: "urn:ietf:params:oauth:client-assertion-type:jwt-bearer", client_assertion: assertion });
+    expect(signed.status).toBe(200);
   });
 });
 

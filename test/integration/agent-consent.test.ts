@@ -9,11 +9,13 @@ import type { AddressPolicy } from "../../netlify/lib/clients/address-guard.ts";
 import { parseClientDocument } from "../../netlify/lib/clients/client-info.ts";
 import { fetchLogoBytes } from "../../netlify/lib/clients/client-logo.ts";
 import { clearClientCache, discoverClient, fetchClientDocument } from "../../netlify/lib/clients/discovery.ts";
+import { storedFetchFailures } from "../../netlify/lib/clients/fetch-failures.ts";
 import { logoSlot } from "../../netlify/lib/clients/logo-cache.ts";
+import { LOGO_NOT_SHOWN } from "../../netlify/lib/endpoints/client-logo.ts";
 import type { Fetcher } from "../../netlify/lib/clients/safe-fetch.ts";
 import { RECORDS } from "../../netlify/lib/platform/records.ts";
 import type { Runtime } from "../../netlify/lib/platform/runtime.ts";
-import { endpoints, signedRequest } from "../helpers/endpoints.ts";
+import { authorize, endpoints, signedRequest } from "../helpers/endpoints.ts";
 import { authorizationParams, BASE, decodePayload } from "../helpers/requests.ts";
 import { testRuntime, type TestRuntime } from "../helpers/runtime.ts";
 
@@ -97,6 +99,17 @@ describe("the loopback-only warning", () => {
     // Claude Code's document: port-less loopback redirect URIs (docs/research/mcp-hosts.md).
     answers.set("/cli.json", { type: "application/json", body: metadata("/cli.json", { redirect_uris: ["http://localhost/callback", "http://127.0.0.1/callback", "http://[::1]/callback"] }) });
     const rt = await runtime();
+    const request = await requestFor(rt, "/cli.json", "http://127.0.0.1:54321/callback");
+    expect(request.client).toMatchObject({ name: "Agent", loopbackOnly: true });
+  });
+
+  it("is not held back by another client_id's failure on its origin: Claude Code signs in after a 404 there", async () => {
+    answers.set("/cli.json", { type: "application/json", body: metadata("/cli.json", { redirect_uris: ["http://localhost/callback", "http://127.0.0.1/callback"] }) });
+    // Discovery as the auth function runs it: what failed is remembered in the store.
+    const rt = await testRuntime({ discover: (clientId, store) => discoverClient(clientId, { fetcher: localDocuments, failures: storedFetchFailures(store) }) });
+    const anonymous = await authorize(rt, authorizationParams({ client_id: clientUrl("/does-not-exist"), redirect_uri: clientUrl("/cb") }));
+    expect(anonymous.status).toBe(303);
+    expect(hits.get("/does-not-exist")).toBe(1);
     const request = await requestFor(rt, "/cli.json", "http://127.0.0.1:54321/callback");
     expect(request.client).toMatchObject({ name: "Agent", loopbackOnly: true });
   });
@@ -192,28 +205,47 @@ describe("the app's logo, served from this origin", () => {
     ["larger than 64 KB, with no Content-Length", { type: "image/png", body: Buffer.concat([PNG, Buffer.alloc(70 * 1024)]), noLength: true }, /larger than 64 KB/],
     ["an SVG", { type: "image/svg+xml", body: '<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>' }, /image\/svg\+xml is not PNG, JPEG, GIF or WebP/],
     ["HTML served as a PNG", { type: "image/png", body: "<!doctype html><script>alert(1)</script>" }, /bytes are not the image\/png/],
-  ] satisfies [string, Answer, RegExp][])("is refused when it is %s, and the refusal is kept", async (_name, answer, reason) => {
+  ] satisfies [string, Answer, RegExp][])("is refused when it is %s, and the refusal is kept (its reason in the store only)", async (_name, answer, reason) => {
     answers.set("/logo.png", answer);
     const rt = await runtime();
-    const { path } = await logoPathFor(rt, "/logo.png");
+    const { path, own } = await logoPathFor(rt, "/logo.png");
     const refused = await getLogo(rt, path);
     expect(refused.status).toBe(404);
     expect(refused.headers.get("content-type")).not.toMatch(/^image\//);
-    expect(((await refused.json()) as { error_description: string }).error_description).toMatch(reason);
+    expect(((await refused.json()) as { error_description: string }).error_description).toBe(LOGO_NOT_SHOWN);
+    expect((await rt.store.get<{ reason: string }>(RECORDS.clientLogo.key(logoSlot(own))))?.reason).toMatch(reason);
     expect((await getLogo(rt, path)).status).toBe(404);
     expect(hits.get("/logo.png")).toBe(1);
   });
 
-  it("is never fetched from an internal address", async () => {
+  it("is never fetched from an internal name, and the answer says nothing of what it resolves to", async () => {
     answers.set("/logo.png", { type: "image/png", body: PNG });
     const rt = await runtime();
     // The production fetcher, public addresses only, given a logo on this machine.
     Object.assign(rt, { fetchLogo: (url: URL) => fetchLogoBytes(url) });
-    const { path } = await logoPathFor(rt, `http://127.0.0.1:${port}/logo.png`);
+    for (const host of ["localhost", "127.0.0.1"]) {
+      const { path } = await logoPathFor(rt, `http://${host}:${port}/logo.png`);
+      const refused = await getLogo(rt, path);
+      expect(refused.status).toBe(404);
+      const text = await refused.text();
+      expect(JSON.parse(text)).toMatchObject({ error: "not_found", error_description: LOGO_NOT_SHOWN });
+      expect(text).not.toMatch(/127\.0\.0\.1|resolves|allowed|localhost/);
+    }
+    expect(hits.get("/logo.png")).toBeUndefined();
+  });
+
+  it("answers a refused connection with the same sentence: no address, no errno", async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
+    const closedPort = (closed.address() as AddressInfo).port;
+    await new Promise((resolve) => closed.close(resolve));
+    const rt = await runtime();
+    const { path } = await logoPathFor(rt, `https://client.test:${closedPort}/logo.png`);
     const refused = await getLogo(rt, path);
     expect(refused.status).toBe(404);
-    expect(((await refused.json()) as { error_description: string }).error_description).toMatch(/127\.0\.0\.1 is not allowed/);
-    expect(hits.get("/logo.png")).toBeUndefined();
+    const text = await refused.text();
+    expect(JSON.parse(text)).toMatchObject({ error_description: LOGO_NOT_SHOWN });
+    expect(text).not.toMatch(/ECONNREFUSED|ENOTFOUND|getaddrinfo|127\.0\.0\.1|connect/);
   });
 
   it("fetches nothing for a path this server did not sign", async () => {

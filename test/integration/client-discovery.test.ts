@@ -262,10 +262,15 @@ describe("discoverClient", () => {
     expect(count("/client.json")).toBe(2);
   });
 
-  it("returns bare info, unfetched, when the fetch fails or is refused, and does not cache it", async () => {
-    for (const path of ["/error", "/to-metadata", "/big", "/hops/4"]) {
+  it("returns bare info, unfetched, when the fetch fails or is refused (marked unread when it failed), and does not cache it", async () => {
+    for (const path of ["/big", "/hops/4", "/nothing-here"]) {
       const clientId = clientUrl(path);
       expect(await discoverClient(clientId, { fetcher: localFetcher })).toEqual({ clientId: clientId.href, redirectUris: [], fetched: false });
+    }
+    // A 500 says nothing of what the document declares: unread (protocol/unread-document.ts); nor
+    // does an address the guard refuses (which the signed request must not tell from a failure).
+    for (const path of ["/error", "/to-metadata"]) {
+      expect(await discoverClient(clientUrl(path), { fetcher: localFetcher })).toEqual({ clientId: clientUrl(path).href, redirectUris: [], fetched: false, unread: true });
     }
     await discoverClient(clientUrl("/error"), { fetcher: localFetcher });
     expect(count("/error")).toBe(2);

@@ -10,10 +10,12 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from "jose";
 import * as client from "openid-client";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { AddressPolicy } from "../../netlify/lib/clients/address-guard.ts";
 import { discoverClient } from "../../netlify/lib/clients/discovery.ts";
+import { storedFetchFailures } from "../../netlify/lib/clients/fetch-failures.ts";
 import { fetchDocument, type Fetcher } from "../../netlify/lib/clients/safe-fetch.ts";
+import { readConnectionLogs } from "../../netlify/lib/owner/connection-log.ts";
 import { RECORDS } from "../../netlify/lib/platform/records.ts";
 import { sweepExpired } from "../../netlify/lib/platform/housekeeping.ts";
 import { approve, authorize, endpoints, postAuth, postToken, signedRequest } from "../helpers/endpoints.ts";
@@ -31,6 +33,8 @@ let origin = "";
 let jwksHits = 0;
 let servedKeys: JWK[] = [];
 const documents = new Map<string, Record<string, unknown>>();
+/** Paths the client's site never answers (its document "times out"). */
+const stalled = new Set<string>();
 
 let rsa: { privateKey: CryptoKey; publicJwk: JWK };
 let ec: { privateKey: CryptoKey; publicJwk: JWK };
@@ -60,6 +64,7 @@ beforeAll(async () => {
   servedKeys = [rsa.publicJwk];
   server = createServer((req, res) => {
     const path = new URL(req.url ?? "/", "http://x").pathname;
+    if (stalled.has(path)) return;
     if (path === "/oauth/jwks.json") {
       jwksHits++;
       res.writeHead(200, { "Content-Type": "application/json", "Cache-Control": "public, max-age=600" });
@@ -109,6 +114,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  server.closeAllConnections();
   await new Promise<void>((resolve) => server.close(() => resolve()));
 });
 
@@ -121,13 +127,13 @@ interface Approved {
 }
 
 /** GET /auth and the approve step for a client_id: the client's callback with the code. */
-async function signIn(path: string, redirectPath: string): Promise<Approved> {
+async function signIn(path: string, redirectPath: string, runtime: TestRuntime = rt): Promise<Approved & { request: string }> {
   const clientId = id(path);
   const redirectUri = `${origin}${redirectPath}`;
   const { verifier, challenge } = pkcePair();
-  const request = await signedRequest(rt, authorizationParams({ client_id: clientId, redirect_uri: redirectUri, code_challenge: challenge, scope: "profile create" }));
-  const callback = new URL((await approve(rt, request, { scopes: ["profile", "create"] })).headers.get("location")!);
-  return { clientId, redirectUri, callback, verifier, code: callback.searchParams.get("code")! };
+  const request = await signedRequest(runtime, authorizationParams({ client_id: clientId, redirect_uri: redirectUri, code_challenge: challenge, scope: "profile create" }));
+  const callback = new URL((await approve(runtime, request, { scopes: ["profile", "create"] })).headers.get("location")!);
+  return { clientId, redirectUri, callback, verifier, code: callback.searchParams.get("code")!, request };
 }
 
 /** openid-client for this server, sending its token requests to the handler; it records every
@@ -187,6 +193,14 @@ describe("ChatGPT's document (private_key_jwt, jwks_uri, aud = the token endpoin
     // A redirect on its origin that the document does not list is refused now that it is read.
     const other = await authorize(rt, authorizationParams({ client_id: id("/oauth/client.json"), redirect_uri: `${origin}/elsewhere`, code_challenge: challenge }));
     expect(other.status).toBe(400);
+  });
+
+  it("is held to private_key_jwt for a client_id spelled otherwise than its document (the code is for the same client_id)", async () => {
+    const { challenge } = pkcePair();
+    const shouted = id("/oauth/client.json").replace("client.test", "CLIENT.test");
+    const request = await signedRequest(rt, authorizationParams({ client_id: shouted, redirect_uri: `${origin}/connector_platform_oauth_redirect`, code_challenge: challenge }));
+    expect(decodePayload(request).clientId).toBe(id("/oauth/client.json"));
+    expect(decodePayload(request).authentication).toMatchObject({ method: "private_key_jwt" });
   });
 
   it("redeems the code and refreshes with openid-client's PrivateKeyJwt, the keys fetched once", async () => {
@@ -301,6 +315,21 @@ describe("ChatGPT's document (private_key_jwt, jwks_uri, aud = the token endpoin
   });
 });
 
+describe("keys that cannot be fetched", () => {
+  it("are refused in words that name no address and no system error (a refused connection here)", async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
+    const deadKeys = `https://client.test:${(closed.address() as AddressInfo).port}/oauth/jwks.json`;
+    await new Promise((resolve) => closed.close(resolve));
+    documents.set("/dead-keys.json", { client_id: id("/dead-keys.json"), redirect_uris: [`${origin}/cb`], token_endpoint_auth_method: "private_key_jwt", jwks_uri: deadKeys });
+    const approved = await signIn("/dead-keys.json", "/cb");
+    const refused = await postToken(rt, codeFields(approved, { client_assertion_type: ASSERTION_TYPE, client_assertion: await assertion(approved.clientId, rsa.privateKey) }));
+    const text = await refused.clone().text();
+    await refusedAsClient(refused, "its jwks_uri could not be fetched (it could not be reached)");
+    expect(text).not.toMatch(/ECONNREFUSED|127\.0\.0\.1|connect/);
+  });
+});
+
 describe("a document with inline jwks (ES256, aud = the issuer, as openid-client sends it)", () => {
   it("redeems and refreshes with openid-client's PrivateKeyJwt", async () => {
     const approved = await signIn("/inline.json", "/callback");
@@ -349,3 +378,74 @@ describe("documents refused at discovery, with a readable reason", () => {
   });
 });
 
+
+describe("a document that could not be read never makes its client weaker (ChatGPT at a local stand-in)", () => {
+  let remembering: TestRuntime;
+  /** Discovery as the auth function runs it: failures remembered in the store, and a page that
+   * never answers given a tenth of the budget (150 ms for its headers, not 1.5 s). */
+  const budgeted: Fetcher = async (url, budget) => {
+    const local = Object.assign(new URL(url), { protocol: "http:", hostname: "127.0.0.1" });
+    const scaled = budget && stalled.has(url.pathname) ? { headersTimeoutMs: budget.headersTimeoutMs / 10, timeoutMs: budget.timeoutMs / 10 } : budget;
+    const doc = await fetchDocument(local, { policy: onlyLocal, maxRedirects: 0, ...scaled });
+    return { ...doc, url: url.href };
+  };
+
+  beforeAll(async () => {
+    remembering = await testRuntime({
+      clock: realClock(),
+      discover: (clientId, store, options) => discoverClient(clientId, { fetcher: budgeted, cacheMs: 0, ...(options?.atRedemption === true ? {} : { failures: storedFetchFailures(store) }) }),
+      fetchKeys: localFetcher,
+    });
+  });
+  afterEach(() => stalled.clear());
+
+  const signed = async (approved: Approved) => ({ client_assertion_type: ASSERTION_TYPE, client_assertion: await assertion(approved.clientId, rsa.privateKey) });
+
+  it("a 404 and a page that never answers, of other client_ids on its origin, leave ChatGPT's private_key_jwt required", async () => {
+    stalled.add("/never-answers");
+    for (const path of ["/does-not-exist", "/never-answers"]) {
+      const { challenge } = pkcePair();
+      const anonymous = await authorize(remembering, authorizationParams({ client_id: id(path), redirect_uri: `${origin}/connector_platform_oauth_redirect`, code_challenge: challenge }));
+      expect(anonymous.status).toBe(303);
+    }
+    const approved = await signIn("/oauth/client.json", "/connector_platform_oauth_redirect", remembering);
+    expect(decodePayload(approved.request).authentication).toMatchObject({ method: "private_key_jwt" });
+    await refusedAsClient(await postToken(remembering, codeFields(approved)), "private_key_jwt");
+    const good = await postToken(remembering, codeFields(approved, await signed(approved)));
+    expect(good.status).toBe(200);
+    const { refresh_token } = (await good.json()) as { refresh_token: string };
+    await refusedAsClient(await postToken(remembering, { grant_type: "refresh_token", refresh_token, client_id: approved.clientId }), "private_key_jwt");
+  });
+
+  it("its document timing out at sign-in: the code needs the assertion its document declares when /token reads it, and so does every refresh", async () => {
+    stalled.add("/oauth/client.json");
+    const approved = await signIn("/oauth/client.json", "/connector_platform_oauth_redirect", remembering);
+    const request = decodePayload(approved.request);
+    expect(request.documentUnread).toBe(true);
+    expect(request.authentication).toBeUndefined();
+    // The owner's console says so (the connection log is written after the answer).
+    await expect
+      .poll(async () => (await readConnectionLogs(remembering.store, remembering.now())).find((log) => log.clientId === approved.clientId)?.attempts[0]?.steps.find((step) => step.step === "document"), { timeout: 10_000 })
+      .toMatchObject({ ok: false, detail: expect.stringContaining("could not be read just now") });
+    stalled.clear();
+    await refusedAsClient(await postToken(remembering, codeFields(approved)), "private_key_jwt");
+    const { grant_type: _grantType, ...profileFields } = codeFields(approved);
+    await refusedAsClient(await postAuth(remembering, profileFields), "private_key_jwt");
+    // Nothing was used up: the genuine client, with its assertion, redeems the code.
+    const good = await postToken(remembering, codeFields(approved, await signed(approved)));
+    expect(good.status).toBe(200);
+    const { refresh_token } = (await good.json()) as { refresh_token: string };
+    await refusedAsClient(await postToken(remembering, { grant_type: "refresh_token", refresh_token, client_id: approved.clientId }), "private_key_jwt");
+    const refreshed = await postToken(remembering, { grant_type: "refresh_token", refresh_token, client_id: approved.clientId, ...(await signed(approved)) });
+    expect(refreshed.status).toBe(200);
+  });
+
+  it("its document unreadable at sign-in and at /token: the redemption is refused, and nothing is used up", async () => {
+    stalled.add("/oauth/client.json");
+    const approved = await signIn("/oauth/client.json", "/connector_platform_oauth_redirect", remembering);
+    await refusedAsClient(await postToken(remembering, codeFields(approved, await signed(approved))), "could not be read");
+    await refusedAsClient(await postToken(remembering, codeFields(approved)), "could not be read");
+    stalled.clear();
+    expect((await postToken(remembering, codeFields(approved, await signed(approved)))).status).toBe(200);
+  });
+});

@@ -34,7 +34,8 @@ describe("the default scope of a resource on this machine", () => {
   it("is never fetched by a deployment: the guard refuses the loopback address", async () => {
     const before = fetched;
     const answer = await lookUpResourceScopes(`${origin}/mcp?deployed`, { localDevelopment: false, now: () => 1 });
-    expect(answer).toEqual({ missing: expect.stringContaining("not allowed") });
+    // Said to the app that asked: that it could not be read, never the address it resolves to.
+    expect(answer).toEqual({ missing: "its metadata could not be read (it could not be reached)" });
     expect(fetched).toBe(before);
   });
 

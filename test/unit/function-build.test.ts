@@ -20,12 +20,13 @@ afterAll(() => rm(out, { recursive: true, force: true }));
 const lib = (path: string) => JSON.stringify(fileURLToPath(new URL(`../../netlify/lib/${path}`, import.meta.url)));
 
 /** Exercises every package that a deployed function imports on use: cookie (CommonJS), jose,
- * microformats-parser (CommonJS), ipaddr.js (CommonJS), bcryptjs. */
+ * microformats-parser (CommonJS), ipaddr.js (CommonJS), bcryptjs, tldts. */
 const PROBE_SOURCE = `
 import { startSession, currentSession, clearSessionCookie } from ${lib("owner/sessions.ts")};
 import { parseMicroformats } from ${lib("clients/microformats.ts")};
 import { publicOnlyPolicy } from ${lib("clients/address-guard.ts")};
 import { verifyPassword } from ${lib("owner/password.ts")};
+import { registrableDomain } from ${lib("clients/fetch-failures.ts")};
 
 const records = new Map();
 const store = {
@@ -49,13 +50,15 @@ export default async () => {
     publicAddress: policy("8.8.8.8"),
     privateAddress: policy("10.0.0.1"),
     bcrypt: await verifyPassword("x", { kind: "bcrypt", hash: "$2b$04$WOR70eUWV4A3hL0JwB/jHOKHQU6lZDjcWCPYORlpg2Onj8sjiZoEa" }),
+    domain: await registrableDomain("a1.evil.example"),
   };
 };
 `;
 
 /** Packages that load only in the request that needs them: WebAuthn (a ceremony), the HTML parser
- * (a client's page), bcrypt (a bcrypt hash), jose (a signed object), ipaddr.js (a fetch), cookie. */
-const HEAVY = ["@simplewebauthn/server", "microformats-parser", "parse5", "bcryptjs", "jose", "ipaddr.js", "cookie"];
+ * (a client's page), bcrypt (a bcrypt hash), jose (a signed object), ipaddr.js (a fetch), cookie,
+ * the Public Suffix List (a client's page about to be fetched). */
+const HEAVY = ["@simplewebauthn/server", "microformats-parser", "parse5", "bcryptjs", "jose", "ipaddr.js", "cookie", "tldts"];
 
 describe("prebuilt functions", () => {
   it("builds one folder per function source", async () => {
@@ -89,7 +92,9 @@ describe("prebuilt functions", () => {
   it("keeps WebAuthn to the functions with a passkey ceremony, and the HTML parser to those that fetch pages, on demand", () => {
     const onDemand = (pkg: string) => [...built.values()].filter((f) => f.onDemandPackages.includes(pkg)).map((f) => f.name);
     expect(onDemand("@simplewebauthn/server")).toEqual(["account", "approve", "passkeys"]);
-    expect(onDemand("microformats-parser")).toEqual(["auth", "self-test"]);
+    // token reads a client's page only to redeem a code issued while it could not be read.
+    expect(onDemand("microformats-parser")).toEqual(["auth", "self-test", "token"]);
+    expect(onDemand("tldts")).toEqual(["auth"]);
   });
 
   it("imports with no environment at all (the top level of a function reads nothing)", () => {
@@ -114,7 +119,7 @@ describe("prebuilt functions", () => {
       env: { PATH: process.env.PATH ?? "" },
     });
     expect(run.stderr).toBe("");
-    expect(JSON.parse(run.stdout)).toEqual({ cookie: "__Host-indieauth_session=", sessionBack: true, microformats: ["https://app.example/callback"], publicAddress: true, privateAddress: false, bcrypt: true });
+    expect(JSON.parse(run.stdout)).toEqual({ cookie: "__Host-indieauth_session=", sessionBack: true, microformats: ["https://app.example/callback"], publicAddress: true, privateAddress: false, bcrypt: true, domain: "evil.example" });
   }, 120_000);
 
   it("names and routes functions as the build plugin asks", async () => {

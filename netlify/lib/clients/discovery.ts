@@ -1,16 +1,20 @@
-// Client information discovery (IndieAuth 4.2): fetch the client_id URL behind the SSRF
-// guard, within a short budget (its answer's headers within 1.5 s, all of it within 3 s: a
-// person is waiting on GET /auth), read it, and remember the answer per warm function
-// instance for as long as the response's caching headers say, within bounds
-// (cache-lifetime.ts). Refused documents are not remembered (CIMD draft 5.2); a failed fetch
-// is, per origin, for a minute (fetch-failures.ts).
+// Client information discovery (IndieAuth 4.2): fetch the client_id URL behind the SSRF guard,
+// within a short budget (its answer's headers within 1.5 s, all of it within 3 s: a person is
+// waiting on GET /auth), read it, and remember the answer per warm function instance for as
+// long as the response's caching headers say, within bounds (cache-lifetime.ts). Refused
+// documents are not remembered (CIMD draft 5.2). A page that was too slow is, for that exact
+// client_id, for a minute; and a registrable domain with many slow pages gets a shorter budget
+// (fetch-failures.ts). An https client_id whose document could not be read (too slow, a network
+// error, a status other than 404 or 410) comes back marked `unread`: its code is then redeemed
+// only once the document is read (protocol/unread-document.ts), so that a failure to read it
+// never makes the client weaker than its document.
 import { publicOnlyPolicy } from "./address-guard.ts";
 import { cacheLifetimeMs } from "./cache-lifetime.ts";
 import type { FetchFailures } from "./fetch-failures.ts";
 import { MAX_METADATA_DOCUMENT_BYTES, parseClientDocument, refusedClient } from "./client-info.ts";
 import type { ClientInfo } from "../core/client-shape.ts";
 import type { AddressPolicy } from "./address-guard.ts";
-import { fetchDocument, type FetchedDocument, type Fetcher } from "./safe-fetch.ts";
+import { AddressRefused, fetchDocument, FetchFailed, FetchRefused, FetchTimedOut, type FetchBudget, type FetchedDocument, type Fetcher } from "./safe-fetch.ts";
 import { isLoopbackHost } from "../core/urls.ts";
 
 interface DiscoveryOptions {
@@ -18,12 +22,18 @@ interface DiscoveryOptions {
   now?: () => number;
   /** How long a fetched result is reused; by default, what its caching headers say. */
   cacheMs?: number;
-  /** Where failed fetches are remembered; without it, nothing is. */
+  /** Where slow pages are remembered and each registrable domain's budget is decided
+   * (fetch-failures.ts); without it, nothing is remembered and every fetch has the whole budget. */
   failures?: FetchFailures;
 }
 
 /** The fetch's budget: a page that trickles its answer holds a sign-in at most this long. */
 export const CLIENT_FETCH_BUDGET = { headersTimeoutMs: 1500, timeoutMs: 3000 } as const;
+/** Under a registrable domain that had its fill of slow pages within the minute: a document
+ * answered at once is still read. A failure that took longer than this counts as slow. */
+export const SHORT_FETCH_BUDGET = { headersTimeoutMs: 500, timeoutMs: 1000 } as const;
+/** Statuses that say the client_id has no document at all, rather than that it could not be read. */
+const NO_DOCUMENT_STATUSES = new Set([404, 410]);
 
 // A bound, so that many distinct client_ids cannot grow memory without limit.
 const MAX_CACHE_ENTRIES = 100;
@@ -40,11 +50,11 @@ export function documentByteLimit(contentType: string): number {
 
 /** A client_id fetched as discovery fetches it: within the budget, a metadata document read up
  * to 5 KB and no further (client-info.ts). `policy`: public addresses only, unless a test says. */
-export async function fetchClientDocument(url: URL, policy?: AddressPolicy): Promise<FetchedDocument> {
-  return fetchDocument(url, { policy: policy ?? (await publicOnlyPolicy()), ...CLIENT_FETCH_BUDGET, limitFor: documentByteLimit });
+export async function fetchClientDocument(url: URL, policy?: AddressPolicy, budget: FetchBudget = CLIENT_FETCH_BUDGET): Promise<FetchedDocument> {
+  return fetchDocument(url, { policy: policy ?? (await publicOnlyPolicy()), ...budget, limitFor: documentByteLimit });
 }
 
-const defaultFetcher: Fetcher = (url) => fetchClientDocument(url);
+const defaultFetcher: Fetcher = (url, budget) => fetchClientDocument(url, undefined, budget);
 
 /** For tests: forget every cached client. */
 export function clearClientCache(): void {
@@ -62,8 +72,21 @@ function remember(key: string, info: ClientInfo, expires: number): void {
   cache.set(key, { info, expires });
 }
 
+/** What a failed fetch leaves known: that there is no document to read (404, 410, or an answer
+ * the size and redirect rules refuse: a bare client), or nothing (`unread`, for an https
+ * client_id, the only kind whose document can declare how the client authenticates). A name the
+ * address guard refuses is unread too: whoever asked must not learn from the signed request
+ * that the name resolves to an internal address rather than to nothing. */
+function afterFailure(clientId: URL, error: unknown): ClientInfo {
+  const bare: ClientInfo = { clientId: clientId.href, redirectUris: [], fetched: false };
+  const answered = error instanceof FetchRefused && !(error instanceof AddressRefused);
+  const noDocument = answered || (error instanceof FetchFailed && NO_DOCUMENT_STATUSES.has(error.status ?? 0));
+  return noDocument || clientId.protocol !== "https:" ? bare : { ...bare, unread: true };
+}
+
 /** Information about a client. Never throws: when the client_id cannot or must not be
- * fetched, the result is `{ clientId, redirectUris: [], fetched: false }`. */
+ * fetched, the result is `{ clientId, redirectUris: [], fetched: false }`, with `unread` when
+ * its document may exist but could not be read. */
 export async function discoverClient(clientId: URL, options: DiscoveryOptions = {}): Promise<ClientInfo> {
   const bare: ClientInfo = { clientId: clientId.href, redirectUris: [], fetched: false };
   // Spec 4.2: a loopback client_id MUST NOT be fetched. (A domain name that resolves to
@@ -76,11 +99,13 @@ export async function discoverClient(clientId: URL, options: DiscoveryOptions = 
   if (hit !== undefined && hit.expires > now()) return hit.info;
   if (hit !== undefined) cache.delete(key);
 
-  // Failed within the last minute (this path or another of its origin): not tried again yet.
-  if (await options.failures?.failedRecently(clientId.origin, now())) return bare;
+  const memory = await options.failures?.recall(clientId, now());
+  // Too slow within the last minute (this very client_id): not tried again yet.
+  if (memory?.slowRecently === true) return afterFailure(clientId, new FetchTimedOut("too slow a minute ago"));
   const fetcher = options.fetcher ?? defaultFetcher;
+  const started = performance.now();
   try {
-    const doc = await fetcher(clientId);
+    const doc = await fetcher(clientId, memory?.domainBusy === true ? SHORT_FETCH_BUDGET : CLIENT_FETCH_BUDGET);
     // Only the client's own origin speaks for it: a redirect elsewhere (an open redirect on
     // its site, say) must not let another site's document publish redirect URIs.
     const info =
@@ -89,11 +114,11 @@ export async function discoverClient(clientId: URL, options: DiscoveryOptions = 
     const lifetime = options.cacheMs ?? cacheLifetimeMs(doc.caching ?? {}, now());
     if (lifetime > 0) remember(key, info, now() + lifetime);
     return info;
-  } catch {
+  } catch (error) {
     // Refused (SSRF guard, size, redirects) or failed (network, timeout, status): the
-    // authorization can still go on with same-origin redirect URIs only. Remembered for a
-    // minute for the whole origin, so that a slow page cannot hold every sign-in naming it.
-    await options.failures?.remember(clientId.origin, now());
-    return bare;
+    // authorization can still go on with same-origin redirect URIs only. Only slowness is
+    // remembered: it is what holds a person waiting.
+    if (error instanceof FetchTimedOut || performance.now() - started > SHORT_FETCH_BUDGET.timeoutMs) await memory?.rememberSlow(now());
+    return afterFailure(clientId, error);
   }
 }

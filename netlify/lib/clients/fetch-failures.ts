@@ -1,46 +1,96 @@
-// A client whose page could not be fetched (too slow, refused by the address guard, failing)
-// is not fetched again for a minute: per origin, so that a query string or another path does
-// not get round it, and in Blobs, so that every function instance knows. Otherwise a page that
-// drips one byte a second holds every GET /auth naming it for the whole fetch budget, and a
-// new query string each time defeats the document cache. The records sit in a fixed number of
-// slots chosen by the origin's hash (platform/records.ts): a flood of origins overwrites slots,
-// never adds records past that ceiling; a collision only forgets a failure. This is a cache:
-// when storage does not answer, it is as if nothing were remembered.
+// Client pages that were too slow, remembered so that a page which trickles its answer cannot
+// hold GET /auth again and again, and so that a domain's worth of them (a1.evil.example,
+// a2.evil.example, … under one wildcard) costs a bounded time. Only slowness is remembered (a
+// fetch that timed out, or failed after more than a short wait): a 404 or a 500 answered
+// promptly says nothing about anyone's wait. And a slow page never decides for another:
+//   - a client_id that was too slow is not fetched again for a minute: that exact client_id,
+//     never another path, query or host beside it (each is its own client, with its own
+//     document);
+//   - per registrable domain (the Public Suffix List's ICANN part, through tldts, loaded on the
+//     first fetch), past SLOW_PER_DOMAIN slow client_ids within a minute, every fetch under it
+//     gets the short budget (a genuine document, answered at once, is still read) and its
+//     failures are not written. A rate, never a verdict.
+// One record per registrable domain, in one of 4,096 slots chosen by its hash (platform/
+// records.ts): a flood of domains overwrites slots and never adds records past that ceiling; a
+// collision only forgets. A cache: when storage does not answer, nothing is remembered.
+import { importCommonJs } from "../core/commonjs.ts";
+import { loadOnce } from "../core/load-once.ts";
+import { secretHash } from "../crypto/secrets.ts";
 import { RECORDS } from "../platform/records.ts";
 import type { KeyValueStore } from "../platform/store.ts";
 
-/** How long a failure is remembered. */
+/** How long a slow client_id is remembered, and the window its domain's count covers. */
 export const FAILURE_TTL_MS = 60 * 1000;
+/** Slow client_ids per registrable domain within a minute before its fetches get the short budget. */
+export const SLOW_PER_DOMAIN = 3;
 
-interface ClientFailure {
-  kind: "client-failure";
-  origin: string;
+interface SlowClients {
+  kind: "slow-client-fetches";
+  domain: string;
+  /** Each slow client_id (its hash) and when it is forgotten; at most SLOW_PER_DOMAIN. */
+  slow: { client: string; until: number }[];
   expiresAt: number;
 }
 
+/** What is remembered of a client_id's domain when it is about to be fetched. */
+export interface FetchMemory {
+  /** This very client_id was too slow within the last minute: it is not fetched again yet. */
+  slowRecently: boolean;
+  /** Its domain had SLOW_PER_DOMAIN slow client_ids within the last minute: the short budget. */
+  domainBusy: boolean;
+  /** Remembers that this client_id was too slow (nothing, when its domain is busy). */
+  rememberSlow(now: number): Promise<void>;
+}
+
 export interface FetchFailures {
-  /** Whether fetching a page of this origin failed within the last minute. */
-  failedRecently(origin: string, now: number): Promise<boolean>;
-  remember(origin: string, now: number): Promise<void>;
+  recall(clientId: URL, now: number): Promise<FetchMemory>;
+}
+
+const tldts = loadOnce(() => importCommonJs(() => import("tldts")));
+
+/** The registrable domain of a host name (chatgpt.com for auth.chatgpt.com), or the name itself
+ * where the list knows none (a single label). Client ids are never IP literals (core/urls.ts). */
+export async function registrableDomain(hostname: string): Promise<string> {
+  const { getDomain } = await tldts();
+  return getDomain(hostname) ?? hostname;
+}
+
+const clientHash = (clientId: URL) => secretHash(clientId.href).slice(0, 22);
+
+function live(record: SlowClients | null, domain: string, now: number): SlowClients["slow"] {
+  if (record?.kind !== "slow-client-fetches" || record.domain !== domain || !Array.isArray(record.slow)) return [];
+  return record.slow.filter((entry) => typeof entry?.client === "string" && entry.until > now);
 }
 
 export function storedFetchFailures(store: KeyValueStore): FetchFailures {
   return {
-    async failedRecently(origin, now) {
+    async recall(clientId, now) {
+      const domain = await registrableDomain(clientId.hostname);
+      const key = RECORDS.clientFailure.key(domain);
+      let slow: SlowClients["slow"] = [];
       try {
-        const record = await store.get<ClientFailure>(RECORDS.clientFailure.key(origin));
-        return record?.kind === "client-failure" && record.origin === origin && record.expiresAt > now;
+        slow = live(await store.get<SlowClients>(key), domain, now);
       } catch {
-        return false;
+        // Not readable now: as if nothing were remembered.
       }
-    },
-    async remember(origin, now) {
-      const record: ClientFailure = { kind: "client-failure", origin, expiresAt: now + FAILURE_TTL_MS };
-      try {
-        await store.set(RECORDS.clientFailure.key(origin), record);
-      } catch {
-        // Not remembered: the next request fetches again, within the same budget.
-      }
+      const client = clientHash(clientId);
+      const domainBusy = slow.length >= SLOW_PER_DOMAIN;
+      return {
+        slowRecently: slow.some((entry) => entry.client === client),
+        domainBusy,
+        async rememberSlow(at) {
+          if (domainBusy) return;
+          try {
+            // Read again: others may have been slow under this domain while this one waited.
+            const others = live(await store.get<SlowClients>(key), domain, at).filter((entry) => entry.client !== client);
+            if (others.length >= SLOW_PER_DOMAIN) return;
+            const entries = [...others, { client, until: at + FAILURE_TTL_MS }];
+            await store.set(key, { kind: "slow-client-fetches", domain, slow: entries, expiresAt: at + FAILURE_TTL_MS } satisfies SlowClients);
+          } catch {
+            // Not remembered: the next request fetches again, within the same budget.
+          }
+        },
+      };
     },
   };
 }

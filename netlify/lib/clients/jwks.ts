@@ -6,7 +6,7 @@
 import { publicOnlyPolicy } from "./address-guard.ts";
 import { cacheLifetimeMs } from "./cache-lifetime.ts";
 import { publicKeySet, type ClientKeySource } from "./client-keys.ts";
-import { fetchDocument, FetchFailed, FetchRefused } from "./safe-fetch.ts";
+import { fetchDocument, FetchFailed, FetchRefused, shareableReason } from "./safe-fetch.ts";
 import { RECORDS } from "../platform/records.ts";
 import type { KeyFetcher } from "../platform/runtime.ts";
 import type { KeyValueStore } from "../platform/store.ts";
@@ -40,7 +40,8 @@ async function fetchKeys(jwksUri: string, fetcher: KeyFetcher, now: number): Pro
     body = doc.body;
     lifetime = cacheLifetimeMs(doc.caching ?? {}, now);
   } catch (error) {
-    if (error instanceof FetchRefused || error instanceof FetchFailed) throw new ClientKeysUnavailable(`its jwks_uri could not be fetched (${error.message})`);
+    // In words that name no address and no system error: they go back to whoever asked.
+    if (error instanceof FetchRefused || error instanceof FetchFailed) throw new ClientKeysUnavailable(`its jwks_uri could not be fetched (${shareableReason(error)})`);
     throw error;
   }
   let json: unknown;

@@ -5,7 +5,7 @@
 // remembered per warm function instance for a minute, found or not.
 import { loopbackOnlyPolicy, publicOnlyPolicy } from "./address-guard.ts";
 import { CLIENT_FETCH_BUDGET } from "./discovery.ts";
-import { fetchDocument, type Fetcher } from "./safe-fetch.ts";
+import { fetchDocument, shareableReason, type Fetcher } from "./safe-fetch.ts";
 
 /** The scopes found, or why there are none (said to the app's developer). */
 export type ResourceScopes = { scopes: string[] } | { missing: string };
@@ -66,7 +66,8 @@ export async function lookUpResourceScopes(resource: string, options: LookupOpti
     const doc = await (options.fetcher ?? guardedFetcher(options.localDevelopment === true))(url);
     answer = doc.redirected ? { missing: `${url.href} redirects elsewhere` } : scopesOfMetadata(doc.body, resource);
   } catch (error) {
-    answer = { missing: `its metadata could not be read (${error instanceof Error ? error.message : "the fetch failed"})` };
+    // Said to the app that asked: a status or slowness, never an address or a system error.
+    answer = { missing: `its metadata could not be read (${shareableReason(error)})` };
   }
   cache.delete(url.href);
   while (cache.size >= MAX_CACHE_ENTRIES) cache.delete(cache.keys().next().value!);

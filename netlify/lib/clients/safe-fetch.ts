@@ -8,6 +8,7 @@ import type { IncomingMessage } from "node:http";
 import type { LookupFunction } from "node:net";
 import { ipLiteralOf, publicOnlyPolicy, type AddressPolicy } from "./address-guard.ts";
 import type { CachingHeaders } from "./cache-lifetime.ts";
+import { AddressRefused, FetchFailed, FetchRefused, FetchTimedOut } from "./fetch-errors.ts";
 
 export interface FetchedDocument {
   /** The final URL, after redirects. */
@@ -25,14 +26,12 @@ export interface FetchedDocument {
   oversized?: true;
 }
 
-/** We chose not to fetch: address not allowed, bad scheme, too many redirects, too large. */
-export class FetchRefused extends Error {
-  override name = "FetchRefused";
-}
+export { AddressRefused, FetchFailed, FetchRefused, FetchTimedOut, shareableReason } from "./fetch-errors.ts";
 
-/** The fetch went wrong: network error, timeout, non-2xx status. */
-export class FetchFailed extends Error {
-  override name = "FetchFailed";
+/** How long a fetch may take: its answer's headers, and all of it. */
+export interface FetchBudget {
+  headersTimeoutMs: number;
+  timeoutMs: number;
 }
 
 interface FetchOptions {
@@ -55,8 +54,9 @@ interface FetchOptions {
 /** A fetched document's bytes, undecoded (an image, say). */
 export type FetchedBytes = Omit<FetchedDocument, "body"> & { bytes: Buffer };
 
-/** What discovery needs; injectable so tests can reach their local servers. */
-export type Fetcher = (url: URL) => Promise<FetchedDocument>;
+/** What discovery needs; injectable so tests can reach their local servers. `budget`: the
+ * time discovery gives this fetch (a fetcher without it uses its own). */
+export type Fetcher = (url: URL, budget?: FetchBudget) => Promise<FetchedDocument>;
 
 const DEFAULTS = {
   timeoutMs: 5000,
@@ -86,7 +86,7 @@ export function guardedLookup(policy: AddressPolicy, dnsLookup: Network["lookup"
       if (err) return callback(err, []);
       if (addresses.length === 0) return callback(new FetchFailed(`${hostname} has no addresses`), []);
       const refused = addresses.find((a) => !policy(a.address));
-      if (refused) return callback(new FetchRefused(`${hostname} resolves to ${refused.address}, which is not allowed`), []);
+      if (refused) return callback(new AddressRefused(`${hostname} resolves to ${refused.address}, which is not allowed`), []);
       // Hand back exactly the checked addresses; never resolve again.
       if (options.all === true) return callback(null, addresses);
       const first = addresses[0]!;
@@ -105,9 +105,9 @@ function requestOnce(url: URL, opts: Required<FetchOptions>, network: Network, s
   // net.connect skips `lookup` for IP literals, so those are checked here.
   const literal = ipLiteralOf(url.hostname);
   if (literal !== null && !opts.policy(literal)) {
-    return Promise.reject(new FetchRefused(`the address ${literal} is not allowed`));
+    return Promise.reject(new AddressRefused(`the address ${literal} is not allowed`));
   }
-  if (signal.aborted) return Promise.reject(new FetchFailed("timed out"));
+  if (signal.aborted) return Promise.reject(new FetchTimedOut("timed out"));
 
   return new Promise<Hop>((resolve, reject) => {
     let settled = false;
@@ -123,7 +123,7 @@ function requestOnce(url: URL, opts: Required<FetchOptions>, network: Network, s
         reject(outcome.error);
       }
     };
-    const onAbort = (): void => finish({ error: new FetchFailed(`took longer than ${opts.timeoutMs} ms`) });
+    const onAbort = (): void => finish({ error: new FetchTimedOut(`took longer than ${opts.timeoutMs} ms`) });
 
     const transport = url.protocol === "https:" ? network.https : network.http;
     // Built field by field so that userinfo in the URL is never sent as Basic auth.
@@ -139,7 +139,7 @@ function requestOnce(url: URL, opts: Required<FetchOptions>, network: Network, s
       lookup: guardedLookup(opts.policy, network.lookup),
     });
     signal.addEventListener("abort", onAbort, { once: true });
-    const headersTimer = setTimeout(() => finish({ error: new FetchFailed(`${url.host} sent no answer within ${opts.headersTimeoutMs} ms`) }), opts.headersTimeoutMs);
+    const headersTimer = setTimeout(() => finish({ error: new FetchTimedOut(`${url.host} sent no answer within ${opts.headersTimeoutMs} ms`) }), opts.headersTimeoutMs);
 
     req.on("error", (err) => {
       finish({ error: err instanceof FetchRefused || err instanceof FetchFailed ? err : new FetchFailed(`could not fetch ${url.href}: ${err.message}`) });
@@ -165,7 +165,7 @@ function handleResponse(url: URL, res: IncomingMessage, opts: Required<FetchOpti
     res.destroy();
     return;
   }
-  if (status < 200 || status > 299) return finish({ error: new FetchFailed(`${url.href} answered ${status}`) });
+  if (status < 200 || status > 299) return finish({ error: new FetchFailed(`${url.href} answered ${status}`, status) });
 
   const contentType = res.headers["content-type"] ?? "";
   const document = (bytes: Buffer, oversized: boolean): Hop => ({

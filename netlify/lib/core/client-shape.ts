@@ -73,6 +73,9 @@ export interface ClientInfo extends ClientDisplay {
   metadataDocument?: true;
   /** The document declares private_key_jwt: the token endpoint requires its client assertion. */
   authentication?: KeyAuthentication;
+  /** An https client_id whose document could not be read (too slow, a network error, a status
+   * other than 404 or 410): nothing is known of how it authenticates. */
+  unread?: true;
   /** Why the client's metadata document was refused, for the person and the app's developer. */
   refused?: string;
   /** Refused for how it says the app authenticates (a shared secret, keys missing, ambiguous):

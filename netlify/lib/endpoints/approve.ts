@@ -74,7 +74,7 @@ async function issue(ctx: RequestContext, signed: SignedRequest, scopes: string[
   // offline_access asked for and unticked: no refresh token (asked for by no IndieAuth client,
   // which all expect one: docs/endpoints.md).
   const offline = !request.scopes.includes(OFFLINE_ACCESS) || scopes.includes(OFFLINE_ACCESS) ? {} : { refresh: false as const };
-  const code = { clientId: request.clientId, redirectUri: request.redirectUri, codeChallenge: request.codeChallenge, scopes, me: config.me, ...(request.resource ? { resource: request.resource } : {}), ...offline, client: request.unshownLogoUri ? { ...request.client, logoUri: request.unshownLogoUri } : request.client, ...(request.authentication ? { authentication: request.authentication } : {}) };
+  const code = { clientId: request.clientId, redirectUri: request.redirectUri, codeChallenge: request.codeChallenge, scopes, me: config.me, ...(request.resource ? { resource: request.resource } : {}), ...offline, client: request.unshownLogoUri ? { ...request.client, logoUri: request.unshownLogoUri } : request.client, ...(request.authentication ? { authentication: request.authentication } : {}), ...(request.documentUnread ? { documentUnread: true as const } : {}) };
   // One code per signed request: a double-clicked Approve gets the first answer again.
   const issued = await issueRequestCode(rt.store, config.keys.code, { requestId: requestId(signed), requestExpiresAt: signed.expiresAt }, code, now);
   if (!issued) throw new SignInAlreadyAnswered();

@@ -2,7 +2,7 @@
 // request to the app's host (no IP beacon to it, no GET from the owner's browser into their own
 // network). The page's address for it is signed (clients/logo-link.ts); the first view fetches
 // it through the address guard (lazily: GET /auth itself never waits on a logo), later views
-// read it from Blobs (clients/logo-cache.ts).
+// read it from Blobs (clients/logo-cache.ts). A logo that is not shown gets one fixed sentence.
 import { readLogo, type LogoFetcher } from "../clients/client-logo.ts";
 import { cachedLogo } from "../clients/logo-cache.ts";
 import { logoSource } from "../clients/logo-link.ts";
@@ -21,10 +21,22 @@ const IMAGE_HEADERS = {
 
 const noFetcher: LogoFetcher = () => Promise.reject(new Error("This function does not fetch logos."));
 
+/** Said of every logo that is not shown, whatever the reason: the reason may name what a host
+ * resolves to or why a connection failed, which is nobody's business who can open this path. */
+export const LOGO_NOT_SHOWN = "The app's logo is not shown.";
+
+/** A logo read now; why one is refused goes to the function's log (the owner's), and is kept
+ * with the refusal in the store (clients/logo-cache.ts), never answered. */
+async function readAndLog(source: URL, fetcher: LogoFetcher): ReturnType<typeof readLogo> {
+  const logo = await readLogo(source, fetcher);
+  if (!logo.ok) console.warn(`app logo ${source.href} not shown: ${logo.reason}`);
+  return logo;
+}
+
 export async function serveClientLogo(ctx: RequestContext): Promise<Response> {
   const source = logoSource(ctx.url.searchParams, ctx.config.keys.logo);
   if (!source) throw new NotFound("There is no such logo here.");
-  const logo = await cachedLogo(ctx.rt.store, source.href, ctx.rt.now(), () => readLogo(source, ctx.rt.fetchLogo ?? noFetcher));
-  if (!logo.ok) throw new NotFound(`The app's logo is not shown: ${logo.reason}.`);
+  const logo = await cachedLogo(ctx.rt.store, source.href, ctx.rt.now(), () => readAndLog(source, ctx.rt.fetchLogo ?? noFetcher));
+  if (!logo.ok) throw new NotFound(LOGO_NOT_SHOWN);
   return new Response(new Blob([new Uint8Array(logo.bytes)]), { status: 200, headers: { "Content-Type": logo.type, "Content-Length": String(logo.bytes.length), ...IMAGE_HEADERS } });
 }

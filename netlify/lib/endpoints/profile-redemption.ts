@@ -1,13 +1,15 @@
 // POST /auth: redeem a code for the profile URL (and profile information), never a token
 // (spec 5.3.2). A client whose metadata document declares private_key_jwt authenticates here as
-// at the token endpoint (CIMD: the declared method is required), before the code is used up.
+// at the token endpoint (CIMD: the declared method is required), before the code is used up; for
+// a code issued while its document could not be read, as the document declares now.
 import type { RequestContext } from "../http/endpoint.ts";
 import { json } from "../http/responses.ts";
 import { authenticateClient } from "../protocol/client-assertion.ts";
 import { withClientCredentials } from "../protocol/client-authentication.ts";
 import { redeemCode, redemptionInput } from "../protocol/codes.ts";
 import { profileFor } from "../protocol/profile.ts";
-import { assertionContext } from "./assertion-context.ts";
+import { assertionContext, discoverNow } from "./assertion-context.ts";
+import { declaredAtRedemption } from "../protocol/unread-document.ts";
 
 export async function redeemForProfile(ctx: RequestContext): Promise<Response> {
   const form = withClientCredentials(ctx.req, await ctx.form());
@@ -15,7 +17,7 @@ export async function redeemForProfile(ctx: RequestContext): Promise<Response> {
   const assertions = assertionContext(ctx, now, "/auth");
   const { record } = await redeemCode(ctx.rt.store, redemptionInput(form), now, {
     grantTypeOptional: true,
-    refuseBeforeUse: (code) => authenticateClient(form, code.clientId, code.authentication, assertions),
+    refuseBeforeUse: async (code) => authenticateClient(form, code.clientId, await declaredAtRedemption(code, discoverNow(ctx), assertions.basicSent === true), assertions),
   });
   const profile = profileFor(record.scopes, ctx.config.profile);
   return json(profile ? { me: record.me, profile } : { me: record.me });

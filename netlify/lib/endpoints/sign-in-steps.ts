@@ -26,10 +26,12 @@ const authorizeSteps: Steps = async (ctx, outcome, at) => {
   if (!location.startsWith(SIGN_IN_PAGE)) return [];
   const signed = await signedRequestOf(ctx, readSignInFragment(new URL(location, ctx.url).hash).request);
   if (!signed) return [];
-  const { clientId, codeChallenge, client } = signed.request;
+  const { clientId, codeChallenge, client, documentUnread } = signed.request;
   const links = [attemptLinks.challenge(clientId, codeChallenge)];
+  // For the owner's console only: a document not read now is read when the code is redeemed.
+  const document = documentUnread ? { ok: false, detail: "it could not be read just now; it is read when the code is redeemed" } : { ok: true, ...(client.name ? { detail: `it calls itself ${client.name}` } : {}) };
   return [
-    { clientId, step: "document", ok: true, at, ...(client.name ? { detail: `it calls itself ${client.name}` } : {}), links },
+    { clientId, step: "document", at, ...document, links },
     { clientId, step: "consent", ok: true, at, links },
   ];
 };

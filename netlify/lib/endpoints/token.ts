@@ -8,7 +8,9 @@ import { wantsFormEncoding } from "../http/answer-error.ts";
 import { formEncoded, json } from "../http/responses.ts";
 import { withClientCredentials } from "../protocol/client-authentication.ts";
 import { authenticateClient, type AssertionContext } from "../protocol/client-assertion.ts";
-import { assertionContext } from "./assertion-context.ts";
+import { assertionContext, discoverNow } from "./assertion-context.ts";
+import { declaredAtRedemption } from "../protocol/unread-document.ts";
+import type { KeyAuthentication } from "../core/client-shape.ts";
 import { profileFor } from "../protocol/profile.ts";
 import { redeemCode, redemptionInput, type CodeRecord } from "../protocol/codes.ts";
 import { checkResourceWithin, outsideGrant, requestedResource } from "../protocol/resource.ts";
@@ -37,27 +39,32 @@ function tokenResponse(req: Request, config: Config, issued: IssuedTokens, now: 
 }
 
 /** What a code must have been issued for to buy a token here, and the client authenticated as
- * its document declared, checked before the code is used up (a refused client can try again). */
-function tokenWorthy(resource: string | undefined, form: URLSearchParams, assertions: AssertionContext): (code: CodeRecord) => Promise<void> {
+ * its document declared (read now, for a code issued while it could not be read), checked
+ * before the code is used up (a refused client can try again). `declared` receives what the
+ * grant is to carry. */
+function tokenWorthy(ctx: RequestContext, form: URLSearchParams, assertions: AssertionContext, declared: { authentication?: KeyAuthentication }): (code: CodeRecord) => Promise<void> {
+  const resource = requestedResource(form);
   return async (code) => {
     // Spec 5.3.3: a code issued with no scope proves identity only; it never buys a token, and
     // it stays good for the authorization endpoint.
     if (accessScopes(code.scopes).length === 0) throw new InvalidGrant("This authorization code was issued without a scope; redeem it at the authorization endpoint.");
     checkResourceWithin(resource, code.resource);
-    await authenticateClient(form, code.clientId, code.authentication, assertions);
+    const authentication = await declaredAtRedemption(code, discoverNow(ctx), assertions.basicSent === true);
+    await authenticateClient(form, code.clientId, authentication, assertions);
+    if (authentication) declared.authentication = authentication;
   };
 }
 
 async function authorizationCodeGrant(ctx: RequestContext, form: URLSearchParams): Promise<Response> {
   const { req, rt, config } = ctx;
   const now = rt.now();
-  const resource = requestedResource(form);
-  const worthy = tokenWorthy(resource, form, assertionContext(ctx, now, "/token"));
+  const declared: { authentication?: KeyAuthentication } = {};
+  const worthy = tokenWorthy(ctx, form, assertionContext(ctx, now, "/token"), declared);
   // The app's summary, which the grant's creation updates, is read while the code is used up.
   let summaryRead: SummaryRead | undefined;
   const whileUsing = (record: CodeRecord) => void (summaryRead = readForUpdate(rt.store, record.clientId));
   const { record: code, grantId } = await redeemCode(rt.store, redemptionInput(form), now, { grantTypeOptional: false, refuseBeforeUse: worthy, whileUsing });
-  const granted = { id: grantId, clientId: code.clientId, me: code.me, scopes: code.scopes, ...(code.resource ? { resource: code.resource } : {}), ...(code.client ? { client: code.client } : {}), ...(code.authentication ? { authentication: code.authentication } : {}) };
+  const granted = { id: grantId, clientId: code.clientId, me: code.me, scopes: code.scopes, ...(code.resource ? { resource: code.resource } : {}), ...(code.client ? { client: code.client } : {}), ...declared };
   // No refresh token (offline_access unticked): the grant ends with its access token.
   const issued = await createGrant(rt.store, granted, now, code.refresh === false ? { ...config, refreshTokenTtlMs: 0 } : config, summaryRead);
   return tokenResponse(req, config, issued, now);

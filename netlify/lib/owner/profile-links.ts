@@ -6,7 +6,7 @@ import type { AddressPolicy } from "../clients/address-guard.ts";
 import { publicOnlyPolicy } from "../clients/address-guard.ts";
 import { linkTargets } from "../clients/link-header.ts";
 import { parseMicroformats } from "../clients/microformats.ts";
-import { fetchDocument, type FetchedDocument } from "../clients/safe-fetch.ts";
+import { fetchDocument, shareableReason, type FetchedDocument } from "../clients/safe-fetch.ts";
 import type { Config } from "../platform/config.ts";
 
 export const DISCOVERY_RELS = ["indieauth-metadata", "authorization_endpoint", "token_endpoint"] as const;
@@ -63,8 +63,10 @@ export async function checkProfileLinks(config: Config, fetcher?: (url: URL) => 
   try {
     doc = await (fetcher ?? ((url: URL) => fetchDocument(url, { policy, accept: "text/html" })))(new URL(config.me));
   } catch (error) {
-    const message = error instanceof Error ? error.message : "the page could not be fetched";
-    return { me: config.me, fetched: false, error: message, checks: checks(() => null) };
+    // The report is public (the home page shows it): the words name no address and no system
+    // error; the function's log (the owner's) has the whole reason.
+    console.warn(`self-test: ${config.me} could not be fetched: ${error instanceof Error ? error.message : String(error)}`);
+    return { me: config.me, fetched: false, error: shareableReason(error), checks: checks(() => null) };
   }
   const rels = await htmlRels(doc);
   return {

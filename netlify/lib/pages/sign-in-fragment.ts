@@ -33,6 +33,9 @@ export interface AuthorizationRequest {
   clientRead?: ClientRead;
   /** The client's document declared private_key_jwt (and where its keys are). */
   authentication?: KeyAuthentication;
+  /** The client's document could not be read (too slow, a network error): its code is redeemed
+   * only once it is, as it declares (protocol/unread-document.ts). */
+  documentUnread?: true;
   /** The app's logo at its own URL: kept for the owner's console once approved; `client`
    * holds this server's address for it (GET /auth/logo), which is all the sign-in page loads. */
   unshownLogoUri?: string;

@@ -94,10 +94,11 @@ export const RECORDS = {
    * their scopes, and its redirect URIs, at most 10 of each), keyed by the client_id's hash: a
    * session alone may approve that much again. */
   appApproval: expiring("app approval", "approvals/", (clientId: string) => secretHash(clientId)),
-  /** That fetching a client's page failed, per origin, for a minute (clients/fetch-failures.ts);
-   * in one of 4,096 slots chosen by the origin's hash, so that a flood of origins overwrites
-   * slots and never adds records past that ceiling. */
-  clientFailure: expiring("client fetch failure", "client-failures/", (origin: string) => secretHash(origin).slice(0, 2)),
+  /** The client_ids of one registrable domain whose pages were too slow within the last minute
+   * (at most three, clients/fetch-failures.ts); in one of 4,096 slots chosen by the domain's
+   * hash, so that a flood of domains overwrites slots and never adds records past that ceiling.
+   * (Earlier versions kept one record per origin here, of any failure: swept as they expire.) */
+  clientFailure: expiring("slow client fetches", "client-failures/", (domain: string) => secretHash(domain).slice(0, 2)),
   /** A client assertion's jti, once used (RFC 7523 3): per client, both hashed, until the
    * assertion's own expiry (at most five minutes away); written only if new. */
   usedAssertion: expiring("used client assertion", "assertions/", (clientId: string, jti: string) => `${secretHash(clientId).slice(0, 16)}/${secretHash(jti)}`),

@@ -8,8 +8,10 @@ export interface Runtime {
   config: ConfigResult;
   store: KeyValueStore;
   now: () => number;
-  /** `store`: where discovery may remember what failed (the runtime's own). */
-  discover: (clientId: URL, store: KeyValueStore) => Promise<ClientInfo>;
+  /** `store`: where discovery may remember what failed (the runtime's own). `atRedemption`: a
+   * code whose client's document could not be read at sign-in is being redeemed, so the
+   * document is fetched whatever was remembered (protocol/unread-document.ts). */
+  discover: (clientId: URL, store: KeyValueStore, options?: { atRedemption?: boolean }) => Promise<ClientInfo>;
   /** Fetches a client's jwks_uri (tests reach their local servers); by default, through the
    * address guard (clients/jwks.ts). */
   fetchKeys?: KeyFetcher;
@@ -30,9 +32,10 @@ export type KeyFetcher = (url: URL) => Promise<{
 
 let runtime: Runtime | undefined;
 
-/** Client discovery is not shared: only the `auth` function discovers clients, and it passes
- * its own (see http/function-adapter.ts). The fetcher, its address guard and the HTML
- * parser would otherwise ship in, and weigh on the cold start of, every function. */
+/** Client discovery is not shared: only the `auth` and `token` functions discover clients
+ * (the latter only to redeem a code issued while a document could not be read), and they pass
+ * their own (see http/function-adapter.ts). The fetcher, its address guard and the HTML parser
+ * would otherwise ship in every function. */
 async function noDiscovery(): Promise<never> {
   throw new Error("This function does not discover clients.");
 }

@@ -11,7 +11,7 @@ import { canonicalUrl, isUnderClientPath, onClientOrigin, parseClientId, parsePr
 
 const MAX_STATE_LENGTH = 2048;
 
-interface TrustedTarget {
+export interface TrustedTarget {
   clientId: URL;
   redirectUri: URL;
   /** client_id exactly as the request sent it. */
@@ -44,7 +44,11 @@ async function discoverClient(target: TrustedTarget, input: PipelineInput): Prom
     throw new UntrustedRedirect("The app's metadata document cannot be used", `The app's metadata document was not used: ${client.refused}. It says how the app proves itself to this server, so the sign-in cannot go on without it.`);
   }
   if (client.metadataDocument && target.rawClientId !== client.clientId) {
-    return refusedClient(client.clientId, `the request's client_id is not spelled exactly as the document's (${client.clientId})`);
+    // The code is still for the client_id the document names (URLs are compared canonically
+    // at redemption): it carries what the document declares, so that a spelling never makes
+    // the client weaker than its document.
+    const refused = refusedClient(client.clientId, `the request's client_id is not spelled exactly as the document's (${client.clientId})`);
+    return client.authentication ? { ...refused, authentication: client.authentication } : refused;
   }
   return client;
 }
@@ -55,7 +59,7 @@ async function discoverClient(target: TrustedTarget, input: PipelineInput): Prom
  * /~alice/app/), it must be among the URIs the client's document lists, when it lists any
  * (the query aside); when it lists none, the page shows it. This deployment as its own client
  * may use exactly its self-test page. */
-function checkRedirectUriAllowed(target: TrustedTarget, client: ClientInfo): void {
+export function checkRedirectUriAllowed(target: TrustedTarget, client: ClientInfo): void {
   const { clientId, redirectUri } = target;
   if (client.own) {
     // This deployment itself: exactly its self-test page, none of its origin's other pages.
@@ -69,7 +73,7 @@ function checkRedirectUriAllowed(target: TrustedTarget, client: ClientInfo): voi
   });
   if (onClientOrigin(clientId, redirectUri) && (isUnderClientPath(clientId.href, redirectUri.href) || client.redirectUris.length === 0 || published)) return;
   // A refused metadata document publishes nothing; say why, for the app's developer.
-  const why = client.refused !== undefined ? ` The app's metadata document was not used: ${client.refused}.` : "";
+  const why = client.unread ? " This server could not read the app's information just now: try again in a minute." : client.refused !== undefined ? ` The app's metadata document was not used: ${client.refused}.` : "";
   throw new UntrustedRedirect(
     "This app's return address is not allowed",
     `The app ${clientId.href} asked to send you to ${redirectUri.href}, which it does not publish as one of its redirect addresses. Nothing was sent to it.${why}`,
@@ -241,5 +245,6 @@ export async function checkAuthorizationRequest(input: PipelineInput): Promise<A
     client: clientDisplay(client!),
     ...(clientRead ? { clientRead } : {}),
     ...(client?.authentication ? { authentication: client.authentication } : {}),
+    ...(client?.unread ? { documentUnread: true as const } : {}),
   };
 }

@@ -22,7 +22,7 @@ export const JWT_BEARER_ASSERTION = "urn:ietf:params:oauth:client-assertion-type
 /** invalid_client for a client that authenticates (or should) in the body: RFC 6749 5.2 asks
  * for WWW-Authenticate only after an Authorization header, and a Basic challenge would send
  * such a client (openid-client, for one) after a scheme it does not use. */
-class AssertionRefused extends InvalidClient {
+export class AssertionRefused extends InvalidClient {
   constructor(description: string, private readonly challenge = false) {
     super(description);
   }

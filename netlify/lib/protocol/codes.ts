@@ -37,6 +37,9 @@ export interface CodeRecord {
   client?: ClientDisplay;
   /** The client's document declared private_key_jwt: its redemption must be signed. */
   authentication?: KeyAuthentication;
+  /** The client's document could not be read at sign-in: it is read at redemption, which
+   * requires what it declares then (unread-document.ts). */
+  documentUnread?: true;
   issuedAt: number;
   /** When it stops being redeemable, where that is before the record's expiry: a signed
    * request's code is kept as long as the request, so that approving it again never issues

@@ -63,7 +63,7 @@ export function requestId(signed: SignedRequest): string {
 export async function verifyRequest(token: string, key: Uint8Array, issuer: string, now: number): Promise<SignedRequest | null> {
   const payload = await verifyTyped<RequestClaims>(token, requestObjectKind(key, issuer), now, MAX_REQUEST_OBJECT_LENGTH);
   if (!payload || typeof payload.exp !== "number") return null;
-  const { clientId, redirectUri, state, codeChallenge, scopes, meMismatch, resource, client, clientRead, unshownLogoUri, authentication, defaultScopes } = payload;
+  const { clientId, redirectUri, state, codeChallenge, scopes, meMismatch, resource, client, clientRead, unshownLogoUri, authentication, documentUnread, defaultScopes } = payload;
   if (typeof clientId !== "string" || typeof redirectUri !== "string" || typeof state !== "string" || typeof codeChallenge !== "string" || !Array.isArray(scopes)) {
     return null;
   }
@@ -74,6 +74,7 @@ export async function verifyRequest(token: string, key: Uint8Array, issuer: stri
   if (clientRead === "page" || clientRead === "metadata-document") request.clientRead = clientRead;
   const declared = readKeyAuthentication(authentication);
   if (declared) request.authentication = declared;
+  if (documentUnread === true) request.documentUnread = true;
   if (Array.isArray(defaultScopes)) request.defaultScopes = defaultScopes.filter((s): s is string => typeof s === "string");
   const prompt = signedPrompt(payload.prompt);
   if (prompt.length > 0) request.prompt = prompt;
