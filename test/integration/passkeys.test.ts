@@ -255,7 +255,7 @@ describe("signing in with a passkey", () => {
     rt.clock.advance(MINUTE);
     const response = await signInWith(rt, authenticator);
     expect(response.status).toBe(200);
-    expect(response.headers.get("set-cookie")).toMatch(/^__Host-indieauth_session=.+Max-Age=2592000/i);
+    expect(response.headers.get("set-cookie")).toMatch(/^__Secure-indieauth_session=.+Max-Age=2592000/i);
 
     const view = await overview(rt, cookieFrom(response));
     expect(view.passkeys).toEqual([expect.objectContaining({ id: authenticator.credentialId, lastUsedAt: START_TIME + MINUTE })]);

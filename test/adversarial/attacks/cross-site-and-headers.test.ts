@@ -134,15 +134,19 @@ describe("cross-site posts: every state-changing function refuses them and chang
     });
   });
 
-  it("the session cookie is itself held back from cross-site posts: __Host-, HttpOnly, Secure, SameSite=Lax", async () => {
+  it("the session cookie is itself held back from cross-site posts: __Secure-, HttpOnly, Secure, SameSite=Lax (Strict for the console's API), this host only", async () => {
     const rt = await fastRuntime();
     const cookie = await consoleSignIn(rt);
-    expect(cookie.startsWith("__Host-")).toBe(true);
+    expect(cookie.startsWith("__Secure-")).toBe(true);
     const response = await approve(rt, await signedRequest(rt), { remember: true });
-    const session = response.headers.getSetCookie().find((c) => c.startsWith("__Host-indieauth_session="));
-    const attributes = session!.split(";").map((a) => a.trim().toLowerCase());
-    expect(attributes).toEqual(expect.arrayContaining(["httponly", "secure", "samesite=lax", "path=/"]));
-    expect(attributes.some((a) => a.startsWith("domain="))).toBe(false);
+    const sessions = response.headers.getSetCookie().filter((c) => c.startsWith("__Secure-indieauth_session="));
+    expect(sessions).toHaveLength(2);
+    for (const session of sessions) {
+      const attributes = session.split(";").map((a) => a.trim().toLowerCase());
+      expect(attributes).toEqual(expect.arrayContaining(["httponly", "secure"]));
+      expect(attributes).toContain(attributes.includes("path=/auth") ? "samesite=lax" : "samesite=strict");
+      expect(attributes.some((a) => a.startsWith("domain="))).toBe(false);
+    }
   });
 });
 
