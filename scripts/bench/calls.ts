@@ -82,8 +82,8 @@ export async function approvedApp(b: Bench, scopes: string[]): Promise<void> {
 /** A persistent owner session; returns its Cookie header value ("name=value"). */
 export async function sessionCookie(b: Bench): Promise<string> {
   const input = { method: "password", persistent: true, ip: IP, userAgent: USER_AGENT } as const;
-  const { setCookie } = await startSession(b.rt.store, b.config, input, b.rt.now());
-  return setCookie.split(";", 1)[0]!;
+  const { setCookies } = await startSession(b.rt.store, b.config, input, b.rt.now());
+  return setCookies[0]!.split(";", 1)[0]!;
 }
 
 /** A console as an owner sees it: a few apps, two devices, a short history; returns a session cookie. */

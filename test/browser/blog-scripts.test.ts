@@ -170,3 +170,27 @@ describe("the console, sharing the blog's origin", () => {
     await page.locator("#sign-in-view").waitFor();
   });
 });
+
+describe("the server's cookies, sharing the blog's origin", () => {
+  it("no cookie of the server goes to a blog page: the session and the known device reach only /auth and /indieauth/api", async () => {
+    const { page } = await newDevice();
+    await signInToConsole(page);
+    const cookies = new Map<string, Promise<string>>();
+    page.on("request", (request) => void cookies.set(new URL(request.url()).pathname, request.allHeaders().then((h) => h.cookie ?? "")));
+
+    await page.goto(`${server.baseUrl}/blog/`);
+    // A blog script may still call the console's API (same origin, documented), and that request carries the session.
+    expect(await page.evaluate(async () => (await fetch("/indieauth/api/account/session")).status)).toBe(200);
+    expect(await page.evaluate(async () => (await fetch("/blog/index.html")).status)).toBe(200);
+
+    expect(await cookies.get("/blog/")).not.toMatch(/indieauth_(session|device)=/);
+    expect(await cookies.get("/blog/index.html")).not.toMatch(/indieauth_(session|device)=/);
+    expect(await cookies.get("/indieauth/api/account/session")).toMatch(/indieauth_session=/);
+    // What the browser itself would send to a blog path, and to the server's.
+    const names = async (path: string) => (await page.context().cookies(`${server.baseUrl}${path}`)).map((c) => `${c.name} ${c.path}`).sort();
+    expect(await names("/blog/")).toEqual([]);
+    expect(await names("/")).toEqual([]);
+    expect(await names("/auth")).toEqual(["indieauth_session /auth"]);
+    expect(await names("/indieauth/api/account")).toEqual(["indieauth_device /indieauth/api", "indieauth_session /indieauth/api"]);
+  });
+});

@@ -209,8 +209,8 @@ describe("the docs' commands, run with curl against netlify dev", () => {
     expect(signIn.status).toBe(200);
     const cookie = signIn.headers.get("set-cookie")!.split(";", 1)[0]!;
     const command = find("docs/account.md", "curl -s https://auth.jane.example/indieauth/api/account/revoke");
-    // Locally (http://localhost) the cookie is indieauth_session, without the __Host- prefix.
-    const answer = await json(command.command.replace(/__Host-indieauth_session=\S+?'/, `${cookie}'`));
+    // Locally (http://localhost) the cookie is indieauth_session, without the __Secure- prefix.
+    const answer = await json(command.command.replace(/__Secure-indieauth_session=\S+?'/, `${cookie}'`));
     expect(sorted(Object.keys(answer))).toEqual(sorted(jsonKeys(command.printed[0]!)));
     expect(answer.ok).toBe(true);
     expect(answer.revoked).toBeGreaterThanOrEqual(1);

@@ -5,8 +5,7 @@ import { hashSync } from "bcryptjs";
 import { expect } from "vitest";
 import type { KeyValueStore } from "../../netlify/lib/platform/store.ts";
 import { TEST_PASSWORD } from "./env.ts";
-import { testRuntime, type TestRuntime } from "./runtime.ts";
-import type { Runtime } from "../../netlify/lib/platform/runtime.ts";
+import { testRuntime, type TestRuntime, type TestRuntimeOptions } from "./runtime.ts";
 import type { ClientInfo } from "../../netlify/lib/core/client-shape.ts";
 import { REDIRECT_URI } from "./requests.ts";
 
@@ -15,7 +14,7 @@ import { REDIRECT_URI } from "./requests.ts";
  * comparison are the same whichever hash the owner configured. */
 export const FAST_PASSWORD_HASH = hashSync(TEST_PASSWORD, 4);
 
-export function fastRuntime(options: { env?: Record<string, string>; discover?: Runtime["discover"]; storeName?: string } = {}): Promise<TestRuntime> {
+export function fastRuntime(options: Pick<TestRuntimeOptions, "discover" | "storeName" | "build"> & { env?: Record<string, string> } = {}): Promise<TestRuntime> {
   return testRuntime({ ...options, env: { PASSWORD_HASH: FAST_PASSWORD_HASH, ...options.env } });
 }
 

@@ -444,7 +444,7 @@ export function authorizationArb(realTokens: () => readonly string[]): Arbitrary
 
 /** Cookie headers: the real session cookie (with and without company), forged and malformed
  * ones, percent junk, repeated names, and values past the 8 KB the server reads. */
-export function cookieArb(realCookies: () => readonly string[], cookieName = "__Host-indieauth_session"): Arbitrary<string | null> {
+export function cookieArb(realCookies: () => readonly string[], cookieName = "__Secure-indieauth_session"): Arbitrary<string | null> {
   const real = fc.nat().map((i) => {
     const cookies = realCookies();
     return cookies.length === 0 ? `${cookieName}=x` : cookies[i % cookies.length]!;

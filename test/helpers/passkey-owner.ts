@@ -46,3 +46,11 @@ export async function withPasskey(rt: TestRuntime, authenticator = createSoftAut
   const cookie = await consoleSignIn(rt);
   return { cookie, authenticator: await registerPasskey(rt, cookie, authenticator) };
 }
+
+/** What anyone can make without the owner's authenticator: a genuine ticket (the options are
+ * public) and an answer naming the owner's registered passkey (its id is in the options), signed
+ * by another key. It is verified, fails, and counts as a failure. */
+export async function forgedAnswer(rt: TestRuntime, realId: string): Promise<{ ticket: string; response: string }> {
+  const forged = await passkeyAnswer(rt, createSoftAuthenticator());
+  return { ticket: forged.ticket, response: forged.response.replace(/"id":"[^"]+"/, `"id":"${realId}"`).replace(/"rawId":"[^"]+"/, `"rawId":"${realId}"`) };
+}

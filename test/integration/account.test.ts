@@ -74,7 +74,7 @@ describe("signing in to the console", () => {
     rt.clock.advance(1000);
     const right = await consolePost(rt, "/sign-in", { password: TEST_PASSWORD, remember: "true" });
     expect(right.status).toBe(200);
-    expect(right.headers.get("set-cookie")).toMatch(/^__Host-indieauth_session=.+Max-Age=2592000/i);
+    expect(right.headers.get("set-cookie")).toMatch(/^__Secure-indieauth_session=.+Max-Age=2592000/i);
 
     const events = (await overview(rt, cookieFrom(right))).events;
     expect(events.map((e) => [e.where, e.method, e.outcome])).toEqual([

@@ -59,7 +59,7 @@ describe("an auth host of its own (INDIEAUTH_HOST): the functions answer there o
     expect(offerIn(await authorize(rt, authorizationParams(), { Cookie: cookie }))).toEqual({ session: true });
     const again = await approve(rt, await signedRequest(rt), { password: null, headers: { Cookie: cookie }, scopes: ["profile", "create"] });
     expect(redirectParams(again).get("code")).toMatch(/^ic_/);
-    expect(await consoleSignIn(rt)).toMatch(/^__Host-/);
+    expect(await consoleSignIn(rt)).toMatch(/^__Secure-indieauth_session=/);
   });
 });
 

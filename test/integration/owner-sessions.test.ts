@@ -1,11 +1,12 @@
 // "Keep me signed in on this device": the session cookie, what it skips (the password, for an
 // app approved before with it) and what it never skips (Approve), and that a revoked, expired
 // or forged cookie is worth nothing. (What a session may approve alone: app-approvals.test.ts.)
+import { parseSetCookie } from "cookie";
 import { SignJWT } from "jose";
 import { describe, expect, it } from "vitest";
 import type { CodeRecord } from "../../netlify/lib/protocol/codes.ts";
 import { deriveKey } from "../../netlify/lib/crypto/secrets.ts";
-import type { SessionRecord } from "../../netlify/lib/owner/sessions.ts";
+import { SESSION_TYPE, type SessionRecord } from "../../netlify/lib/owner/sessions.ts";
 import { consoleGet, consolePost, cookieFrom } from "../helpers/console.ts";
 import { approve, authorize, endpoints, signedRequest } from "../helpers/endpoints.ts";
 import { approveRequest, authorizationParams, CLIENT_IP, offerIn, REDIRECT_URI, redirectParams } from "../helpers/requests.ts";
@@ -36,14 +37,17 @@ async function approveAloneOffered(rt: TestRuntime, cookie: string): Promise<boo
 }
 
 describe("starting a session", () => {
-  it("sets a __Host- cookie that is HttpOnly, Secure, SameSite=Lax, site-wide and lasts 30 days", async () => {
+  it("sets a __Secure- cookie that is HttpOnly, Secure, this host's only, for /auth (SameSite=Lax) and the console's API (Strict), and lasts 30 days", async () => {
     const rt = await testRuntime();
     const { response } = await rememberedSignIn(rt);
-    const setCookie = response.headers.getSetCookie().find((c) => c.includes("indieauth_session="))!;
-    expect(setCookie).toMatch(/^__Host-indieauth_session=[^;]+/);
-    const attributes = setCookie.split(";").slice(1).map((a) => a.trim().toLowerCase());
-    expect(attributes).toEqual(expect.arrayContaining(["httponly", "secure", "samesite=lax", "path=/", `max-age=${30 * 24 * 60 * 60}`]));
-    expect(attributes.some((a) => a.startsWith("domain="))).toBe(false);
+    const setCookies = response.headers.getSetCookie().filter((c) => c.includes("indieauth_session="));
+    expect(setCookies.map((c) => /^__Secure-indieauth_session=[^;]+/.exec(c)?.[0])).toEqual([expect.any(String), expect.any(String)]);
+    const attributesOf = (c: string) => c.split(";").slice(1).map((a) => a.trim().toLowerCase());
+    expect(setCookies.map(attributesOf)).toEqual([
+      expect.arrayContaining(["httponly", "secure", "samesite=lax", "path=/auth", `max-age=${30 * 24 * 60 * 60}`]),
+      expect.arrayContaining(["httponly", "secure", "samesite=strict", "path=/indieauth/api", `max-age=${30 * 24 * 60 * 60}`]),
+    ]);
+    for (const c of setCookies) expect(attributesOf(c).some((a) => a.startsWith("domain="))).toBe(false);
     // The person still goes back to the app with a code.
     expect(redirectParams(response).get("code")).toMatch(/^ic_/);
   });
@@ -76,7 +80,7 @@ describe("starting a session", () => {
     expect(await rt.store.list(RECORDS.session.prefix)).toEqual([]);
   });
 
-  it("in local development drops the __Host- prefix and Secure (http://localhost cannot have them)", async () => {
+  it("in local development drops the __Secure- prefix and Secure (http://localhost cannot have them)", async () => {
     const rt = await testRuntime({ env: { CONTEXT: "dev", BASE_URL: "http://localhost:8888", ME: "http://localhost:8888/" } });
     const request = await signedRequest(rt, authorizationParams({ me: "http://localhost:8888/" }));
     const response = await approve(rt, request, { remember: true, headers: { Origin: "http://localhost:8888" } });
@@ -172,7 +176,11 @@ describe("a session that is no longer live skips nothing", () => {
     const { cookie } = await rememberedSignIn(rt);
     const signOut = await consolePost(rt, "/sign-out", {}, { cookie });
     expect(signOut.status).toBe(200);
-    expect(signOut.headers.get("set-cookie")).toMatch(/^__Host-indieauth_session=;.*Max-Age=0/i);
+    // Removed from both paths it was set for.
+    expect(signOut.headers.getSetCookie().map((c) => parseSetCookie(c))).toEqual([
+      expect.objectContaining({ name: "__Secure-indieauth_session", value: "", maxAge: 0, path: "/auth" }),
+      expect.objectContaining({ name: "__Secure-indieauth_session", value: "", maxAge: 0, path: "/indieauth/api" }),
+    ]);
     await expectPasswordAsked(rt, cookie);
   });
 
@@ -217,10 +225,10 @@ describe("a session that is no longer live skips nothing", () => {
         .setExpirationTime("1h")
         .sign(key);
     // The right session id, but the request-object key, or the request-object type.
-    await expectPasswordAsked(rt, `__Host-indieauth_session=${await sign(deriveKey(TEST_SECRET, "authorization-request"), "indieauth-session+jwt")}`);
-    await expectPasswordAsked(rt, `__Host-indieauth_session=${await sign(deriveKey(TEST_SECRET, "owner-session"), "indieauth-request+jwt")}`);
+    await expectPasswordAsked(rt, `__Secure-indieauth_session=${await sign(deriveKey(TEST_SECRET, "authorization-request"), SESSION_TYPE)}`);
+    await expectPasswordAsked(rt, `__Secure-indieauth_session=${await sign(deriveKey(TEST_SECRET, "owner-session"), "indieauth-request+jwt")}`);
     // A signed authorization request presented as a session cookie.
-    await expectPasswordAsked(rt, `__Host-indieauth_session=${await signedRequest(rt)}`);
+    await expectPasswordAsked(rt, `__Secure-indieauth_session=${await signedRequest(rt)}`);
     // The session record itself is intact: the genuine cookie still works.
     expect(await rt.store.get(RECORDS.session.key(sid))).not.toBeNull();
     expect(await approveAloneOffered(rt, cookie)).toBe(true);

@@ -18,6 +18,8 @@ import { authorizationParams, decodePayload, offerIn, REDIRECT_URI, redirectPara
 import { TEST_PASSWORD } from "../helpers/env.ts";
 import { START_TIME, testRuntime, type TestRuntime } from "../helpers/runtime.ts";
 import { createSoftAuthenticator, type CeremonyOverrides, type SoftAuthenticator } from "../helpers/soft-authenticator.ts";
+import { storeSnapshot } from "../helpers/attack-kit.ts";
+import { forgedAnswer } from "../helpers/passkey-owner.ts";
 import { RECORDS } from "../../netlify/lib/platform/records.ts";
 
 interface Ceremony<T> {
@@ -209,15 +211,36 @@ describe("registering a passkey needs a session, the password again, and this si
 });
 
 describe("signing in with a passkey", () => {
-  it("junk answers count as failed attempts: after five from one address the next is 429, and the history stops growing", async () => {
-    const { rt } = await ownerWithPasskey();
-    const junk = () => passkeysPost(rt, "/sign-in", { ticket: "x", response: "{}", remember: "false" }, { ip: "192.0.2.99" });
-    for (let i = 0; i < THROTTLE_POLICY.freeFailuresPerIp; i++) expect((await junk()).status).toBe(401);
+  it("junk (not an answer, a forged ticket, a registration ticket, a passkey not registered here) is refused (401) and writes nothing", async () => {
+    const { rt, cookie, authenticator } = await ownerWithPasskey();
+    const registration = await registrationOptions(rt, cookie);
+    const before = await storeSnapshot(rt.store);
+    const { options, ticket } = await authenticationOptions(rt);
+    const answers: [string, string][] = [
+      ["x", "{}"],
+      ["x", "not json"],
+      ["x", JSON.stringify(authenticator.authenticate(options))],
+      [registration.ticket, JSON.stringify(authenticator.authenticate({ ...options, challenge: registration.options.challenge }))],
+      [ticket, JSON.stringify(createSoftAuthenticator().authenticate(options))],
+    ];
+    for (const [junkTicket, response] of answers) await expectRefused(await passkeysPost(rt, "/sign-in", { ticket: junkTicket, response }, { ip: "192.0.2.99" }), 401, "wrong_credentials");
+    expect(await storeSnapshot(rt.store)).toEqual(before);
+    // The ticket was not used up by the junk sent with it: the owner's answer to it still signs in.
+    expect((await passkeySignIn(rt, ticket, authenticator.authenticate(options))).status).toBe(200);
+  });
+
+  it("answers that name the registered passkey on a genuine ticket but fail to verify count: after five from one address the next is 429, worded for passkeys, and the history stops growing", async () => {
+    const { rt, authenticator } = await ownerWithPasskey();
+    const forged = async () => passkeysPost(rt, "/sign-in", { ...(await forgedAnswer(rt, authenticator.credentialId)), remember: "false" }, { ip: "192.0.2.99" });
+    for (let i = 0; i < THROTTLE_POLICY.freeFailuresPerIp; i++) expect((await forged()).status).toBe(401);
     const events = (await rt.store.list(RECORDS.signInEvent.prefix)).length;
-    for (let i = 0; i < 10; i++) {
-      const response = await junk();
+    for (let i = 0; i < 3; i++) {
+      const response = await forged();
       expect(response.status).toBe(429);
       expect(Number(response.headers.get("retry-after"))).toBeGreaterThan(0);
+      const { error_description: said } = (await response.json()) as { error_description: string };
+      expect(said).toMatch(/passkey/);
+      expect(said).not.toMatch(/password/);
     }
     expect(await rt.store.list(RECORDS.signInEvent.prefix)).toHaveLength(events);
   });
@@ -255,7 +278,7 @@ describe("signing in with a passkey", () => {
     rt.clock.advance(MINUTE);
     const response = await signInWith(rt, authenticator);
     expect(response.status).toBe(200);
-    expect(response.headers.get("set-cookie")).toMatch(/^__Host-indieauth_session=.+Max-Age=2592000/i);
+    expect(response.headers.get("set-cookie")).toMatch(/^__Secure-indieauth_session=.+Max-Age=2592000/i);
 
     const view = await overview(rt, cookieFrom(response));
     expect(view.passkeys).toEqual([expect.objectContaining({ id: authenticator.credentialId, lastUsedAt: START_TIME + MINUTE })]);
@@ -272,10 +295,17 @@ describe("signing in with a passkey", () => {
     await expectRefused(await passkeySignIn(rt, ticket, answer), 401, "wrong_credentials");
   });
 
-  it("an assertion from an authenticator never registered is refused (401), and recorded as a failure", async () => {
+  it("an assertion from an authenticator never registered is refused (401), and leaves nothing: it cannot be the owner's", async () => {
     const { rt, cookie } = await ownerWithPasskey();
     rt.clock.advance(MINUTE);
     await expectRefused(await signInWith(rt, createSoftAuthenticator()), 401, "wrong_credentials");
+    expect((await overview(rt, cookie)).events[0]).toMatchObject({ outcome: "success" });
+  });
+
+  it("an assertion naming the registered passkey but signed by another key is refused (401), and recorded as a failure", async () => {
+    const { rt, cookie, authenticator } = await ownerWithPasskey();
+    rt.clock.advance(MINUTE);
+    await expectRefused(await signInWith(rt, authenticator, { signWith: createSoftAuthenticator().privateKey }), 401, "wrong_credentials");
     expect((await overview(rt, cookie)).events[0]).toMatchObject({ method: "passkey", outcome: "failure", reason: "passkey not accepted" });
   });
 

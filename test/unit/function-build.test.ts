@@ -22,7 +22,7 @@ const lib = (path: string) => JSON.stringify(fileURLToPath(new URL(`../../netlif
 /** Exercises every package that a deployed function imports on use: cookie (CommonJS), jose,
  * microformats-parser (CommonJS), ipaddr.js (CommonJS), bcryptjs, tldts. */
 const PROBE_SOURCE = `
-import { startSession, currentSession, clearSessionCookie } from ${lib("owner/sessions.ts")};
+import { startSession, currentSession, clearSessionCookies } from ${lib("owner/sessions.ts")};
 import { parseMicroformats } from ${lib("clients/microformats.ts")};
 import { publicOnlyPolicy } from ${lib("clients/address-guard.ts")};
 import { verifyPassword } from ${lib("owner/password.ts")};
@@ -38,13 +38,13 @@ const settings = { issuer: "https://auth.jane.example/", development: false, key
 
 export default async () => {
   const now = Date.now();
-  const { setCookie } = await startSession(store, settings, { method: "password", persistent: false, ip: "203.0.113.9", userAgent: "probe" }, now);
-  const cookie = setCookie.split(";")[0];
+  const { setCookies } = await startSession(store, settings, { method: "password", persistent: false, ip: "203.0.113.9", userAgent: "probe" }, now);
+  const cookie = setCookies[0].split(";")[0];
   const request = new Request("https://auth.jane.example/indieauth/api/account", { headers: { cookie } });
   const parsed = await parseMicroformats('<link rel="redirect_uri" href="/callback">', "https://app.example/", { rels: ["redirect_uri"], roots: ["h-app"] });
   const policy = await publicOnlyPolicy();
   return {
-    cookie: (await clearSessionCookie(settings)).split(";")[0],
+    cookie: (await clearSessionCookies(settings))[0].split(";")[0],
     sessionBack: (await currentSession(store, request, settings, now)) !== null,
     microformats: parsed?.rels.redirect_uri ?? null,
     publicAddress: policy("8.8.8.8"),
@@ -119,7 +119,7 @@ describe("prebuilt functions", () => {
       env: { PATH: process.env.PATH ?? "" },
     });
     expect(run.stderr).toBe("");
-    expect(JSON.parse(run.stdout)).toEqual({ cookie: "__Host-indieauth_session=", sessionBack: true, microformats: ["https://app.example/callback"], publicAddress: true, privateAddress: false, bcrypt: true, domain: "evil.example" });
+    expect(JSON.parse(run.stdout)).toEqual({ cookie: "__Secure-indieauth_session=", sessionBack: true, microformats: ["https://app.example/callback"], publicAddress: true, privateAddress: false, bcrypt: true, domain: "evil.example" });
   }, 120_000);
 
   it("names and routes functions as the build plugin asks", async () => {

@@ -9,7 +9,7 @@ import { alert } from "../owner/alerts.ts";
 import { sharesOriginWithSite } from "../owner/app-approvals.ts";
 import { listAuthorisedApps, revokeAllApps, revokeApp } from "../owner/authorised-apps.ts";
 import { listPasskeys, passkeyName, passkeyView, passwordLoginAllowed, removePasskey, renamePasskey } from "../owner/passkeys.ts";
-import { clearSessionCookie, currentSession, endAllSessions, endSession, listSessions, rememberRequested, startSession, type SessionRecord } from "../owner/sessions.ts";
+import { clearSessionCookies, currentSession, endAllSessions, endSession, listSessions, rememberRequested, startSession, type SessionRecord } from "../owner/sessions.ts";
 import { credentialFrom, refusalFor, signInOwner } from "../owner/sign-in.ts";
 import { isHistoryCursor, signInHistory } from "../owner/sign-in-history.ts";
 import { rebuildSummaries } from "../owner/summary-rebuild.ts";
@@ -19,6 +19,7 @@ import { ACCOUNT_API } from "../pages/paths.ts";
 import { alertsStatus, sendTestAlert } from "./alerts-console.ts";
 import { connections, mcpCheck } from "./connections-console.ts";
 import { signedIn, signInMethods } from "./console-session.ts";
+import { removingRetiredSessionCookie } from "./retired-session-cookie.ts";
 
 /** Legacy grants counted per console load while the summary rebuild is unfinished. */
 const CONSOLE_REBUILD_BATCH = 300;
@@ -91,8 +92,8 @@ async function signIn(ctx: RequestContext): Promise<Response> {
   const result = await signInOwner(rt, config, { method: "password", password: form.get("password") ?? "" }, { ip: requester.ip, where: "account", req: ctx.req, userAgent: requester.userAgent, waitUntil: requester.waitUntil });
   if (!result.ok) throw refusalFor(result);
   const session = { method: "password", persistent: rememberRequested(form), ip: requester.ip, userAgent: requester.userAgent } as const;
-  const { setCookie } = await startSession(rt.store, config, session, rt.now());
-  return withCookies(json({ ok: true }, 200, { "Set-Cookie": setCookie }), result.setCookies);
+  const { setCookies } = await startSession(rt.store, config, session, rt.now());
+  return withCookies(json({ ok: true }), [...setCookies, ...result.setCookies]);
 }
 
 /** The password or a passkey again, from the form (`password`, or `passkey_ticket` and
@@ -115,13 +116,14 @@ async function confirmIfShared(ctx: RequestContext, session: SessionRecord): Pro
 async function signOut(ctx: RequestContext, session: SessionRecord): Promise<Response> {
   const device = (await ctx.form()).get("device") ?? session.id;
   const confirmed = device !== session.id ? await confirmIfShared(ctx, session) : [];
-  const clear = { "Set-Cookie": await clearSessionCookie(ctx.config) };
+  // Every copy of this device's cookie (one per path that reads it).
+  const clear = await clearSessionCookies(ctx.config);
   if (device === "all") {
     await endAllSessions(ctx.rt.store);
-    return withCookies(json({ ok: true }, 200, clear), confirmed);
+    return withCookies(json({ ok: true }), [...clear, ...confirmed]);
   }
   await endSession(ctx.rt.store, device);
-  return withCookies(json({ ok: true }, 200, device === session.id ? clear : {}), confirmed);
+  return withCookies(json({ ok: true }), [...(device === session.id ? clear : []), ...confirmed]);
 }
 
 async function revoke(ctx: RequestContext, session: SessionRecord): Promise<Response> {
@@ -154,7 +156,7 @@ async function deleteKey(ctx: RequestContext, session: SessionRecord): Promise<R
 
 const action = (run: Handler): Route => ({ answers: "json", sameOriginOnly: "The console accepts requests from its own page only.", run });
 
-export const accountApi = actionsEndpoint({
+export const accountApi = removingRetiredSessionCookie(actionsEndpoint({
   base: ACCOUNT_API,
   unknownAction: "There is no such console action.",
   actions: {
@@ -171,4 +173,4 @@ export const accountApi = actionsEndpoint({
     "/connections": { GET: { answers: "json", run: signedIn(connections) } },
     "/mcp-check": { POST: action(signedIn(mcpCheck)) },
   },
-});
+}));

@@ -23,6 +23,7 @@ import { policyOf } from "./approval-policy.ts";
 import { withApproveLog } from "./sign-in-steps.ts";
 import { errorsMayRedirect } from "./error-redirects.ts";
 import { requestCheck } from "./request-check.ts";
+import { removingRetiredSessionCookie } from "./retired-session-cookie.ts";
 
 /** The request as the form sent it back: the token, and what it says. */
 interface Submitted {
@@ -58,7 +59,7 @@ async function whoApproves(ctx: RequestContext, form: URLSearchParams, submitted
   const outcome = await signInOwner(ctx.rt, ctx.config, credentialFrom(form), { ...attempt, ...(session ? { sessionId: session.id } : {}) });
   if (outcome.ok) return { approver: outcome.method, setCookies: outcome.setCookies };
   if (outcome.reason === "throttled") {
-    throw throttled(outcome.retryAfterSeconds, outcome.overall).withLink({ href: `${SIGN_IN_PAGE}#request=${submitted.token}`, text: "Back to the sign-in page" });
+    throw throttled(outcome.retryAfterSeconds, outcome.overall, outcome.method).withLink({ href: `${SIGN_IN_PAGE}#request=${submitted.token}`, text: "Back to the sign-in page" });
   }
   // Nothing given, which counts as no failure: a signed-in owner is asked to confirm this app;
   // a session that ended while the page was open, for the password.
@@ -88,7 +89,7 @@ async function issue(ctx: RequestContext, signed: SignedRequest, scopes: string[
   // Also on a repeat: the browser shows the last answer, and the first one's cookie may be lost with it.
   if (approver !== "session" && rememberRequested(form)) {
     const session = { method: approver, persistent: true, ip: ctx.requester.ip, userAgent: ctx.requester.userAgent };
-    response.headers.append("Set-Cookie", (await startSession(rt.store, config, session, now)).setCookie);
+    withCookies(response, (await startSession(rt.store, config, session, now)).setCookies);
   }
   // The known device's cookies, after the session's (the browser keeps them all).
   return withCookies(response, setCookies);
@@ -122,11 +123,11 @@ async function approve(ctx: RequestContext): Promise<Response> {
   return approval instanceof Response ? approval : issue(ctx, signed, scopes, form, approval, attempt);
 }
 
-export const approveEndpoint = actionsEndpoint({
+export const approveEndpoint = removingRetiredSessionCookie(actionsEndpoint({
   base: APPROVE_PATH,
   unknownAction: "There is no such step of the sign-in.",
   actions: {
     "": { POST: { answers: "page", sameOriginOnly: "This form can only be sent from this site's own sign-in page.", run: withApproveLog(approve) } },
     "/check": { POST: requestCheck },
   },
-});
+}));

@@ -5,12 +5,15 @@ import { CLIENT_LOGO_PATH } from "../pages/paths.ts";
 import { authorize } from "./authorize.ts";
 import { serveClientLogo } from "./client-logo.ts";
 import { redeemForProfile } from "./profile-redemption.ts";
+import { removingRetiredSessionCookie } from "./retired-session-cookie.ts";
 import { withAuthorizeLog } from "./sign-in-steps.ts";
 
-const signIn = endpoint({
-  GET: { answers: "page", run: withAuthorizeLog(authorize) },
-  POST: { answers: "json", run: redeemForProfile },
-});
+const signIn = removingRetiredSessionCookie(
+  endpoint({
+    GET: { answers: "page", run: withAuthorizeLog(authorize) },
+    POST: { answers: "json", run: redeemForProfile },
+  }),
+);
 
 const clientLogo = endpoint({ GET: { answers: "json", run: serveClientLogo } });
 

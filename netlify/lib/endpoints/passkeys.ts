@@ -13,6 +13,7 @@ import { refusalFor, signInOwner } from "../owner/sign-in.ts";
 import { authenticationOptions as ceremonyAuthenticationOptions, registrationOptions as ceremonyRegistrationOptions, verifyRegistration } from "../owner/webauthn.ts";
 import { PASSKEYS_API } from "../pages/paths.ts";
 import { signedIn } from "./console-session.ts";
+import { removingRetiredSessionCookie } from "./retired-session-cookie.ts";
 
 async function registrationOptions(ctx: RequestContext, session: SessionRecord): Promise<Response> {
   const { rt, config, requester } = ctx;
@@ -48,13 +49,13 @@ async function signIn(ctx: RequestContext): Promise<Response> {
   const result = await signInOwner(rt, config, credential, { ip: requester.ip, where: "account", req: ctx.req, userAgent: requester.userAgent, waitUntil: requester.waitUntil });
   if (!result.ok) throw refusalFor(result);
   const session = { method: "passkey", persistent: rememberRequested(form), ip: requester.ip, userAgent: requester.userAgent } as const;
-  const { setCookie } = await startSession(rt.store, config, session, rt.now());
-  return withCookies(json({ ok: true }, 200, { "Set-Cookie": setCookie }), result.setCookies);
+  const { setCookies } = await startSession(rt.store, config, session, rt.now());
+  return withCookies(json({ ok: true }), [...setCookies, ...result.setCookies]);
 }
 
 const action = (run: Handler): Route => ({ answers: "json", sameOriginOnly: "Passkeys can be used from this site's own pages only.", run });
 
-export const passkeysApi = actionsEndpoint({
+export const passkeysApi = removingRetiredSessionCookie(actionsEndpoint({
   base: PASSKEYS_API,
   unknownAction: "There is no such passkey action.",
   actions: {
@@ -63,4 +64,4 @@ export const passkeysApi = actionsEndpoint({
     "/registration-options": { POST: action(signedIn(registrationOptions)) },
     "/registration": { POST: action(signedIn(registration)) },
   },
-});
+}));

@@ -46,7 +46,7 @@ function textOf(event: AlertEvent): AlertText {
     case "new-device-sign-in":
       return { title: "Sign-in from a new device", lead: "Your password signed in on a device not seen before:", detail: event.device, tags: "warning", urgent: true };
     case "throttle-engaged":
-      return { title: "Password guessing slowed down", lead: "Many wrong passwords were tried: password sign-in is being slowed down.", tags: "rotating_light", urgent: true };
+      return { title: "Password guessing slowed down", lead: "Many wrong passwords (or passkey answers that did not verify) were tried: password sign-in is being slowed down.", tags: "rotating_light", urgent: true };
     case "test":
       return { title: "Test alert", lead: "Alerts from your IndieAuth server reach you here.", tags: "white_check_mark", urgent: false };
   }

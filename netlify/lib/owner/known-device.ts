@@ -9,6 +9,7 @@
 import { randomBytes } from "node:crypto";
 import { signTyped, verifyTyped, type JwtKind } from "../crypto/typed-jwt.ts";
 import { importCommonJs } from "../core/commonjs.ts";
+import { cookieValues } from "../core/cookie-values.ts";
 import { loadOnce } from "../core/load-once.ts";
 import type { Config } from "../platform/config.ts";
 import { APPROVE_PATH, PAGES_PREFIX } from "../pages/paths.ts";
@@ -35,21 +36,14 @@ function deviceKind(settings: DeviceSettings): JwtKind {
 }
 
 /** The device id the request's known-device cookie carries, if its signature, type and expiry
- * are right; null otherwise. */
+ * are right; null otherwise. Every copy is checked: a cookie of this name that another host of
+ * the site set on the parent domain cannot hide ours (core/cookie-values.ts). */
 export async function knownDevice(req: Request, settings: DeviceSettings, now: number): Promise<string | null> {
-  const header = req.headers.get("cookie");
-  const name = deviceCookieName(settings.development);
-  if (!header || header.length > 8192 || !header.includes(`${name}=`)) return null;
-  const { parse } = await cookies();
-  let value: string | undefined;
-  try {
-    value = parse(header)[name];
-  } catch {
-    return null;
+  for (const value of await cookieValues(req.headers.get("cookie"), deviceCookieName(settings.development))) {
+    const payload = await verifyTyped<{ did: unknown }>(value, deviceKind(settings), now, 1024);
+    if (typeof payload?.did === "string" && DEVICE_ID.test(payload.did)) return payload.did;
   }
-  if (!value) return null;
-  const payload = await verifyTyped<{ did: unknown }>(value, deviceKind(settings), now, 1024);
-  return typeof payload?.did === "string" && DEVICE_ID.test(payload.did) ? payload.did : null;
+  return null;
 }
 
 /** The Set-Cookie values that (re)mark this browser as known, under `deviceId` (a new one when

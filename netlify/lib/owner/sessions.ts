@@ -1,18 +1,30 @@
 // Owner sessions ("Keep me signed in on this device", and the console). The cookie is a signed
 // JWT of its own type that names a session record; the record is what makes it revocable:
 // signing out deletes it, and a cookie whose record is gone is worth nothing.
+//
+// The cookie is sent only to the paths that read it (SESSION_COOKIE_PATHS), never to the rest
+// of the host: added to a blog on the blog's own host, the blog's pages, functions, edge
+// functions and proxied paths do not get it. So it cannot be `__Host-` (which needs Path=/): it
+// is `__Secure-`, HttpOnly, host-only (no Domain). Another host of the same site may still set a
+// cookie of this name on the parent domain (cookie tossing); that buys it nothing: it cannot make
+// a token this server accepts, and every copy a request carries is checked, so it cannot hide
+// ours either (cookie-values.ts).
 import { randomBytes } from "node:crypto";
 import type { Config } from "../platform/config.ts";
 import { RECORDS } from "../platform/records.ts";
 import type { KeyValueStore } from "../platform/store.ts";
 import { signTyped, verifyTyped, type JwtKind } from "../crypto/typed-jwt.ts";
 import { importCommonJs } from "../core/commonjs.ts";
+import { cookieValues } from "../core/cookie-values.ts";
 import { loadOnce } from "../core/load-once.ts";
+import { PAGES_PREFIX } from "../pages/paths.ts";
 
-// Loaded with the first cookie to read or write (a CommonJS package: not at every cold start).
+// Loaded with the first cookie to write (a CommonJS package: not at every cold start).
 const cookies = loadOnce(() => importCommonJs(() => import("cookie")));
 
-export const SESSION_TYPE = "indieauth-session+jwt";
+/** Not the type of earlier versions' tokens (retired-session.ts), which were sent to every path
+ * of the host: one of those presented under the new cookie's name is no session. */
+export const SESSION_TYPE = "indieauth-owner-session+jwt";
 /** "Keep me signed in": a cookie that outlives the browser. */
 const PERSISTENT_SESSION_MS = 30 * 24 * 60 * 60 * 1000;
 /** Without it (console sign-in only): a browser-session cookie, and the record ends anyway. */
@@ -34,24 +46,38 @@ export interface SessionRecord {
 }
 
 /** What sessions need of the configuration: their key, the issuer, and whether this is local
- * development (http://localhost: no Secure attribute, so no __Host- prefix). */
+ * development (http://localhost: no Secure attribute, so no __Secure- prefix). */
 type SessionSettings = Pick<Config, "issuer" | "development"> & { keys: Pick<Config["keys"], "session"> };
 
 const sessionKey = RECORDS.session.key;
 const SESSION_ID = /^[A-Za-z0-9_-]{22}$/;
 
-/** `__Host-`: only ever set by this exact origin, over HTTPS, for the whole site. Browsers
- * refuse that prefix without `Secure`, which local http development cannot have. */
+/** `__Secure-`: only ever set over HTTPS (browsers refuse the prefix without `Secure`, which
+ * local http development cannot have). Not `__Host-`, which would need Path=/. */
 export function sessionCookieName(development: boolean): string {
-  return development ? "indieauth_session" : "__Host-indieauth_session";
+  return development ? "indieauth_session" : "__Secure-indieauth_session";
 }
+
+/** Where the session is read, one cookie each. GET /auth (what the sign-in page offers) and its
+ * approve step below it (a cookie's path covers the paths under it): an app's sign-in reaches
+ * GET /auth from the app's site, where a Strict cookie would not come, so Lax. The console's
+ * APIs, which only this site's own pages call: Strict. */
+export const SESSION_COOKIE_PATHS = [
+  { path: "/auth", sameSite: "lax" },
+  { path: `${PAGES_PREFIX}/api`, sameSite: "strict" },
+] as const;
 
 function sessionKind(settings: SessionSettings): JwtKind {
   return { key: settings.keys.session, issuer: settings.issuer, typ: SESSION_TYPE, audience: `${settings.issuer}session` };
 }
 
-function cookieOptions(settings: SessionSettings) {
-  return { httpOnly: true, secure: !settings.development, sameSite: "lax" as const, path: "/" };
+/** The Set-Cookie values of one cookie value, on every path that reads it. */
+async function sessionCookies(settings: SessionSettings, value: string, maxAge?: number): Promise<string[]> {
+  const { serialize } = await cookies();
+  const name = sessionCookieName(settings.development);
+  return SESSION_COOKIE_PATHS.map(({ path, sameSite }) =>
+    serialize(name, value, { httpOnly: true, secure: !settings.development, sameSite, path, ...(maxAge === undefined ? {} : { maxAge }) }),
+  );
 }
 
 interface NewSession {
@@ -61,8 +87,8 @@ interface NewSession {
   userAgent: string;
 }
 
-/** Creates the record and the Set-Cookie header value that carries it. */
-export async function startSession(store: KeyValueStore, settings: SessionSettings, input: NewSession, now: number): Promise<{ session: SessionRecord; setCookie: string }> {
+/** Creates the record and the Set-Cookie header values that carry it (one per path). */
+export async function startSession(store: KeyValueStore, settings: SessionSettings, input: NewSession, now: number): Promise<{ session: SessionRecord; setCookies: string[] }> {
   const id = randomBytes(16).toString("base64url");
   const session: SessionRecord = {
     kind: "session",
@@ -77,28 +103,18 @@ export async function startSession(store: KeyValueStore, settings: SessionSettin
   };
   if (!(await store.setIfNew(sessionKey(id), session))) throw new Error("session id collision");
   const jwt = await signTyped({ sid: id }, sessionKind(settings), now, session.expiresAt);
-  const { serialize: serializeCookie } = await cookies();
-  const setCookie = serializeCookie(sessionCookieName(settings.development), jwt, {
-    ...cookieOptions(settings),
-    ...(input.persistent ? { maxAge: Math.floor(PERSISTENT_SESSION_MS / 1000) } : {}),
-  });
-  return { session, setCookie };
+  const setCookies = await sessionCookies(settings, jwt, input.persistent ? Math.floor(PERSISTENT_SESSION_MS / 1000) : undefined);
+  return { session, setCookies };
 }
 
-/** The session id a request's cookie names, if its signature, type and expiry are right. */
+/** The session id a request's cookie names, if its signature, type and expiry are right (the
+ * first copy that verifies: see cookie-values.ts). */
 async function sessionIdOf(req: Request, settings: SessionSettings, now: number): Promise<string | null> {
-  const header = req.headers.get("cookie");
-  if (!header || header.length > 8192) return null;
-  const { parse: parseCookies } = await cookies();
-  let value: string | undefined;
-  try {
-    value = parseCookies(header)[sessionCookieName(settings.development)];
-  } catch {
-    return null;
+  for (const value of await cookieValues(req.headers.get("cookie"), sessionCookieName(settings.development))) {
+    const payload = await verifyTyped<{ sid: unknown }>(value, sessionKind(settings), now, 2048);
+    if (typeof payload?.sid === "string" && SESSION_ID.test(payload.sid)) return payload.sid;
   }
-  if (!value) return null;
-  const payload = await verifyTyped<{ sid: unknown }>(value, sessionKind(settings), now, 2048);
-  return typeof payload?.sid === "string" && SESSION_ID.test(payload.sid) ? payload.sid : null;
+  return null;
 }
 
 /** When a session was last seen, kept beside its record: signing out deletes the session
@@ -133,10 +149,10 @@ export function hasSessionCookie(req: Request, settings: SessionSettings): boole
   return (req.headers.get("cookie") ?? "").includes(`${sessionCookieName(settings.development)}=`);
 }
 
-/** The Set-Cookie value that removes the cookie from this browser. */
-export async function clearSessionCookie(settings: SessionSettings): Promise<string> {
-  const { serialize: serializeCookie } = await cookies();
-  return serializeCookie(sessionCookieName(settings.development), "", { ...cookieOptions(settings), maxAge: 0 });
+/** The Set-Cookie values that remove the cookie from this browser, on every path. (One of an
+ * earlier version, at Path=/, is removed by retired-session.ts.) */
+export function clearSessionCookies(settings: SessionSettings): Promise<string[]> {
+  return sessionCookies(settings, "", 0);
 }
 
 export async function endSession(store: KeyValueStore, id: string): Promise<void> {

@@ -7,7 +7,10 @@
 // added to the hour's count of failures not listed (one record an hour), which the console
 // shows as "and 240 more". So junk from any number of addresses cannot grow the history past
 // 984 records a day, nor crowd the owner's own sign-ins out (only a credential or a session
-// writes those), yet leaves a trace of its size. Days and hours count down, so keys sort newest
+// writes those), yet leaves a trace of its size. Attempts the throttle refused before checking
+// anything are counted in the same record ("and 20 more refused by the limit"), in the hour of
+// the failure that held them back, after their answer and at most REFUSED_COUNTED_PER_HOUR an
+// hour, so that a refusal stays cheap. Days and hours count down, so keys sort newest
 // first, and the console reads only the newest days it needs, never the whole history. The
 // client_id an app's sign-in names (chosen by whoever sends the request) is cut to 100
 // characters.
@@ -82,9 +85,15 @@ async function claimSlot(store: KeyValueStore, base: string, slots: number, reco
 
 interface OverflowRecord {
   kind: "sign-in-overflow";
+  /** Failures of the hour that found its slots taken. */
   count: number;
+  /** Attempts the throttle refused, held back by a failure of the hour. */
+  refused?: number;
   expiresAt: number;
 }
+
+/** Refusals counted in an hour at most (each one write): past it the hour says "at least". */
+export const REFUSED_COUNTED_PER_HOUR = 1000;
 
 const hourOf = (at: number) => Math.floor(at / HOUR_MS);
 
@@ -94,14 +103,33 @@ export function clientText(clientId: string): string {
   return chars.length <= CLIENT_TEXT_LIMIT ? clientId : `${chars.slice(0, CLIENT_TEXT_LIMIT - 1).join("")}…`;
 }
 
-/** One more failure of the hour without a slot (read, add one, write back if unchanged). */
-async function countUnlisted(store: KeyValueStore, at: number): Promise<void> {
+/** One more in one of an hour's counts (read, add one, write back if unchanged), unless it
+ * holds `most` already: then "full", and nothing is written. */
+async function addToHour(store: KeyValueStore, at: number, field: "count" | "refused", most = Infinity): Promise<"added" | "full"> {
   const key = RECORDS.signInOverflow.key(hourOf(at));
   for (let i = 0; i < COUNT_TRIES; i++) {
     const { value, version } = await store.getVersioned<OverflowRecord>(key);
-    const count = value?.kind === "sign-in-overflow" ? value.count : 0;
-    if (await store.setIfUnchanged(key, { kind: "sign-in-overflow", count: count + 1, expiresAt: at + EVENT_RETENTION_MS } satisfies OverflowRecord, version)) return;
+    const record: OverflowRecord = value?.kind === "sign-in-overflow" ? value : { kind: "sign-in-overflow", count: 0, expiresAt: 0 };
+    const current = record[field] ?? 0;
+    if (current >= most) return "full";
+    const next: OverflowRecord = { ...record, [field]: current + 1, expiresAt: Math.max(record.expiresAt, at + EVENT_RETENTION_MS) };
+    if (await store.setIfUnchanged(key, next, version)) return "added";
   }
+  return "added";
+}
+
+/** One more failure of the hour without a slot. */
+async function countUnlisted(store: KeyValueStore, at: number): Promise<void> {
+  await addToHour(store, at, "count");
+}
+
+/** One more attempt the throttle refused, held back by a failure made at `heldBySince`: counted
+ * in that failure's hour, until the hour has counted REFUSED_COUNTED_PER_HOUR (which this
+ * instance then remembers, so that further refusals cost nothing at all). */
+export async function countRefused(store: KeyValueStore, heldBySince: number): Promise<void> {
+  const key = RECORDS.signInOverflow.key(hourOf(heldBySince));
+  if (fullHours.get(store)?.has(key)) return;
+  if ((await addToHour(store, heldBySince, "refused", REFUSED_COUNTED_PER_HOUR)) === "full") rememberFull(store, key);
 }
 
 /** Records the event unless its hour's slots are all taken (a failure then adds to the hour's
@@ -114,8 +142,9 @@ export async function recordSignInEvent(store: KeyValueStore, event: SignInEvent
   return false;
 }
 
-/** Marks the newest listed failure of each hour with the count of that hour's failures not
- * listed, if any (one read per hour with a listed failure: a few, however busy). */
+/** Marks the newest listed failure of each hour with the counts of that hour's failures not
+ * listed and attempts refused, if any (one read per hour with a listed failure: a few, however
+ * busy). */
 export async function withUnlisted(store: KeyValueStore, events: SignInEventView[], now: number): Promise<SignInEventView[]> {
   const newestFailure = new Map<number, number>();
   events.forEach((e, i) => {
@@ -126,10 +155,17 @@ export async function withUnlisted(store: KeyValueStore, events: SignInEventView
   const marked = [...events];
   hours.forEach((hour, i) => {
     const record = counts[i];
-    if (record?.kind !== "sign-in-overflow" || record.expiresAt <= now || !(record.count > 0)) return;
+    if (record?.kind !== "sign-in-overflow" || record.expiresAt <= now) return;
     const at = newestFailure.get(hour)!;
-    const more = `and ${record.count} more failed attempt${record.count === 1 ? "" : "s"} this hour, not listed`;
-    marked[at] = { ...marked[at]!, unlisted: record.count, reason: marked[at]!.reason ? `${marked[at]!.reason}; ${more}` : more };
+    const unlisted = record.count > 0 ? record.count : 0;
+    const refused = (record.refused ?? 0) > 0 ? record.refused! : 0;
+    const more = [
+      ...(unlisted ? [`and ${unlisted} more failed attempt${unlisted === 1 ? "" : "s"} this hour, not listed`] : []),
+      ...(refused ? [`and ${refused >= REFUSED_COUNTED_PER_HOUR ? `at least ${refused}` : refused} more refused by the limit, not checked`] : []),
+    ];
+    if (more.length === 0) return;
+    const reason = [marked[at]!.reason, ...more].filter(Boolean).join("; ");
+    marked[at] = { ...marked[at]!, ...(unlisted ? { unlisted } : {}), ...(refused ? { refused } : {}), reason };
   });
   return marked;
 }

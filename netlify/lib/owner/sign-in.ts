@@ -1,9 +1,10 @@
 // How the owner proves it is them, wherever they sign in (an app's sign-in page or the
-// console): the password or a passkey, both under the guessing throttle. Each real attempt
-// lands in the sign-in history; a throttled one does not, so an attacker cannot flood it.
-// A device that signed in before (its known-device cookie) or holds a live session is judged
-// by its own failures only; every success marks the browser as known (the caller sends the
-// result's cookies).
+// console): the password, under the guessing throttle, or a passkey, whose valid answer cannot
+// be guessed and so is never held back. Each real attempt lands in the sign-in history; one the
+// throttle refused is only counted there (one record an hour, after the answer), so an
+// attacker cannot flood it. A device that signed in before (its known-device cookie) or holds a
+// live session is judged by its own failures only; every success marks the browser as known
+// (the caller sends the result's cookies).
 import { AccessDenied, InvalidRequest, TooManyAttempts, WrongCredentials, type AnsweredError } from "../errors.ts";
 import type { SignInEventView } from "../pages/account-view.ts";
 import type { Config } from "../platform/config.ts";
@@ -11,12 +12,12 @@ import { listPasskeys, passwordLoginAllowed, recordPasskeyUse } from "./passkeys
 import { verifyPassword } from "./password.ts";
 import type { Runtime } from "../platform/runtime.ts";
 import { SIGN_IN_FAILURES, type SignInFailure } from "../pages/sign-in-failures.ts";
-import { recordSignInEvent } from "./sign-in-events.ts";
+import { countRefused, recordSignInEvent } from "./sign-in-events.ts";
 import { alert } from "./alerts.ts";
 import { knownDevice, rememberDevice } from "./known-device.ts";
 import { deviceLabel } from "./user-agent.ts";
-import { verifyAuthentication } from "./webauthn.ts";
-import { attemptSucceeded, beginAttempt, type AttemptScope, type OverallState, type ThrottleVerdict } from "./throttle.ts";
+import { passkeyAnswer, verifyAuthentication } from "./webauthn.ts";
+import { attemptSucceeded, beginAttempt, sourceSucceeded, type AttemptScope, type AttemptSource, type OverallState, type ThrottleVerdict } from "./throttle.ts";
 import { afterAnswer } from "../platform/after-answer.ts";
 
 type OwnerCredential =
@@ -36,8 +37,8 @@ type SignInResult =
       overall: OverallState;
     }
   | { ok: false; reason: SignInFailure; overall?: OverallState }
-  /** `overall` says whether the overall limit was in force ("engaged"). */
-  | { ok: false; reason: "throttled"; retryAfterSeconds: number; overall: OverallState };
+  /** `overall` says whether the overall limit was in force ("engaged"); `method`, what was refused. */
+  | { ok: false; reason: "throttled"; method: OwnerCredential["method"]; retryAfterSeconds: number; overall: OverallState };
 
 export interface AttemptContext {
   ip: string;
@@ -68,21 +69,34 @@ async function deviceOf(config: Config, context: AttemptContext, now: number): P
 
 type Device = Awaited<ReturnType<typeof deviceOf>>;
 
+const sourceOf = (context: AttemptContext, device: Device): AttemptSource => ({ ip: context.ip, ...(device.throttleId ? { device: device.throttleId } : {}) });
+
 async function begin(rt: Runtime, context: AttemptContext, device: Device, scope: AttemptScope): Promise<ThrottleVerdict> {
-  return beginAttempt(rt.store, { ip: context.ip, ...(device.throttleId ? { device: device.throttleId } : {}) }, rt.now(), scope);
+  return beginAttempt(rt.store, sourceOf(context, device), rt.now(), scope);
 }
 
-/** After a right credential: the attempt's counts taken back, the success in the history, and
- * the browser marked as known for another year. */
-async function succeeded(rt: Runtime, config: Config, context: AttemptContext, device: Device, verdict: Extract<ThrottleVerdict, { allowed: true }>, method: OwnerCredential["method"]): Promise<SignInResult> {
+/** Held back by the throttle: nothing was checked. The refusal is counted in the history after
+ * the answer (sign-in-events.ts bounds what that writes), so the owner sees it happened. */
+async function refused(rt: Runtime, context: AttemptContext, verdict: Extract<ThrottleVerdict, { allowed: false }>, method: OwnerCredential["method"]): Promise<SignInResult> {
+  const { heldBySince } = verdict;
+  if (heldBySince) {
+    const work = countRefused(rt.store, heldBySince).catch((error: unknown) => console.warn(`indieauth: a refused attempt was not counted: ${error instanceof Error ? error.message : String(error)}`));
+    await afterAnswer(context.waitUntil, work);
+  }
+  return { ok: false, reason: "throttled", method, retryAfterSeconds: verdict.retryAfterSeconds, overall: verdict.overall };
+}
+
+/** After a right credential: the attempt's counts taken back (`settle`), the success in the
+ * history, and the browser marked as known for another year. */
+async function succeeded(rt: Runtime, config: Config, context: AttemptContext, device: Device, settle: Promise<void>, overall: OverallState, method: OwnerCredential["method"]): Promise<SignInResult> {
   const [setCookies] = await Promise.all([
     rememberDevice(config, device.cookieId, rt.now()),
-    attemptSucceeded(rt.store, verdict.attempt, rt.now()),
+    settle,
     recordAttempt(rt, context, method),
     // The password, from a browser that never signed in before: worth the owner's attention.
     method === "password" && device.throttleId === undefined ? tellOwner(rt, config, context, { kind: "new-device-sign-in", device: deviceLabel(context.userAgent ?? "") }) : undefined,
   ]);
-  return { ok: true, method, knownDevice: device.throttleId !== undefined, setCookies, overall: verdict.overall };
+  return { ok: true, method, knownDevice: device.throttleId !== undefined, setCookies, overall };
 }
 
 export async function recordAttempt(
@@ -116,7 +130,7 @@ async function checkPassword(rt: Runtime, config: Config, password: string, cont
   // never checked, so it guesses nothing: it counts against its address only (against floods).
   const device = await deviceOf(config, context, rt.now());
   const verdict = await begin(rt, context, device, off ? "address" : "overall");
-  if (!verdict.allowed) return { ok: false, reason: "throttled", retryAfterSeconds: verdict.retryAfterSeconds, overall: verdict.overall };
+  if (!verdict.allowed) return refused(rt, context, verdict, "password");
   if (off) {
     await recordAttempt(rt, context, "password", "password-off");
     return { ok: false, reason: "password-off", overall: verdict.overall };
@@ -127,27 +141,32 @@ async function checkPassword(rt: Runtime, config: Config, password: string, cont
     if (verdict.overall === "engaged") await tellOwner(rt, config, context, { kind: "throttle-engaged" });
     return { ok: false, reason: "password", overall: verdict.overall };
   }
-  return succeeded(rt, config, context, device, verdict, "password");
+  return succeeded(rt, config, context, device, attemptSucceeded(rt.store, verdict.attempt, rt.now()), verdict.overall, "password");
 }
 
+/** A valid passkey answer cannot be guessed, so the throttle never holds one back: junk from the
+ * owner's own address cannot lock their passkey out. What cannot be the owner's (not an answer,
+ * a forged or expired ticket, a passkey not registered here) is refused without writing anything,
+ * however many addresses send it: nothing is guessed, and it costs a read. Only an answer that
+ * names a registered passkey on a genuine ticket is verified, and only when it fails is it
+ * counted, as a wrong password is (address, network, overall: which bounds what such failures
+ * write), and recorded; past the limit it is refused with nothing written but the hour's count. */
 async function checkPasskey(rt: Runtime, config: Config, ticket: string, response: string, context: AttemptContext): Promise<SignInResult> {
-  // A passkey answer cannot be guessed, so the overall lock (which is there against password
-  // guessing) never applies: junk from any number of addresses cannot lock the owner's passkey
-  // out. Failed answers still count against their own address, which keeps an attacker's junk
-  // from flooding the verification and the history.
   const now = rt.now();
+  const answer = await passkeyAnswer(config, await listPasskeys(rt.store), { ticket, response }, now);
+  if (!answer) return { ok: false, reason: "passkey" };
   const device = await deviceOf(config, context, now);
-  const verdict = await begin(rt, context, device, "address");
-  if (!verdict.allowed) return { ok: false, reason: "throttled", retryAfterSeconds: verdict.retryAfterSeconds, overall: verdict.overall };
-  const passkeys = await listPasskeys(rt.store);
   // The WebAuthn library (the heaviest thing this server uses) loads here, on use (webauthn.ts).
-  const verified = passkeys.length > 0 ? await verifyAuthentication(rt.store, config, passkeys, { ticket, response }, now) : null;
-  if (!verified) {
-    await recordAttempt(rt, context, "passkey", "passkey");
-    return { ok: false, reason: "passkey", overall: verdict.overall };
+  const verified = await verifyAuthentication(rt.store, config, answer, now);
+  if (verified) {
+    await recordPasskeyUse(rt.store, verified.passkey.id, verified.counter, now);
+    return succeeded(rt, config, context, device, sourceSucceeded(rt.store, sourceOf(context, device)), "not-counted", "passkey");
   }
-  await recordPasskeyUse(rt.store, verified.passkey.id, verified.counter, now);
-  return succeeded(rt, config, context, device, verdict, "passkey");
+  const verdict = await begin(rt, context, device, "overall");
+  if (!verdict.allowed) return refused(rt, context, verdict, "passkey");
+  await recordAttempt(rt, context, "passkey", "passkey");
+  if (verdict.overall === "engaged") await tellOwner(rt, config, context, { kind: "throttle-engaged" });
+  return { ok: false, reason: "passkey", overall: verdict.overall };
 }
 
 export async function signInOwner(rt: Runtime, config: Config, credential: OwnerCredential, context: AttemptContext, purpose: Purpose = "sign-in"): Promise<SignInResult> {
@@ -164,10 +183,14 @@ export function credentialFrom(form: URLSearchParams): OwnerCredential {
 }
 
 /** Held back by the guessing throttle, in the words every sign-in form shows. When the overall
- * limit held it back, the owner is told the ways round it. */
-export function throttled(retryAfterSeconds: number, overall: OverallState = "not-counted"): TooManyAttempts {
+ * limit held it back, the owner is told the ways round it. A passkey answer is held back only
+ * after it failed: a passkey registered here still signs in. */
+export function throttled(retryAfterSeconds: number, overall: OverallState = "not-counted", method: OwnerCredential["method"] = "password"): TooManyAttempts {
   const minutes = Math.ceil(retryAfterSeconds / 60);
   const wait = `try again in ${minutes} minute${minutes === 1 ? "" : "s"}`;
+  if (method === "passkey") {
+    return new TooManyAttempts(`That passkey was not accepted, and many passkey answers have failed here lately: use a passkey registered on this site, or ${wait}.`, retryAfterSeconds);
+  }
   if (overall === "engaged") {
     return new TooManyAttempts(`Many wrong passwords have been tried here lately, so a browser that has not signed in before gets one try a minute: ${wait}, or sign in with a passkey or on a device you have signed in on before.`, retryAfterSeconds);
   }
@@ -176,7 +199,7 @@ export function throttled(retryAfterSeconds: number, overall: OverallState = "no
 
 /** A failed sign-in as the console's API refuses it. */
 export function refusalFor(result: Exclude<SignInResult, { ok: true }>): AnsweredError {
-  if (result.reason === "throttled") return throttled(result.retryAfterSeconds, result.overall);
+  if (result.reason === "throttled") return throttled(result.retryAfterSeconds, result.overall, result.method);
   const shown = SIGN_IN_FAILURES[result.reason].shown;
   switch (result.reason) {
     case "password":

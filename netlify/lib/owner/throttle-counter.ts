@@ -57,7 +57,11 @@ export type Rule = (entries: Entry[], now: number) => number;
 export type Reservation =
   /** Let through; `written` false when the cap dropped the write. */
   | { ok: true; written: boolean; created: boolean }
-  | { ok: false; until: number };
+  /** Held back until then, by the entries up to `since` (the latest). */
+  | { ok: false; until: number; since: number };
+
+/** The latest entry's time (0 for none). */
+export const latestOf = (entries: readonly Entry[]): number => entries.reduce((a, e) => Math.max(a, e.at), 0);
 
 const dayOf = (at: number) => Math.floor(at / DAY_MS);
 
@@ -100,7 +104,7 @@ export async function reserve(store: KeyValueStore, counter: Counter, rule: Rule
     const { value, version } = await store.getVersioned<CounterRecord>(counter.key);
     const entries = live(value, counter, now);
     const until = rule(entries, now);
-    if (until > now) return { ok: false, until };
+    if (until > now) return { ok: false, until, since: latestOf(entries) };
     const fresh = entries.length === 0 && !(value?.kind === "throttle-counter" && value.expiresAt > now);
     let day = value?.kind === "throttle-counter" ? value.day : undefined;
     if (counter.capped && day !== dayOf(now) && !counted) {

@@ -10,12 +10,15 @@
 //
 // Every attempt let through is written into each of its counters BEFORE the password is
 // checked (owner/throttle-counter.ts: one conditional write each), and counts as a failure
-// until a right password takes it back; a refused attempt writes nothing.
+// until a right password takes it back; a refused attempt writes nothing here (the history
+// counts it, after the answer: sign-in-events.ts). A passkey answer is verified first and
+// comes here only when it failed (owner/sign-in.ts): a valid one cannot be guessed, so
+// nothing here ever holds it back.
 import { randomBytes } from "node:crypto";
 import { RECORDS } from "../platform/records.ts";
 import type { KeyValueStore } from "../platform/store.ts";
 import { addressGroup, networkGroup } from "./address-groups.ts";
-import { clearCounter, readEntries, reserve, takeBack, type Counter, type Entry, type Rule } from "./throttle-counter.ts";
+import { clearCounter, latestOf, readEntries, reserve, takeBack, type Counter, type Entry, type Rule } from "./throttle-counter.ts";
 
 export { addressGroup, networkGroup } from "./address-groups.ts";
 
@@ -41,10 +44,10 @@ export const THROTTLE_POLICY = {
   busyRetryMs: 5_000,
 } as const;
 
-/** "overall": a password check, counted towards the overall limit too. "address": an attempt
- * that guesses nothing (a passkey answer, which cannot be guessed, or a password while password
- * sign-in is off), limited against floods but never counted overall: otherwise anyone could
- * slow the owner's passkeys down. */
+/** "overall": a password check (or a passkey answer that named a registered passkey and did not
+ * verify), counted towards the overall limit too. "address": a password while password sign-in
+ * is off, which is never checked and so guesses nothing, limited against floods but never
+ * counted overall. */
 export type AttemptScope = "overall" | "address";
 
 /** Where an attempt comes from. `device`: the id of a known device (its signed cookie) or of
@@ -74,7 +77,9 @@ export interface Attempt {
 
 export type ThrottleVerdict =
   | { allowed: true; attempt: Attempt; overall: OverallState }
-  | { allowed: false; retryAfterSeconds: number; overall: OverallState };
+  /** `heldBySince`: when the latest failure that holds it back was made (absent when a busy
+   * counter, not a limit, held it back): the refusal is told in that failure's hour of the history. */
+  | { allowed: false; retryAfterSeconds: number; overall: OverallState; heldBySince?: number };
 
 const p = THROTTLE_POLICY;
 
@@ -82,15 +87,14 @@ function backoff(free: number): Rule {
   return (entries) => {
     const excess = entries.length - free;
     if (excess < 0) return 0;
-    const latest = entries.reduce((a, e) => Math.max(a, e.at), 0);
-    return latest + Math.min(p.firstBackoffMs * 2 ** excess, p.maxBackoffMs);
+    return latestOf(entries) + Math.min(p.firstBackoffMs * 2 ** excess, p.maxBackoffMs);
   };
 }
 
 const engaged = (entries: Entry[]) => entries.length >= p.globalFailures;
 
 /** Past the threshold, one counted guess per interval. */
-const overallRule: Rule = (entries) => (engaged(entries) ? entries.reduce((a, e) => Math.max(a, e.at), 0) + p.globalIntervalMs : 0);
+const overallRule: Rule = (entries) => (engaged(entries) ? latestOf(entries) + p.globalIntervalMs : 0);
 
 const counter = (key: string, memoryMs: number, keep: number, capped: boolean): Counter => ({ key, memoryMs, keep, capped });
 const EXTRA = 5; // entries kept past a rule's threshold: the back-off is at its longest by then
@@ -126,16 +130,21 @@ export async function beginAttempt(store: KeyValueStore, source: AttemptSource, 
   const counted = stages.some((s) => s.counter === OVERALL);
   const looks = await Promise.all(stages.map((s) => readEntries(store, s.counter, now)));
   const overall: OverallState = !counted ? "not-counted" : engaged(looks[looks.length - 1]!) ? "engaged" : "open";
-  const until = Math.max(...stages.map((s, i) => s.rule(looks[i]!, now)));
-  if (until > now) return { allowed: false, retryAfterSeconds: seconds(until - now), overall };
+  const untils = stages.map((s, i) => s.rule(looks[i]!, now));
+  const until = Math.max(...untils);
+  if (until > now) return { allowed: false, retryAfterSeconds: seconds(until - now), overall, heldBySince: latestOf(looks[untils.indexOf(until)]!) };
 
   const tag = randomBytes(9).toString("base64url");
   const reserved: Reserved[] = [];
   for (const stage of stages) {
     const result = await reserve(store, stage.counter, stage.rule, { at: now, tag });
-    if (result === "busy" || !result.ok) {
+    if (result === "busy") {
       await undo(store, reserved, now);
-      return { allowed: false, retryAfterSeconds: seconds(result === "busy" ? p.busyRetryMs : result.until - now), overall };
+      return { allowed: false, retryAfterSeconds: seconds(p.busyRetryMs), overall };
+    }
+    if (!result.ok) {
+      await undo(store, reserved, now);
+      return { allowed: false, retryAfterSeconds: seconds(result.until - now), overall, heldBySince: result.since };
     }
     if (result.written) reserved.push({ counter: stage.counter, tag, created: result.created });
   }
@@ -147,4 +156,10 @@ export async function beginAttempt(store: KeyValueStore, source: AttemptSource, 
 export async function attemptSucceeded(store: KeyValueStore, attempt: Attempt, now: number): Promise<void> {
   const others = attempt.reserved.filter((r) => r.counter !== attempt.own);
   await Promise.all([clearCounter(store, attempt.own), undo(store, others, now)]);
+}
+
+/** A passkey that verified (never counted before, as it could not be guessed) clears its
+ * address's (or device's) count as a right password does. */
+export async function sourceSucceeded(store: KeyValueStore, source: AttemptSource): Promise<void> {
+  await clearCounter(store, stagesOf(source, "address")[0]!.counter);
 }

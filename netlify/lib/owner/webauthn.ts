@@ -1,6 +1,8 @@
 // Passkey ceremonies, with SimpleWebAuthn. Nothing is stored between the options and the
 // verification: the challenge travels in a signed ticket of its own type (5 minutes, one
 // purpose), and is marked used when it is verified, so a captured answer cannot be replayed.
+// A sign-in's answer is looked at first without storage (its shape, its ticket's signature, the
+// passkey it names), so that junk is refused before anything is written.
 // The library is heavy (CBOR, ASN.1): it loads with the first ceremony, never at cold start.
 // This module itself is light and imported statically: a dynamic import of one of our modules
 // makes esbuild split the code it shares with the handler into chunks that load at cold start.
@@ -50,13 +52,29 @@ function signTicket(config: Config, ceremony: Ceremony, challenge: string, now: 
   return signTyped({ challenge, ceremony }, ticketKind(config), now, now + TICKET_TTL_SECONDS * 1000);
 }
 
+interface TicketChallenge {
+  challenge: string;
+  expiresAt: number;
+}
+
+/** The ticket's challenge if it is genuine, current and of this ceremony (no storage). */
+async function readTicket(config: Config, ticket: string, ceremony: Ceremony, now: number): Promise<TicketChallenge | null> {
+  const payload = await verifyTyped<{ challenge: unknown; ceremony: unknown }>(ticket, ticketKind(config), now, 2048);
+  if (!payload || typeof payload.challenge !== "string" || payload.ceremony !== ceremony) return null;
+  return { challenge: payload.challenge, expiresAt: payload.exp! * 1000 };
+}
+
+/** Marks the challenge used: true for the first use only (a write-if-new, so two uses at the
+ * same moment cannot both win). */
+function useChallenge(store: KeyValueStore, { challenge, expiresAt }: TicketChallenge, now: number): Promise<boolean> {
+  return store.setIfNew(RECORDS.usedChallenge.key(challenge), { usedAt: now, expiresAt });
+}
+
 /** The ticket's challenge if it is genuine, current and of this ceremony; marks it used, so
  * each ticket verifies at most once. */
 async function redeemTicket(store: KeyValueStore, config: Config, ticket: string, ceremony: Ceremony, now: number): Promise<string | null> {
-  const payload = await verifyTyped<{ challenge: unknown; ceremony: unknown }>(ticket, ticketKind(config), now, 2048);
-  if (!payload || typeof payload.challenge !== "string" || payload.ceremony !== ceremony) return null;
-  const { challenge } = payload;
-  return (await store.setIfNew(RECORDS.usedChallenge.key(challenge), { usedAt: now, expiresAt: payload.exp! * 1000 })) ? challenge : null;
+  const read = await readTicket(config, ticket, ceremony, now);
+  return read && (await useChallenge(store, read, now)) ? read.challenge : null;
 }
 
 function parseResponse<T>(raw: string): T | null {
@@ -148,27 +166,37 @@ export async function authenticationOptions(config: Config, passkeys: readonly P
   return { options, ticket: await signTicket(config, "authentication", options.challenge, now) };
 }
 
-/** The passkey that signed, with its new counter, or null when the answer does not verify. */
-export async function verifyAuthentication(
-  store: KeyValueStore,
-  config: Config,
-  passkeys: readonly PasskeyRecord[],
-  input: { ticket: string; response: string },
-  now: number,
-): Promise<{ passkey: PasskeyRecord; counter: number } | null> {
+/** A sign-in's answer worth verifying: well-formed, on a genuine current authentication ticket,
+ * naming a registered passkey. */
+export interface PasskeyAnswer {
+  response: AuthenticationResponseJSON;
+  passkey: PasskeyRecord;
+  ticket: TicketChallenge;
+}
+
+/** The answer worth verifying, or null for one that cannot be the owner's (junk, a forged or
+ * expired ticket, a passkey not registered here): decided without storage or the WebAuthn library. */
+export async function passkeyAnswer(config: Config, passkeys: readonly PasskeyRecord[], input: { ticket: string; response: string }, now: number): Promise<PasskeyAnswer | null> {
   const response = parseResponse<AuthenticationResponseJSON>(input.response);
-  if (!response) return null;
-  const passkey = passkeys.find((p) => p.id === response.id);
-  if (!passkey) return null;
-  const challenge = await redeemTicket(store, config, input.ticket, "authentication", now);
-  if (!challenge) return null;
+  const passkey = response && passkeys.find((p) => p.id === response.id);
+  if (!response || !passkey) return null;
+  const ticket = await readTicket(config, input.ticket, "authentication", now);
+  return ticket ? { response, passkey, ticket } : null;
+}
+
+/** The passkey that signed, with its new counter, or null when the answer does not verify or
+ * its ticket was used before. The ticket is used up only by an answer that verifies: a wrong
+ * one leaves it for the owner's. */
+export async function verifyAuthentication(store: KeyValueStore, config: Config, answer: PasskeyAnswer, now: number): Promise<{ passkey: PasskeyRecord; counter: number } | null> {
+  const { response, passkey, ticket } = answer;
   const rp = relyingParty(config);
   // Outside the try: a library that fails to load is an error, not a wrong answer.
   const { verifyAuthenticationResponse } = await simpleWebAuthn();
+  let counter: number;
   try {
     const result = await verifyAuthenticationResponse({
       response,
-      expectedChallenge: challenge,
+      expectedChallenge: ticket.challenge,
       expectedOrigin: rp.origin,
       expectedRPID: rp.id,
       requireUserVerification: true,
@@ -179,8 +207,10 @@ export async function verifyAuthentication(
         ...(passkey.transports ? { transports: passkey.transports } : {}),
       },
     });
-    return result.verified ? { passkey, counter: result.authenticationInfo.newCounter } : null;
+    if (!result.verified) return null;
+    counter = result.authenticationInfo.newCounter;
   } catch {
     return null;
   }
+  return (await useChallenge(store, ticket, now)) ? { passkey, counter } : null;
 }

@@ -58,6 +58,9 @@ export interface SignInEventView {
   /** On the newest listed failure of an hour whose slots filled up: how many failures came
    * after it that hour without a record of their own (the reason says so in words too). */
   unlisted?: number;
+  /** On the same event: how many attempts the guessing limit refused that hour (held back by
+   * its failures) before anything was checked; counted up to 1,000 an hour. */
+  refused?: number;
 }
 
 export interface AccountOverview {

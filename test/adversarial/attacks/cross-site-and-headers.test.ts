@@ -104,7 +104,8 @@ const TARGETS: Target[] = [
   account("/passkeys/rename", { id: "cred-1", name: "Attacker's key" }, true),
   account("/passkeys/delete", { id: "cred-1", password: TEST_PASSWORD }, true),
   passkeys("/authentication-options", {}, false),
-  passkeys("/sign-in", { ticket: "x", response: '{"id":"cred-1","response":{}}' }, true),
+  // Junk that cannot be the owner's passkey writes nothing even from our own page (owner-lockout.test.ts).
+  passkeys("/sign-in", { ticket: "x", response: '{"id":"cred-1","response":{}}' }, false),
   passkeys("/registration-options", { password: TEST_PASSWORD }, true),
   passkeys("/registration", { ticket: "x", response: '{"id":"cred-2","response":{}}', name: "Attacker's key" }, false),
 ];
@@ -134,15 +135,19 @@ describe("cross-site posts: every state-changing function refuses them and chang
     });
   });
 
-  it("the session cookie is itself held back from cross-site posts: __Host-, HttpOnly, Secure, SameSite=Lax", async () => {
+  it("the session cookie is itself held back from cross-site posts: __Secure-, HttpOnly, Secure, SameSite=Lax (Strict for the console's API), this host only", async () => {
     const rt = await fastRuntime();
     const cookie = await consoleSignIn(rt);
-    expect(cookie.startsWith("__Host-")).toBe(true);
+    expect(cookie.startsWith("__Secure-")).toBe(true);
     const response = await approve(rt, await signedRequest(rt), { remember: true });
-    const session = response.headers.getSetCookie().find((c) => c.startsWith("__Host-indieauth_session="));
-    const attributes = session!.split(";").map((a) => a.trim().toLowerCase());
-    expect(attributes).toEqual(expect.arrayContaining(["httponly", "secure", "samesite=lax", "path=/"]));
-    expect(attributes.some((a) => a.startsWith("domain="))).toBe(false);
+    const sessions = response.headers.getSetCookie().filter((c) => c.startsWith("__Secure-indieauth_session="));
+    expect(sessions).toHaveLength(2);
+    for (const session of sessions) {
+      const attributes = session.split(";").map((a) => a.trim().toLowerCase());
+      expect(attributes).toEqual(expect.arrayContaining(["httponly", "secure"]));
+      expect(attributes).toContain(attributes.includes("path=/auth") ? "samesite=lax" : "samesite=strict");
+      expect(attributes.some((a) => a.startsWith("domain="))).toBe(false);
+    }
   });
 });
 

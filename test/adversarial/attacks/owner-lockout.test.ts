@@ -1,8 +1,9 @@
 // Attack catalogue: locking the owner out. The overall limit (past twenty failures in an hour,
 // one counted guess a minute for devices not known) is there against password guessing; a
-// passkey answer cannot be guessed, so it neither counts towards that limit nor is stopped by
-// it. Junk passkey answers from any number of addresses therefore never keep the owner's
-// passkey out, while each address keeps its own limit against floods. And a device the owner
+// valid passkey answer cannot be guessed, so no limit ever stops one: it is verified first.
+// Junk passkey answers from any number of addresses, the owner's own included, therefore never
+// keep the owner's passkey out; junk that cannot be the owner's writes nothing, and answers that
+// name the owner's passkey but fail count like wrong passwords (against floods). And a device the owner
 // signed in on before (its known-device cookie) or a live session is judged by its own
 // failures only: no number of failures from elsewhere keeps it out, nor keeps the owner from
 // confirming the password to add a passkey. (The guessing limits: password-guessing.test.ts.)
@@ -12,7 +13,7 @@ import { fastRuntime } from "../../helpers/attack-kit.ts";
 import { consolePost, consoleSignIn, cookieFrom, passkeysPost } from "../../helpers/console.ts";
 import { approve, signedRequest } from "../../helpers/endpoints.ts";
 import { TEST_PASSWORD } from "../../helpers/env.ts";
-import { passkeyAnswer, passkeySignIn, registerPasskey, withPasskey } from "../../helpers/passkey-owner.ts";
+import { forgedAnswer, passkeyAnswer, passkeySignIn, registerPasskey, withPasskey } from "../../helpers/passkey-owner.ts";
 import { createSoftAuthenticator } from "../../helpers/soft-authenticator.ts";
 import type { TestRuntime } from "../../helpers/runtime.ts";
 
@@ -40,17 +41,15 @@ async function junk(rt: TestRuntime, realId: string, i: number): Promise<{ ticke
       return { ticket: "x", response: "not json at all" };
     case 1:
       return { ticket: "x", response: JSON.stringify({ id: realId, response: {} }) };
-    default: {
-      const forged = await passkeyAnswer(rt, createSoftAuthenticator());
-      return { ticket: forged.ticket, response: forged.response.replace(/"id":"[^"]+"/, `"id":"${realId}"`).replace(/"rawId":"[^"]+"/, `"rawId":"${realId}"`) };
-    }
+    default:
+      return forgedAnswer(rt, realId);
   }
 }
 
-/** Every address sends `each` junk answers, all refused (401), none held back yet. */
+/** Every address sends `each` junk answers, all refused (401 while not held back, 429 after). */
 async function junkFrom(rt: TestRuntime, ips: string[], each: number, realId: string): Promise<void> {
   for (const ip of ips) {
-    for (let i = 0; i < each; i++) expect((await passkeySignIn(rt, await junk(rt, realId, i), ip)).status).toBe(401);
+    for (let i = 0; i < each; i++) expect([401, 429]).toContain((await passkeySignIn(rt, await junk(rt, realId, i), ip)).status);
   }
 }
 
@@ -64,20 +63,47 @@ describe("owner lock-out: junk passkey answers", () => {
     const answer = await passkeyAnswer(rt, authenticator);
     const approved = await approve(rt, await signedRequest(rt), { password: "", ip: OWNER_IP, fields: { passkey_ticket: answer.ticket, passkey_response: answer.response } });
     expect(approved.status).toBe(302);
-    // Nor do they lock the password: the junk guessed nothing.
+    // Nor do they lock the password: most of the junk counted for nothing (8 forged ones counted).
     expect((await consolePost(rt, "/sign-in", { password: TEST_PASSWORD }, { ip: OWNER_IP })).status).toBe(200);
   }, 60_000);
 
-  it("each address keeps its own limit against floods: its sixth junk answer is held back (429)", async () => {
+  it("junk from the owner's own address and network, on a device that never signed in, with PASSWORD_LOGIN=off: the owner's passkey still signs in, at the console and for an app", async () => {
+    const rt = await fastRuntime({ env: { PASSWORD_LOGIN: "off" } });
+    const { authenticator } = await withPasskey(rt);
+    // Far past the address's five and the network's ten, of every kind, forged ones included.
+    await junkFrom(rt, [OWNER_IP, "192.0.2.201", "192.0.2.202"], 3 * p.freeFailuresPerIp, authenticator.credentialId);
+    expect((await passkeySignIn(rt, await forgedAnswer(rt, authenticator.credentialId), OWNER_IP)).status).toBe(429);
+
+    expect((await passkeySignIn(rt, await passkeyAnswer(rt, authenticator), OWNER_IP)).status).toBe(200);
+    const answer = await passkeyAnswer(rt, authenticator);
+    const approved = await approve(rt, await signedRequest(rt), { password: "", ip: OWNER_IP, fields: { passkey_ticket: answer.ticket, passkey_response: answer.response } });
+    expect(approved.status).toBe(302);
+  }, 60_000);
+
+  it("junk that cannot be the owner's (no answer, a forged ticket, a passkey not registered) is refused and never held back: nothing was counted", async () => {
+    const rt = await fastRuntime();
+    await withPasskey(rt);
+    for (let i = 0; i < 4 * p.freeFailuresPerIp; i++) {
+      const answer = i % 2 ? { ticket: "x", response: "{}" } : await passkeyAnswer(rt, createSoftAuthenticator());
+      expect((await passkeySignIn(rt, answer, OWNER_IP)).status).toBe(401);
+    }
+    // The password is not held back at that address either.
+    expect((await consolePost(rt, "/sign-in", { password: TEST_PASSWORD }, { ip: OWNER_IP })).status).toBe(200);
+  });
+
+  it("answers naming the owner's passkey that fail count per address against floods: the sixth is held back (429), in words for passkeys; the owner's passkey there still signs in", async () => {
     const rt = await fastRuntime();
     const { authenticator } = await withPasskey(rt);
     const [flooder] = addresses(1);
-    await junkFrom(rt, [flooder!], p.freeFailuresPerIp, authenticator.credentialId);
-    const held = await passkeySignIn(rt, await junk(rt, authenticator.credentialId, 0), flooder);
+    for (let i = 0; i < p.freeFailuresPerIp; i++) expect((await passkeySignIn(rt, await forgedAnswer(rt, authenticator.credentialId), flooder)).status).toBe(401);
+    const held = await passkeySignIn(rt, await forgedAnswer(rt, authenticator.credentialId), flooder);
     expect(held.status).toBe(429);
     expect(Number(held.headers.get("retry-after"))).toBe(p.firstBackoffMs / 1000);
-    // Another address, the owner's, is not held back.
-    expect((await passkeySignIn(rt, await passkeyAnswer(rt, authenticator), OWNER_IP)).status).toBe(200);
+    expect(((await held.json()) as { error_description: string }).error_description).toBe(
+      "That passkey was not accepted, and many passkey answers have failed here lately: use a passkey registered on this site, or try again in 1 minute.",
+    );
+    // The same address, with the owner's passkey.
+    expect((await passkeySignIn(rt, await passkeyAnswer(rt, authenticator), flooder)).status).toBe(200);
   });
 });
 

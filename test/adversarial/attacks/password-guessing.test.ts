@@ -18,6 +18,7 @@ import { TEST_PASSWORD } from "../../helpers/env.ts";
 import { testRuntime, type TestRuntime } from "../../helpers/runtime.ts";
 import { RECORDS } from "../../../netlify/lib/platform/records.ts";
 import { withVersionedWrites } from "../../helpers/versioned-store.ts";
+import { forgedAnswer, withPasskey } from "../../helpers/passkey-owner.ts";
 import { sweepExpired } from "../../../netlify/lib/platform/housekeeping.ts";
 
 const p = THROTTLE_POLICY;
@@ -63,11 +64,12 @@ describe("password guessing: the throttle holds across function instances sharin
     expect(await a.store.list(RECORDS.code.prefix)).toEqual([]);
   });
 
-  it("an app's sign-in page, the console and passkey sign-in all count against one address", async () => {
+  it("an app's sign-in page, the console and passkey sign-in (an answer naming the owner's passkey that fails) all count against one address", async () => {
     const [a, b] = await twoInstances();
+    const { authenticator } = await withPasskey(a);
     await failFreely([a], 2);
     for (let i = 0; i < 2; i++) expect((await consolePost(b, "/sign-in", { password: "wrong" }, { ip: ATTACKER })).status).toBe(401);
-    expect((await passkeysPost(a, "/sign-in", { ticket: "x", response: '{"id":"x","response":{}}' }, { ip: ATTACKER })).status).toBe(401);
+    expect((await passkeysPost(a, "/sign-in", await forgedAnswer(a, authenticator.credentialId), { ip: ATTACKER })).status).toBe(401);
     await expectHeldBack(await consolePost(b, "/sign-in", { password: TEST_PASSWORD }, { ip: ATTACKER }));
     await expectHeldBack(await guess(a, TEST_PASSWORD));
   });
@@ -112,15 +114,17 @@ describe("password guessing: the throttle holds across function instances sharin
     await expectHeldBack(response);
   });
 
-  it("while held back, even the right password is refused, and the attempt is neither counted nor recorded", async () => {
+  it("while held back, even the right password is refused, and the attempt is neither counted nor recorded: only the hour's count of refusals grows", async () => {
     const rt = await fastRuntime();
     await failFreely([rt], p.freeFailuresPerIp);
     // Each guess starts with GET /auth, which the connection doctor logs (not the guess itself).
-    const unlogged = async () => Object.fromEntries(Object.entries(await storeSnapshot(rt.store)).filter(([key]) => !key.startsWith(RECORDS.connectionLog.prefix)));
+    const unlogged = async () => Object.fromEntries(Object.entries(await storeSnapshot(rt.store)).filter(([key]) => !key.startsWith(RECORDS.connectionLog.prefix) && !key.startsWith(RECORDS.signInOverflow.prefix)));
     const before = await unlogged();
     for (let i = 0; i < 5; i++) await expectHeldBack(await guess(rt, i % 2 ? TEST_PASSWORD : "wrong"));
-    // No throttle, history, session or code record was written.
+    // No throttle, history, session or code record was written...
     expect(await unlogged()).toEqual(before);
+    // ...but the owner will see that five were refused (history-flood.test.ts).
+    expect(await rt.store.list(RECORDS.signInOverflow.prefix)).toHaveLength(1);
   });
 
   it("records an earlier version left (one per attempt) neither break sign-in nor linger: the sweep knows them", async () => {

@@ -22,7 +22,7 @@ import { RECORDS } from "../../../netlify/lib/platform/records.ts";
 
 const ISSUER = "https://auth.jane.example/";
 const INTROSPECTION_TOKEN = "resource-server-credential-0123456789abcdef";
-const COOKIE = "__Host-indieauth_session";
+const COOKIE = "__Secure-indieauth_session";
 const KEYS = {
   session: deriveKey(TEST_SECRET, "owner-session"),
   request: deriveKey(TEST_SECRET, "authorization-request"),

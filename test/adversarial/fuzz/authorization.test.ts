@@ -132,7 +132,7 @@ function authorizeSpec(): Arbitrary<RequestSpec> {
     method: fc.constantFrom("GET", "HEAD"),
     target: query.map((q) => `/auth${q}`),
     headers: fc.record({
-      cookie: cookieArb(() => [`__Host-indieauth_session=${PH.session}`]),
+      cookie: cookieArb(() => [`__Secure-indieauth_session=${PH.session}`]),
       "user-agent": fc.option(headerString),
       authorization: fc.option(headerString, { freq: 5 }),
       origin: fc.option(headerString, { freq: 5 }),
@@ -144,8 +144,8 @@ function authorizeSpec(): Arbitrary<RequestSpec> {
 
 /** A live session cookie for the runtime, minted now (the approve and sign-in hints read it). */
 async function sessionCookieValue(rt: TestRuntime): Promise<string> {
-  const { setCookie } = await startSession(rt.store, configOf(rt), { method: "password", persistent: true, ip: "192.0.2.1", userAgent: "fuzz" }, rt.now());
-  return setCookie.split(";", 1)[0]!.split("=").slice(1).join("=");
+  const { setCookies: [setCookie] } = await startSession(rt.store, configOf(rt), { method: "password", persistent: true, ip: "192.0.2.1", userAgent: "fuzz" }, rt.now());
+  return setCookie!.split(";", 1)[0]!.split("=").slice(1).join("=");
 }
 
 /** The one approval in the runs of GET /auth: the loopback app's callback (a native app). */
@@ -354,7 +354,7 @@ function approveSpec(pairs: Arbitrary<Pairs>): Arbitrary<{ spec: RequestSpec; ip
     spec: fc.record({
       method: fc.oneof({ weight: 5, arbitrary: fc.constant("POST") }, { weight: 1, arbitrary: methodArb }),
       target: fc.constantFrom("/auth/approve", "/auth/approve?request=x", "/auth/approve/"),
-      headers: fc.tuple(originHeaders, cookieArb(() => [`__Host-indieauth_session=${PH.session}`]), fc.option(headerString)).map(([origin, cookie, ua]) => ({ ...origin, cookie, "user-agent": ua })),
+      headers: fc.tuple(originHeaders, cookieArb(() => [`__Secure-indieauth_session=${PH.session}`]), fc.option(headerString)).map(([origin, cookie, ua]) => ({ ...origin, cookie, "user-agent": ua })),
       body: bodyArb(form, { oversized: true }),
     }),
     ip: fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...IPS) }, { weight: 1, arbitrary: headerString.map(asHeaderValue) }),

@@ -124,8 +124,8 @@ async function consoleCall(rt: TestRuntime, handler: typeof accountApi, run: Run
   const config = configOf(rt);
   const spec = await resolvePlaceholders(run.spec, {
     session: async () => {
-      const { setCookie } = await startSession(rt.store, config, { method: "password", persistent: true, ip: run.ip, userAgent: "fuzz" }, rt.now());
-      return setCookie.split(";", 1)[0]!.split("=").slice(1).join("=");
+      const { setCookies: [setCookie] } = await startSession(rt.store, config, { method: "password", persistent: true, ip: run.ip, userAgent: "fuzz" }, rt.now());
+      return setCookie!.split(";", 1)[0]!.split("=").slice(1).join("=");
     },
     ...resolvers,
   });

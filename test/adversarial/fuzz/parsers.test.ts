@@ -356,8 +356,8 @@ describe("request bodies and headers", () => {
     const rt = await fuzzRuntime();
     const settings = configOf(rt);
     const name = sessionCookieName(false);
-    const { session, setCookie } = await startSession(rt.store, settings, { method: "password", persistent: true, ip: "192.0.2.1", userAgent: "fuzz" }, rt.now());
-    const jwt = setCookie.split(";", 1)[0]!.slice(name.length + 1);
+    const { session, setCookies: [setCookie] } = await startSession(rt.store, settings, { method: "password", persistent: true, ip: "192.0.2.1", userAgent: "fuzz" }, rt.now());
+    const jwt = setCookie!.split(";", 1)[0]!.slice(name.length + 1);
     await fc.assert(
       fc.asyncProperty(cookieArb(() => [`${name}=${PH.session}`], name), async (cookie) => {
         const spec = await resolvePlaceholders({ method: "GET", target: "/", headers: { cookie }, body: null }, { session: () => jwt });
