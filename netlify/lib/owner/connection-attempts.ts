@@ -96,51 +96,74 @@ export function tiersOf(record: { attempts: StoredAttempt[]; anonymous?: unknown
   return { attempts: record.attempts.filter(signedIn), anonymous: record.attempts.filter((a) => !signedIn(a)).slice(0, ANONYMOUS_ATTEMPTS_PER_CLIENT) };
 }
 
-/** The tiers with the step added: to the attempt it links to, else as a new one; the newest
- * first, the old and the surplus dropped. A step anyone can cause joins a signed-in attempt
- * only through a held link, and otherwise stays in the anonymous tier; a step that shows a
- * sign-in takes its attempt to the signed-in tier, where it stays. */
+/** The order of an attempt's steps at the same moment: the protocol's own. */
+const STEP_ORDER: readonly ConnectionStep[] = ["request", "document", "consent", "approved", "denied", "code", "refresh", "resource"];
+const inOrder = (a: StoredStep, b: StoredStep) => a.at - b.at || STEP_ORDER.indexOf(a.step) - STEP_ORDER.indexOf(b.step);
+
+/** The tiers with the step added: to every attempt it links to (made one: the steps of one
+ * attempt are written after their answers, so a code refused at /token may be logged before the
+ * approval that issued it), else as a new one; the newest first, the old and the surplus
+ * dropped. A step anyone can cause joins a signed-in attempt only through a held link, and
+ * otherwise stays in the anonymous tier; a step that shows a sign-in takes its attempt to the
+ * signed-in tier, where it stays. */
 export function withStep(tiers: AttemptTiers, event: StepEvent): AttemptTiers {
   const { clientId: _c, links, approvedClient: _a, ...rest } = event;
   const step: StoredStep = { ...rest, ...(event.detail !== undefined ? { detail: logText(event.detail) } : {}) };
   const live = (list: StoredAttempt[]) => list.filter((a) => a.at > event.at - RETENTION_MS);
-  const [attempts, anonymous] = [live(tiers.attempts), live(tiers.anonymous)];
   const signedIn = showsSignIn(step);
-  const linked = (list: StoredAttempt[], usable: (link: string) => boolean) => list.findIndex((a) => a.links.some((link) => usable(link) && links.includes(link)));
-  const inMain = linked(attempts, signedIn ? () => true : heldLink);
-  const inAnonymous = inMain >= 0 ? -1 : linked(anonymous, () => true);
-  const found = inMain >= 0 ? attempts.splice(inMain, 1)[0]! : inAnonymous >= 0 ? anonymous.splice(inAnonymous, 1)[0]! : { startedAt: event.at, at: event.at, links: [], steps: [] };
+  const linkedBy = (usable: (link: string) => boolean) => (a: StoredAttempt) => a.links.some((link) => usable(link) && links.includes(link));
+  const joinsMain = linkedBy(signedIn ? () => true : heldLink);
+  const joinsAnonymous = linkedBy(() => true);
+  const [main, anonymousTier] = [live(tiers.attempts), live(tiers.anonymous)];
+  const fromMain = main.filter(joinsMain);
+  const fromAnonymous = anonymousTier.filter(joinsAnonymous);
+  const found = [...fromMain, ...fromAnonymous];
   const attempt: StoredAttempt = {
-    startedAt: found.startedAt,
-    at: Math.max(found.at, event.at),
-    links: [...new Set([...found.links, ...links])].slice(-LINKS_PER_ATTEMPT),
-    steps: [...found.steps, step].slice(-STEPS_PER_ATTEMPT),
+    startedAt: Math.min(event.at, ...found.map((a) => a.startedAt)),
+    at: Math.max(event.at, ...found.map((a) => a.at)),
+    links: [...new Set([...found.flatMap((a) => a.links), ...links])].slice(-LINKS_PER_ATTEMPT),
+    steps: [...found.flatMap((a) => a.steps), step].sort(inOrder).slice(-STEPS_PER_ATTEMPT),
   };
-  if (signedIn || inMain >= 0) return { attempts: [attempt, ...attempts].slice(0, ATTEMPTS_PER_CLIENT), anonymous };
+  const attempts = main.filter((a) => !fromMain.includes(a));
+  const anonymous = anonymousTier.filter((a) => !fromAnonymous.includes(a));
+  if (signedIn || fromMain.length > 0) return { attempts: [attempt, ...attempts].slice(0, ATTEMPTS_PER_CLIENT), anonymous };
   return { attempts, anonymous: [attempt, ...anonymous].slice(0, ANONYMOUS_ATTEMPTS_PER_CLIENT) };
+}
+
+/** `into` with the steps and links of `from` folded in (the same step once), in order. */
+function folded(into: StoredAttempt, from: StoredAttempt): StoredAttempt {
+  const steps = new Map([...into.steps, ...from.steps].map((s) => [JSON.stringify([s.step, s.at, s.ok, s.error]), s]));
+  return {
+    startedAt: Math.min(into.startedAt, from.startedAt),
+    at: Math.max(into.at, from.at),
+    links: [...new Set([...into.links, ...from.links])],
+    steps: [...steps.values()].sort(inOrder).slice(-STEPS_PER_ATTEMPT),
+  };
 }
 
 /** Attempts of one tier of a client from two records, those sharing a link made one. */
 function mergeAttempts(first: readonly StoredAttempt[], second: readonly StoredAttempt[], limit: number): StoredAttempt[] {
-  const out = first.map((a) => ({ ...a }));
+  const out = [...first];
   for (const attempt of second) {
-    const same = out.find((a) => a.links.some((link) => attempt.links.includes(link)));
-    if (!same) {
-      out.push(attempt);
-      continue;
-    }
-    const steps = new Map([...same.steps, ...attempt.steps].map((s) => [JSON.stringify([s.step, s.at, s.ok, s.error]), s]));
-    same.steps = [...steps.values()].sort((a, b) => a.at - b.at).slice(-STEPS_PER_ATTEMPT);
-    same.links = [...new Set([...same.links, ...attempt.links])];
-    same.startedAt = Math.min(same.startedAt, attempt.startedAt);
-    same.at = Math.max(same.at, attempt.at);
+    const same = out.findIndex((a) => a.links.some((link) => attempt.links.includes(link)));
+    if (same < 0) out.push(attempt);
+    else out[same] = folded(out[same]!, attempt);
   }
   return out.sort((a, b) => b.at - a.at).slice(0, limit);
 }
 
-/** Both tiers of a client from two records; an attempt signed in in either is signed in. */
+/** Both tiers of a client from two records (its slot's and its approved one's, when it was
+ * approved while another of its steps was being written); an attempt signed in in either is
+ * signed in. An anonymous attempt that holds a link of a signed-in one (its code refused at
+ * /token, logged in the slot before the approval landed) joins it; one that shares only the
+ * challenge is the slot's copy of steps the approval took along. */
 export function mergeTiers(first: AttemptTiers, second: AttemptTiers): AttemptTiers {
   const attempts = mergeAttempts(first.attempts, second.attempts, ATTEMPTS_PER_CLIENT);
-  const promoted = (a: StoredAttempt) => attempts.some((m) => m.links.some((link) => a.links.includes(link)));
-  return { attempts, anonymous: mergeAttempts(first.anonymous, second.anonymous, ANONYMOUS_ATTEMPTS_PER_CLIENT).filter((a) => !promoted(a)) };
+  const anonymous: StoredAttempt[] = [];
+  for (const attempt of mergeAttempts(first.anonymous, second.anonymous, ANONYMOUS_ATTEMPTS_PER_CLIENT)) {
+    const holder = attempts.findIndex((m) => m.links.some((link) => heldLink(link) && attempt.links.includes(link)));
+    if (holder >= 0) attempts[holder] = folded(attempts[holder]!, attempt);
+    else if (!attempts.some((m) => m.links.some((link) => attempt.links.includes(link)))) anonymous.push(attempt);
+  }
+  return { attempts, anonymous };
 }
