@@ -1,20 +1,35 @@
 // The pure parts of the local commands: `npx netlify-indieauth dev`'s arguments, addresses and
 // netlify-cli command line; the sign-in by hand printed for a port; and how messages name commands.
+import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { localAddresses, parseDevArguments, serveArguments } from "../../scripts/blog-dev-plan.ts";
 import { commandFor } from "../../scripts/commands.ts";
 import { CODE_VERIFIER, readyMessage, redeemCommand, signInUrl } from "../../scripts/local-sign-in.ts";
-import { parsePort } from "../../scripts/ports.ts";
+import { listeningNote, listenOn, parseHost, parsePort } from "../../scripts/ports.ts";
 
 describe("npx netlify-indieauth dev: arguments", () => {
   it("takes --port N, --port=N and -p N, else PORT, else 8888", () => {
-    expect(parseDevArguments(["--port", "9000"])).toEqual({ port: 9000 });
-    expect(parseDevArguments(["--port=9001"])).toEqual({ port: 9001 });
-    expect(parseDevArguments(["-p", "9002"])).toEqual({ port: 9002 });
-    expect(parseDevArguments([], { PORT: "9003" })).toEqual({ port: 9003 });
-    expect(parseDevArguments(["--port", "9004"], { PORT: "9003" })).toEqual({ port: 9004 });
-    expect(parseDevArguments([])).toEqual({ port: 8888 });
+    const here = { host: "127.0.0.1" };
+    expect(parseDevArguments(["--port", "9000"])).toEqual({ port: 9000, ...here });
+    expect(parseDevArguments(["--port=9001"])).toEqual({ port: 9001, ...here });
+    expect(parseDevArguments(["-p", "9002"])).toEqual({ port: 9002, ...here });
+    expect(parseDevArguments([], { PORT: "9003" })).toEqual({ port: 9003, ...here });
+    expect(parseDevArguments(["--port", "9004"], { PORT: "9003" })).toEqual({ port: 9004, ...here });
+    expect(parseDevArguments([])).toEqual({ port: 8888, ...here });
+  });
+
+  it("listens on this machine only unless told with --host, and takes only an IP address there", () => {
+    expect(parseDevArguments(["--host", "0.0.0.0"])).toEqual({ port: 8888, host: "0.0.0.0" });
+    expect(parseDevArguments(["--host=::", "--port", "9000"])).toEqual({ port: 9000, host: "::" });
+    expect(parseDevArguments(["--host", "localhost"])).toEqual({ port: 8888, host: "127.0.0.1" });
+    for (const bad of [["--host"], ["--host", "my laptop"], ["--host=example.com"]]) {
+      expect(parseDevArguments(bad)).toEqual({ error: expect.stringContaining("npx netlify-indieauth dev --host 0.0.0.0") });
+    }
+    expect(parseHost(" 192.0.2.7 ")).toBe("192.0.2.7");
+    expect(listeningNote("127.0.0.1", "npm start -- --host")).toBe("Listening on 127.0.0.1 only: nothing but this machine can reach it (npm start -- --host 0.0.0.0 opens it to your network).");
+    expect(listeningNote("0.0.0.0", "npm start -- --host")).toContain("other machines on your network can reach this server and its sign-in");
+    expect(readyMessage("http://localhost:9000", listeningNote("127.0.0.1", "x")).split("\n").slice(1, 3)).toEqual(["Ready: http://localhost:9000/  (Ctrl+C stops it)", listeningNote("127.0.0.1", "x")]);
   });
 
   it("refuses what is not a port, or an argument it does not know, saying how to write it", () => {
@@ -80,5 +95,35 @@ describe("how messages name the commands", () => {
     expect(commandFor("hash-password", blog)).toBe("npx netlify-indieauth hash-password");
     expect(commandFor("check-config", blog)).toBe("npx netlify-indieauth check-config");
     expect(commandFor("dev", blog)).toBe("npx netlify-indieauth dev");
+  });
+});
+
+describe("netlify-cli's servers, with the local commands' preload (scripts/listen-host.mjs)", () => {
+  /** Where servers made the ways netlify-cli and its parts make them end up listening. */
+  function addresses(host: string): string[] {
+    const script = `import http from "node:http"; import net from "node:net";
+const servers = [];
+const listen = (server, ...args) => new Promise((done) => { servers.push(server); server.listen(...args, done); });
+await listen(http.createServer(), { port: 0 });          // netlify-cli's proxy
+await listen(http.createServer(), 0);                    // its functions server, the local Blobs server
+await listen(net.createServer());                        // any free port
+await listen(net.createServer(), 0, "0.0.0.0");          // every interface, asked for by name
+await listen(net.createServer(), { port: 0, host: "localhost" }); // its static server (Fastify)
+process.stdout.write(JSON.stringify(servers.map((s) => s.address().address)));
+for (const s of servers) s.close();`;
+    const { nodeArgs, env } = listenOn(host);
+    const result = spawnSync(process.execPath, [...nodeArgs, "--input-type=module", "-e", script], { encoding: "utf8", env: { PATH: process.env.PATH ?? "", ...env } });
+    expect(result.stderr).toBe("");
+    return JSON.parse(result.stdout) as string[];
+  }
+
+  it("listen on 127.0.0.1 only, whichever way they ask for a port", () => {
+    expect(addresses("127.0.0.1")).toEqual(["127.0.0.1", "127.0.0.1", "127.0.0.1", "127.0.0.1", "127.0.0.1"]);
+  });
+
+  it("listen on every interface when told (--host 0.0.0.0), as netlify-cli alone does", () => {
+    const all = addresses("0.0.0.0");
+    expect(all.slice(0, 3).every((address) => address === "::" || address === "0.0.0.0")).toBe(true);
+    expect(all[3]).toBe("0.0.0.0");
   });
 });
