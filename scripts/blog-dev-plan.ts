@@ -31,13 +31,20 @@ export function parseDevArguments(argv: readonly string[], env: NodeJS.ProcessEn
 const LOCAL_ME = /^http:\/\/localhost(:\d+)?\/$/;
 
 /** What the server is told about its addresses, on top of the blog's .env: BASE_URL is this
- * port's origin, and a local ME (the blog's own home page) follows the port. Values set in the
- * shell win, as netlify-cli lets them win over .env. `notes` say what changed and why. */
-export function localAddresses(port: number, dotEnv: Record<string, string>, shell: NodeJS.ProcessEnv): { env: Record<string, string>; notes: string[] } {
+ * port's origin (with INDIEAUTH_HOST, e.g. auth.localhost:8888, that host's), and a local ME (the
+ * blog's own home page) follows the port. Values set in the shell win at run time, as netlify-cli
+ * lets them win over .env; `notes` say what changed and why. The build netlify serve runs reads
+ * .env over the shell, so an INDIEAUTH_HOST there must name this very port (`error` otherwise). */
+export function localAddresses(port: number, dotEnv: Record<string, string>, shell: NodeJS.ProcessEnv): { env: Record<string, string>; notes: string[]; error?: string } {
   const origin = `http://localhost:${port}`;
   const env: Record<string, string> = {};
   const notes: string[] = [];
-  if (shell.BASE_URL === undefined) env.BASE_URL = origin;
+  const authHost = (dotEnv.INDIEAUTH_HOST ?? shell.INDIEAUTH_HOST)?.trim().toLowerCase();
+  if (authHost && !authHost.endsWith(`:${port}`)) {
+    const fix = dotEnv.INDIEAUTH_HOST === undefined ? "set it" : "change it in .env";
+    return { env, notes, error: `INDIEAUTH_HOST=${authHost} is not on this port: ${fix} to ${authHost.replace(/:\d+$/, "")}:${port}, or run on its port (npx netlify-indieauth dev --port N, N its port).` };
+  }
+  if (shell.BASE_URL === undefined) env.BASE_URL = authHost ? `http://${authHost}` : origin;
   const me = shell.ME ?? dotEnv.ME;
   if (me === undefined || me.trim() === "") {
     env.ME = `${origin}/`;

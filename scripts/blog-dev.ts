@@ -6,6 +6,7 @@
 // own (npm install --save-dev netlify-cli@26).
 import { spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
+import { request } from "node:http";
 import { createRequire } from "node:module";
 import { join, relative, resolve } from "node:path";
 import { parseEnv } from "node:util";
@@ -76,12 +77,15 @@ if (existsSync(publish)) {
   if (check.warning) console.warn(`Warning: ${check.warning}\n`);
   if (check.refusal) fail(`Nothing was built or served: ${check.refusal}`);
 }
-const { env, notes } = localAddresses(port, dotEnv as Record<string, string>, process.env);
+const { env, notes, error } = localAddresses(port, dotEnv as Record<string, string>, process.env);
+if (error) fail(`Nothing was built: ${error}`, 2);
 for (const note of notes) console.log(note);
 
 const [staticPort, functionsPort] = await innerPorts(port);
-const base = `http://localhost:${port}`;
-console.log(`Building the blog and the IndieAuth server, then serving them on ${base}/ (netlify serve, offline)…\n`);
+const blogBase = `http://localhost:${port}`;
+/** The server's own address: the blog's, or its auth host's (INDIEAUTH_HOST, e.g. auth.localhost). */
+const base = (process.env.BASE_URL ?? env.BASE_URL ?? blogBase).replace(/\/$/, "");
+console.log(`Building the blog and the IndieAuth server, then serving them on ${blogBase}/ (netlify serve, offline)…\n`);
 const listen = listenOn(host);
 const child = spawn(process.execPath, [...listen.nodeArgs, cli, ...serveArguments({ port, staticPort, functionsPort })], {
   cwd: blog,
@@ -91,13 +95,26 @@ const child = spawn(process.execPath, [...listen.nodeArgs, cli, ...serveArgument
 child.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
 for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => child.kill(signal));
 
-// Ready when the server's metadata answers (netlify serve first runs the whole build), asked where it listens.
-const reachable = host === LOOPBACK || host === "0.0.0.0" || host === "::" ? base : `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
+/** Whether the server's metadata answers, asked where it listens, naming the server's host (an
+ * auth host such as auth.localhost need not resolve here). */
+function answers(): Promise<boolean> {
+  const address = host === "0.0.0.0" || host === "::" ? LOOPBACK : host;
+  return new Promise((done) => {
+    const asked = request({ host: address, port, path: "/.well-known/oauth-authorization-server", headers: { Host: new URL(base).host }, timeout: 5000 }, (res) => {
+      res.resume();
+      done(res.statusCode === 200);
+    });
+    asked.on("error", () => done(false));
+    asked.on("timeout", () => asked.destroy());
+    asked.end();
+  });
+}
+
+// Ready when the server's metadata answers (netlify serve first runs the whole build).
 while (child.exitCode === null) {
-  const answered = await fetch(`${reachable}/.well-known/oauth-authorization-server`, { signal: AbortSignal.timeout(5000) }).then((r) => r.status === 200, () => false);
-  if (answered) {
+  if (await answers()) {
     console.log(readyMessage(base, listeningNote(host, "npx netlify-indieauth dev --host")));
-    console.log(`Your blog: ${base}/   The server's home page: ${base}/indieauth/\n`);
+    console.log(`Your blog: ${blogBase}/   The server's home page: ${base}/indieauth/\n`);
     break;
   }
   await new Promise((resolve) => setTimeout(resolve, 500));

@@ -63,6 +63,14 @@ describe("npx netlify-indieauth dev: the server's addresses", () => {
     expect(localAddresses(9000, {}, { ME: "http://localhost:8888/" }).env.ME).toBeUndefined();
   });
 
+  it("with an auth host (INDIEAUTH_HOST=auth.localhost:N in .env), tells the server that host, and refuses another port than N", () => {
+    expect(localAddresses(9000, { ME: "http://localhost:9000/", INDIEAUTH_HOST: "auth.localhost:9000" }, {})).toEqual({ env: { BASE_URL: "http://auth.localhost:9000" }, notes: [] });
+    // netlify serve's build reads .env over the shell: a host for another port cannot be moved.
+    expect(localAddresses(9000, { INDIEAUTH_HOST: "auth.localhost:8888" }, {}).error).toBe(
+      "INDIEAUTH_HOST=auth.localhost:8888 is not on this port: change it in .env to auth.localhost:9000, or run on its port (npx netlify-indieauth dev --port N, N its port).",
+    );
+  });
+
   it("signs you in as the blog's local home page when ME is not set", () => {
     const { env, notes } = localAddresses(9000, {}, {});
     expect(env.ME).toBe("http://localhost:9000/");
