@@ -12,7 +12,6 @@
 // matcher, netlify-redirector) and TLS for the alias; see docs/security.md.
 import { spawn, type ChildProcess } from "node:child_process";
 import { request } from "node:http";
-import { networkInterfaces } from "node:os";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser } from "playwright-core";
@@ -21,6 +20,7 @@ import { blogEnv, fixtures, installBlog, removeTempDirs } from "../helpers/blog.
 import { launchChromium } from "../helpers/browser.ts";
 import { testEnv } from "../helpers/env.ts";
 import { freePort } from "../helpers/netlify-dev.ts";
+import { connectTo, nonLoopbackAddress } from "../helpers/other-address.ts";
 import { stopProcessGroup } from "../helpers/process-group.ts";
 
 let blog: string;
@@ -42,10 +42,10 @@ interface Answer {
   body: string;
 }
 
-/** GET `path` from the local server at `address`, naming `host` (with the port) as a browser there would. */
-function get(host: string, path: string, address = "127.0.0.1"): Promise<Answer> {
+/** GET `path` from the local server, naming `host` (with the port) as a browser there would. */
+function get(host: string, path: string): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: address, port, path, headers: { Host: `${host}:${port}` } }, (res) => {
+    const req = request({ host: "127.0.0.1", port, path, headers: { Host: `${host}:${port}` } }, (res) => {
       let body = "";
       res.setEncoding("utf8");
       res.on("data", (chunk: string) => (body += chunk));
@@ -152,11 +152,9 @@ describe("an auth host of its own, built by the plugin and served by npx netlify
 
   it("listens on this machine only, and says so", async () => {
     expect(log).toContain("Listening on 127.0.0.1 only: nothing but this machine can reach it");
-    const other = Object.values(networkInterfaces())
-      .flat()
-      .find((address) => address && !address.internal && address.family === "IPv4");
-    if (!other) return;
-    await expect(get("auth.localhost", "/.well-known/oauth-authorization-server", other.address)).rejects.toThrow(/ECONNREFUSED/);
+    expect(await connectTo("127.0.0.1", port)).toBe("answered");
+    const other = nonLoopbackAddress();
+    if (other) expect(await connectTo(other, port)).toBe("refused");
   });
 
   it("on the auth host: none of the blog's pages, files or 404 page, only the server's refusal", async () => {
