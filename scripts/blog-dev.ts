@@ -64,9 +64,6 @@ const toml = netlifyToml();
 if (!(toml?.plugins ?? []).some((plugin) => plugin.package === "netlify-indieauth")) {
   fail('This folder\'s netlify.toml does not load the plugin, so the build would not add the server. Add to netlify.toml:\n\n[[plugins]]\n  package = "netlify-indieauth"');
 }
-const cli = netlifyCli();
-if (!cli) fail("netlify-cli is not installed in this folder. Install it beside the package:\n  npm install --save-dev netlify-cli@26");
-
 const dotEnv = existsSync(join(blog, ".env")) ? parseEnv(readFileSync(join(blog, ".env"), "utf8")) : {};
 // The publish folder as it is before the build (a plain folder of HTML is served as it is); the
 // plugin checks it again after the build command.
@@ -77,6 +74,9 @@ if (existsSync(publish)) {
   if (check.warning) console.warn(`Warning: ${check.warning}\n`);
   if (check.refusal) fail(`Nothing was built or served: ${check.refusal}`);
 }
+const cli = netlifyCli();
+if (!cli) fail("netlify-cli is not installed in this folder. Install it beside the package:\n  npm install --save-dev netlify-cli@26");
+
 const { env, notes, error } = localAddresses(port, dotEnv as Record<string, string>, process.env);
 if (error) fail(`Nothing was built: ${error}`, 2);
 for (const note of notes) console.log(note);

@@ -1,12 +1,18 @@
-// The pure parts of the local commands: `npx netlify-indieauth dev`'s arguments, addresses and
-// netlify-cli command line; the sign-in by hand printed for a port; and how messages name commands.
+// The local commands, short of running a server: `npx netlify-indieauth dev`'s arguments, addresses and
+// netlify-cli command line, its check of the publish folder before it builds; the address the local
+// servers listen on; the sign-in by hand printed for a port; and how messages name commands.
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { localAddresses, parseDevArguments, serveArguments } from "../../scripts/blog-dev-plan.ts";
 import { commandFor } from "../../scripts/commands.ts";
 import { CODE_VERIFIER, readyMessage, redeemCommand, signInUrl } from "../../scripts/local-sign-in.ts";
 import { listeningNote, listenOn, parseHost, parsePort } from "../../scripts/ports.ts";
+import { freePort } from "../helpers/netlify-dev.ts";
 
 describe("npx netlify-indieauth dev: arguments", () => {
   it("takes --port N, --port=N and -p N, else PORT, else 8888", () => {
@@ -46,6 +52,45 @@ describe("npx netlify-indieauth dev: arguments", () => {
     expect(args[0]).toBe("serve");
     expect(args.join(" ")).toContain("--context dev --offline --internal-disable-edge-functions --port 9000");
     expect(args.join(" ")).toContain("--staticServerPort 40001 --functions-port 40002");
+  });
+});
+
+describe("npx netlify-indieauth dev: the publish folder, before anything is built", () => {
+  const tsx = createRequire(import.meta.url).resolve("tsx/cli");
+  const script = new URL("../../scripts/blog-dev.ts", import.meta.url).pathname;
+
+  /** Runs the command in a blog folder whose netlify.toml loads the plugin with `build`. */
+  async function devIn(build: string, prepare: (blog: string) => void = () => {}) {
+    const blog = mkdtempSync(join(tmpdir(), "indieauth-dev-"));
+    try {
+      writeFileSync(join(blog, "netlify.toml"), `${build}\n[[plugins]]\n  package = "netlify-indieauth"\n`);
+      writeFileSync(join(blog, ".env"), "SECRET=a-secret-of-the-server-that-is-long-enough-0123456789\n");
+      prepare(blog);
+      const before = readdirSync(blog).sort();
+      const result = spawnSync(process.execPath, [tsx, script, "--port", String(await freePort())], { cwd: blog, encoding: "utf8", env: { PATH: process.env.PATH ?? "" }, timeout: 60_000 });
+      return { ...result, unchanged: JSON.stringify(readdirSync(blog).sort()) === JSON.stringify(before) };
+    } finally {
+      rmSync(blog, { recursive: true, force: true });
+    }
+  }
+
+  it("refuses to serve the blog's own folder (publish = \".\", or no publish at all, as on Netlify)", async () => {
+    for (const build of ['[build]\n  publish = "."\n', ""]) {
+      const result = await devIn(build);
+      expect(result.status).toBe(1);
+      expect(result.stderr).toContain('Nothing was built or served: the publish folder "." would serve what must stay private');
+      expect(result.unchanged).toBe(true);
+    }
+  });
+
+  it("refuses a plain folder of HTML holding a copy of the secret", async () => {
+    const result = await devIn('[build]\n  publish = "public"\n', (blog) => {
+      mkdirSync(join(blog, "public"));
+      writeFileSync(join(blog, "public", "index.html"), "<p>home</p>\n");
+      writeFileSync(join(blog, "public", "env-backup.txt"), "SECRET=a-secret-of-the-server-that-is-long-enough-0123456789\n");
+    });
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain("- env-backup.txt: holds the value of SECRET");
   });
 });
 
