@@ -50,6 +50,11 @@ async function readManifest(folder: string): Promise<Record<string, string>> {
   }
 }
 
+/** The files the plugin's last run recorded under `folder`, as "a/b" paths. */
+export async function recordedFiles(folder: string): Promise<string[]> {
+  return Object.keys(await readManifest(folder)).sort();
+}
+
 /** Which files under `folder` (<publish>/indieauth) are the plugin's, and which are not.
  * `publishDir` only names the foreign ones the way a person finds them. */
 export async function folderState(publishDir: string, folder: string): Promise<FolderState> {

@@ -6,6 +6,9 @@
 //
 // onPreBuild  checks ME, SECRET, PASSWORD_HASH... before the blog's build command runs, so a
 //             production build with a missing or malformed variable stops at once, naming it.
+// onPostBuild checks the blog's header rules again, once the other plugins' onBuild (and the
+//             onPostBuild of those listed before this one) have run: a plugin that writes CSP
+//             rules (a CSP generator) must not replace the pages' own either.
 // onBuild     runs after the blog's build command (which may have emptied the publish folder:
 //             `rm -rf _site && eleventy`, Hugo's --cleanDestinationDir, Vite's emptyOutDir)
 //             and before Netlify bundles the functions. It first stops the build, naming what it
@@ -176,4 +179,18 @@ export const onBuild = async ({ constants, netlifyConfig, utils }) => {
   const authHost = authHostOf(config);
   const where = authHost ? `, on its own host ${authHost} (rules first in ${shown}/_redirects)` : " (sharing the blog's origin: see the docs for an auth. host of its own)";
   console.log(`netlify-indieauth: pages in ${shown}/indieauth/, their headers in ${shown}/_headers, functions ${functions.join(", ")}${where}`);
+};
+
+/** After every plugin's onBuild: the blog's header rules once more, as other plugins left them. */
+export const onPostBuild = async ({ constants, netlifyConfig, utils }) => {
+  const siteRoot = process.cwd();
+  const publishDir = resolve(siteRoot, constants.PUBLISH_DIR);
+  const pagesDir = join(publishDir, "indieauth");
+  const recorded = await withTypeScript(async (load) => (await load("scripts/own-files.ts")).recordedFiles(pagesDir));
+  if (recorded.length === 0) return;
+  const place = { siteRoot, publishDir, shown: relative(siteRoot, publishDir) || "." };
+  const ourRules = pageHeaderRules(await packageToml());
+  const files = recorded.map((path) => `indieauth/${path}`);
+  const conflicts = await blogHeaderConflicts({ ...place, configPath: constants.CONFIG_PATH, configHeaders: netlifyConfig?.headers, ourRules, files });
+  if (conflicts.length > 0) return utils.build.failBuild(conflictMessage(conflicts));
 };

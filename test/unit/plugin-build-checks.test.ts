@@ -8,10 +8,15 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { parse } from "smol-toml";
+import { recordOurs } from "../../scripts/own-files.ts";
 import { testEnv } from "../helpers/env.ts";
 
-const plugin = (await import(new URL("../../netlify/plugin/index.mjs", import.meta.url).href)) as {
-  onBuild: (options: { constants: Record<string, string>; netlifyConfig: { headers: unknown[] }; utils: { build: { failBuild: (message: string) => never } } }) => Promise<void>;
+type Handler = (options: { constants: Record<string, string>; netlifyConfig: { headers: unknown[] }; utils: { build: { failBuild: (message: string) => never } } }) => Promise<void>;
+const plugin = (await import(new URL("../../netlify/plugin/index.mjs", import.meta.url).href)) as { onBuild: Handler; onPostBuild: Handler };
+const headersModule = (await import(new URL("../../netlify/plugin/headers.mjs", import.meta.url).href)) as {
+  pageHeaderRules: (toml: unknown) => unknown[];
+  withOurHeaders: (existing: string, rules: unknown[]) => string;
 };
 
 class BuildFailed extends Error {}
@@ -45,11 +50,11 @@ afterEach(() => {
   rmSync(site, { recursive: true, force: true });
 });
 
-/** Runs onBuild for publish folder `publish` (and the blog's netlify.toml, if written); the
- * message it stopped the build with, or undefined when it went through. */
-async function onBuild(publish: string, configHeaders: unknown[] = []): Promise<string | undefined> {
+/** Runs onBuild (or `handler`) for publish folder `publish` (and the blog's netlify.toml, if
+ * written); the message it stopped the build with, or undefined when it went through. */
+async function onBuild(publish: string, configHeaders: unknown[] = [], handler: Handler = plugin.onBuild): Promise<string | undefined> {
   try {
-    await plugin.onBuild({ constants: { PUBLISH_DIR: publish, CONFIG_PATH: join(site, "netlify.toml") }, netlifyConfig: { headers: configHeaders }, utils: { build: { failBuild } } });
+    await handler({ constants: { PUBLISH_DIR: publish, CONFIG_PATH: join(site, "netlify.toml") }, netlifyConfig: { headers: configHeaders }, utils: { build: { failBuild } } });
     return undefined;
   } catch (error) {
     if (error instanceof BuildFailed) return error.message;
@@ -148,4 +153,18 @@ describe("the plugin stops at a header rule of the blog's that would replace the
     const message = await onBuild("public", [{ for: "/indieauth/*", values: { "X-Frame-Options": "SAMEORIGIN" } }]);
     expect(message).toContain('- the site\'s resolved configuration (netlifyConfig.headers: another build plugin\'s, or a _headers read before the build command), the rule for "/indieauth/*": X-Frame-Options');
   }, 60_000);
+});
+
+describe("the plugin checks the blog's header rules again after every plugin's onBuild", () => {
+  it("stops at a rule another plugin (a CSP generator) appended to _headers after the plugin's block", async () => {
+    mkdirSync(join(site, "public", "indieauth", "sign-in"), { recursive: true });
+    writeFileSync(join(site, "public", "indieauth", "sign-in", "index.html"), "<!doctype html><title>Sign in</title>\n");
+    await recordOurs(join(site, "public", "indieauth"));
+    const toml = parse(readFileSync(new URL("../../netlify.toml", import.meta.url), "utf8"));
+    const ours = headersModule.withOurHeaders("", headersModule.pageHeaderRules(toml));
+    writeFileSync(join(site, "public", "_headers"), ours);
+    expect(await onBuild("public", [], plugin.onPostBuild)).toBeUndefined();
+    writeFileSync(join(site, "public", "_headers"), `${ours}/*\n  Content-Security-Policy: script-src 'self' 'unsafe-inline'\n`);
+    expect(await onBuild("public", [], plugin.onPostBuild)).toContain('- public/_headers, the rule for "/*": Content-Security-Policy (it matches /indieauth/sign-in/)');
+  });
 });
