@@ -19,9 +19,12 @@ export interface PublishCheck {
 const SECRET_VARIABLES = ["SECRET", "PASSWORD_HASH", "PASSWORD_SECRET", "INTROSPECTION_TOKEN"];
 /** A value this short could turn up by chance (the configuration refuses short secrets anyway). */
 const MIN_SECRET_LENGTH = 16;
-/** Files up to this size are read whole; larger ones are read in pieces, unless they are binary. */
+/** Files up to this size are read whole; larger ones in pieces of this size. */
 const WHOLE_FILE = 1024 * 1024;
-/** How much of a large file decides whether it is binary (a NUL byte there: an image, a video). */
+/** Binary files over this size are not read (videos, audio); text files are read whatever their
+ * size, and so are smaller binary files (an uncompressed archive of the site holds .env as text). */
+const LARGE_BINARY = 16 * 1024 * 1024;
+/** How much of a large file decides whether it is binary (a NUL byte there). */
 const SNIFF = 8192;
 
 const ENV_FILE = /^\.env(\.(?!example$|sample$|template$|dist$)[\w.-]+)?$/;
@@ -34,21 +37,23 @@ export function secretValues(env: NodeJS.ProcessEnv): { name: string; value: Buf
   });
 }
 
-/** Whether `file` holds any of `needles`: small files whole, large text files in pieces (so none
- * is missed), large binary files not at all. */
+/** Which of `needles` `file` holds: small files read whole, larger ones in pieces that overlap
+ * (so none is missed at a boundary), large binary files not at all. */
 async function holds(file: string, size: number, needles: readonly Buffer[]): Promise<Buffer[]> {
   if (size <= WHOLE_FILE) {
     const bytes = await readFile(file);
     return needles.filter((needle) => bytes.includes(needle));
   }
-  const handle = await open(file, "r");
-  const head = Buffer.alloc(SNIFF);
-  try {
-    await handle.read(head, 0, SNIFF, 0);
-  } finally {
-    await handle.close();
+  if (size > LARGE_BINARY) {
+    const handle = await open(file, "r");
+    const head = Buffer.alloc(SNIFF);
+    try {
+      await handle.read(head, 0, SNIFF, 0);
+    } finally {
+      await handle.close();
+    }
+    if (head.includes(0)) return [];
   }
-  if (head.includes(0)) return [];
   const overlap = Math.max(...needles.map((needle) => needle.length)) - 1;
   const found = new Set<Buffer>();
   let tail = Buffer.alloc(0);

@@ -30,10 +30,11 @@ describe("the secret's value in a published file", () => {
     expect((await checkPublishFolder(site, publish, env)).refusals).toEqual(["search-index.json: holds the value of SECRET"]);
   });
 
-  it("is found in a small binary file, and a large binary file is not read", async () => {
+  it("is found in a binary file (an uncompressed archive of the site holds .env as it is); a video over 16 MB is not read", async () => {
     writeFileSync(join(publish, "photo.jpg"), Buffer.concat([Buffer.from([0xff, 0xd8, 0, 1]), Buffer.from(PASSWORD_HASH)]));
-    writeFileSync(join(publish, "video.mp4"), Buffer.concat([Buffer.alloc(2 * 1024 * 1024, 0), Buffer.from(SECRET)]));
-    expect((await checkPublishFolder(site, publish, env)).refusals).toEqual(["photo.jpg: holds the value of PASSWORD_HASH"]);
+    writeFileSync(join(publish, "site-backup.tar"), Buffer.concat([Buffer.alloc(3 * 1024 * 1024, 0), Buffer.from(`SECRET=${SECRET}\n`)]));
+    writeFileSync(join(publish, "talk.mp4"), Buffer.concat([Buffer.alloc(17 * 1024 * 1024, 0), Buffer.from(SECRET)]));
+    expect((await checkPublishFolder(site, publish, env)).refusals.sort()).toEqual(["photo.jpg: holds the value of PASSWORD_HASH", "site-backup.tar: holds the value of SECRET"]);
   });
 
   it("is found through a link to a file outside the folder, and a link to the site's folder is refused", async () => {
