@@ -7,7 +7,7 @@ import { fileURLToPath } from "node:url";
 import { build as esbuild } from "esbuild";
 import { Liquid } from "liquidjs";
 import { loadConfig, type ConfigProblem, type Env } from "../netlify/lib/platform/config.ts";
-import { ACCOUNT_PAGE, ASSETS, HOME_PAGE, PAGES_PREFIX, SELF_TEST_PAGE, SIGN_IN_PAGE } from "../netlify/lib/pages/paths.ts";
+import { ACCOUNT_PAGE, ASSETS, HOME_PAGE, SELF_TEST_PAGE, SIGN_IN_PAGE } from "../netlify/lib/pages/paths.ts";
 import { expectedTargets } from "../netlify/lib/owner/profile-links.ts";
 import { loadEnvFile } from "./env.ts";
 import { BUILT_FUNCTIONS, buildFunctions } from "./build-functions.ts";
@@ -49,8 +49,9 @@ function endpoints(baseUrl: string): { url_parts: string[]; does: string }[] {
 }
 
 interface BuildOptions {
-  /** Deployed on its own: the home page is also served at "/". Added to a blog: never touch
-   * anything outside /indieauth/, and never delete the folder first. */
+  /** Deployed on its own: the home page is also served at "/", and the output folder is emptied
+   * first. Added to a blog: never touch anything outside /indieauth/, and delete nothing: the
+   * plugin removes its own earlier files itself (scripts/own-files.ts), never the blog's. */
   standalone?: boolean;
 }
 
@@ -69,14 +70,12 @@ export async function buildSite(env: Env = process.env, outDir = join(root, "dis
     const content = await liquid.renderFile(template, data);
     return liquid.renderFile("layout", { title, script, content, assets: ASSETS, ...head });
   };
-  const pagesDir = join(outDir, PAGES_PREFIX);
   const write = async (path: string, html: string) => {
     await mkdir(dirname(join(outDir, path, "index.html")), { recursive: true });
     await writeFile(join(outDir, path, "index.html"), html);
   };
 
   if (standalone) await rm(outDir, { recursive: true, force: true });
-  await rm(pagesDir, { recursive: true, force: true });
   await mkdir(join(outDir, ASSETS), { recursive: true });
 
   const name = profile?.name ?? (me ? new URL(me).host : "the owner");

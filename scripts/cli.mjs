@@ -4,7 +4,8 @@
 //                   reads it from standard input and prints only the hash)
 //   check-config    check the environment (and ./.env) the way the functions will
 //   dev [--port N]  the local trial: build the blog with the plugin and serve it with the
-//                   functions (netlify serve, offline), then print a sign-in for that port
+//                   functions (netlify serve, offline, on 127.0.0.1 unless --host ADDRESS), then
+//                   print a sign-in for that port
 // hash-password and check-config run the same TypeScript scripts as `npm run <command>` in a clone
 // of this repository; NETLIFY_INDIEAUTH_CLI tells them to name the blog's commands (npx …).
 import { dirname, join } from "node:path";
@@ -30,7 +31,8 @@ if (!script) {
       "                  `printf %s \"$PW\" | npx netlify-indieauth hash-password` prints only the hash)",
       "  check-config    check ME, SECRET, PASSWORD_HASH... (and ./.env) the way the functions will",
       "  dev [--port N]  try it locally: build the blog with the plugin and serve it on http://localhost:N/",
-      "                  (8888 unless told; needs netlify-cli: npm install --save-dev netlify-cli@26)",
+      "                  (8888 unless told; needs netlify-cli: npm install --save-dev netlify-cli@26);",
+      "                  this machine only, unless --host 0.0.0.0 (or another address) opens it to the network",
       "",
     ].join("\n"),
   );

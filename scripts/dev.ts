@@ -3,6 +3,7 @@
 // whose hash is stored and which is printed once), and runs `netlify dev` offline on
 // http://localhost:8888 (PORT overrides), saying in its own words what runs where, keeping
 // netlify-cli's routine noise out of the way, and printing a sign-in by hand for its own port.
+// It listens on this machine only (127.0.0.1) unless told: `npm start -- --host 0.0.0.0`.
 // Each port has a folder of its own, .netlify/indieauth-dev/<port>/: the pages, the functions,
 // and netlify-cli's working folder (its functions-serve/ and the local Blobs store), so two
 // servers from one checkout never rebuild or read each other's files.
@@ -16,11 +17,22 @@ import { buildFunctions } from "./build-functions.ts";
 import { buildSite } from "./build.ts";
 import { ENV_FILE, loadEnvFile } from "./env.ts";
 import { readyMessage } from "./local-sign-in.ts";
-import { innerPorts, parsePort, portIsFree } from "./ports.ts";
+import { innerPorts, listeningNote, listenOn, LOOPBACK, parseHost, parsePort, portIsFree } from "./ports.ts";
 
 const port = parsePort(process.env.PORT ?? "8888") ?? 0;
 if (port === 0) {
   console.error(`PORT=${process.env.PORT} is not a port number (1-65535). Nothing was changed. For example: PORT=9000 npm start`);
+  process.exit(2);
+}
+/** `--host ADDRESS` (npm start -- --host 0.0.0.0): where to listen; this machine only unless told. */
+function hostArgument(argv: readonly string[]): string | undefined {
+  if (argv.length === 0) return LOOPBACK;
+  const raw = argv[0] === "--host" && argv.length === 2 ? argv[1] : argv.length === 1 && argv[0]!.startsWith("--host=") ? argv[0]!.slice("--host=".length) : undefined;
+  return parseHost(raw);
+}
+const host = hostArgument(process.argv.slice(2));
+if (host === undefined) {
+  console.error(`Usage: npm start [-- --host ADDRESS]: ${JSON.stringify(process.argv.slice(2).join(" "))} is not an IP address to listen on. Nothing was changed.`);
   process.exit(2);
 }
 const root = resolve(import.meta.dirname, "..");
@@ -113,8 +125,9 @@ console.log(`Starting netlify dev (offline)…`);
 const [functionsPort, staticPort] = await innerPorts(port);
 const netlify = createRequire(import.meta.url).resolve("netlify-cli/bin/run.js");
 const args = ["dev", "--offline", "--internal-disable-edge-functions", "--no-open", "--port", String(port), "--functions-port", String(functionsPort), "--staticServerPort", String(staticPort), "--dir", pages, "--functions", functions];
-const child = spawn(process.execPath, [netlify, ...args], { cwd: workDir, stdio: ["inherit", "pipe", "pipe"], env: { ...process.env, BROWSER: "none" } });
-const ready = () => console.log(readyMessage(process.env.BASE_URL ?? `http://localhost:${port}`));
+const listen = listenOn(host);
+const child = spawn(process.execPath, [...listen.nodeArgs, netlify, ...args], { cwd: workDir, stdio: ["inherit", "pipe", "pipe"], env: { ...process.env, ...listen.env, BROWSER: "none" } });
+const ready = () => console.log(readyMessage(process.env.BASE_URL ?? `http://localhost:${port}`, listeningNote(host, "npm start -- --host")));
 relay(child.stdout, process.stdout, ready);
 relay(child.stderr, process.stderr, ready);
 child.on("exit", (code) => process.exit(code ?? 0));

@@ -32,11 +32,12 @@ export function redeemCommand(baseUrl: string): string {
   ].join("\n");
 }
 
-/** The lines printed when the server at `baseUrl` is ready. */
-export function readyMessage(baseUrl: string, stop = "Ctrl+C stops it"): string {
+/** The lines printed when the server at `baseUrl` is ready; `listening`: who can reach it. */
+export function readyMessage(baseUrl: string, listening?: string, stop = "Ctrl+C stops it"): string {
   return [
     "",
     `Ready: ${baseUrl}/  (${stop})`,
+    ...(listening ? [listening] : []),
     "",
     "Sign in by hand: open this in your browser, enter your password and Approve.",
     `  ${signInUrl(baseUrl)}`,

@@ -1,6 +1,36 @@
-// Ports for the local servers (`npm start`, `npx netlify-indieauth dev`): whether one is free
-// before anything is built, and free ports for netlify-cli's inner servers.
-import { createServer } from "node:net";
+// Ports and addresses for the local servers (`npm start`, `npx netlify-indieauth dev`): whether a
+// port is free before anything is built, free ports for netlify-cli's inner servers, and the
+// address they listen on (this machine only unless told: scripts/listen-host.mjs).
+import { createServer, isIP } from "node:net";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+
+/** This machine only: what the local servers listen on unless told otherwise with --host. */
+export const LOOPBACK = "127.0.0.1";
+/** The variable that tells scripts/listen-host.mjs the address, inside netlify-cli. */
+export const LISTEN_HOST_VARIABLE = "NETLIFY_INDIEAUTH_LISTEN_HOST";
+const EVERY_INTERFACE = new Set(["0.0.0.0", "::"]);
+
+/** An address given with --host: an IP address (0.0.0.0 or :: for every interface) or localhost. */
+export function parseHost(raw: string | undefined): string | undefined {
+  const host = raw?.trim() ?? "";
+  if (host === "localhost") return LOOPBACK;
+  return isIP(host) === 0 ? undefined : host;
+}
+
+/** The arguments that make netlify-cli's servers listen on `host` (node's own, before its script),
+ * and the variable they read. */
+export function listenOn(host: string): { nodeArgs: string[]; env: Record<string, string> } {
+  const preload = pathToFileURL(join(import.meta.dirname, "listen-host.mjs")).href;
+  return { nodeArgs: ["--import", preload], env: { [LISTEN_HOST_VARIABLE]: host } };
+}
+
+/** What the ready message says about who can reach the server. `hostFlag`: how to open it up. */
+export function listeningNote(host: string, hostFlag: string): string {
+  if (EVERY_INTERFACE.has(host)) return `Listening on every network interface (${host}): other machines on your network can reach this server and its sign-in.`;
+  if (host === LOOPBACK) return `Listening on ${LOOPBACK} only: nothing but this machine can reach it (${hostFlag} 0.0.0.0 opens it to your network).`;
+  return `Listening on ${host} only.`;
+}
 
 /** Resolves true when nothing listens on the port, any address (netlify-cli binds them all). */
 export function portIsFree(port: number): Promise<boolean> {

@@ -6,10 +6,19 @@
 //
 // onPreBuild  checks ME, SECRET, PASSWORD_HASH... before the blog's build command runs, so a
 //             production build with a missing or malformed variable stops at once, naming it.
+// onPostBuild checks the blog's header rules again, once the other plugins' onBuild (and the
+//             onPostBuild of those listed before this one) have run: a plugin that writes CSP
+//             rules (a CSP generator) must not replace the pages' own either.
 // onBuild     runs after the blog's build command (which may have emptied the publish folder:
 //             `rm -rf _site && eleventy`, Hugo's --cleanDestinationDir, Vite's emptyOutDir)
-//             and before Netlify bundles the functions. It writes
-//               <publish>/indieauth/...                 the pages, and nothing else of the blog's
+//             and before Netlify bundles the functions. It first stops the build, naming what it
+//             found, when the publish folder would serve what must stay private (the site's own
+//             folder, .env, .git, a file holding the secret: scripts/publish-check.ts), when
+//             <publish>/indieauth/ holds a file it did not write (scripts/own-files.ts), or when
+//             a header rule of the blog's would replace its pages' protections (blog-headers.mjs).
+//             Then it writes
+//               <publish>/indieauth/...                 the pages, and nothing else of the blog's;
+//                                                       the list of them, to remove only them next time
 //               <publish>/_headers                      the pages' security headers, appended in a
 //                                                       marked block (kept apart from the blog's)
 //               .netlify/v1/functions/indieauth-*/      each endpoint's function, prebuilt with esbuild
@@ -25,6 +34,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { parse } from "smol-toml";
 import { register } from "tsx/esm/api";
 import { authHostRules, REFUSED_PAGE, refusedPage, withOurRedirects } from "./auth-host.mjs";
+import { blogHeaderConflicts, conflictMessage } from "./blog-headers.mjs";
 import { pageHeaderRules, withOurHeaders } from "./headers.mjs";
 
 const packageRoot = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
@@ -77,20 +87,48 @@ async function writeHeaders(publishDir, toml) {
   await writeFile(file, withOurHeaders(existing, pageHeaderRules(toml)));
 }
 
-/** With INDIEAUTH_HOST, the rules that keep the auth host to the server's pages (and the page it
- * refuses the rest with), first in _redirects; without it, no block of ours. */
-async function writeAuthHostRules(publishDir, config) {
+/** The auth host (INDIEAUTH_HOST, as set) when the server runs on one, else undefined. */
+const authHostOf = (config) => (config?.setup === "auth-host" ? process.env.INDIEAUTH_HOST.trim().toLowerCase() : undefined);
+
+/** The rules that keep the auth host to the plugin's own `files`, first in _redirects (with the
+ * auth host only; without it, no block of ours). */
+async function writeAuthHostRules(publishDir, config, files) {
   const file = join(publishDir, "_redirects");
   const existing = existsSync(file) ? await readFile(file, "utf8") : "";
-  const authHost = config?.setup === "auth-host" ? process.env.INDIEAUTH_HOST.trim().toLowerCase() : undefined;
-  const rules = authHost ? authHostRules(authHost, config.baseUrl) : [];
-  if (authHost) {
+  const authHost = authHostOf(config);
+  const updated = withOurRedirects(existing, authHost ? authHostRules(authHost, config.baseUrl, files) : []);
+  if (updated !== existing) await writeFile(file, updated);
+}
+
+const foreignFiles = (shown, files) =>
+  `netlify-indieauth: ${shown}/indieauth/ holds files this plugin did not write (or that changed since it wrote them), and it writes the server's pages there:${files.map((f) => `\n  - ${shown}/${f}`).join("")}\n` +
+  "The build stops so that nothing of the blog's is deleted or overwritten. Move them elsewhere in the blog (the server owns the addresses under /indieauth/). " +
+  `If they are pages an earlier version of this plugin wrote (before it listed its files), delete the folder ${shown}/indieauth/ and build again.`;
+
+/** The checks that stop the build before anything is written, then the pages (the plugin's own
+ * files, listed), each step through the package's TypeScript scripts. */
+async function buildPages(load, { siteRoot, publishDir, shown }) {
+  const { checkPublishFolder, describeCheck } = await load("scripts/publish-check.ts");
+  const check = describeCheck(await checkPublishFolder(siteRoot, publishDir, process.env), shown, siteRoot);
+  if (check.warning) console.warn(`netlify-indieauth warning: ${check.warning}`);
+  if (check.refusal) return { failure: `netlify-indieauth: ${check.refusal}` };
+  const own = await load("scripts/own-files.ts");
+  const pagesDir = join(publishDir, "indieauth");
+  const state = await own.folderState(publishDir, pagesDir);
+  if (state.foreign.length > 0) return { failure: foreignFiles(shown, state.foreign) };
+  await own.removeOurs(pagesDir, state.ours);
+
+  const { buildSite } = await load("scripts/build.ts");
+  const { loadConfig } = await load("netlify/lib/platform/config.ts");
+  const { warnings } = await buildSite(process.env, publishDir, { standalone: false });
+  const result = loadConfig(process.env, "plugin");
+  const config = result.ok ? result.config : undefined;
+  if (authHostOf(config)) {
     await mkdir(join(publishDir, REFUSED_PAGE), { recursive: true });
     await writeFile(join(publishDir, REFUSED_PAGE, "index.html"), refusedPage(config.baseUrl));
   }
-  const updated = withOurRedirects(existing, rules);
-  if (updated !== existing) await writeFile(file, updated);
-  return authHost;
+  const files = (await own.recordOurs(pagesDir)).map((path) => `indieauth/${path}`);
+  return { warnings, config, files };
 }
 
 const isProduction = () => process.env.CONTEXT === "production";
@@ -111,7 +149,7 @@ export const onPreBuild = async ({ utils }) => {
 };
 
 /** After the blog's build command: the pages, their headers and the functions. */
-export const onBuild = async ({ constants, utils }) => {
+export const onBuild = async ({ constants, netlifyConfig, utils }) => {
   const siteRoot = process.cwd();
   const publishDir = resolve(siteRoot, constants.PUBLISH_DIR);
   const shown = relative(siteRoot, publishDir) || ".";
@@ -124,16 +162,35 @@ export const onBuild = async ({ constants, utils }) => {
 
   // The pages and the functions are built by the same TypeScript build scripts as a standalone deployment.
   const toml = await packageToml();
-  const { warnings, functions, config } = await withTypeScript(async (load) => {
-    const { buildSite } = await load("scripts/build.ts");
-    const { loadConfig } = await load("netlify/lib/platform/config.ts");
-    const { warnings } = await buildSite(process.env, publishDir, { standalone: false });
-    const result = loadConfig(process.env, "plugin");
-    return { warnings, functions: await writeFunctions(siteRoot, toml, load), config: result.ok ? result.config : undefined };
+  const place = { siteRoot, publishDir, shown };
+  const built = await withTypeScript(async (load) => {
+    const pages = await buildPages(load, place);
+    if (pages.failure) return pages;
+    const ourRules = pageHeaderRules(toml);
+    const conflicts = await blogHeaderConflicts({ ...place, configPath: constants.CONFIG_PATH, configHeaders: netlifyConfig?.headers, ourRules, files: pages.files });
+    if (conflicts.length > 0) return { failure: conflictMessage(conflicts) };
+    return { ...pages, functions: await writeFunctions(siteRoot, toml, load) };
   });
+  if (built.failure) return utils.build.failBuild(built.failure);
+  const { warnings, functions, config, files } = built;
   for (const warning of warnings) console.warn(`netlify-indieauth warning: ${warning}`);
   await writeHeaders(publishDir, toml);
-  const authHost = await writeAuthHostRules(publishDir, config);
+  await writeAuthHostRules(publishDir, config, files);
+  const authHost = authHostOf(config);
   const where = authHost ? `, on its own host ${authHost} (rules first in ${shown}/_redirects)` : " (sharing the blog's origin: see the docs for an auth. host of its own)";
   console.log(`netlify-indieauth: pages in ${shown}/indieauth/, their headers in ${shown}/_headers, functions ${functions.join(", ")}${where}`);
+};
+
+/** After every plugin's onBuild: the blog's header rules once more, as other plugins left them. */
+export const onPostBuild = async ({ constants, netlifyConfig, utils }) => {
+  const siteRoot = process.cwd();
+  const publishDir = resolve(siteRoot, constants.PUBLISH_DIR);
+  const pagesDir = join(publishDir, "indieauth");
+  const recorded = await withTypeScript(async (load) => (await load("scripts/own-files.ts")).recordedFiles(pagesDir));
+  if (recorded.length === 0) return;
+  const place = { siteRoot, publishDir, shown: relative(siteRoot, publishDir) || "." };
+  const ourRules = pageHeaderRules(await packageToml());
+  const files = recorded.map((path) => `indieauth/${path}`);
+  const conflicts = await blogHeaderConflicts({ ...place, configPath: constants.CONFIG_PATH, configHeaders: netlifyConfig?.headers, ourRules, files });
+  if (conflicts.length > 0) return utils.build.failBuild(conflictMessage(conflicts));
 };

@@ -4,7 +4,7 @@
 // routes, prebuilt so that each runs from its zip alone), the headers and the pages under /indieauth/, and leave the blog's
 // own pages and routes alone. A file the package's `files` list leaves out fails this build.
 import { spawnSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -85,5 +85,66 @@ describe("the build plugin on a fixture blog, installed from the tarball", () =>
     const result = netlifyBuild(dir, { ...(await testEnv({ BASE_URL: undefined, SECRET: undefined })), URL: "https://jane.example", CONTEXT: "production" });
     expect(result.status).not.toBe(0);
     expect(result.stdout + result.stderr).toContain("SECRET");
+  }, 300_000);
+
+  it("builds again over its own earlier output, and warns, naming the generators' exclude settings, for a package.json in the publish folder", async () => {
+    writeFileSync(join(dir, "public", "package.json"), readFileSync(join(dir, "package.json")));
+    try {
+      const result = netlifyBuild(dir, { ...(await testEnv({ BASE_URL: undefined })), URL: "https://jane.example", CONTEXT: "production" });
+      const output = result.stdout + result.stderr;
+      expect(result.status, output).toBe(0);
+      expect(output).toContain('netlify-indieauth warning: the publish folder "public" holds files a blog does not need to serve:');
+      expect(output).toContain("- package.json: a project file");
+      // A plain folder: every generator's setting, and the plain folder's way out.
+      expect(output).toContain("Jekyll's `exclude:` in _config.yml, Hugo's static/ folder or `ignoreFiles`, Eleventy's .eleventyignore");
+      expect(readFileSync(join(dir, "public", "indieauth", "sign-in", "index.html"), "utf8")).toContain('action="/auth/approve"');
+      expect(readFileSync(join(dir, "public", "indieauth", ".netlify-indieauth-manifest.json"), "utf8")).toContain('"sign-in/index.html"');
+    } finally {
+      rmSync(join(dir, "public", "package.json"));
+    }
+  }, 300_000);
+
+  it("stops, naming it, at a file of the blog's under public/indieauth/, and leaves it there", async () => {
+    writeFileSync(join(dir, "public", "indieauth", "post.html"), "<p>Why I sign in as my own domain</p>\n");
+    try {
+      const result = netlifyBuild(dir, { ...(await testEnv({ BASE_URL: undefined })), URL: "https://jane.example", CONTEXT: "production" });
+      expect(result.status).not.toBe(0);
+      expect(result.stdout + result.stderr).toContain("- public/indieauth/post.html");
+      expect(readFileSync(join(dir, "public", "indieauth", "post.html"), "utf8")).toBe("<p>Why I sign in as my own domain</p>\n");
+    } finally {
+      rmSync(join(dir, "public", "indieauth", "post.html"));
+    }
+  }, 300_000);
+
+  it("refuses a publish folder holding a file with SECRET's value, or a .env, naming each", async () => {
+    const env = await testEnv({ BASE_URL: undefined });
+    mkdirSync(join(dir, "public", "notes"));
+    writeFileSync(join(dir, "public", "notes", "setup.txt"), `SECRET=${env.SECRET}\n`);
+    writeFileSync(join(dir, "public", ".env"), "ME=https://jane.example/\n");
+    try {
+      const result = netlifyBuild(dir, { ...env, URL: "https://jane.example", CONTEXT: "production" });
+      const output = result.stdout + result.stderr;
+      expect(result.status).not.toBe(0);
+      expect(output).toContain('the publish folder "public" would serve what must stay private');
+      expect(output).toContain("- notes/setup.txt: holds the value of SECRET");
+      expect(output).toContain("- .env: an environment file");
+    } finally {
+      rmSync(join(dir, "public", "notes"), { recursive: true });
+      rmSync(join(dir, "public", ".env"));
+    }
+  }, 300_000);
+
+  it("stops at the blog's netlify.toml [[headers]] for \"/*\" that would replace the sign-in page's CSP and framing rule", async () => {
+    const toml = readFileSync(join(dir, "netlify.toml"), "utf8");
+    writeFileSync(join(dir, "netlify.toml"), `${toml}\n[[headers]]\n  for = "/*"\n  [headers.values]\n    Content-Security-Policy = "frame-ancestors 'self'"\n    X-Frame-Options = "SAMEORIGIN"\n`);
+    try {
+      const result = netlifyBuild(dir, { ...(await testEnv({ BASE_URL: undefined })), URL: "https://jane.example", CONTEXT: "production" });
+      const output = result.stdout + result.stderr;
+      expect(result.status).not.toBe(0);
+      expect(output).toContain('netlify.toml [[headers]], the rule for "/*": Content-Security-Policy, X-Frame-Options (it matches /indieauth/sign-in/)');
+      expect(output).toContain("Narrow each rule to the blog's own paths");
+    } finally {
+      writeFileSync(join(dir, "netlify.toml"), toml);
+    }
   }, 300_000);
 });

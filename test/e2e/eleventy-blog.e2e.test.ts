@@ -101,7 +101,15 @@ describe("an Eleventy blog whose build command empties _site, built by netlify b
     expect(rule("/indieauth/sign-in/*")).toMatchObject({ "X-Frame-Options": "DENY", "Cache-Control": "no-store" });
     expect(rule("/indieauth/sign-in/*")["Content-Security-Policy"]).toContain("frame-ancestors 'none'");
     expect(rule("/indieauth/account/*")).toMatchObject({ "X-Frame-Options": "DENY", "Cache-Control": "no-store" });
-    expect(rule("/indieauth/*")).toEqual({ "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer", "Strict-Transport-Security": "max-age=31536000", "Cross-Origin-Opener-Policy": "same-origin" });
+    expect(rule("/indieauth/*")).toEqual({
+      // Whatever lands under /indieauth/ without a page's own rule runs no script.
+      "Content-Security-Policy": "default-src 'none'; style-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+      "X-Frame-Options": "DENY",
+      "X-Content-Type-Options": "nosniff",
+      "Referrer-Policy": "no-referrer",
+      "Strict-Transport-Security": "max-age=31536000",
+      "Cross-Origin-Opener-Policy": "same-origin",
+    });
     // Nothing for the blog's own pages.
     expect(headers.map((h) => h.for).filter((path) => !path.startsWith("/indieauth/"))).toEqual(["/assets/*"]);
   });

@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { blogEnv, installBlog, removeTempDirs, repo, shell } from "../helpers/blog.ts";
 import { freePort } from "../helpers/netlify-dev.ts";
+import { connectTo, nonLoopbackAddress } from "../helpers/other-address.ts";
 import { followPrintedSignIn } from "../helpers/printed-sign-in.ts";
 import { stopProcessGroup } from "../helpers/process-group.ts";
 
@@ -121,6 +122,14 @@ describe("the README's local trial in a fresh Eleventy blog", () => {
     expect(log).toContain("rm -rf _site && eleventy");
     // The .env's ME, written for 8888, follows the port given.
     expect(log).toContain(`this run uses ME=${base}/.`);
+  });
+
+  it("listens on this machine only unless told (--host), and says so when ready", async () => {
+    expect(log).toContain("Listening on 127.0.0.1 only: nothing but this machine can reach it (npx netlify-indieauth dev --host 0.0.0.0 opens it to your network).");
+    const port = Number(new URL(base).port);
+    expect(await connectTo("127.0.0.1", port)).toBe("answered");
+    const other = nonLoopbackAddress();
+    if (other) expect(await connectTo(other, port)).toBe("refused");
   });
 
   it("serves the blog as Eleventy built it", async () => {

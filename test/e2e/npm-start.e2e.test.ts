@@ -13,6 +13,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { TEST_PASSWORD, TEST_SECRET, testPasswordHash } from "../helpers/env.ts";
 import { freePort } from "../helpers/netlify-dev.ts";
+import { connectTo, nonLoopbackAddress } from "../helpers/other-address.ts";
 import { followPrintedSignIn } from "../helpers/printed-sign-in.ts";
 import { stopProcessGroup } from "../helpers/process-group.ts";
 import { functionStatusesUntil, servedModules } from "../helpers/side-by-side.ts";
@@ -122,6 +123,10 @@ describe("npm start", () => {
     expect(output).toContain(`this run uses ME=http://localhost:${first}/`);
     expect(output).toMatch(/you sign in as\s+http:\/\/localhost:\d+\//);
     expect(output).toContain(`Ready: http://localhost:${first}/`);
+    // This machine only, unless told (npm start -- --host 0.0.0.0), and it says so.
+    expect(output).toContain("Listening on 127.0.0.1 only: nothing but this machine can reach it (npm start -- --host 0.0.0.0 opens it to your network).");
+    const other = nonLoopbackAddress();
+    if (other) expect(await connectTo(other, first)).toBe("refused");
     expect(output).not.toContain("Ignored .env file env var");
     expect(output).not.toContain("Edge functions are disabled");
 

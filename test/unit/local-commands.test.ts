@@ -1,20 +1,41 @@
-// The pure parts of the local commands: `npx netlify-indieauth dev`'s arguments, addresses and
-// netlify-cli command line; the sign-in by hand printed for a port; and how messages name commands.
+// The local commands, short of running a server: `npx netlify-indieauth dev`'s arguments, addresses and
+// netlify-cli command line, its check of the publish folder before it builds; the address the local
+// servers listen on; the sign-in by hand printed for a port; and how messages name commands.
+import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { localAddresses, parseDevArguments, serveArguments } from "../../scripts/blog-dev-plan.ts";
 import { commandFor } from "../../scripts/commands.ts";
 import { CODE_VERIFIER, readyMessage, redeemCommand, signInUrl } from "../../scripts/local-sign-in.ts";
-import { parsePort } from "../../scripts/ports.ts";
+import { listeningNote, listenOn, parseHost, parsePort } from "../../scripts/ports.ts";
+import { freePort } from "../helpers/netlify-dev.ts";
 
 describe("npx netlify-indieauth dev: arguments", () => {
   it("takes --port N, --port=N and -p N, else PORT, else 8888", () => {
-    expect(parseDevArguments(["--port", "9000"])).toEqual({ port: 9000 });
-    expect(parseDevArguments(["--port=9001"])).toEqual({ port: 9001 });
-    expect(parseDevArguments(["-p", "9002"])).toEqual({ port: 9002 });
-    expect(parseDevArguments([], { PORT: "9003" })).toEqual({ port: 9003 });
-    expect(parseDevArguments(["--port", "9004"], { PORT: "9003" })).toEqual({ port: 9004 });
-    expect(parseDevArguments([])).toEqual({ port: 8888 });
+    const here = { host: "127.0.0.1" };
+    expect(parseDevArguments(["--port", "9000"])).toEqual({ port: 9000, ...here });
+    expect(parseDevArguments(["--port=9001"])).toEqual({ port: 9001, ...here });
+    expect(parseDevArguments(["-p", "9002"])).toEqual({ port: 9002, ...here });
+    expect(parseDevArguments([], { PORT: "9003" })).toEqual({ port: 9003, ...here });
+    expect(parseDevArguments(["--port", "9004"], { PORT: "9003" })).toEqual({ port: 9004, ...here });
+    expect(parseDevArguments([])).toEqual({ port: 8888, ...here });
+  });
+
+  it("listens on this machine only unless told with --host, and takes only an IP address there", () => {
+    expect(parseDevArguments(["--host", "0.0.0.0"])).toEqual({ port: 8888, host: "0.0.0.0" });
+    expect(parseDevArguments(["--host=::", "--port", "9000"])).toEqual({ port: 9000, host: "::" });
+    expect(parseDevArguments(["--host", "localhost"])).toEqual({ port: 8888, host: "127.0.0.1" });
+    for (const bad of [["--host"], ["--host", "my laptop"], ["--host=example.com"]]) {
+      expect(parseDevArguments(bad)).toEqual({ error: expect.stringContaining("npx netlify-indieauth dev --host 0.0.0.0") });
+    }
+    expect(parseHost(" 192.0.2.7 ")).toBe("192.0.2.7");
+    expect(listeningNote("127.0.0.1", "npm start -- --host")).toBe("Listening on 127.0.0.1 only: nothing but this machine can reach it (npm start -- --host 0.0.0.0 opens it to your network).");
+    expect(listeningNote("0.0.0.0", "npm start -- --host")).toContain("other machines on your network can reach this server and its sign-in");
+    expect(readyMessage("http://localhost:9000", listeningNote("127.0.0.1", "x")).split("\n").slice(1, 3)).toEqual(["Ready: http://localhost:9000/  (Ctrl+C stops it)", listeningNote("127.0.0.1", "x")]);
   });
 
   it("refuses what is not a port, or an argument it does not know, saying how to write it", () => {
@@ -34,6 +55,45 @@ describe("npx netlify-indieauth dev: arguments", () => {
   });
 });
 
+describe("npx netlify-indieauth dev: the publish folder, before anything is built", () => {
+  const tsx = createRequire(import.meta.url).resolve("tsx/cli");
+  const script = new URL("../../scripts/blog-dev.ts", import.meta.url).pathname;
+
+  /** Runs the command in a blog folder whose netlify.toml loads the plugin with `build`. */
+  async function devIn(build: string, prepare: (blog: string) => void = () => {}) {
+    const blog = mkdtempSync(join(tmpdir(), "indieauth-dev-"));
+    try {
+      writeFileSync(join(blog, "netlify.toml"), `${build}\n[[plugins]]\n  package = "netlify-indieauth"\n`);
+      writeFileSync(join(blog, ".env"), "SECRET=a-secret-of-the-server-that-is-long-enough-0123456789\n");
+      prepare(blog);
+      const before = readdirSync(blog).sort();
+      const result = spawnSync(process.execPath, [tsx, script, "--port", String(await freePort())], { cwd: blog, encoding: "utf8", env: { PATH: process.env.PATH ?? "" }, timeout: 60_000 });
+      return { ...result, unchanged: JSON.stringify(readdirSync(blog).sort()) === JSON.stringify(before) };
+    } finally {
+      rmSync(blog, { recursive: true, force: true });
+    }
+  }
+
+  it("refuses to serve the blog's own folder (publish = \".\", or no publish at all, as on Netlify)", async () => {
+    for (const build of ['[build]\n  publish = "."\n', ""]) {
+      const result = await devIn(build);
+      expect(result.status).toBe(1);
+      expect(result.stderr).toContain('Nothing was built or served: the publish folder "." would serve what must stay private');
+      expect(result.unchanged).toBe(true);
+    }
+  });
+
+  it("refuses a plain folder of HTML holding a copy of the secret", async () => {
+    const result = await devIn('[build]\n  publish = "public"\n', (blog) => {
+      mkdirSync(join(blog, "public"));
+      writeFileSync(join(blog, "public", "index.html"), "<p>home</p>\n");
+      writeFileSync(join(blog, "public", "env-backup.txt"), "SECRET=a-secret-of-the-server-that-is-long-enough-0123456789\n");
+    });
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain("- env-backup.txt: holds the value of SECRET");
+  });
+});
+
 describe("npx netlify-indieauth dev: the server's addresses", () => {
   it("tells the server its own origin, unless the shell sets BASE_URL", () => {
     expect(localAddresses(9000, { ME: "http://localhost:9000/" }, {}).env).toEqual({ BASE_URL: "http://localhost:9000" });
@@ -46,6 +106,14 @@ describe("npx netlify-indieauth dev: the server's addresses", () => {
     expect(moved.notes).toEqual([".env has ME=http://localhost:8888/, for another port; this run uses ME=http://localhost:9000/."]);
     expect(localAddresses(9000, { ME: "https://jane.example/" }, {}).env.ME).toBeUndefined();
     expect(localAddresses(9000, {}, { ME: "http://localhost:8888/" }).env.ME).toBeUndefined();
+  });
+
+  it("with an auth host (INDIEAUTH_HOST=auth.localhost:N in .env), tells the server that host, and refuses another port than N", () => {
+    expect(localAddresses(9000, { ME: "http://localhost:9000/", INDIEAUTH_HOST: "auth.localhost:9000" }, {})).toEqual({ env: { BASE_URL: "http://auth.localhost:9000" }, notes: [] });
+    // netlify serve's build reads .env over the shell: a host for another port cannot be moved.
+    expect(localAddresses(9000, { INDIEAUTH_HOST: "auth.localhost:8888" }, {}).error).toBe(
+      "INDIEAUTH_HOST=auth.localhost:8888 is not on this port: change it in .env to auth.localhost:9000, or run on its port (npx netlify-indieauth dev --port N, N its port).",
+    );
   });
 
   it("signs you in as the blog's local home page when ME is not set", () => {
@@ -80,5 +148,35 @@ describe("how messages name the commands", () => {
     expect(commandFor("hash-password", blog)).toBe("npx netlify-indieauth hash-password");
     expect(commandFor("check-config", blog)).toBe("npx netlify-indieauth check-config");
     expect(commandFor("dev", blog)).toBe("npx netlify-indieauth dev");
+  });
+});
+
+describe("netlify-cli's servers, with the local commands' preload (scripts/listen-host.mjs)", () => {
+  /** Where servers made the ways netlify-cli and its parts make them end up listening. */
+  function addresses(host: string): string[] {
+    const script = `import http from "node:http"; import net from "node:net";
+const servers = [];
+const listen = (server, ...args) => new Promise((done) => { servers.push(server); server.listen(...args, done); });
+await listen(http.createServer(), { port: 0 });          // netlify-cli's proxy
+await listen(http.createServer(), 0);                    // its functions server, the local Blobs server
+await listen(net.createServer());                        // any free port
+await listen(net.createServer(), 0, "0.0.0.0");          // every interface, asked for by name
+await listen(net.createServer(), { port: 0, host: "localhost" }); // its static server (Fastify)
+process.stdout.write(JSON.stringify(servers.map((s) => s.address().address)));
+for (const s of servers) s.close();`;
+    const { nodeArgs, env } = listenOn(host);
+    const result = spawnSync(process.execPath, [...nodeArgs, "--input-type=module", "-e", script], { encoding: "utf8", env: { PATH: process.env.PATH ?? "", ...env } });
+    expect(result.stderr).toBe("");
+    return JSON.parse(result.stdout) as string[];
+  }
+
+  it("listen on 127.0.0.1 only, whichever way they ask for a port", () => {
+    expect(addresses("127.0.0.1")).toEqual(["127.0.0.1", "127.0.0.1", "127.0.0.1", "127.0.0.1", "127.0.0.1"]);
+  });
+
+  it("listen on every interface when told (--host 0.0.0.0), as netlify-cli alone does", () => {
+    const all = addresses("0.0.0.0");
+    expect(all.slice(0, 3).every((address) => address === "::" || address === "0.0.0.0")).toBe(true);
+    expect(all[3]).toBe("0.0.0.0");
   });
 });
