@@ -9,6 +9,7 @@ import { appItem, deviceItem, eventRow, fill, passkeyItem, type ItemActions } fr
 import { setUpSignIn } from "./account-sign-in.ts";
 import { askToConfirm, setUpConfirmation, type Confirmation } from "./confirm-owner.ts";
 import { byId, hostOf } from "./dom.ts";
+import { shownElsewhere } from "./own-window.ts";
 
 const webAuthn = browserSupportsWebAuthn();
 /** The overview shown, for what the buttons need to know (whether to confirm, passkeys). */
@@ -236,5 +237,8 @@ function setUp(): void {
   }
 }
 
-setUp();
-void load();
+// Framed, or held by the window that opened it: nothing of the console is loaded or shown.
+if (!shownElsewhere("account page")) {
+  setUp();
+  void load();
+}

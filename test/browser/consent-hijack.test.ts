@@ -10,7 +10,7 @@
 // so a busy machine (where 80 ms of real time can become 600) changes nothing asserted.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, BrowserContext, Page } from "playwright-core";
-import { launchChromium, readyToApprove } from "../helpers/browser.ts";
+import { APPROVE_ON, launchChromium, readyToApprove } from "../helpers/browser.ts";
 import { startClientSite, type ClientSite } from "../helpers/client-site.ts";
 import { attackerPageUrl, clickGaps, startAttackerSite, stopThePagesClock, type AttackerSite, type Box } from "../helpers/consent-attacker.ts";
 import { TEST_PASSWORD } from "../helpers/env.ts";
@@ -102,7 +102,7 @@ async function expectNoApproval(posts: readonly string[]): Promise<void> {
 /** The owner, meaning it, still can (`reach` turns Approve on): one post, one code. */
 async function ownerApproves(posts: readonly string[], reach: () => Promise<void>): Promise<void> {
   await reach();
-  await page.locator("#approve:enabled").waitFor();
+  await page.locator(APPROVE_ON).waitFor();
   await Promise.all([page.waitForURL(`${client.origin}/callback**`), page.locator("#approve").click()]);
   expect(posts).toHaveLength(1);
   expect(codesAtClient()).toBe(1);
