@@ -145,7 +145,8 @@ export function guardApprove(form: HTMLFormElement, approve: HTMLButtonElement, 
   window.addEventListener("pageshow", (event) => {
     if (!event.persisted) return;
     inFlight = false;
-    for (const button of sending) button.disabled = false;
+    // The passkey button too, which its ceremony had disabled before the form was sent.
+    for (const button of [...sending, passkey]) button.disabled = false;
     lock();
   });
 
