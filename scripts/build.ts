@@ -96,7 +96,7 @@ export async function buildSite(env: Env = process.env, outDir = join(root, "dis
   }
   await write(SIGN_IN_PAGE, await render("sign-in", { me, name, photo }, "Sign in", "sign-in"));
   await write(SELF_TEST_PAGE, await render("self-test", {}, "Self-test", "self-test"));
-  await write(ACCOUNT_PAGE, await render("account", { me, name, photo, assets: ASSETS }, "Your IndieAuth account", "account"));
+  await write(ACCOUNT_PAGE, await render("account", { me, name, photo, assets: ASSETS }, "Your IndieAuth account", "account", { style: "account" }));
 
   await esbuild({
     entryPoints: {
@@ -114,8 +114,9 @@ export async function buildSite(env: Env = process.env, outDir = join(root, "dis
     target: "es2020",
     logLevel: "warning",
   });
-  // The stylesheet is minified too: every page loads it, the sign-in page within its byte budget.
-  await esbuild({ entryPoints: [join(site, "styles", "site.css")], outfile: join(outDir, ASSETS, "site.css"), minify: true, logLevel: "warning" });
+  // The stylesheets are minified too: every page loads site.css, the sign-in page within its
+  // byte budget; the account page adds the console's own.
+  await esbuild({ entryPoints: [join(site, "styles", "site.css"), join(site, "styles", "account.css")], outdir: join(outDir, ASSETS), minify: true, logLevel: "warning" });
   await copyFile(join(site, "styles", "icon.svg"), join(outDir, ASSETS, "icon.svg"));
   return { outDir, problems, warnings };
 }

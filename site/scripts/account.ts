@@ -3,12 +3,13 @@
 // not make is confirmed in a dialog first (confirm-owner.ts).
 import { browserSupportsWebAuthn, startRegistration, type PublicKeyCredentialCreationOptionsJSON } from "@simplewebauthn/browser";
 import type { AccountOverview, AccountSessionView, AppView, DeviceView, PasskeyView } from "../../netlify/lib/pages/account-view.ts";
-import { ACCOUNT_API, PASSKEYS_API } from "../../netlify/lib/pages/paths.ts";
+import { ACCOUNT_API, ASSETS, PASSKEYS_API } from "../../netlify/lib/pages/paths.ts";
 import { api, describe, loginRequired, type SignInMethods } from "./account-api.ts";
 import { appItem, deviceItem, eventRow, fill, passkeyItem, type ItemActions } from "./account-render.ts";
 import { setUpSignIn } from "./account-sign-in.ts";
 import { askToConfirm, setUpConfirmation, type Confirmation } from "./confirm-owner.ts";
 import { byId, hostOf } from "./dom.ts";
+import { shownElsewhere } from "./own-window.ts";
 
 const webAuthn = browserSupportsWebAuthn();
 /** The overview shown, for what the buttons need to know (whether to confirm, passkeys). */
@@ -236,5 +237,15 @@ function setUp(): void {
   }
 }
 
-setUp();
-void load();
+// Framed, or held by the window that opened it: nothing of the console is loaded or shown, and
+// the console's own cards (account-alerts.ts, account-connections.ts) are loaded only here.
+if (!shownElsewhere("account page")) {
+  setUp();
+  void load();
+  for (const card of ["account-alerts", "account-connections"]) {
+    const script = document.createElement("script");
+    script.type = "module";
+    script.src = `${ASSETS}/${card}.js`;
+    document.body.append(script);
+  }
+}

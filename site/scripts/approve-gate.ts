@@ -1,19 +1,45 @@
-// Approve must be a click or a key press the owner meant for it. Another site can open this
-// page under the person's pointer (the first click of a double-click lands on its page, which
-// then opens this one, and the second lands here), ask for a storm of clicks at one spot (a
-// "click as fast as you can" game) or for a held key (Enter's repeats). So Approve is never
-// focused for them, and it stays disabled until the page has been visible (and focused) for a
-// moment and then the person does something that no still pointer or held key does:
-// - the pointer really moves, from somewhere other than Approve (a page appearing under a
-//   still pointer reports no movement, and a hand resting on Approve's spot does not count);
-// - a press begins somewhere other than Approve (a click storm at Approve's spot never arms);
-// - a key is pressed afresh (never a held key's repeat).
-// The press or key that turns it on does not itself approve, and a press at the very spot of
-// the press that turned it on (nothing having moved) turns it off again. Once the form is on
-// its way, its buttons are disabled, so a second click cannot send it again.
+// Approve (and "Approve with a passkey", which approves as surely) must be a click or a key
+// press the owner meant for it. Another site can open this page under the person's pointer
+// (the first click of a double-click lands on its page, which then opens this one, and the
+// second lands here), ask for a storm of clicks at one spot (a "click as fast as you can" game),
+// for a held key (Enter's repeats) or for a few keys in a row. So the buttons are never focused
+// for them, and they stay off (aria-disabled: a press on them does nothing, yet a keyboard can
+// reach them) until the page has been visible and focused for a moment and the person then does
+// something that no still pointer, storm or stray key does:
+// - the pointer really moves, from somewhere other than the buttons, or a press begins
+//   somewhere other than them (gate-pointer.ts);
+// - a button reached with a fresh Tab is pressed from the keyboard (gate-keys.ts);
+// - and for Approve alone, the password field holds what the person typed into it
+//   (typed-password.ts): Approve then sends that password, which is its own proof.
+// The press or key that turns them on never approves. The browser's Enter-to-submit never
+// presses Approve (gate-keys.ts). Once the form is on its way its buttons are disabled, so a
+// second click cannot send it again.
+import { watchKeys } from "./gate-keys.ts";
+import { watchPointer } from "./gate-pointer.ts";
+import { watchTypedPassword } from "./typed-password.ts";
 
 /** How long the page must have been visible and focused before an interaction counts. */
 const SETTLE_MS = 600;
+
+export interface Point {
+  x: number;
+  y: number;
+}
+
+/** What the pointer and key rules see of the gate. */
+export interface Gate {
+  settled(): boolean;
+  armed(): boolean;
+  /** Where the press that turned the buttons on began (null: turned on otherwise). */
+  armedAt(): Point | null;
+  /** The shown button under this point, if any. */
+  buttonAt(point: Point): HTMLButtonElement | null;
+  guarded(target: EventTarget | null): HTMLButtonElement | null;
+  open(at: Point | null): void;
+  /** Turns the buttons on once the event being handled is over, so that it cannot press them. */
+  openAfterThisEvent(at: Point | null): void;
+  lock(): void;
+}
 
 export interface ApproveGate {
   /** Turns Approve on for a submission the script makes itself, after a passkey ceremony
@@ -21,90 +47,97 @@ export interface ApproveGate {
   open(): void;
 }
 
-interface Point {
-  x: number;
-  y: number;
-}
-
-const samePoint = (a: Point, b: Point): boolean => a.x === b.x && a.y === b.y;
-
-export function guardApprove(form: HTMLFormElement, approve: HTMLButtonElement, hint: HTMLElement): ApproveGate {
+export function guardApprove(form: HTMLFormElement, approve: HTMLButtonElement, passkey: HTMLButtonElement, password: HTMLInputElement, hint: HTMLElement): ApproveGate {
+  const buttons = [approve, passkey];
   let since = Infinity;
   let armed = false;
-  /** Where a trusted press began outside Approve on the settled page, until it ends. */
-  let pressStart: Point | null = null;
-  /** Where the press that turned Approve on began (null: turned on otherwise). */
   let armedAt: Point | null = null;
-  /** Where the pointer was last seen on this page. */
-  let lastPoint: Point | null = null;
   let inFlight = false;
+  /** The buttons disabled while the form is on its way (not the form's disabled default button). */
+  let sending: HTMLButtonElement[] = [];
   let hintTimer: number | undefined;
 
+  /** Rendered (a button, or a parent of it, may be hidden). */
+  const shown = (button: HTMLButtonElement): boolean => button.getClientRects().length > 0;
   const settled = (): boolean => document.visibilityState === "visible" && document.hasFocus() && performance.now() - since >= SETTLE_MS;
+  const typing = watchTypedPassword(password, () => render());
+  const live = (button: HTMLButtonElement): boolean => armed || (button === approve && typing.typed());
 
-  function onApprove({ x, y }: Point): boolean {
-    const box = approve.getBoundingClientRect();
-    return !approve.hidden && x >= box.left && x <= box.right && y >= box.top && y <= box.bottom;
+  function render(): void {
+    for (const button of buttons) {
+      if (live(button)) button.removeAttribute("aria-disabled");
+      else button.setAttribute("aria-disabled", "true");
+    }
+    if (!hint.hidden) showHint();
+  }
+
+  /** Says what turns the buttons on, while a shown one is off. */
+  function showHint(): void {
+    hint.hidden = buttons.every((button) => !shown(button) || live(button));
   }
 
   function open(at: Point | null = null): void {
     armed = true;
     armedAt = at;
-    approve.disabled = false;
-    hint.hidden = true;
     window.clearTimeout(hintTimer);
+    render();
   }
 
-  /** Disabled again, and the moment starts over (on load, and whenever the page was hidden,
-   * lost focus or came back from the back/forward cache). */
+  /** Off again, and the moment starts over (on load, and whenever the page was hidden, lost
+   * focus or came back from the back/forward cache). */
   function lock(): void {
     armed = false;
     armedAt = null;
-    pressStart = null;
-    approve.disabled = true;
     hint.hidden = true;
+    render();
     window.clearTimeout(hintTimer);
     since = performance.now();
-    // If nothing has turned Approve on by the time anything could, say what will.
-    hintTimer = window.setTimeout(() => (hint.hidden = armed || approve.hidden), SETTLE_MS);
+    // If nothing has turned them on by the time anything could, say what will.
+    hintTimer = window.setTimeout(showHint, SETTLE_MS);
   }
 
-  /** After the event that counts has been handled, so that it cannot click Approve itself. */
-  function openAfterThisEvent(at: Point | null): void {
-    window.setTimeout(() => {
-      if (settled() && !inFlight) open(at);
-    }, 0);
-  }
+  const gate: Gate = {
+    settled,
+    armed: () => armed,
+    armedAt: () => armedAt,
+    buttonAt: ({ x, y }) =>
+      buttons.find((button) => {
+        const box = button.getBoundingClientRect();
+        return shown(button) && x >= box.left && x <= box.right && y >= box.top && y <= box.bottom;
+      }) ?? null,
+    guarded: (target) => buttons.find((button) => button === target || (target instanceof Node && button.contains(target))) ?? null,
+    open,
+    openAfterThisEvent: (at) =>
+      void window.setTimeout(() => {
+        if (settled() && !inFlight) open(at);
+      }, 0),
+    lock,
+  };
+  watchPointer(gate);
+  const keys = watchKeys(gate, form, approve, password, typing);
 
-  // Listened to on the window, in the capture phase: a disabled button receives no clicks,
-  // but the pointer events over it still pass through here.
-  const listen = <K extends keyof WindowEventMap>(type: K, handler: (event: WindowEventMap[K]) => void): void => window.addEventListener(type, handler, { capture: true });
-  listen("pointermove", (event) => {
-    const to = { x: event.clientX, y: event.clientY };
-    // Where it came from: the last position seen here, else what the browser reports.
-    const movedFrom = lastPoint ?? (event.movementX !== 0 || event.movementY !== 0 ? { x: to.x - event.movementX, y: to.y - event.movementY } : null);
-    lastPoint = to;
-    if (armed || inFlight || !event.isTrusted || !settled()) return;
-    if (movedFrom === null || samePoint(movedFrom, to) || onApprove(movedFrom)) return;
-    open();
-  });
-  listen("pointerdown", (event) => {
-    const at = { x: event.clientX, y: event.clientY };
-    lastPoint = at;
-    // The same spot as the press that turned Approve on, nothing having moved: a storm of
-    // clicks at one spot (under which the page may have shifted), not a person reaching for it.
-    if (armed && armedAt !== null && samePoint(armedAt, at) && onApprove(at)) lock();
-    pressStart = event.isTrusted && settled() && !onApprove(at) ? at : null;
-  });
-  for (const type of ["pointerup", "pointercancel"] as const) {
-    listen(type, () => {
-      if (pressStart !== null && !armed) openAfterThisEvent(pressStart);
-      pressStart = null;
-    });
-  }
-  listen("keydown", (event) => {
-    if (!armed && event.isTrusted && !event.repeat && settled()) openAfterThisEvent(null);
-  });
+  // A press on a button that is off does nothing (not even the form's own checks), unless it
+  // is the keyboard's press on a button a fresh Tab reached: that turns them on.
+  window.addEventListener(
+    "click",
+    (event) => {
+      const button = gate.guarded(event.target);
+      if (!button) return;
+      const keyboard = event.isTrusted && event.detail === 0;
+      if (keyboard && keys.repeating()) {
+        // A held key's repeats press nothing, whatever the state.
+        event.preventDefault();
+        event.stopPropagation();
+        return;
+      }
+      if (live(button)) return;
+      event.preventDefault();
+      event.stopPropagation();
+      if (keyboard && keys.reachedByTab(button) && settled()) gate.openAfterThisEvent(null);
+      else showHint();
+    },
+    { capture: true },
+  );
 
   document.addEventListener("visibilitychange", lock);
   window.addEventListener("blur", lock);
@@ -112,20 +145,22 @@ export function guardApprove(form: HTMLFormElement, approve: HTMLButtonElement, 
   window.addEventListener("pageshow", (event) => {
     if (!event.persisted) return;
     inFlight = false;
-    for (const button of form.querySelectorAll("button")) button.disabled = false;
+    // The passkey button too, which its ceremony had disabled before the form was sent.
+    for (const button of [...sending, passkey]) button.disabled = false;
     lock();
   });
 
   form.addEventListener("submit", (event) => {
-    if ((event.submitter === approve && !armed) || inFlight) {
+    if ((event.submitter === approve && !live(approve)) || inFlight) {
       event.preventDefault();
       return;
     }
     inFlight = true;
+    sending = [...form.querySelectorAll("button")].filter((button) => !button.disabled);
     // Disabled only after the form has read the clicked button's name and value.
-    window.setTimeout(() => form.querySelectorAll("button").forEach((button) => (button.disabled = true)), 0);
+    window.setTimeout(() => sending.forEach((button) => (button.disabled = true)), 0);
   });
 
   lock();
-  return { open };
+  return { open: () => open() };
 }

@@ -10,6 +10,8 @@ import { isKnownScope, KNOWN_SCOPES } from "../../netlify/lib/protocol/scopes.ts
 import { isUnderClientPath } from "../../netlify/lib/core/urls.ts";
 import { guardApprove, type ApproveGate } from "./approve-gate.ts";
 import { byId, hostOf } from "./dom.ts";
+import { allowFormTo } from "./form-action.ts";
+import { shownElsewhere } from "./own-window.ts";
 
 /** `fromResource`: listed by the resource's own metadata as its default (the app named none). */
 function scopeItem(scope: string, fromResource: boolean): HTMLLIElement {
@@ -161,6 +163,7 @@ async function show(): Promise<void> {
   if (fragment.problem) showError(SIGN_IN_PROBLEMS[fragment.problem]);
   else if (fragment.unknownProblem) showError("Something went wrong. Please try again.");
 
+  allowFormTo(request.redirectUri);
   byId("consent").hidden = false;
   offerSignInMethods(request.offer);
   // It expires while the page is open: say so then, rather than after the password.
@@ -178,7 +181,7 @@ let approveGate: ApproveGate | undefined;
  * approved before; a passkey may replace the password. Approve is never focused for the
  * person (a held Enter key must not press it) and turns on only once they act on this page. */
 function offerSignInMethods(offer: SignInOffer): void {
-  approveGate = guardApprove(byId<HTMLFormElement>("consent"), byId<HTMLButtonElement>("approve"), byId("approve-hint"));
+  approveGate = guardApprove(byId<HTMLFormElement>("consent"), byId<HTMLButtonElement>("approve"), byId<HTMLButtonElement>("passkey-button"), byId<HTMLInputElement>("password"), byId("approve-hint"));
   const password = byId<HTMLInputElement>("password");
   if (offer.session) {
     byId("password-field").hidden = true;
@@ -244,5 +247,7 @@ for (const img of document.querySelectorAll<HTMLImageElement>(".owner img")) {
   if (img.complete && img.naturalWidth === 0) img.hidden = true;
 }
 
-void show();
-window.addEventListener("hashchange", () => location.reload());
+if (!shownElsewhere("sign-in page")) {
+  void show();
+  window.addEventListener("hashchange", () => location.reload());
+}

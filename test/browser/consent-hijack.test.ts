@@ -10,7 +10,7 @@
 // so a busy machine (where 80 ms of real time can become 600) changes nothing asserted.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, BrowserContext, Page } from "playwright-core";
-import { launchChromium, readyToApprove } from "../helpers/browser.ts";
+import { APPROVE_ON, launchChromium, readyToApprove } from "../helpers/browser.ts";
 import { startClientSite, type ClientSite } from "../helpers/client-site.ts";
 import { attackerPageUrl, clickGaps, startAttackerSite, stopThePagesClock, type AttackerSite, type Box } from "../helpers/consent-attacker.ts";
 import { TEST_PASSWORD } from "../helpers/env.ts";
@@ -55,8 +55,8 @@ function signInLink(clientId = `${client.origin}/`): string {
 
 /** The owner's device: signed in with "Keep me signed in", having approved the app with the
  * password (so a session alone may approve it again). Returns where Approve then appears. */
-async function ownerWhoApprovedTheApp(): Promise<Box> {
-  context = await browser.newContext({ viewport: { width: 800, height: 900 } });
+async function ownerWhoApprovedTheApp(device: { hasTouch?: boolean } = {}): Promise<Box> {
+  context = await browser.newContext({ viewport: { width: 800, height: 900 }, ...device });
   page = await context.newPage();
   page.on("pageerror", (error) => pageErrors.push(error.message));
   await page.goto(signInLink());
@@ -102,7 +102,7 @@ async function expectNoApproval(posts: readonly string[]): Promise<void> {
 /** The owner, meaning it, still can (`reach` turns Approve on): one post, one code. */
 async function ownerApproves(posts: readonly string[], reach: () => Promise<void>): Promise<void> {
   await reach();
-  await page.locator("#approve:enabled").waitFor();
+  await page.locator(APPROVE_ON).waitFor();
   await Promise.all([page.waitForURL(`${client.origin}/callback**`), page.locator("#approve").click()]);
   expect(posts).toHaveLength(1);
   expect(codesAtClient()).toBe(1);
@@ -190,6 +190,40 @@ describe("consent hijacking: a gesture that began on another site never approves
     await expectNoApproval(posts);
   });
 
+  it.each([
+    ["a mouse: the pointer wobbles onto it and back between presses", false],
+    ["a finger: taps 4 px apart", true],
+  ])("a storm of presses beside Approve, 4 px onto it every other time (%s): never approves", async (_, touch) => {
+    const box = await ownerWhoApprovedTheApp({ hasTouch: touch });
+    await stopThePagesClock(page);
+    const posts = approvePosts();
+    // 2 px below Approve's lower edge, and 2 px above it: 4 px apart, on either side.
+    const beside = { x: box.x + box.width / 2, y: box.y + box.height + 2 };
+    const onIt = { x: beside.x, y: box.y + box.height - 2 };
+    await page.mouse.move(beside.x, beside.y);
+    await page.goto(signInLink());
+    await page.locator("#approve").waitFor();
+    for (const [index, gap] of clickGaps(40, 13).entries()) {
+      await page.clock.runFor(gap);
+      const spot = index % 2 === 0 ? beside : onIt;
+      if (touch) {
+        await page.touchscreen.tap(spot.x, spot.y);
+        continue;
+      }
+      await page.mouse.move(spot.x, spot.y);
+      await page.mouse.down();
+      await page.mouse.up();
+    }
+    await expect(page.evaluate(() => location.pathname)).resolves.toBe("/indieauth/sign-in/");
+    await expectNoApproval(posts);
+    // The owner, meaning it: the pointer comes from further away.
+    await ownerApproves(posts, async () => {
+      await page.mouse.move(beside.x, beside.y + 60);
+      await page.mouse.move(beside.x, beside.y + 40);
+      await page.clock.runFor(1);
+    });
+  });
+
   it("a held Enter key: its repeats never press Approve, which is never focused", async () => {
     const box = await ownerWhoApprovedTheApp();
     await stopThePagesClock(page);
@@ -246,5 +280,204 @@ describe("consent hijacking: a gesture that began on another site never approves
     await page.locator("#approve").waitFor();
     await expect(page.getByLabel("Password", { exact: true }).isVisible()).resolves.toBe(true);
     await expect(page.locator("#session-note").isVisible()).resolves.toBe(false);
+  });
+});
+
+/** The id of the element that has the focus. */
+const focused = () => page.evaluate(() => document.activeElement?.id ?? "");
+
+/** Presses Tab until Approve has the focus (a keyboard user reaching it). */
+async function tabToApprove(): Promise<void> {
+  for (let step = 0; step < 12 && (await focused()) !== "approve"; step++) await page.keyboard.press("Tab");
+  expect(await focused()).toBe("approve");
+}
+
+/** A device that has never signed in: the page asks for the password. */
+async function signedOutDevice(): Promise<void> {
+  context = await browser.newContext({ viewport: { width: 800, height: 900 } });
+  page = await context.newPage();
+  page.on("pageerror", (error) => pageErrors.push(error.message));
+  client.callbacks.length = 0;
+}
+
+describe("consent hijacking by keys: Enter in a field never presses Approve", () => {
+  it("Tab, Enter (a session offer): the Tab lands on a scope, Enter there approves nothing", async () => {
+    await ownerWhoApprovedTheApp();
+    await stopThePagesClock(page);
+    const posts = approvePosts();
+    await page.goto(signInLink());
+    await page.locator("#approve").waitFor();
+    // Long after the page has settled, as a "press Tab, then Enter" game would ask.
+    await page.clock.runFor(2_000);
+    await page.keyboard.press("Tab");
+    await expect(page.evaluate(() => (document.activeElement as HTMLInputElement | null)?.type)).resolves.toBe("checkbox");
+    await page.clock.runFor(150);
+    await page.keyboard.press("Enter");
+    await expectNoApproval(posts);
+  });
+
+  it.each([
+    ["a password manager's fill (an input event, no key pressed)", (password: string) => page.getByLabel("Password", { exact: true }).fill(password)],
+    [
+      "an extension writing it, with an input event of its own",
+      (password: string) =>
+        page.evaluate((value) => {
+          const field = document.getElementById("password") as HTMLInputElement;
+          field.value = value;
+          field.dispatchEvent(new InputEvent("input", { inputType: "insertText", data: value, bubbles: true }));
+        }, password),
+    ],
+  ])("Enter, Enter with the right password in the field from %s: approves nothing; typed by the owner, it signs in", async (_, fillIn) => {
+    await signedOutDevice();
+    await stopThePagesClock(page);
+    const posts = approvePosts();
+    await page.goto(signInLink());
+    await page.locator("#approve").waitFor();
+    await fillIn(TEST_PASSWORD);
+    await page.clock.runFor(1_000);
+    await page.keyboard.press("Enter");
+    await page.clock.runFor(150);
+    await page.keyboard.press("Enter");
+    // A key typed and taken back leaves the filled password: still not typed.
+    await page.keyboard.type("x");
+    await page.keyboard.press("Backspace");
+    await page.keyboard.press("Enter");
+    await expectNoApproval(posts);
+    await expect(page.locator("#password").inputValue()).resolves.toBe(TEST_PASSWORD);
+
+    // The owner types it over, key by key, and presses Enter: the usual way to sign in.
+    await page.keyboard.press("Control+A");
+    await page.keyboard.type(TEST_PASSWORD);
+    await Promise.all([page.waitForURL(`${client.origin}/callback**`), page.keyboard.press("Enter")]);
+    expect(posts).toHaveLength(1);
+    expect(codesAtClient()).toBe(1);
+  });
+
+  it("keyboard alone with a session offer: Tab to Approve, Enter turns it on and approves nothing, the next Enter approves", async () => {
+    await ownerWhoApprovedTheApp();
+    await stopThePagesClock(page);
+    const posts = approvePosts();
+    await page.goto(signInLink());
+    await page.locator("#approve").waitFor();
+    await page.clock.runFor(1_000);
+    await tabToApprove();
+    await page.keyboard.press("Enter");
+    await page.clock.runFor(1);
+    await page.locator(APPROVE_ON).waitFor();
+    expect(posts).toEqual([]);
+    await Promise.all([page.waitForURL(`${client.origin}/callback**`), page.keyboard.press("Enter")]);
+    expect(posts).toHaveLength(1);
+    expect(codesAtClient()).toBe(1);
+  });
+
+  it("Tab to Approve, then a held Enter: its repeats press nothing", async () => {
+    await ownerWhoApprovedTheApp();
+    await stopThePagesClock(page);
+    const posts = approvePosts();
+    await page.goto(signInLink());
+    await page.locator("#approve").waitFor();
+    await page.clock.runFor(1_000);
+    await tabToApprove();
+    await page.keyboard.down("Enter");
+    for (let repeat = 0; repeat < 40; repeat++) {
+      await page.clock.runFor(30);
+      await page.keyboard.down("Enter");
+    }
+    await page.keyboard.up("Enter");
+    await page.clock.runFor(2_000);
+    expect(posts).toEqual([]);
+    expect(codesAtClient()).toBe(0);
+  });
+
+  it("Approve focused by a storm of clicks on it (not by Tab): keys on it turn nothing on", async () => {
+    const box = await ownerWhoApprovedTheApp();
+    await stopThePagesClock(page);
+    const posts = approvePosts();
+    const spot = await firstClickOnTheAttackersPage(box);
+    for (const gap of clickGaps(12, 5)) {
+      await page.clock.runFor(gap);
+      await page.mouse.down();
+      await page.mouse.up();
+    }
+    expect({ focused: await focused(), at: spot }).toEqual({ focused: "approve", at: spot });
+    for (const key of ["Enter", "Space", "Enter", "Enter"]) {
+      await page.clock.runFor(150);
+      await page.keyboard.press(key);
+    }
+    await expectNoApproval(posts);
+  });
+});
+
+describe('consent hijacking: "Approve with a passkey" sits behind the same gate', () => {
+  /** The owner's device holds a passkey (Chromium's virtual authenticator, which answers at once,
+   * with no touch or PIN: the worst case), added from the console, which signs it in. Returns
+   * where "Approve with a passkey" appears for an app never approved. */
+  async function ownerWithPasskey(appId: string): Promise<Box> {
+    await signedOutDevice();
+    const cdp = await context.newCDPSession(page);
+    await cdp.send("WebAuthn.enable", { enableUI: false });
+    await cdp.send("WebAuthn.addVirtualAuthenticator", {
+      options: { protocol: "ctap2", transport: "internal", hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+    });
+    await page.goto(`${server.baseUrl}/indieauth/account/`);
+    await page.getByLabel("Password", { exact: true }).fill(TEST_PASSWORD);
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
+    await page.getByLabel("Name").fill(`Laptop for ${appId}`);
+    await page.getByLabel("Your password, to confirm it is you").fill(TEST_PASSWORD);
+    await page.getByRole("button", { name: "Add a passkey" }).click();
+    await page.locator("#passkey-list > li[data-passkey-id]", { hasText: `Laptop for ${appId}` }).waitFor();
+    await page.goto(signInLink(appId));
+    await page.locator("#passkey-button").waitFor();
+    const box = await page.locator("#passkey-button").boundingBox();
+    if (!box) throw new Error("no passkey button");
+    return box;
+  }
+
+  /** Every passkey ceremony the page starts, and every code the app receives. */
+  function ceremoniesAndCodes(appId: string): { ceremonies: string[]; codes: string[] } {
+    const seen = { ceremonies: [] as string[], codes: [] as string[] };
+    page.on("request", (request) => {
+      const url = request.url();
+      if (url.endsWith("/indieauth/api/passkeys/authentication-options")) seen.ceremonies.push(url);
+      if (url.startsWith(`${appId}callback`) && new URL(url).searchParams.has("code")) seen.codes.push(url);
+    });
+    return seen;
+  }
+
+  it.each([
+    ["a double-click, the first on the attacker's page", "double-click", clickGaps(1, 3)],
+    ["a storm of clicks at its spot", "storm", clickGaps(30, 11)],
+  ])("%s: no ceremony starts, nothing is approved; meant, it approves", async (_, name, gaps) => {
+    // An app the owner never approved: the page asks for the password or a passkey.
+    const appId = `${attacker.origin}/${name}/`;
+    const box = await ownerWithPasskey(appId);
+    await stopThePagesClock(page);
+    const seen = ceremoniesAndCodes(appId);
+    const posts = approvePosts();
+    await page.goto(attackerPageUrl(attacker, signInLink(appId), box));
+    await page.locator("#decoy").waitFor();
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    await page.mouse.down();
+    await page.mouse.up();
+    await page.locator("#passkey-button").waitFor();
+    for (const gap of gaps) {
+      await page.clock.runFor(gap);
+      await page.mouse.down();
+      await page.mouse.up();
+    }
+    await page.clock.runFor(2_000);
+    await page.locator("#approve-hint").waitFor();
+    await expect(page.locator("#passkey-button").getAttribute("aria-disabled")).resolves.toBe("true");
+    expect({ ceremonies: seen.ceremonies, codes: seen.codes, posts }).toEqual({ ceremonies: [], codes: [], posts: [] });
+
+    // The owner reaches for it: the pointer moves, and the passkey approves.
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height + 60);
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height + 40);
+    await page.locator('#passkey-button:not([aria-disabled="true"])').waitFor();
+    // The ceremony and the post that follows it run in the page's own time from here.
+    await page.clock.resume();
+    await Promise.all([page.waitForURL(`${appId}callback**`), page.locator("#passkey-button").click()]);
+    expect(seen.ceremonies).toHaveLength(1);
+    expect(seen.codes).toHaveLength(1);
   });
 });

@@ -274,6 +274,8 @@ describe("passkeys", () => {
     await page.goto(authorizationUrl(challenge));
     const passkeyButton = page.getByRole("button", { name: "Approve with a passkey" });
     await passkeyButton.waitFor();
+    // Behind the same gate as Approve: on once the person acts on the page.
+    await readyToApprove(page);
     const landed = await landAtClient(page, () => passkeyButton.click());
     expect(landed.searchParams.get("code")).toMatch(/^ic_/);
     expect(landed.searchParams.get("state")).toBe("state-7");
@@ -294,6 +296,7 @@ describe("passkeys", () => {
     await page.goto(authorizationUrl());
     const passkeyButton = page.getByRole("button", { name: "Approve with a passkey" });
     await passkeyButton.waitFor();
+    await readyToApprove(page);
     await passkeyButton.click();
     await page.locator("#error").waitFor();
     await expect(page.locator("#error").textContent()).resolves.toMatch(/passkey/i);

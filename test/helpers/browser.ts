@@ -18,14 +18,19 @@ export function launchChromium(args: string[] = []): Promise<Browser> {
   });
 }
 
-/** The sign-in page's Approve turns on only once the page has been visible for a moment and
- * the person then acts on it (site/scripts/approve-gate.ts). This waits for that moment (the
- * page says so) and moves the pointer, as a person reaching for the button does. */
+/** Approve when it is on: the gate keeps it off with aria-disabled (a keyboard can still reach it). */
+export const APPROVE_ON = '#approve:enabled:not([aria-disabled="true"])';
+
+/** The sign-in page's Approve (and "Approve with a passkey") turn on only once the page has
+ * been visible for a moment and the person then acts on it (site/scripts/approve-gate.ts). This
+ * waits for that moment (the page says so) and moves the pointer, as a person reaching for the
+ * button does. */
 export async function readyToApprove(page: Page): Promise<void> {
-  await page.locator("#approve:enabled, #approve-hint:visible").first().waitFor();
+  await page.locator(`${APPROVE_ON}, #approve-hint:visible`).first().waitFor();
   if (await page.locator("#approve").isDisabled()) {
     await page.mouse.move(1, 1);
     await page.mouse.move(2, 2);
   }
-  await page.locator("#approve:enabled").waitFor();
+  const shown = (await page.locator("#approve").isVisible()) ? APPROVE_ON : '#passkey-button:not([aria-disabled="true"])';
+  await page.locator(shown).waitFor();
 }
