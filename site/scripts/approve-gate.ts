@@ -47,7 +47,9 @@ export interface ApproveGate {
   open(): void;
 }
 
-export function guardApprove(form: HTMLFormElement, approve: HTMLButtonElement, passkey: HTMLButtonElement, password: HTMLInputElement, hint: HTMLElement): ApproveGate {
+/** `hint` says what turns the buttons on; `enterHint`, why Enter did nothing over a password
+ * filled in for the person. */
+export function guardApprove(form: HTMLFormElement, approve: HTMLButtonElement, passkey: HTMLButtonElement, password: HTMLInputElement, hint: HTMLElement, enterHint: HTMLElement): ApproveGate {
   const buttons = [approve, passkey];
   let since = Infinity;
   let armed = false;
@@ -64,6 +66,7 @@ export function guardApprove(form: HTMLFormElement, approve: HTMLButtonElement, 
   const live = (button: HTMLButtonElement): boolean => armed || (button === approve && typing.typed());
 
   function render(): void {
+    if (typing.typed()) enterHint.hidden = true;
     for (const button of buttons) {
       if (live(button)) button.removeAttribute("aria-disabled");
       else button.setAttribute("aria-disabled", "true");
@@ -89,6 +92,7 @@ export function guardApprove(form: HTMLFormElement, approve: HTMLButtonElement, 
     armed = false;
     armedAt = null;
     hint.hidden = true;
+    enterHint.hidden = true;
     render();
     window.clearTimeout(hintTimer);
     since = performance.now();
@@ -114,7 +118,10 @@ export function guardApprove(form: HTMLFormElement, approve: HTMLButtonElement, 
     lock,
   };
   watchPointer(gate);
-  const keys = watchKeys(gate, form, approve, password, typing);
+  const keys = watchKeys(gate, form, approve, password, typing, () => {
+    enterHint.hidden = false;
+    showHint();
+  });
 
   // A press on a button that is off does nothing (not even the form's own checks), unless it
   // is the keyboard's press on a button a fresh Tab reached: that turns them on.

@@ -19,7 +19,9 @@ export interface GateKeys {
   repeating(): boolean;
 }
 
-export function watchKeys(gate: Gate, form: HTMLFormElement, approve: HTMLButtonElement, password: HTMLInputElement, typing: TypedPassword): GateKeys {
+/** `untypedEnter`: Enter was pressed in the password field over a password not typed there (the
+ * page says why nothing happened). */
+export function watchKeys(gate: Gate, form: HTMLFormElement, approve: HTMLButtonElement, password: HTMLInputElement, typing: TypedPassword, untypedEnter: () => void): GateKeys {
   let tabbing = false;
   let reached: HTMLButtonElement | null = null;
   let repeat = false;
@@ -31,7 +33,9 @@ export function watchKeys(gate: Gate, form: HTMLFormElement, approve: HTMLButton
     tabbing = fresh && event.key === "Tab" && gate.settled();
     if (event.key !== "Enter" || !(event.target instanceof HTMLInputElement)) return;
     event.preventDefault();
-    if (fresh && !event.isComposing && event.target === password && typing.typed()) form.requestSubmit(approve);
+    if (!fresh || event.isComposing || event.target !== password || password.value === "") return;
+    if (typing.typed()) form.requestSubmit(approve);
+    else untypedEnter();
   });
   listen("keyup", () => {
     repeat = false;

@@ -181,7 +181,7 @@ let approveGate: ApproveGate | undefined;
  * approved before; a passkey may replace the password. Approve is never focused for the
  * person (a held Enter key must not press it) and turns on only once they act on this page. */
 function offerSignInMethods(offer: SignInOffer): void {
-  approveGate = guardApprove(byId<HTMLFormElement>("consent"), byId<HTMLButtonElement>("approve"), byId<HTMLButtonElement>("passkey-button"), byId<HTMLInputElement>("password"), byId("approve-hint"));
+  approveGate = guardApprove(byId<HTMLFormElement>("consent"), byId<HTMLButtonElement>("approve"), byId<HTMLButtonElement>("passkey-button"), byId<HTMLInputElement>("password"), byId("approve-hint"), byId("enter-hint"));
   const password = byId<HTMLInputElement>("password");
   if (offer.session) {
     byId("password-field").hidden = true;

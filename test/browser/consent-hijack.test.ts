@@ -344,10 +344,14 @@ describe("consent hijacking by keys: Enter in a field never presses Approve", ()
     await page.keyboard.press("Enter");
     await expectNoApproval(posts);
     await expect(page.locator("#password").inputValue()).resolves.toBe(TEST_PASSWORD);
+    // The page says why Enter did nothing, and what to press.
+    await page.locator("#enter-hint").waitFor({ state: "visible" });
+    expect(await page.locator("#enter-hint").textContent()).toContain("press Approve");
 
     // The owner types it over, key by key, and presses Enter: the usual way to sign in.
     await page.keyboard.press("Control+A");
     await page.keyboard.type(TEST_PASSWORD);
+    await page.locator("#enter-hint").waitFor({ state: "hidden" });
     await Promise.all([page.waitForURL(`${client.origin}/callback**`), page.keyboard.press("Enter")]);
     expect(posts).toHaveLength(1);
     expect(codesAtClient()).toBe(1);
