@@ -10,8 +10,8 @@ import { appIdOf } from "../../netlify/lib/protocol/revocations.ts";
 import { heldStore } from "../helpers/held-store.ts";
 import { recordSignInEvent } from "../../netlify/lib/owner/sign-in-events.ts";
 import { consoleGet, consolePost, consoleSignIn } from "../helpers/console.ts";
-import { introspect, postToken, revoke, signInForCode } from "../helpers/endpoints.ts";
-import { CLIENT_ID, codeForm, refreshForm } from "../helpers/requests.ts";
+import { endpoints, introspect, postToken, revoke, signInForCode } from "../helpers/endpoints.ts";
+import { CLIENT_ID, codeForm, post, refreshForm } from "../helpers/requests.ts";
 import { inBatches, seedGrants } from "../helpers/seed-grants.ts";
 import { tokensFor } from "../helpers/tokens.ts";
 import { testRuntime, type TestRuntime } from "../helpers/runtime.ts";
@@ -58,20 +58,26 @@ describe("app summaries", () => {
     expect(grantCounts(await overview(rt, await consoleSignIn(rt)))).toEqual({ [CLIENT_ID]: 12 });
   });
 
-  it("a code's redemption reads the app's summary while the code is used up, not after (one round trip fewer)", async () => {
-    // The used-code write is held until the summary's read has begun: a redemption that read
-    // the summary only after using the code up would never answer.
+  it("a code's redemption writes its grant and its app's change in one round trip, and counts it in the summary after the answer", async () => {
+    // Both writes are held until both have begun: a redemption that wrote one after the other
+    // would never answer. The summary's first read is held too: the answer comes before it.
     const rt = await testRuntime();
     const { code, verifier } = await signInForCode(rt);
     const held = heldStore(rt.store);
-    const used = held.hold("setIfNew", RECORDS.usedCode.key(code), "before");
-    const summaryRead = held.hold("getVersioned", RECORDS.appSummary.key(appIdOf(CLIENT_ID)), "before");
-    const redeemed = postToken({ ...rt, store: held.store }, codeForm({ code, verifier }));
-    await used.reached;
-    await summaryRead.reached;
-    used.release();
-    summaryRead.release();
+    const grant = held.hold("setIfNew", { prefix: RECORDS.grant.prefix }, "before");
+    const change = held.hold("setIfNew", { prefix: RECORDS.appChange.prefix }, "before");
+    const summary = held.hold("getVersioned", RECORDS.appSummary.key(appIdOf(CLIENT_ID)), "before");
+    const afterAnswer: Promise<unknown>[] = [];
+    const redeemed = endpoints.token(post("/token", codeForm({ code, verifier })), { ...rt, store: held.store }, { waitUntil: (work) => afterAnswer.push(work) });
+    await Promise.all([grant.reached, change.reached]);
+    grant.release();
+    change.release();
     expect((await redeemed).status).toBe(200);
+    await summary.reached;
+    expect(await rt.store.get(RECORDS.appSummary.key(appIdOf(CLIENT_ID)))).toBeNull();
+    summary.release();
+    await Promise.all(afterAnswer);
+    expect(await rt.store.get(RECORDS.appSummary.key(appIdOf(CLIENT_ID)))).toMatchObject({ liveByDay: { [String(Math.floor((rt.clock.now + 90 * 24 * 60 * MINUTE) / (24 * 60 * MINUTE)))]: 1 } });
     const cookie = await consoleSignIn(rt);
     expect(grantCounts(await overview(rt, cookie))).toEqual({ [CLIENT_ID]: 1 });
   });

@@ -41,6 +41,7 @@ describe("the store writes only declared kinds of record", () => {
       RECORDS.grant.key("g"),
       RECORDS.grantUsage.key("g"),
       RECORDS.appSummary.key("a"),
+      RECORDS.appChange.key("a", "g.c"),
       RECORDS.appUsage.key("a"),
       RECORDS.revocations.key(),
       RECORDS.summaryRebuild.key(),

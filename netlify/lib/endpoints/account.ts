@@ -38,7 +38,7 @@ async function overviewOf(ctx: RequestContext, session: SessionRecord): Promise<
   const now = rt.now();
   const [apps, sessions, passkeys, history] = await Promise.all([
     // Until grants stored before app summaries are counted (once, after upgrading), a batch first.
-    rebuildStep(ctx, now).then(() => listAuthorisedApps(rt.store, now)),
+    rebuildStep(ctx, now).then(() => listAuthorisedApps(rt.store, now, ctx.requester.waitUntil)),
     listSessions(rt.store, now),
     listPasskeys(rt.store),
     signInHistory(rt.store, now),

@@ -19,7 +19,6 @@ import { canonicalUrl } from "../core/urls.ts";
 import { withTokenLog } from "./token-steps.ts";
 import { revokeToken } from "./revocation.ts";
 import { verifyToken } from "./token-verification.ts";
-import { readForUpdate, type SummaryRead } from "../protocol/app-summaries.ts";
 
 function tokenResponse(req: Request, config: Config, issued: IssuedTokens, now: number): Response {
   const { grant } = issued;
@@ -60,13 +59,12 @@ async function authorizationCodeGrant(ctx: RequestContext, form: URLSearchParams
   const now = rt.now();
   const declared: { authentication?: KeyAuthentication } = {};
   const worthy = tokenWorthy(ctx, form, assertionContext(ctx, now, "/token"), declared);
-  // The app's summary, which the grant's creation updates, is read while the code is used up.
-  let summaryRead: SummaryRead | undefined;
-  const whileUsing = (record: CodeRecord) => void (summaryRead = readForUpdate(rt.store, record.clientId));
-  const { record: code, grantId } = await redeemCode(rt.store, redemptionInput(form), now, { grantTypeOptional: false, refuseBeforeUse: worthy, whileUsing });
+  const { record: code, grantId, writableUntil } = await redeemCode(rt.store, redemptionInput(form), now, { grantTypeOptional: false, refuseBeforeUse: worthy, resumable: true });
   const granted = { id: grantId, clientId: code.clientId, me: code.me, scopes: code.scopes, ...(code.resource ? { resource: code.resource } : {}), ...(code.client ? { client: code.client } : {}), ...declared };
-  // No refresh token (offline_access unticked): the grant ends with its access token.
-  const issued = await createGrant(rt.store, granted, now, code.refresh === false ? { ...config, refreshTokenTtlMs: 0 } : config, summaryRead);
+  // No refresh token (offline_access unticked): the grant ends with its access token. Its app's
+  // summary is counted after the answer (protocol/app-counting.ts).
+  const ttl = code.refresh === false ? { ...config, refreshTokenTtlMs: 0 } : config;
+  const issued = await createGrant(rt.store, granted, now, ttl, { writableUntil, waitUntil: ctx.requester.waitUntil });
   return tokenResponse(req, config, issued, now);
 }
 

@@ -59,6 +59,11 @@ export const RECORDS = {
    * grants counted by expiry day), keyed by the client_id's hash: the console reads these, never
    * the grants. Expires with the app's last grant. */
   appSummary: expiring("app summary", "apps/", (appId: string) => appId),
+  /** One change to an app's summary not yet folded into it (protocol/app-changes.ts): a grant
+   * created, refreshed or revoked, by the app's id and the change's own id (the grant's id and
+   * what happened to it, so that a change is written once however often it is retried). Written
+   * only if new, so that writers of one app never meet; folded into the summary right after. */
+  appChange: expiring("app summary change", "app-changes/", (appId: string, changeId: string) => `${appId}/${changeId}`),
   /** When one app's access tokens were last verified, by the app's id (a record of its own, so
    * that a verification writes without reading). */
   appUsage: expiring("app usage", "app-usage/", (appId: string) => appId),

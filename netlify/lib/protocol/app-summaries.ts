@@ -1,15 +1,20 @@
-// One summary record per app, kept current as its grants are created, refreshed and revoked,
-// so that the owner's console reads one record per app however many grants the app holds (an
-// MCP host reconnecting daily makes hundreds a year). Live grants are counted by the day their
-// expiry falls on: a grant that expires leaves the count on its own, with nothing to update.
+// One summary record per app, so that the owner's console reads one record per app however
+// many grants the app holds (an MCP host reconnecting daily makes hundreds a year). Live grants
+// are counted by the day their expiry falls on: a grant that expires leaves the count on its
+// own, with nothing to update.
 //
-// Every update is a read and a conditional write, retried: two requests at once cannot lose
-// each other's count on production Blobs.
+// A redemption, a refresh or a revocation does not update the summary itself: many of one app
+// at once would all be writing one record, and conditional writers that collide run out of
+// tries (twenty redemptions of one app at once lost one). Each writes a change of its own
+// (app-changes.ts, never contended), and the changes are folded into the summary afterwards
+// (app-summary-fold.ts); until then the console reads them beside it. This module is the
+// summary and the arithmetic of applying changes to it.
 import type { ClientDisplay } from "../core/client-shape.ts";
 import { RECORDS } from "../platform/records.ts";
-import type { KeyValueStore, Versioned } from "../platform/store.ts";
+import type { KeyValueStore } from "../platform/store.ts";
 import { appIdOf } from "./revocations.ts";
 import { collisionPause } from "../platform/collision-pause.ts";
+import { creationOf, type AppChange } from "./app-changes.ts";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -28,11 +33,17 @@ export interface AppSummary {
   lastUsedAt: number;
   /** Live grants, by the day (since the epoch) their expiry falls on. */
   liveByDay: Record<string, number>;
+  /** The changes folded in lately (their ids, and when), whose records may not be deleted yet:
+   * a change listed here is never counted again (app-summary-fold.ts). */
+  folded?: Record<string, number>;
+  /** A fold of many changes under way: the request folding them, and until when at most. */
+  folding?: { by: string; until: number };
   expiresAt: number;
 }
 
 /** What a summary needs of a grant. */
 export interface SummarisedGrant {
+  id: string;
   clientId: string;
   client?: ClientDisplay;
   scopes: string[];
@@ -41,13 +52,13 @@ export interface SummarisedGrant {
   expiresAt: number;
 }
 
-const summaryKey = (clientId: string) => RECORDS.appSummary.key(appIdOf(clientId));
+export const summaryKey = (clientId: string) => RECORDS.appSummary.key(appIdOf(clientId));
 const dayOf = (at: number) => String(Math.floor(at / DAY_MS));
 
-function expiryOf(liveByDay: Record<string, number>, floor: number): number {
-  const last = Math.max(0, ...Object.keys(liveByDay).map(Number));
-  // Swept once the day its last grant expires on has passed.
-  return Math.max(floor, (last + 1) * DAY_MS);
+/** The summary with its expiry: swept once the day its last grant expires on has passed. */
+export function withExpiry(summary: AppSummary): AppSummary {
+  const last = Math.max(0, ...Object.keys(summary.liveByDay).map(Number));
+  return { ...summary, expiresAt: Math.max(summary.lastUsedAt, (last + 1) * DAY_MS) };
 }
 
 function counted(liveByDay: Record<string, number>, at: number, by: number): Record<string, number> {
@@ -57,75 +68,60 @@ function counted(liveByDay: Record<string, number>, at: number, by: number): Rec
   return next;
 }
 
-/** An app's summary as read for an update, begun before the update itself (see readForUpdate). */
-export type SummaryRead = Promise<Versioned<AppSummary>>;
-
-/** Starts reading the app's summary for a later update: a caller that knows the app early
- * (the code's redemption) reads it beside its own round trip, not after it. A stale read
- * costs only a retry: the write is conditional. */
-export function readForUpdate(store: KeyValueStore, clientId: string): SummaryRead {
-  const read = store.getVersioned<AppSummary>(summaryKey(clientId));
-  read.catch(() => undefined); // whoever uses it sees the failure; unused, it is nobody's
-  return read;
+/** A new grant counted: the app as its newest grant shows it. */
+function applyCreation(current: AppSummary | null, change: AppChange & { created: NonNullable<AppChange["created"]> }): AppSummary {
+  const at = change.grantCreatedAt;
+  const { client, scopes, resource } = change.created;
+  const base: AppSummary = current ?? { kind: "app-summary", clientId: change.clientId, scopes, firstUsedAt: at, lastGrantAt: at, lastUsedAt: change.at, liveByDay: {}, expiresAt: 0 };
+  const next: AppSummary = {
+    ...base,
+    firstUsedAt: Math.min(base.firstUsedAt, at),
+    lastGrantAt: Math.max(base.lastGrantAt, at),
+    lastUsedAt: Math.max(base.lastUsedAt, change.at),
+    liveByDay: change.counted === undefined ? base.liveByDay : counted(base.liveByDay, change.counted, 1),
+  };
+  if (current && at < current.lastGrantAt) return next;
+  const { client: _client, resource: _resource, ...rest } = next;
+  return { ...rest, scopes, ...(client ? { client } : {}), ...(resource !== undefined ? { resource } : {}) };
 }
 
-/** Read (or take the read begun before), change, write back only if nobody wrote in between; retried. */
-async function update(store: KeyValueStore, clientId: string, change: (current: AppSummary | null) => AppSummary | null, begun?: SummaryRead): Promise<void> {
+function applyChange(current: AppSummary | null, change: AppChange): AppSummary | null {
+  if (change.created) return applyCreation(current, { ...change, created: change.created });
+  // A grant older than the summary's first was counted by a summary since forgotten (its app
+  // revoked), or never (stored before summaries existed): its refresh or revocation changes nothing.
+  if (!current || change.grantCreatedAt < current.firstUsedAt) return current;
+  let liveByDay = current.liveByDay;
+  if (change.uncounted !== undefined) liveByDay = counted(liveByDay, change.uncounted, -1);
+  if (change.counted === undefined) return { ...current, liveByDay };
+  // A refresh: the grant's expiry moves, and the app was used.
+  return { ...current, liveByDay: counted(liveByDay, change.counted, 1), lastUsedAt: Math.max(current.lastUsedAt, change.at) };
+}
+
+/** The summary with these changes applied: creations first, so that a refresh or a revocation
+ * of a grant created in the same batch finds it counted. Null: nothing was ever counted. */
+export function applyChanges(current: AppSummary | null, changes: readonly AppChange[]): AppSummary | null {
+  const ordered = [...changes].sort((a, b) => Number(!a.created) - Number(!b.created) || a.at - b.at);
+  return ordered.reduce<AppSummary | null>(applyChange, current);
+}
+
+/** Read, change, write back only if nobody wrote in between; retried. */
+async function update(store: KeyValueStore, clientId: string, change: (current: AppSummary | null) => AppSummary | null): Promise<void> {
   const key = summaryKey(clientId);
   for (let attempt = 0; attempt < 8; attempt++) {
     if (attempt > 0) await collisionPause(attempt);
-    const { value, version } = await (attempt === 0 && begun ? begun : store.getVersioned<AppSummary>(key));
+    const { value, version } = await store.getVersioned<AppSummary>(key);
     const next = change(value?.kind === "app-summary" && value.clientId === clientId ? value : null);
     if (next === null) return;
-    if (await store.setIfUnchanged(key, { ...next, expiresAt: expiryOf(next.liveByDay, next.lastUsedAt) }, version)) return;
+    if (await store.setIfUnchanged(key, withExpiry(next), version)) return;
   }
   throw new Error("an app summary kept changing during an update");
 }
 
-/** Counts a new grant (or, from the rebuild, several grants of one app found at once). */
-export function summariseGrants(store: KeyValueStore, grants: readonly SummarisedGrant[], begun?: SummaryRead): Promise<void> {
-  const latest = grants.reduce((a, b) => (b.createdAt > a.createdAt ? b : a));
-  return update(store, latest.clientId, (current) => {
-    let liveByDay = current?.liveByDay ?? {};
-    for (const grant of grants) liveByDay = counted(liveByDay, grant.expiresAt, 1);
-    const newest = !current || latest.createdAt >= current.lastGrantAt;
-    const source = newest ? latest : current!;
-    const summary: AppSummary = {
-      kind: "app-summary",
-      clientId: latest.clientId,
-      scopes: source.scopes,
-      firstUsedAt: Math.min(current?.firstUsedAt ?? Infinity, ...grants.map((g) => g.createdAt)),
-      lastGrantAt: Math.max(current?.lastGrantAt ?? 0, latest.createdAt),
-      lastUsedAt: Math.max(current?.lastUsedAt ?? 0, latest.createdAt),
-      liveByDay,
-      expiresAt: 0,
-    };
-    const client = newest ? latest.client : current!.client;
-    const resource = source.resource;
-    return { ...summary, ...(client ? { client } : {}), ...(resource !== undefined ? { resource } : {}) };
-  }, begun);
-}
-
-/** Whether this summary counted the grant: a grant older than its first one was counted by a
- * summary since forgotten (its app revoked), or never (stored before summaries existed). */
-function counts(current: AppSummary | null, grant: SummarisedGrant): current is AppSummary {
-  return current !== null && grant.createdAt >= current.firstUsedAt;
-}
-
-/** A refresh: the grant's expiry moves, and the app was used. */
-export function summariseRefresh(store: KeyValueStore, grant: SummarisedGrant, nextExpiresAt: number, now: number): Promise<void> {
-  return update(store, grant.clientId, (current) =>
-    counts(current, grant)
-      ? { ...current, lastUsedAt: Math.max(current.lastUsedAt, now), liveByDay: counted(counted(current.liveByDay, grant.expiresAt, -1), nextExpiresAt, 1) }
-      : null,
-  );
-}
-
-/** One grant revoked (by its client, or a replayed code). */
-export function summariseRevocation(store: KeyValueStore, grant: SummarisedGrant): Promise<void> {
-  return update(store, grant.clientId, (current) =>
-    counts(current, grant) ? { ...current, liveByDay: counted(current.liveByDay, grant.expiresAt, -1) } : null,
-  );
+/** Counts several grants of one app found at once, into the summary itself: the rebuild of
+ * grants stored before summaries existed (and the seeding of tests and the bench). Requests
+ * write changes instead (app-changes.ts). */
+export function summariseGrants(store: KeyValueStore, grants: readonly SummarisedGrant[]): Promise<void> {
+  return update(store, grants[0]!.clientId, (current) => applyChanges(current, grants.map((grant) => creationOf(grant, grant.createdAt))));
 }
 
 /** Live grants: those whose expiry day has not passed (a grant expiring later today counts). */

@@ -1,13 +1,16 @@
 // Authorization codes, from issue to consumption: 256 random bits, stored only as a hash, ten
 // minutes, single use. Redeeming one (POST /auth and POST /token share this) consumes it with a
-// single conditional write before anything else about it is checked, so a code can never be
-// tried twice, even with a wrong verifier the first time. The consumption allocates the id of
-// the grant a token redemption will create and writes it into the code's used marker: a replay
-// finds it there and revokes that grant (RFC 6749 4.1.2).
+// single conditional write whatever the request's checks found, so a code can never be tried
+// twice, even with a wrong verifier the first time. The consumption allocates the id of the
+// grant a token redemption will create and writes it into the code's used marker: a replay
+// finds it there and revokes that grant (RFC 6749 4.1.2). A token redemption that passed every
+// check says so in the marker: if it could not create its grant (storage failed after the
+// code was used up), the client's retry, passing the same checks, creates that very grant, so
+// that a redemption cut short never leaves a used-up code and no token.
 // A signed sign-in request is answered with one code however often it is approved (a
 // double-clicked Approve posts it twice): its code is derived from it, and its record, written
 // only if new, is kept until the request expires (though redeemable for ten minutes only).
-import { InvalidGrant, InvalidRequest, UnsupportedGrantType } from "../errors.ts";
+import { InvalidGrant, InvalidRequest, UnsupportedGrantType, type AnsweredError } from "../errors.ts";
 import { derivedSecret, isSecretOfKind, newSecret } from "../crypto/secrets.ts";
 import { RECORDS } from "../platform/records.ts";
 import type { ClientDisplay } from "../core/client-shape.ts";
@@ -58,6 +61,8 @@ interface CodeUse {
   usedAt: number;
   expiresAt: number;
   grantId: string;
+  /** A token redemption that passed every check used it: its retry may create the grant. */
+  resumable?: true;
 }
 
 function codeRecord(input: NewCode, now: number): CodeRecord {
@@ -128,6 +133,8 @@ interface RedeemedCode {
   record: CodeRecord;
   /** The id for the grant this redemption may create (POST /auth creates none). */
   grantId: string;
+  /** Until when that grant may be created (a retry of a redemption cut short: the code's end). */
+  writableUntil: number;
 }
 
 interface RedemptionOptions {
@@ -136,8 +143,18 @@ interface RedemptionOptions {
    * before the code is used up: they reveal nothing a guess could exploit, and the client can
    * still redeem the code where it belongs. */
   refuseBeforeUse?: (record: CodeRecord) => void | Promise<void>;
-  /** Work to start while the code is being used up (a read the caller's next step needs). */
-  whileUsing?: (record: CodeRecord) => void;
+  /** A token redemption: one cut short after using the code up may be finished by its retry. */
+  resumable?: boolean;
+}
+
+/** What is wrong with this presentation of the code, if anything (answered once it is used up). */
+function refusalOf(record: CodeRecord, input: RedemptionInput, now: number): AnsweredError | null {
+  if ((validUntil(record) ?? 0) <= now) return new InvalidGrant("The authorization code has expired.");
+  if (canonicalUrl(input.clientId!) !== record.clientId) return new InvalidGrant("client_id does not match the authorization request.");
+  if (input.redirectUri !== record.redirectUri) return new InvalidGrant("redirect_uri does not match the authorization request.");
+  if (input.codeVerifier === null || input.codeVerifier === "") return new InvalidRequest("code_verifier is required (PKCE).");
+  if (!verifierMatches(input.codeVerifier, record.codeChallenge)) return new InvalidGrant("code_verifier does not match the code_challenge.");
+  return null;
 }
 
 /** Checks the request, consumes the code and returns what it was issued for. */
@@ -160,23 +177,23 @@ export async function redeemCode(store: KeyValueStore, input: RedemptionInput, n
   const record = await store.get<CodeRecord>(RECORDS.code.key(code));
   if (!record || record.kind !== "authorization_code") throw new InvalidGrant("The authorization code is not valid.");
   await options.refuseBeforeUse?.(record);
-  options.whileUsing?.(record);
-  const grantId = await consume(store, code, record, now);
-  if ((validUntil(record) ?? 0) <= now) throw new InvalidGrant("The authorization code has expired.");
-  if (canonicalUrl(input.clientId!) !== record.clientId) throw new InvalidGrant("client_id does not match the authorization request.");
-  if (input.redirectUri !== record.redirectUri) throw new InvalidGrant("redirect_uri does not match the authorization request.");
-  if (input.codeVerifier === null || input.codeVerifier === "") throw new InvalidRequest("code_verifier is required (PKCE).");
-  if (!verifierMatches(input.codeVerifier, record.codeChallenge)) throw new InvalidGrant("code_verifier does not match the code_challenge.");
-  return { record, grantId };
+  const refusal = refusalOf(record, input, now);
+  const grantId = await consume(store, code, record, now, refusal === null && options.resumable === true);
+  if (refusal) throw refusal;
+  return { record, grantId, writableUntil: validUntil(record) ?? now };
 }
 
 /** Marks the code used, with one create-if-new write, and returns the grant id it recorded.
  * A replay: whoever redeemed it first may have been an attacker, or may be the victim of one.
- * Either way, what the code gave is withdrawn. */
-async function consume(store: KeyValueStore, code: string, record: CodeRecord, now: number): Promise<string> {
-  const use: CodeUse = { usedAt: now, expiresAt: record.expiresAt, grantId: newGrantId() };
+ * Either way, what the code gave is withdrawn. Unless both were token redemptions that passed
+ * every check (the client, or whoever holds its verifier too) and the grant does not exist:
+ * the first was cut short (or is still writing it), and this one creates that same grant.
+ * Only one of them can (its write is create-if-new); the other then revokes it (grants.ts). */
+async function consume(store: KeyValueStore, code: string, record: CodeRecord, now: number, resumable: boolean): Promise<string> {
+  const use: CodeUse = { usedAt: now, expiresAt: record.expiresAt, grantId: newGrantId(), ...(resumable ? { resumable: true as const } : {}) };
   if (await store.setIfNew(RECORDS.usedCode.key(code), use)) return use.grantId;
   const first = await store.get<Partial<CodeUse>>(RECORDS.usedCode.key(code));
+  if (resumable && first?.resumable === true && typeof first.grantId === "string" && (await store.get(RECORDS.grant.key(first.grantId))) === null) return first.grantId;
   if (first?.grantId) await revokeGrant(store, first.grantId, now);
   throw new CodeAlreadyUsed();
 }

@@ -1,7 +1,8 @@
 // Grants: one record per approved client authorization. Its access and refresh tokens are
 // checked against it, so revoking the grant kills both at once, in one write; the owner's
 // revoke-all and revoke-app are moments in one record read beside it (revocations.ts). Its
-// app's summary (app-summaries.ts) follows it: what the owner's console reads instead of it.
+// app's summary (app-summaries.ts) follows it through a change record per event (app-changes.ts),
+// folded in afterwards: what the owner's console reads instead of it.
 import { grantIdOf, isRetiredRefreshToken, mintTokens, tokenHash, tokenKindOf, tokenMatches, type IssuedToken, type TokenKind, type TokenSettings } from "./grant-tokens.ts";
 import { constantTimeEqual } from "../crypto/secrets.ts";
 import type { ClientDisplay } from "../core/client-shape.ts";
@@ -9,10 +10,11 @@ import type { KeyAuthentication } from "../clients/client-keys.ts";
 import { InvalidGrant } from "../errors.ts";
 import { resourceWithin } from "./resource.ts";
 import { readRevocations, revokedByOwner, type Revocations } from "./revocations.ts";
-import { summariseGrants, summariseRefresh, summariseRevocation, type SummaryRead } from "./app-summaries.ts";
+import { creationOf, recordChange, refreshOf, revocationOf } from "./app-changes.ts";
+import { afterward, countChange } from "./app-counting.ts";
 import { RECORDS } from "../platform/records.ts";
 import type { KeyValueStore } from "../platform/store.ts";
-import { afterAnswer, type WaitUntil } from "../platform/after-answer.ts";
+import type { WaitUntil } from "../platform/after-answer.ts";
 
 export interface GrantRecord {
   kind: "grant";
@@ -89,11 +91,25 @@ interface NewGrant {
   authentication?: KeyAuthentication;
 }
 
-/** Creates the grant for a redeemed code, with one create-if-new write, counted in its app's
- * summary at the same time: the tokens are handed out only when both are written (an app that
- * holds a token always shows in the console). Throws CodeAlreadyUsed when a replay of the code
- * revoked the grant before it was written (RFC 6749 4.1.2). */
-export async function createGrant(store: KeyValueStore, input: NewGrant, now: number, ttl: TokenSettings, summaryRead?: SummaryRead): Promise<IssuedTokens> {
+/** The grant's create-if-new write. One that failed may have landed before its answer was lost:
+ * the grant as stored then says whether it is this one (its tokens are then the client's). */
+async function writeNewGrant(store: KeyValueStore, grant: GrantRecord): Promise<boolean> {
+  try {
+    return await store.setIfNew(grantKey(grant.id), grant);
+  } catch (error) {
+    const stored = await store.get<StoredGrant>(grantKey(grant.id)).catch(() => null);
+    if (stored?.kind === "grant" && stored.access.hash === grant.access.hash) return true;
+    throw error;
+  }
+}
+
+/** Creates the grant for a redeemed code, with one create-if-new write, and beside it (in the
+ * same round trip) the change that counts it in its app's summary, so that an app holding a
+ * token shows in the console. Throws CodeAlreadyUsed when the code was presented again before the
+ * grant was written: a replay revoked it first (a tombstone), or another presentation created it
+ * (then revoked here: RFC 6749 4.1.2). `writableUntil`: until when a retry of the redemption
+ * may still create it (the code's end). */
+export async function createGrant(store: KeyValueStore, input: NewGrant, now: number, ttl: TokenSettings, options: { writableUntil?: number; waitUntil?: WaitUntil } = {}): Promise<IssuedTokens> {
   const { accessToken, refreshToken, access, refresh } = mintTokens(input.id, now, ttl, 1);
   const grant: GrantRecord = {
     kind: "grant",
@@ -106,20 +122,19 @@ export async function createGrant(store: KeyValueStore, input: NewGrant, now: nu
     refresh,
     summarised: true,
   };
-  const [, created] = await Promise.all([summariseGrants(store, [grant], summaryRead), store.setIfNew(grantKey(input.id), grant)]);
-  if (!created) {
-    await afterward("uncount a replayed code's grant", summariseRevocation(store, grant));
+  const creation = creationOf(grant, options.writableUntil ?? now);
+  const recorded = recordChange(store, "c", creation);
+  recorded.catch(() => undefined); // awaited below, once the grant's write is settled
+  if (!(await writeNewGrant(store, grant))) {
+    const stored = await store.get<StoredGrant>(grantKey(input.id));
+    if (stored?.kind === "grant") await revokeGrant(store, input.id, now, { read: stored, waitUntil: options.waitUntil });
     throw new CodeAlreadyUsed();
   }
+  // The grant is stored: its tokens are the client's, whatever becomes of the count (a change
+  // whose write failed is written once more, after the answer).
+  const retried = recorded.catch(() => recordChange(store, "c", creation));
+  await afterward("count a new grant", countChange(store, "c", creation, now, retried), options.waitUntil);
   return { accessToken, refreshToken, grant };
-}
-
-/** A summary update after the grant's own write: a failure there must not lose the client
- * its tokens (the count is off by one until the grant's expiry day passes), so it is logged.
- * Given the platform's waitUntil, it runs after the answer: the client waits only for the grant. */
-function afterward(what: string, work: Promise<void>, waitUntil?: WaitUntil): Promise<void> {
-  const logged = work.catch((error: unknown) => console.error(`could not ${what} in its app's summary:`, error));
-  return afterAnswer(waitUntil, logged);
 }
 
 function isLive(grant: StoredGrant | null, now: number, revocations: Revocations): grant is GrantRecord {
@@ -165,7 +180,7 @@ export async function revokeGrant(store: KeyValueStore, id: string, now: number,
       ? { ...grant, revokedAt: now, expiresAt: Math.min(grant.expiresAt, expiresAt) }
       : { kind: "revoked-grant", id, revokedAt: now, expiresAt };
   await store.set(grantKey(id), revoked);
-  if (grant?.kind === "grant" && grant.summarised && grant.expiresAt > now) await afterward("uncount a revoked grant", summariseRevocation(store, grant), waitUntil);
+  if (grant?.kind === "grant" && grant.summarised && grant.expiresAt > now) await afterward("uncount a revoked grant", countChange(store, "r", revocationOf(grant, now), now), waitUntil);
 }
 
 type RefreshOutcome =
@@ -213,7 +228,7 @@ export async function rotateRefreshToken(
   };
   // Two refreshes racing on production Blobs: only one write wins, the other is refused.
   if (!(await store.setIfUnchanged(grantKey(id), next, version))) return { ok: false, reason: "conflict" };
-  if (grant.summarised) await afterward("follow a refresh", summariseRefresh(store, grant, next.expiresAt, now), input.waitUntil);
+  if (grant.summarised) await afterward("follow a refresh", countChange(store, `g${minted.refresh.generation!}`, refreshOf(grant, next.expiresAt, now), now), input.waitUntil);
   return { ok: true, tokens: { accessToken: minted.accessToken, refreshToken: minted.refreshToken, grant: next } };
 }
 

@@ -84,6 +84,36 @@ describe("codes: replay", () => {
     expect(await rt.store.get(RECORDS.grant.key(first.grantId))).toMatchObject({ kind: "revoked-grant" });
   });
 
+  it("a second token redemption with the right verifier before the first wrote its grant creates that grant, and the first then revokes it: no token stays usable", async () => {
+    // A redemption cut short after using the code up is finished by its retry (the used marker
+    // names the grant): so a second presentation that passes every check, while the first is
+    // still writing, creates the same grant, with a create-if-new write only one can win.
+    const rt = await fastRuntime();
+    const signedIn = await signInForCode(rt);
+    const input = redemptionInput(new URLSearchParams(codeForm(signedIn)));
+    const ttl = { accessTokenTtlMs: MINUTE, refreshTokenTtlMs: MINUTE, keys: { refreshToken: new Uint8Array(32) } };
+    const first = await redeemCode(rt.store, input, rt.now(), { grantTypeOptional: false, resumable: true });
+    const second = await redeemCode(rt.store, input, rt.now(), { grantTypeOptional: false, resumable: true });
+    expect(second.grantId).toBe(first.grantId);
+    const grant = { id: first.grantId, clientId: first.record.clientId, me: first.record.me, scopes: first.record.scopes };
+    const issued = await createGrant(rt.store, grant, rt.now(), ttl);
+    expect(await createGrant(rt.store, grant, rt.now(), ttl).catch((e: unknown) => e)).toBeInstanceOf(CodeAlreadyUsed);
+    expect(await introspection(rt, issued.accessToken)).toEqual({ active: false });
+    // Once the grant exists, a third presentation is a replay like any other.
+    expect(await redeemCode(rt.store, input, rt.now(), { grantTypeOptional: false, resumable: true }).catch((e: unknown) => e)).toBeInstanceOf(CodeAlreadyUsed);
+  });
+
+  it("a presentation that fails a check is never finished by a later one, nor one at POST /auth by /token", async () => {
+    const rt = await fastRuntime();
+    const wrong = await signInForCode(rt);
+    const input = (fields: Record<string, string>) => redemptionInput(new URLSearchParams(fields));
+    expect(await redeemCode(rt.store, input(codeForm(wrong, { code_verifier: pkcePair().verifier })), rt.now(), { grantTypeOptional: false, resumable: true }).catch((e: unknown) => e)).toMatchObject({ error: "invalid_grant" });
+    expect(await redeemCode(rt.store, input(codeForm(wrong)), rt.now(), { grantTypeOptional: false, resumable: true }).catch((e: unknown) => e)).toBeInstanceOf(CodeAlreadyUsed);
+    const profile = await signInForCode(rt);
+    expect((await postAuth(rt, codeForm(profile))).status).toBe(200);
+    expect(await redeemCode(rt.store, input(codeForm(profile)), rt.now(), { grantTypeOptional: false, resumable: true }).catch((e: unknown) => e)).toBeInstanceOf(CodeAlreadyUsed);
+  });
+
   it("approving the same signed request again never issues a second code, and never re-issues a redeemed one", async () => {
     const rt = await fastRuntime();
     const { verifier, challenge } = pkcePair();
