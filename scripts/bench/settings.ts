@@ -23,8 +23,9 @@ export const BUDGET = {
   /** The grant and the owner's revocations record, read in parallel: one round trip. */
   verificationReads: 2,
   verificationWrites: 1,
-  /** The code, its used marker, the app's summary (read and conditional write), the grant. */
-  redemptionOps: 5,
+  /** The code, its used marker, the grant and its app's change (the summary is folded after
+   * the answer: neither timed nor counted, as all work handed to waitUntil). */
+  redemptionOps: 4,
   /** A deployed function's cold import against the floor that imports only @netlify/blobs:
    * reported, not judged. node:crypto alone, which every function needs for its first request,
    * costs about 2.5x that floor on these machines (docs/performance.md), so no function could
@@ -55,7 +56,7 @@ export const OWNER_BUDGET = { ratio: 2, operations: 50 } as const;
 export const jsonOnly = process.argv.includes("--json-only");
 
 /** The sections, by the names `--only` takes. */
-export const SECTIONS = ["endpoints", "cold-start", "scale", "owner", "sign-in-page", "parse-cost", "resource"] as const;
+export const SECTIONS = ["endpoints", "cold-start", "scale", "owner", "sign-in-page", "parse-cost", "resource", "burst"] as const;
 export type Section = (typeof SECTIONS)[number];
 
 /** `--only cold-start[,owner...]`: those sections alone (null: all of them, the default). */

@@ -1,10 +1,13 @@
 // A deadline ends the work it abandons: storage requests still running when a request's
 // deadline passes are aborted, so one slow request never degrades the next one in the same
-// function instance. Blobs here is the real local server behind a proxy that serves a few
+// function instance. And it counts storage's time, not this thread's wait for its turn (a busy
+// machine under netlify dev: platform/storage-deadline.ts). Blobs here is the real local server behind a proxy that serves a few
 // requests at a time (like a server whose workers are busy) and can stall: a stalled request
 // keeps its worker until its client gives up on it.
+import { subscribe, unsubscribe } from "node:diagnostics_channel";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi, type MockInstance } from "vitest";
 import { introspectionEndpoint } from "../../netlify/lib/endpoints/token-verification.ts";
+import { RECORDS } from "../../netlify/lib/platform/records.ts";
 import { blobStore } from "../../netlify/lib/platform/store.ts";
 import { startFaultyBlobs, type FaultyBlobs } from "../helpers/faulty-blobs.ts";
 import { BASE } from "../helpers/requests.ts";
@@ -51,5 +54,45 @@ describe("a storage deadline", () => {
     const next = await introspect(tokens.access_token, store);
     expect(next.status).toBe(200);
     expect(await next.json()).toMatchObject({ active: true });
+  });
+});
+
+/** This thread cannot run for `ms`: as when a busy machine gives it no turn. */
+function stall(ms: number): void {
+  const until = performance.now() + ms;
+  while (performance.now() < until) {
+    // busy: timers come due, input waits in its socket
+  }
+}
+
+describe("a storage deadline measures storage, not the machine's queue", () => {
+  const SHORT_MS = 1500;
+  /** Past the deadline, within the operation's bound on its wall time (twice the deadline). */
+  const STALL_MS = 1.3 * SHORT_MS;
+
+  it("a thread that cannot run before its request is sent is not answered 503 for that wait", async () => {
+    const store = blobStore(rt.storeName, { deadlineMs: SHORT_MS });
+    const read = store.get(RECORDS.revocations.key());
+    // The read has begun (its deadline with it); its request has not been sent yet.
+    stall(STALL_MS);
+    await expect(read).resolves.toBeNull();
+  });
+
+  it("an answer that arrived while the thread could not run is read, not refused", async () => {
+    const store = blobStore(rt.storeName, { deadlineMs: SHORT_MS });
+    // The thread stops right after its request is on the wire (the microtask after the write),
+    // past its deadline; storage, another process, answers meanwhile.
+    let stalled = false;
+    const onSend = () => {
+      if (!stalled) queueMicrotask(() => stall(STALL_MS));
+      stalled = true;
+    };
+    subscribe("undici:client:sendHeaders", onSend);
+    try {
+      await expect(store.get(RECORDS.revocations.key())).resolves.toBeNull();
+    } finally {
+      unsubscribe("undici:client:sendHeaders", onSend);
+    }
+    expect(stalled).toBe(true);
   });
 });

@@ -5,7 +5,7 @@
 // files in parallel) never share netlify-cli's .netlify/functions-serve/ or Blobs sandbox.
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { copyFile, cp, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -71,6 +71,9 @@ export interface NetlifyDevOptions {
    * page of the blog at /blog/ (without any of the server's headers); the project's netlify.toml
    * has the package's routes and nothing of its headers. */
   blog?: boolean;
+  /** Adds functions of the caller's own beside the server's (the bench's floor function):
+   * called with a copy of the built functions' folder, to write more into. */
+  moreFunctions?: (folder: string) => Promise<void>;
 }
 
 const BLOG_PAGE = `<!doctype html>
@@ -106,7 +109,13 @@ export async function startNetlifyDev(overrides: Env = {}, options: NetlifyDevOp
   await buildSite(env, site, { standalone: !options.blog });
   if (options.blog) await asBlog(dir, site);
   else await copyFile(join(repoRoot, "netlify.toml"), join(dir, "netlify.toml"));
-  const functions = await builtFunctions(options.blog ? "plugin" : "standalone");
+  const built = await builtFunctions(options.blog ? "plugin" : "standalone");
+  let functions = built;
+  if (options.moreFunctions) {
+    functions = join(dir, "functions");
+    await cp(built, functions, { recursive: true });
+    await options.moreFunctions(functions);
+  }
 
   const cli = createRequire(import.meta.url).resolve("netlify-cli/bin/run.js");
   const child = spawn(

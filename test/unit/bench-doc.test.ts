@@ -3,7 +3,8 @@
 // table must have exactly the rows the bench writes, so that no figure is ever typed by hand.
 import { readFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
-import { DOC, DOC_ROWS, END_MARKER, START_MARKER, tableRowsOf } from "../../scripts/bench/doc-table.ts";
+import { BURST_END_MARKER, BURST_START_MARKER, DOC, DOC_ROWS, END_MARKER, START_MARKER, tableRowsOf } from "../../scripts/bench/doc-table.ts";
+import { BURST_CASES } from "../../scripts/bench/burst.ts";
 import { onlySections } from "../../scripts/bench/settings.ts";
 
 describe("docs/performance.md's figures", () => {
@@ -13,6 +14,14 @@ describe("docs/performance.md's figures", () => {
     expect(text.split(END_MARKER)).toHaveLength(2);
     expect(text.indexOf(START_MARKER)).toBeLessThan(text.indexOf(END_MARKER));
     expect(tableRowsOf(text)).toEqual(DOC_ROWS.map((row) => row.what));
+  });
+
+  it("and the bursts' figures sit between markers of their own, one row per burst the bench sends", async () => {
+    const text = await readFile(DOC, "utf8");
+    expect(text.split(BURST_START_MARKER)).toHaveLength(2);
+    expect(text.split(BURST_END_MARKER)).toHaveLength(2);
+    expect(text.indexOf(BURST_START_MARKER)).toBeLessThan(text.indexOf(BURST_END_MARKER));
+    expect(tableRowsOf(text, BURST_START_MARKER, BURST_END_MARKER)).toEqual([...BURST_CASES]);
   });
 
   it("name each row once", () => {
@@ -25,6 +34,7 @@ describe("npm run bench -- --only", () => {
     expect(onlySections(["node", "main.ts"])).toBeNull();
     expect(onlySections(["node", "main.ts", "--only", "cold-start"])).toEqual(["cold-start"]);
     expect(onlySections(["node", "main.ts", "--only", "owner,cold-start"])).toEqual(["owner", "cold-start"]);
+    expect(onlySections(["node", "main.ts", "--only", "burst"])).toEqual(["burst"]);
     expect(() => onlySections(["node", "main.ts", "--only", "cold"])).toThrow(/--only takes/);
     expect(() => onlySections(["node", "main.ts", "--only"])).toThrow(/--only takes/);
   });

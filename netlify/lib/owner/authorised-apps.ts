@@ -69,7 +69,8 @@ export async function listAuthorisedApps(store: KeyValueStore, now: number, wait
   const apps = live.map((s) => appView(s, verifiedAt.get(appIdOf(s.clientId)) ?? 0, now)).sort((a, b) => b.lastUsedAt - a.lastUsedAt);
   const waiting = shown.filter((id) => changes.has(id));
   if (waiting.length > 0) {
-    const folds = Promise.all(waiting.map((id) => foldChanges(store, id, now))).catch((error: unknown) => console.error("folding app changes:", error));
+    const fold = () => Promise.all(waiting.map((id) => foldChanges(store, id, now)));
+    const folds = (waitUntil ? new Promise<void>((resolve) => setImmediate(resolve)).then(fold) : fold()).catch((error: unknown) => console.error("folding app changes:", error));
     await afterAnswer(waitUntil, folds);
   }
   return { apps, more: ids.length - shown.length };

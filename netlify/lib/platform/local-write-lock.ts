@@ -17,8 +17,9 @@ const fileSystem = loadOnce(async () => {
 });
 
 /** A lock older than this was left by a writer that died holding it (a stopped server): it is
- * broken. Far longer than any write holds it (the store's deadline is seconds). */
-const ABANDONED_AFTER_MS = 20_000;
+ * broken. Longer than any write holds it: the store ends a local operation within 28 seconds
+ * (store.ts, LOCAL_STORAGE_DEADLINE_MS), and its signal then ends the holding too. */
+const ABANDONED_AFTER_MS = 40_000;
 const FIRST_WAIT_MS = 1;
 const LONGEST_WAIT_MS = 16;
 

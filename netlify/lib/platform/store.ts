@@ -2,7 +2,8 @@
 // Blobs has no TTL: records carry their own expiry and their readers check it.
 // Every operation has a deadline: the Blobs client retries a failing request for up to half a
 // minute, and a person at the sign-in page, or a Micropub endpoint checking a token, should
-// get a clear "try again" long before that.
+// get a clear "try again" long before that. It measures storage, not the machine's queue
+// (storage-deadline.ts).
 // Every write goes to a key of a kind declared in records.ts, or is refused.
 // Against the local Blobs server (netlify dev, the tests) conditional writes to one key take
 // turns, so that they are as atomic there as on production Blobs (local-write-lock.ts).
@@ -10,6 +11,7 @@ import { createHash } from "node:crypto";
 import { getStore, type Store } from "@netlify/blobs";
 import { withLocalWriteLock } from "./local-write-lock.ts";
 import { assertRegistered } from "./records.ts";
+import { withStorageDeadline } from "./storage-deadline.ts";
 
 /** Storage did not answer in time, or failed: endpoints answer 503, nothing half-done. */
 export class StorageUnavailable extends Error {
@@ -34,6 +36,12 @@ interface BlobStoreOptions {
 }
 
 export const STORAGE_DEADLINE_MS = 4000;
+/** Against the local development server (`netlify dev`), a thread of netlify-cli on this very
+ * machine: what it takes is this machine's queue (200 requests at once start 200 threads, and
+ * its answers then take seconds: docs/performance.md). Its deadline only ends a server that
+ * stopped, just before netlify dev's own 30-second function timeout would (with a 500). */
+export const LOCAL_STORAGE_DEADLINE_MS = 25_000;
+const LOCAL_WALL_MS = 28_000;
 
 /** Where a record stood when it was read, to hand back to setIfUnchanged; callers never look
  * inside. On the local development server the tag is the content's hash (see contentVersion). */
@@ -95,19 +103,27 @@ function contentVersion(text: string): string {
 }
 
 class BlobsKeyValueStore implements KeyValueStore {
-  readonly #deadlineMs: number;
+  readonly #deadline: { ms: number; wallMs?: number } | undefined;
   constructor(
     readonly name: string,
     private readonly options: BlobStoreOptions = {},
   ) {
-    this.#deadlineMs = options.deadlineMs ?? STORAGE_DEADLINE_MS;
+    this.#deadline = options.deadlineMs === undefined ? undefined : { ms: options.deadlineMs };
+  }
+
+  /** As told, or by where storage is (read with the first operation: see #blobs). */
+  get #deadlineOf(): { ms: number; wallMs?: number } {
+    return this.#deadline ?? (this.#local === null ? { ms: STORAGE_DEADLINE_MS } : { ms: LOCAL_STORAGE_DEADLINE_MS, wallMs: LOCAL_WALL_MS });
   }
 
   /** A Blobs client whose every HTTP request is aborted with `signal`. One per operation (it
    * costs no I/O): @netlify/blobs takes no per-call signal, only a `fetch` of our own. Created
    * inside a request, so that a missing Blobs context surfaces as a storage error there. */
   #blobs(signal: AbortSignal): Store {
-    const fetchUntilDeadline: typeof fetch = (input, init) => fetch(input, { ...init, signal });
+    // The local server by its address, not its name: under a burst, looking "localhost" up
+    // waited seconds behind the other threads' file reads (libuv's pool is the process's).
+    const loopback = this.#local !== null;
+    const fetchUntilDeadline: typeof fetch = (input, init) => fetch(loopback && typeof input === "string" ? input.replace(/^http:\/\/localhost:/, "http://127.0.0.1:") : input, { ...init, signal });
     return getStore({ name: this.name, consistency: "strong", ...this.options.connection, fetch: fetchUntilDeadline });
   }
 
@@ -121,26 +137,18 @@ class BlobsKeyValueStore implements KeyValueStore {
     return this.#localScope;
   }
 
-  /** Runs one operation against the deadline; any failure becomes StorageUnavailable. At the
-   * deadline the operation's requests are aborted, not abandoned: work left running would hold
-   * connections and slow the next request of this instance. (The Blobs client then retries
-   * the aborted request a few times after a pause; each retry fails at once, without I/O.) */
+  /** Runs one operation against the deadline (storage-deadline.ts: counted from when its request
+   * is sent, not from when it waited for this thread's turn); any failure becomes
+   * StorageUnavailable. At the deadline the operation's requests are aborted, not abandoned:
+   * work left running would hold connections and slow the next request of this instance. (The
+   * Blobs client then retries the aborted request a few times after a pause; each retry fails
+   * at once, without I/O.) */
   async #timed<T>(operation: string, work: (blobs: Store, signal: AbortSignal) => Promise<T>): Promise<T> {
-    const controller = new AbortController();
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        const timedOut = new StorageUnavailable(operation);
-        reject(timedOut);
-        controller.abort(timedOut);
-      }, this.#deadlineMs);
-    });
     try {
-      return await Promise.race([work(this.#blobs(controller.signal), controller.signal), deadline]);
+      const { ms, wallMs } = this.#deadlineOf;
+      return await withStorageDeadline(ms, (signal) => work(this.#blobs(signal), signal), () => new StorageUnavailable(operation), wallMs);
     } catch (error) {
       throw error instanceof StorageUnavailable ? error : new StorageUnavailable(operation, error);
-    } finally {
-      clearTimeout(timer);
     }
   }
 

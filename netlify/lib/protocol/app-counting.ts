@@ -17,9 +17,11 @@ export async function countChange(store: KeyValueStore, event: ChangeEvent, chan
 
 /** A summary update after the grant's own write: a failure there must not lose the client
  * its tokens (the count is off by one until the grant's expiry day passes), so it is logged.
- * Given the platform's waitUntil, it runs after the answer: the client waits only for the grant. */
-export function afterward(what: string, work: Promise<void>, waitUntil?: WaitUntil): Promise<void> {
-  const logged = work.catch((error: unknown) => console.error(`could not ${what} in its app's summary:`, error));
+ * Given the platform's waitUntil, it starts once the answer is on its way (a turn of the event
+ * loop later): the client waits only for the grant. Else it is awaited. */
+export function afterward(what: string, work: () => Promise<void>, waitUntil?: WaitUntil): Promise<void> {
+  const started = waitUntil ? new Promise<void>((resolve) => setImmediate(resolve)).then(work) : work();
+  const logged = started.catch((error: unknown) => console.error(`could not ${what} in its app's summary:`, error));
   return afterAnswer(waitUntil, logged);
 }
 

@@ -133,7 +133,7 @@ export async function createGrant(store: KeyValueStore, input: NewGrant, now: nu
   // The grant is stored: its tokens are the client's, whatever becomes of the count (a change
   // whose write failed is written once more, after the answer).
   const retried = recorded.catch(() => recordChange(store, "c", creation));
-  await afterward("count a new grant", countChange(store, "c", creation, now, retried), options.waitUntil);
+  await afterward("count a new grant", () => countChange(store, "c", creation, now, retried), options.waitUntil);
   return { accessToken, refreshToken, grant };
 }
 
@@ -180,7 +180,7 @@ export async function revokeGrant(store: KeyValueStore, id: string, now: number,
       ? { ...grant, revokedAt: now, expiresAt: Math.min(grant.expiresAt, expiresAt) }
       : { kind: "revoked-grant", id, revokedAt: now, expiresAt };
   await store.set(grantKey(id), revoked);
-  if (grant?.kind === "grant" && grant.summarised && grant.expiresAt > now) await afterward("uncount a revoked grant", countChange(store, "r", revocationOf(grant, now), now), waitUntil);
+  if (grant?.kind === "grant" && grant.summarised && grant.expiresAt > now) await afterward("uncount a revoked grant", () => countChange(store, "r", revocationOf(grant, now), now), waitUntil);
 }
 
 type RefreshOutcome =
@@ -228,7 +228,7 @@ export async function rotateRefreshToken(
   };
   // Two refreshes racing on production Blobs: only one write wins, the other is refused.
   if (!(await store.setIfUnchanged(grantKey(id), next, version))) return { ok: false, reason: "conflict" };
-  if (grant.summarised) await afterward("follow a refresh", countChange(store, `g${minted.refresh.generation!}`, refreshOf(grant, next.expiresAt, now), now), input.waitUntil);
+  if (grant.summarised) await afterward("follow a refresh", () => countChange(store, `g${minted.refresh.generation!}`, refreshOf(grant, next.expiresAt, now), now), input.waitUntil);
   return { ok: true, tokens: { accessToken: minted.accessToken, refreshToken: minted.refreshToken, grant: next } };
 }
 
