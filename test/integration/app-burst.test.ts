@@ -7,6 +7,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { AccountOverview } from "../../netlify/lib/pages/account-view.ts";
 import { consoleGet, consoleSignIn } from "../helpers/console.ts";
+import { runHousekeeping } from "../../netlify/lib/endpoints/housekeeping.ts";
 import { RECORDS } from "../../netlify/lib/platform/records.ts";
 import { StorageUnavailable, type KeyValueStore } from "../../netlify/lib/platform/store.ts";
 import { appIdOf } from "../../netlify/lib/protocol/revocations.ts";
@@ -100,5 +101,16 @@ describe(`one app's burst, ${LATENCY_MS} ms per storage operation`, { timeout: 1
     // That load folded them (after its answer; here, with no waitUntil, before it).
     expect(await rt.store.list(RECORDS.appChange.prefix)).toEqual([]);
     expect(await grantsShown(rt)).toEqual({ [CLIENT_ID]: 10 });
+  });
+
+  it("and the hourly housekeeping folds what a burst left waiting", async () => {
+    const rt = await fastRuntime();
+    const foldless = withoutListing(rt.store, RECORDS.appChange.prefix);
+    await tokensOf(await Promise.all((await codes(rt, 5)).map((s) => postToken({ ...rt, store: foldless }, codeForm(s)))));
+    expect(await rt.store.list(RECORDS.appChange.prefix)).toHaveLength(5);
+    await runHousekeeping(rt);
+    expect(await rt.store.list(RECORDS.appChange.prefix)).toEqual([]);
+    expect(await rt.store.get(RECORDS.appSummary.key(appIdOf(CLIENT_ID)))).toMatchObject({ kind: "app-summary", clientId: CLIENT_ID });
+    expect(await grantsShown(rt)).toEqual({ [CLIENT_ID]: 5 });
   });
 });

@@ -33,7 +33,10 @@ describe("the resource entry's bundle", () => {
   it("imports @netlify/blobs and node:crypto, and no other package", async () => {
     const [output] = Object.values((await metafile()).outputs);
     const imports = (kind: string) => [...new Set(output!.imports.filter((i) => i.external && i.kind === kind).map((i) => i.path))].sort();
-    expect(imports("import-statement")).toEqual(["@netlify/blobs", "node:crypto"]);
+    // And two of Node's own, for the storage deadline to follow each operation's requests
+    // (platform/storage-deadline.ts): async_hooks, loaded at Node's start, and
+    // diagnostics_channel, which fetch loads with its first request anyway.
+    expect(imports("import-statement")).toEqual(["@netlify/blobs", "node:async_hooks", "node:crypto", "node:diagnostics_channel"]);
     // Node's own fs, os and path, on use: the store's lock for the local Blobs server only
     // (platform/local-write-lock.ts), never loaded against production Blobs.
     expect(imports("dynamic-import")).toEqual(["node:fs/promises", "node:os", "node:path"]);

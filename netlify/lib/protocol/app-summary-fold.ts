@@ -156,10 +156,11 @@ export async function foldChanges(store: KeyValueStore, appId: string, now: numb
   }
 }
 
-/** Folds what waits for every app (the housekeeping's share, `atMost` apps a run). */
+/** Folds what waits for every app (the housekeeping's share, `atMost` apps a run); an app whose
+ * fold fails is logged and left to the next run. */
 export async function foldAllChanges(store: KeyValueStore, now: number, atMost = 20): Promise<number> {
   const apps = [...(await listChanges(store)).keys()].slice(0, atMost);
-  for (const appId of apps) await foldChanges(store, appId, now);
+  for (const appId of apps) await foldChanges(store, appId, now).catch((error: unknown) => console.error("folding app changes:", error));
   return apps.length;
 }
 

@@ -98,7 +98,7 @@ async function writeNewGrant(store: KeyValueStore, grant: GrantRecord): Promise<
     return await store.setIfNew(grantKey(grant.id), grant);
   } catch (error) {
     const stored = await store.get<StoredGrant>(grantKey(grant.id)).catch(() => null);
-    if (stored?.kind === "grant" && stored.access.hash === grant.access.hash) return true;
+    if (stored?.kind === "grant" && constantTimeEqual(stored.access.hash, grant.access.hash)) return true;
     throw error;
   }
 }
