@@ -2,7 +2,8 @@
 // atomic by itself (it checks a write's condition, then writes), and every request runs in a
 // worker thread of its own, yet twenty redemptions of one code, or twenty refreshes of one
 // refresh token, sent at once through real HTTP, issue tokens once at most, as production Blobs'
-// conditional writes guarantee (platform/store.ts, platform/local-write-lock.ts).
+// conditional writes guarantee (platform/store.ts, platform/local-write-lock.ts); and twenty
+// redemptions of one app's twenty codes at once all succeed.
 import { createHash, randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TEST_PASSWORD } from "../helpers/env.ts";
@@ -92,6 +93,20 @@ describe("netlify dev: conditional writes are as atomic as on production Blobs",
     // Not always one: a refused replay revokes what the code gave, possibly before the winner
     // has written its grant, and the winner is then refused too (protocol/codes.ts).
     expect(won).toBeLessThanOrEqual(1);
+  });
+
+  it(`${AT_ONCE} redemptions of ${AT_ONCE} codes of one app at once: every one answered 200, every token active`, async () => {
+    // Each used to update the app's one summary record, and one ran out of tries (a 503): now
+    // each writes a change of its own (docs/data-model.md, "One app's burst").
+    const codes: { code: string; verifier: string }[] = [];
+    for (let i = 0; i < AT_ONCE; i++) codes.push(await signIn());
+    const answers = await Promise.all(codes.map((signedIn) => postToken(redemption(signedIn))));
+    expect(answers.map((answer) => answer.status)).toEqual(codes.map(() => 200));
+    const tokens = await Promise.all(answers.map(async (answer) => ((await answer.json()) as { access_token: string }).access_token));
+    for (const token of tokens) {
+      const check = await fetch(`${server.baseUrl}/introspect`, { method: "POST", headers: { Authorization: `Bearer ${token}` } });
+      expect(await check.json()).toMatchObject({ active: true });
+    }
   });
 
   it(`${AT_ONCE} refreshes of one refresh token at once: exactly one succeeds`, async () => {
