@@ -4,7 +4,8 @@
 // RFC 7662 2.1), a client_secret (RFC 6749 2.3: this server issues none, so none can be
 // checked), and a revocation by a client that names another client than the token's (RFC 7009
 // 2.1). Each refusal uses up nothing: the code still redeems, the refresh token still refreshes,
-// the token is still active.
+// the token is still active. openid-client (on oauth4webapi) shows what a real library sees.
+import * as client from "openid-client";
 import { describe, expect, it } from "vitest";
 import { endpoints, postAuth, postToken, revoke, signInForCode } from "../helpers/endpoints.ts";
 import { BASE, CLIENT_ID, codeForm, post, refreshForm, type SignedIn } from "../helpers/requests.ts";
@@ -255,5 +256,33 @@ describe("a revocation that names a client revokes only that client's tokens (RF
     const response = await revoke(rt, { token: "iat_AAAAAAAAAAAAAAAAAAAAAA.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", client_id: OTHER_CLIENT });
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({});
+  });
+});
+
+describe("what openid-client sees", () => {
+  /** openid-client for this server, its requests sent to the handlers. */
+  function library(rt: TestRuntime, clientId: string, auth: client.ClientAuth = client.None()): client.Configuration {
+    const config = new client.Configuration({ issuer: `${BASE}/`, token_endpoint: `${BASE}/token`, revocation_endpoint: `${BASE}/revoke` }, clientId, {}, auth);
+    config[client.customFetch] = async (url, options) => {
+      const request = new Request(url, { method: options.method, headers: options.headers, body: new URLSearchParams(options.body as URLSearchParams) });
+      return new URL(url).pathname === "/revoke" ? endpoints.revoke(request, rt) : endpoints.token(request, rt);
+    };
+    return config;
+  }
+
+  it("its revocation as another client is refused (invalid_grant) and revokes nothing; as the token's client, it revokes", async () => {
+    const rt = await testRuntime();
+    const { access_token } = await tokensFor(rt);
+    await expect(client.tokenRevocation(library(rt, OTHER_CLIENT), access_token)).rejects.toMatchObject({ error: "invalid_grant", status: 400 });
+    await expectActive(rt, access_token);
+    await client.tokenRevocation(library(rt, CLIENT_ID), access_token);
+    expect(await introspection(rt, access_token)).toEqual({ active: false });
+  });
+
+  it("a refresh with ClientSecretPost (a secret this server never issued) is refused (invalid_client), and the refresh token still works", async () => {
+    const rt = await testRuntime();
+    const tokens = await tokensFor(rt);
+    await expect(client.refreshTokenGrant(library(rt, CLIENT_ID, client.ClientSecretPost("s3cret")), tokens.refresh_token)).rejects.toMatchObject({ error: "invalid_client", status: 401 });
+    expect((await client.refreshTokenGrant(library(rt, CLIENT_ID), tokens.refresh_token)).access_token).toMatch(/^iat_/);
   });
 });
