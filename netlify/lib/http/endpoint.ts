@@ -1,9 +1,8 @@
 // The frame every endpoint runs in. An endpoint declares what it is: its paths and methods,
 // whether each answers JSON or pages, the body each accepts, whether other origins may read it
-// (CORS), and which posts must come from this site's own pages. The frame alone answers OPTIONS, unknown paths,
-// wrong methods, an incomplete setup, cross-site posts, storage outages and anything thrown;
-// bodies of another type or with a parameter twice where the route refuses them; the handlers
-// only do their own work.
+// (CORS), and which posts must come from this site's own pages. The frame alone answers OPTIONS,
+// unknown paths, wrong methods, an incomplete setup, cross-site posts, bodies a route does not
+// accept, storage outages and anything thrown; the handlers only do their own work.
 import { AccessDenied, MethodNotAllowed, NotFound, SetupIncomplete } from "../errors.ts";
 import { describeProblems, type Config, type ConfigProblem } from "../platform/config.ts";
 import type { Runtime } from "../platform/runtime.ts";
