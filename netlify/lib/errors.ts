@@ -54,15 +54,18 @@ export class ConsentRequired extends OAuthError {
   readonly status = 400;
 }
 
-/** RFC 6749 5.2: a client's authentication failed. It tried the Authorization header (this
- * server's clients have no other way to fail it), so the answer is 401 with a challenge in the
- * scheme it used. A back-channel answer: never sent to a redirect URI. */
+/** RFC 6749 5.2: a client's authentication failed: 401, with a challenge in the scheme it used
+ * when it tried the Authorization header (`challenge`), and none when it authenticated (or
+ * should have) in the body. A back-channel answer: never sent to a redirect URI. */
 export class InvalidClient extends OAuthError {
   readonly error = "invalid_client";
   readonly status = 401;
   override readonly toClient = false;
+  constructor(description: string, readonly challenge = true) {
+    super(description);
+  }
   override headers(): Record<string, string> {
-    return { "WWW-Authenticate": 'Basic realm="indieauth"' };
+    return this.challenge ? { "WWW-Authenticate": 'Basic realm="indieauth"' } : {};
   }
 }
 

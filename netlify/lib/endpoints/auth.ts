@@ -11,7 +11,8 @@ import { withAuthorizeLog } from "./sign-in-steps.ts";
 const signIn = removingRetiredSessionCookie(
   endpoint({
     GET: { answers: "page", run: withAuthorizeLog(authorize) },
-    POST: { answers: "json", run: redeemForProfile },
+    // The code's redemption, as at the token endpoint (spec 5.3.1): form-encoded, no parameter twice.
+    POST: { answers: "json", body: { accepts: "oauth-form", repeatable: ["resource"] }, run: redeemForProfile },
   }),
 );
 

@@ -14,7 +14,9 @@ export function metadataDocument(config: Config): Record<string, unknown> {
     introspection_endpoint: `${base}/introspect`,
     introspection_endpoint_auth_methods_supported: ["Bearer"],
     revocation_endpoint: `${base}/revoke`,
-    revocation_endpoint_auth_methods_supported: ["none"],
+    // A private_key_jwt client revokes with its assertion, as it redeems (revoking-client.ts).
+    revocation_endpoint_auth_methods_supported: ["none", "private_key_jwt"],
+    revocation_endpoint_auth_signing_alg_values_supported: [...ASSERTION_ALGORITHMS],
     userinfo_endpoint: `${base}/userinfo`,
     scopes_supported: SUPPORTED_SCOPES,
     response_types_supported: ["code"],

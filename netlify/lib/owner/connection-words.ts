@@ -40,7 +40,7 @@ const REQUEST_FIXES: Record<string, string> = {
 /** Fixes for the OAuth errors /token answers to a code redemption or a refresh. */
 const TOKEN_FIXES: Record<string, string> = {
   invalid_grant: `The code (or refresh token) was refused: a code lives 10 minutes and works once, with the same redirect_uri and the code_verifier of its code_challenge; a refresh token works once. Using one twice revokes the connection. ${RECONNECT}`,
-  invalid_client: "The app did not identify itself as its client document declares: a public client sends its client_id; one that declares private_key_jwt sends a signed client_assertion.",
+  invalid_client: "The app did not identify itself as its client document declares: a public client sends its client_id and no client_secret (this server issues none); one that declares private_key_jwt sends a signed client_assertion.",
   invalid_target: "The resource sent to /token is not the one the app asked for at sign-in. The app must send the same resource (your MCP URL) both times.",
   invalid_scope: "The app asked /token for more than you approved. It should ask for the approved scopes, or none.",
   invalid_request: "The app's token request lacks a parameter (the message says which). Update the app.",
