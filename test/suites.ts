@@ -11,3 +11,11 @@ export const QUICK_E2E = [
   "test/e2e/sign-in.e2e.test.ts",
   "test/e2e/tokens.e2e.test.ts",
 ];
+
+// What `npm run test:production-store` runs against the production Blobs double (test/
+// vitest.production-store.config.ts): every file whose guarantees rest on conditional writes.
+// They run in `npm test` too, against the local server; docs/tests.md says why these.
+export const PRODUCTION_STORE = [
+  "test/integration/store.test.ts",
+  "test/adversarial/attacks/revoke-refresh-race.test.ts",
+];

@@ -15,8 +15,8 @@ export async function revokeToken(rt: Runtime, form: URLSearchParams, refreshKey
   const token = form.get("token");
   if (token === null || token === "") throw new InvalidRequest("token is required.");
   const owning = await grantOwningToken(rt.store, token, refreshKey);
-  // The grant as just read; the app's summary follows after the answer.
-  if (owning) await revokeGrant(rt.store, owning.id, rt.now(), { read: owning.grant, waitUntil });
+  // The grant as just read, with its version; the app's summary follows after the answer.
+  if (owning) await revokeGrant(rt.store, owning.id, rt.now(), { read: owning.read, waitUntil });
   return json({});
 }
 
