@@ -17,5 +17,23 @@ export const QUICK_E2E = [
 // They run in `npm test` too, against the local server; docs/tests.md says why these.
 export const PRODUCTION_STORE = [
   "test/integration/store.test.ts",
+  "test/integration/records.test.ts",
+  "test/integration/token-endpoint.test.ts",
+  "test/integration/token-verification.test.ts",
+  "test/integration/app-summaries.test.ts",
+  "test/integration/account.test.ts",
+  "test/integration/housekeeping.test.ts",
+  "test/integration/passkeys.test.ts",
+  "test/integration/owner-sessions.test.ts",
+  "test/integration/sign-in-event-slots.test.ts",
+  "test/integration/connection-log.test.ts",
+  "test/integration/alerts.test.ts",
+  "test/integration/app-approvals.test.ts",
+  "test/adversarial/attacks/codes.test.ts",
+  "test/adversarial/attacks/refresh-reuse.test.ts",
   "test/adversarial/attacks/revoke-refresh-race.test.ts",
+  "test/adversarial/attacks/session-races.test.ts",
+  "test/adversarial/attacks/password-guessing.test.ts",
+  "test/adversarial/attacks/history-flood.test.ts",
+  "test/adversarial/attacks/owner-lockout.test.ts",
 ];

@@ -165,8 +165,8 @@ class BlobsKeyValueStore implements KeyValueStore {
 
   /** A conditional write to one key. Production Blobs makes each atomic; the local server does
    * not, so there each holds that key's lock, which makes its check-then-write one step as in
-   * production. (Plain writes and deletes do not wait for it: the kinds written conditionally
-   * here are never written unconditionally at the same time.) */
+   * production. (Plain writes and deletes do not wait for it: a plain write to a kind written
+   * conditionally is refused, records.ts.) */
   #write<T>(operation: string, key: string, work: (blobs: Store) => Promise<T>): Promise<T> {
     return this.#timed(operation, (blobs, signal) => {
       const scope = this.#local;
