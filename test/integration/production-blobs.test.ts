@@ -77,6 +77,24 @@ describe("the store against the production Blobs double: its production branch",
     expect(await store.get(key)).toEqual({ n: 2 });
   });
 
+  it("answers the rest of the client's API as it expects: metadata, HEAD, a read by ETag (304), paged lists, deleteAll", async () => {
+    const name = `double-${randomUUID()}`;
+    const blobs = getStore({ name, ...double.connection, consistency: "strong" });
+    const written = await blobs.set("a/b", "bytes", { metadata: { kind: "test" } });
+    expect(written).toEqual({ modified: true, etag: expect.stringMatching(/^".+"$/) });
+    expect(await blobs.getWithMetadata("a/b")).toEqual({ data: "bytes", etag: written.etag, metadata: { kind: "test" } });
+    expect(await blobs.getMetadata("a/b")).toEqual({ etag: written.etag, metadata: { kind: "test" } });
+    expect(await blobs.getWithMetadata("a/b", { etag: written.etag })).toMatchObject({ data: null, etag: written.etag });
+    expect(await blobs.set("a/b", "again", { onlyIfMatch: '"stale"' })).toEqual({ modified: false });
+    expect(await blobs.set("a/b", "again", { onlyIfNew: true })).toEqual({ modified: false });
+    for (const key of ["a/c", "a/d", "b/a", "a/e", "a/f", "a/g", "a/h", "a/i"]) await blobs.set(key, key);
+    const pages = [];
+    for await (const page of blobs.list({ prefix: "a/", paginate: true })) pages.push(page.blobs.map((b) => b.key));
+    expect(pages).toEqual([["a/b", "a/c", "a/d", "a/e", "a/f", "a/g", "a/h"], ["a/i"]]);
+    expect(await blobs.deleteAll()).toEqual({ deletedBlobs: 9 });
+    expect(await blobs.get("a/b")).toBeNull();
+  });
+
   it("lists a page at a time: the store follows the cursors to the last key", async () => {
     const store = open();
     const keys = Array.from({ length: 30 }, (_, i) => RECORDS.grant.key(`g${String(i).padStart(2, "0")}`));

@@ -40,8 +40,9 @@ export const STORAGE_DEADLINE_MS = 4000;
  * it without an ETag): it cannot be made conditional, so it is not made at all. */
 export class UnversionedRecord extends StorageUnavailable {
   constructor(key: string) {
-    super("set");
-    this.message = `refusing a conditional write to "${key}": its read gave no version (Blobs answered it without an ETag)`;
+    const reason = `refusing a conditional write to "${key}": its read gave no version (Blobs answered it without an ETag)`;
+    super("set", new Error(reason));
+    this.message = reason;
   }
 }
 
@@ -109,7 +110,7 @@ function contentVersion(text: string): string {
  * conditional write as written, a 401 or a 5xx that outlasted its retries too: a write Blobs
  * took answers with the new ETag, so one without it failed (and may not have been written). */
 function written(result: { modified: boolean; etag?: string }): boolean {
-  if (result.modified && !result.etag) throw new StorageUnavailable("set");
+  if (result.modified && !result.etag) throw new StorageUnavailable("set", new Error("a conditional write was answered neither 412 nor with an ETag"));
   return result.modified;
 }
 
