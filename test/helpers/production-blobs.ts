@@ -122,6 +122,17 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
   });
 }
 
+const OPERATIONS: Record<"site" | "store" | "key", Partial<Record<string, BlobsOperation>>> = {
+  site: { GET: "listStores" },
+  store: { GET: "list", DELETE: "deleteAll" },
+  key: { GET: "get", HEAD: "getMetadata", PUT: "set", DELETE: "delete" },
+};
+
+/** What a method means on a site's path, a store's, or a key's. */
+function operationOf(method: string, store: boolean, key: boolean): BlobsOperation | null {
+  return OPERATIONS[key ? "key" : store ? "store" : "site"][method] ?? null;
+}
+
 interface Parsed extends BlobsRequest {
   site: string;
   query: URLSearchParams;
@@ -136,11 +147,7 @@ function parse(req: IncomingMessage, edge: BlobsRequest["edge"]): Parsed | null 
   const key = rest.length > 0 ? decodeURIComponent(rest.join("/")) : null;
   const method = req.method ?? "GET";
   const condition = req.headers["if-match"] ? "if-match" : req.headers["if-none-match"] && method === "PUT" ? "if-none-match" : null;
-  const operation: BlobsOperation | null = !store
-    ? method === "GET" ? "listStores" : null
-    : key === null || key === ""
-      ? method === "GET" ? "list" : method === "DELETE" ? "deleteAll" : null
-      : ({ GET: "get", HEAD: "getMetadata", PUT: "set", DELETE: "delete" } as const)[method as "GET"] ?? null;
+  const operation = operationOf(method, Boolean(store), Boolean(key));
   if (!operation) return null;
   return { operation, edge, store: store ? decodeURIComponent(store) : null, key: key || null, condition, site, query: url.searchParams };
 }
@@ -279,7 +286,7 @@ export async function startProductionBlobs(options: ProductionBlobsOptions = {})
     const body = await readBody(req);
     if (req.headers.authorization !== `Bearer ${token}`) return void res.writeHead(401).end();
     const request = parse(req, edge);
-    if (!request) return void res.writeHead(req.method === "GET" || req.method === "PUT" || req.method === "DELETE" || req.method === "HEAD" ? 400 : 405).end();
+    if (!request) return void res.writeHead(Object.hasOwn(OPERATIONS.key, req.method ?? "") ? 400 : 405).end();
     if (request.site !== siteID) return void res.writeHead(401).end();
     blobs.requests.push({ operation: request.operation, edge, store: request.store, key: request.key, condition: request.condition });
     const latency = blobs.latencyMs;
@@ -292,7 +299,8 @@ export async function startProductionBlobs(options: ProductionBlobsOptions = {})
 
   const servers: Server[] = [];
   const listen = async (edge: BlobsRequest["edge"]): Promise<string> => {
-    const server = createServer({ key: tls.key, cert: tls.cert }, (req, res) => void handler(edge)(req, res));
+    // A request whose client went away while it was read or waited is dropped.
+    const server = createServer({ key: tls.key, cert: tls.cert }, (req, res) => void handler(edge)(req, res).catch(() => res.destroy()));
     server.on("connection", (socket: Socket) => {
       sockets.add(socket);
       socket.on("close", () => sockets.delete(socket));

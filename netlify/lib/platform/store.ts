@@ -107,8 +107,9 @@ function contentVersion(text: string): string {
 }
 
 /** A conditional write's outcome. @netlify/blobs 10.7.9 reports any answer but 412 to a
- * conditional write as written, a 401 or a 5xx that outlasted its retries too: a write Blobs
- * took answers with the new ETag, so one without it failed (and may not have been written). */
+ * conditional write as written, a 401 or a 5xx that outlasted its retries too; a write that
+ * modified the entry carries its new ETag (its WriteResult type says so), so one without it
+ * failed, and may or may not have landed. */
 function written(result: { modified: boolean; etag?: string }): boolean {
   if (result.modified && !result.etag) throw new StorageUnavailable("set", new Error("a conditional write was answered neither 412 nor with an ETag"));
   return result.modified;
