@@ -69,12 +69,15 @@ export interface InjectedFault {
   remove(): void;
 }
 
+export type Latency = number | ((request: BlobsRequest) => number);
+
 export interface ProductionBlobsOptions {
   siteID?: string;
   token?: string;
   /** Milliseconds added to every request before it is handled (each storage operation of the
-   * store then takes that much more; a conditional write is checked when the wait ends). */
-  latencyMs?: number;
+   * store then takes that much more; a conditional write is checked when the wait ends), or
+   * per request (writes only, say). */
+  latencyMs?: Latency;
   /** Blobs per list page before a `next_cursor` (1,000 by default). */
   pageSize?: number;
   /** How long the CDN (`edgeURL`) serves a read it made before reading again. */
@@ -92,8 +95,8 @@ export interface ProductionBlobs {
   context: string;
   /** The CA to trust (already trusted in a test run's workers). */
   caCert: string;
-  /** Milliseconds added to every request from now on. */
-  latencyMs: number;
+  /** Milliseconds added to every request from now on (or per request). */
+  latencyMs: Latency;
   /** Every request received, in order (clear it with `requests.length = 0`). */
   readonly requests: BlobsRequest[];
   inject(rule: FaultRule): InjectedFault;
@@ -289,7 +292,7 @@ export async function startProductionBlobs(options: ProductionBlobsOptions = {})
     if (!request) return void res.writeHead(Object.hasOwn(OPERATIONS.key, req.method ?? "") ? 400 : 405).end();
     if (request.site !== siteID) return void res.writeHead(401).end();
     blobs.requests.push({ operation: request.operation, edge, store: request.store, key: request.key, condition: request.condition });
-    const latency = blobs.latencyMs;
+    const latency = typeof blobs.latencyMs === "function" ? blobs.latencyMs(request) : blobs.latencyMs;
     if (latency > 0) await new Promise((resolve) => setTimeout(resolve, latency));
     const before = faultFor(request, "before");
     if (before !== null && before !== "no-etag") return send(res, { status: 500 }, before);
