@@ -14,7 +14,10 @@ export const QUICK_E2E = [
 
 // What `npm run test:production-store` runs against the production Blobs double (test/
 // vitest.production-store.config.ts): every file whose guarantees rest on conditional writes.
-// They run in `npm test` too, against the local server; docs/tests.md says why these.
+// They run in `npm test` too, against the local server; docs/tests.md says why these. Not the
+// connection log's: it is written after the answer and gives up a step after three collisions,
+// so on production's optimistic writes a burst of steps of one client may lose one (its test
+// then fails now and then on the double, never locally, where writers of a key take turns).
 export const PRODUCTION_STORE = [
   "test/integration/store.test.ts",
   "test/integration/records.test.ts",
@@ -26,7 +29,6 @@ export const PRODUCTION_STORE = [
   "test/integration/passkeys.test.ts",
   "test/integration/owner-sessions.test.ts",
   "test/integration/sign-in-event-slots.test.ts",
-  "test/integration/connection-log.test.ts",
   "test/integration/alerts.test.ts",
   "test/integration/app-approvals.test.ts",
   "test/adversarial/attacks/codes.test.ts",
