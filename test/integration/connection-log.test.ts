@@ -242,7 +242,7 @@ describe("attempts nobody signed in for", () => {
     const at = rt.now();
     const signedIn = { startedAt: at - 2000, at: at - 1000, links: ["p:a", "c:a"], steps: [{ step: "consent", ok: true, at: at - 2000 }, { step: "approved", ok: true, at: at - 1000 }] };
     const opened = { startedAt: at - 500, at: at - 500, links: ["p:b"], steps: [{ step: "consent", ok: true, at: at - 500 }] };
-    await rt.store.set(RECORDS.connectionLog.key(`a/${appIdOf(CLIENT_ID)}`), { kind: "connection-log", clientId: CLIENT_ID, approved: true, attempts: [opened, signedIn], expiresAt: at + 30 * DAY_MS });
+    await rt.store.setIfNew(RECORDS.connectionLog.key(`a/${appIdOf(CLIENT_ID)}`), { kind: "connection-log", clientId: CLIENT_ID, approved: true, attempts: [opened, signedIn], expiresAt: at + 30 * DAY_MS });
 
     let [log] = await readConnectionLogs(rt.store, at);
     expect(log).toMatchObject({ attempts: [signedIn], anonymous: [opened] });

@@ -21,8 +21,8 @@ export async function revokeToken(ctx: RequestContext, form: URLSearchParams, at
   if (!owning) return json({});
   const now = rt.now();
   await checkRevokingClient(form, owning.grant, assertionContext(ctx, now, at));
-  // The grant as just read; the app's summary follows after the answer.
-  await revokeGrant(rt.store, owning.id, now, { read: owning.grant, waitUntil: ctx.requester.waitUntil });
+  // The grant as just read, with its version; the app's summary follows after the answer.
+  await revokeGrant(rt.store, owning.id, now, { read: owning.read, waitUntil: ctx.requester.waitUntil });
   return json({});
 }
 
