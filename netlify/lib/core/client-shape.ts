@@ -81,6 +81,9 @@ export interface ClientInfo extends ClientDisplay {
   /** Refused for how it says the app authenticates (a shared secret, keys missing, ambiguous):
    * the app cannot be held to it, so it is not let in as a public client either. */
   authenticationRefused?: true;
+  /** Refused because the document names another client_id, or none (CIMD draft 4, 5.1): it may
+   * be a copy of another app's document, so the sign-in stops rather than go on without it. */
+  identityRefused?: true;
   /** This deployment as its own client (clients/own-client.ts): exactly the listed redirect URIs (its
    * own pages), and at most these scopes. */
   own?: { scopes: readonly string[] };
