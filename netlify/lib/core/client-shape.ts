@@ -12,6 +12,10 @@ export interface ClientDisplay {
    * program on a computer, which any other program there could stand in for. The sign-in page
    * warns (MCP authorization, "Client ID Metadata Documents": SHOULD). Set by the server only. */
   loopbackOnly?: true;
+  /** It registered itself here (POST /register): its name is its own claim, and its client_id is
+   * on this server, so the sign-in page shows where it sends the answer instead (the redirect
+   * URI's host, or its scheme). Set by the server only. */
+  registered?: true;
 }
 
 /** What discovery found that the display is made from. */
@@ -33,7 +37,9 @@ export function clientDisplay(from: Discovered): ClientDisplay {
   if (from.logoUri) display.logoUri = from.logoUri;
   if (from.uri) display.uri = from.uri;
   const redirects = from.redirectUris ?? [];
-  if (from.metadataDocument === true && redirects.length > 0 && redirects.every(isLoopbackUri)) display.loopbackOnly = true;
+  // A registered app's page says where it sends the answer, loopback included (its own words).
+  if (from.registered === true) display.registered = true;
+  else if (from.metadataDocument === true && redirects.length > 0 && redirects.every(isLoopbackUri)) display.loopbackOnly = true;
   return display;
 }
 

@@ -7,7 +7,7 @@ import { AccessDenied, MethodNotAllowed, NotFound, SetupIncomplete } from "../er
 import { describeProblems, type Config, type ConfigProblem } from "../platform/config.ts";
 import type { Runtime } from "../platform/runtime.ts";
 import { answerError, type Answers, type ClientReply } from "./answer-error.ts";
-import { readForm } from "./body.ts";
+import { readForm, readJsonObject } from "./body.ts";
 import { preflight, readableByAnyOrigin } from "./cors.ts";
 import { isSameOriginPost } from "./request.ts";
 
@@ -35,6 +35,8 @@ export interface RequestContext {
   readonly requester: Requester;
   /** The body as form fields (JSON too, for the JSON APIs), read once. */
   form(): Promise<URLSearchParams>;
+  /** The body as one JSON object of any members, for a route that says `jsonBody`; read once. */
+  json(): Promise<Record<string, unknown>>;
   /** From here on, refusals that may go to the client go to this verified URI: redirected
    * when it is trusted, else as a link on the page that shows the refusal. */
   replyTo(target: ReplyTarget): void;
@@ -47,6 +49,9 @@ export interface Route {
   run: Handler;
   /** Posts from other sites are refused (403), with these words. */
   sameOriginOnly?: string;
+  /** The body is one JSON object of any members, up to this many bytes (RFC 7591 client
+   * metadata), read by ctx.json() instead of as form fields. */
+  jsonBody?: { maxBytes: number };
 }
 
 type Method = "GET" | "POST";
@@ -78,6 +83,8 @@ async function runRoute(route: Route, req: Request, rt: Runtime, requester: Requ
     const { config } = rt.config;
     if (route.sameOriginOnly !== undefined && !isSameOriginPost(req, config.baseUrl)) throw new AccessDenied(route.sameOriginOnly);
     let form: Promise<URLSearchParams> | undefined;
+    let body: Promise<Record<string, unknown>> | undefined;
+    const { jsonBody } = route;
     const ctx: RequestContext = {
       req,
       url: new URL(req.url),
@@ -85,10 +92,11 @@ async function runRoute(route: Route, req: Request, rt: Runtime, requester: Requ
       config,
       requester,
       form: () => (form ??= readForm(req, undefined, { json: route.answers === "json" })),
+      json: () => (body ??= jsonBody ? readJsonObject(req, jsonBody.maxBytes) : Promise.reject(new TypeError("this route reads no JSON object"))),
       replyTo: (target) => (reply = { ...target, issuer: config.issuer }),
     };
     // Every body is read, and refused when too large or malformed, before any work is done.
-    if (req.method === "POST") await ctx.form();
+    if (req.method === "POST") await (jsonBody ? ctx.json() : ctx.form());
     return await route.run(ctx);
   } catch (error) {
     return answerError(error, route.answers, reply, req);

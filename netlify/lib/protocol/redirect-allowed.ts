@@ -17,7 +17,7 @@ export interface TrustedTarget {
  * 7.3). On the client's host but outside its path (a shared host: /~mallory/ beside
  * /~alice/app/), it must be among the URIs the client's document lists, when it lists any
  * (the query aside); when it lists none, the page shows it. This deployment as its own client
- * may use exactly its self-test page. */
+ * may use exactly its self-test page; an app that registered itself, exactly the URIs it registered. */
 export function checkRedirectUriAllowed(target: TrustedTarget, client: ClientInfo): void {
   const { clientId, redirectUri } = target;
   if (client.own) {
@@ -26,6 +26,9 @@ export function checkRedirectUriAllowed(target: TrustedTarget, client: ClientInf
     throw new UntrustedRedirect("This return address is not allowed", `The self-test of this server comes back only to ${client.redirectUris.join(", ")}, not to ${redirectUri.href}. Nothing was sent to it.`);
   }
   if (client.redirectUris.some((uri) => redirectUriMatches(uri, redirectUri))) return;
+  // An app that registered itself: exactly what it registered (a loopback URI on any port). Its
+  // client_id is on this server, whose origin is no app's.
+  if (client.registered) throw registeredElsewhere(client, redirectUri);
   const published = client.redirectUris.some((uri) => {
     const url = new URL(uri);
     return sameOrigin(url, redirectUri) && url.pathname === redirectUri.pathname;
@@ -39,3 +42,10 @@ export function checkRedirectUriAllowed(target: TrustedTarget, client: ClientInf
   );
 }
 
+
+function registeredElsewhere(client: ClientInfo, redirectUri: URL): UntrustedRedirect {
+  if (client.refused !== undefined) {
+    return new UntrustedRedirect("This app's registration is not valid here", `The app's client_id looks like one this server gives apps that register themselves, but ${client.refused}. Nothing was sent to it. Remove the server from the app and add it again: the app then registers anew.`);
+  }
+  return new UntrustedRedirect("This app's return address is not allowed", `The app asked to send you to ${redirectUri.href}, which is not one of the redirect addresses it registered. Nothing was sent to it.`);
+}
