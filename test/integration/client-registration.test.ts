@@ -232,7 +232,9 @@ describe("a registered app's client_id", () => {
     const [payload, tag] = clientId.slice(`${BASE}/register/`.length).split(".") as [string, string];
     // Another app's redirect URI put in: the tag no longer matches.
     const forged = Buffer.from(JSON.stringify(["Cursor", ["https://evil.example/callback"], "x"])).toString("base64url");
-    for (const changed of [`${BASE}/register/${forged}.${tag}`, `${BASE}/register/${payload}.${tag.slice(0, -2)}AA`, `${BASE}/register/${payload}`]) {
+    // Any /register address on this host, whatever its scheme or port, is this server's: never fetched.
+    const other = (scheme: string) => clientId.replace("https://auth.jane.example", scheme);
+    for (const changed of [`${BASE}/register/${forged}.${tag}`, `${BASE}/register/${payload}.${tag.slice(0, -2)}AA`, `${BASE}/register/${payload}`, `${BASE}/register`, other("http://auth.jane.example"), other("https://auth.jane.example:8443")]) {
       const response = await authorize(rt, cursorParams(changed, { redirect_uri: "https://evil.example/callback" }));
       expect(response.status, changed).toBe(400);
       expect(response.headers.get("location")).toBeNull();

@@ -62,12 +62,15 @@ function registrationIn(payload: string, serverOrigin: URL): Registration | null
 
 export type RegisteredClientId = { registration: Registration } | { invalid: string };
 
-/** What a client_id under this server's /register/ carries: its registration, or why it is not
+/** What a client_id at /register on this server's host carries (any scheme or port: such an
+ * address is never fetched, this server's own least of all): its registration, or why it is not
  * one this server signed. Null for any other client_id. */
 export function readRegisteredClientId(baseUrl: string, key: Uint8Array, clientId: URL): RegisteredClientId | null {
-  const prefix = `${baseUrl}${REGISTRATION_PATH}/`;
-  if (!clientId.href.startsWith(prefix)) return null;
+  const ours = clientId.hostname === new URL(baseUrl).hostname && (clientId.pathname === REGISTRATION_PATH || clientId.pathname.startsWith(`${REGISTRATION_PATH}/`));
+  if (!ours) return null;
   const invalid = { invalid: "this server did not issue that client_id (or its SECRET has changed since)" };
+  const prefix = `${baseUrl}${REGISTRATION_PATH}/`;
+  if (!clientId.href.startsWith(prefix)) return invalid;
   const id = clientId.href.slice(prefix.length);
   const dot = id.lastIndexOf(".");
   if (clientId.search !== "" || dot < 1 || !/^[A-Za-z0-9_-]+$/.test(id.slice(0, dot))) return invalid;
