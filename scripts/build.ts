@@ -44,6 +44,7 @@ function endpoints(baseUrl: string): { url_parts: string[]; does: string }[] {
     { url: `${baseUrl}/introspect`, does: "POST: token verification (RFC 7662) for Micropub endpoints." },
     { url: `${baseUrl}/revoke`, does: "POST: token revocation (RFC 7009)." },
     { url: `${baseUrl}/userinfo`, does: "GET: your profile, for a token with the profile scope." },
+    { url: `${baseUrl}/register`, does: "POST: registration (RFC 7591) for apps without a client metadata document; it stores nothing." },
   ];
   return list.map(({ url, does }) => ({ url_parts: urlParts(url), does }));
 }

@@ -1,6 +1,7 @@
 // Every refusal this server answers is one of these classes, and this module is the only
 // source of error bodies (their roots are in answered-error.ts, a protected resource's Bearer
-// refusals in bearer-errors.ts: both exported from here). One class per OAuth error, as in panva/oidc-provider: each knows its
+// refusals in bearer-errors.ts, dynamic registration's in registration-errors.ts: all exported
+// from here). One class per OAuth error, as in panva/oidc-provider: each knows its
 // code, its HTTP status, the headers it needs, and (`toClient`) whether it may travel back to
 // the client's redirect_uri once that URI is verified (RFC 6749 4.1.2.1). The owner console
 // has its own, non-OAuth refusals (ConsoleError). `http/answer-error.ts` decides how each is
@@ -11,6 +12,7 @@ import { AnsweredError, OAuthError, type ErrorBody } from "./answered-error.ts";
 
 export { AnsweredError, OAuthError } from "./answered-error.ts";
 export { BearerRefusal, InsufficientScope, InvalidBearerRequest, InvalidToken, MissingBearerToken } from "./bearer-errors.ts";
+export { InvalidClientMetadata, InvalidRedirectUri } from "./registration-errors.ts";
 
 export class InvalidRequest extends OAuthError {
   readonly error = "invalid_request";

@@ -11,6 +11,7 @@ import { isUnderClientPath } from "../../netlify/lib/core/urls.ts";
 import { guardApprove, type ApproveGate } from "./approve-gate.ts";
 import { byId, hostOf } from "./dom.ts";
 import { allowFormTo } from "./form-action.ts";
+import { showRegisteredApp } from "./registered-app.ts";
 import { shownElsewhere } from "./own-window.ts";
 
 /** `fromResource`: listed by the resource's own metadata as its default (the app named none). */
@@ -149,6 +150,7 @@ async function show(): Promise<void> {
     byId("redirect-host").textContent = request.redirectUri;
     byId("redirect-note").hidden = false;
   }
+  if (request.client.registered === true) showRegisteredApp(request.client.name, request.redirectUri);
   if (request.meMismatch) {
     byId("me-hint").textContent = `as ${request.meMismatch}`;
     byId("me-note").hidden = false;

@@ -481,6 +481,16 @@ describe("a document that could not be read never makes its client weaker (ChatG
     expect(refreshed.status).toBe(200);
   });
 
+  it("its document naming another client_id when /token reads it: the redemption is refused, as the sign-in would have been (CIMD draft 4, 5.1)", async () => {
+    documents.set("/copied.json", { client_id: id("/copied.json"), redirect_uris: [`${origin}/cb`], token_endpoint_auth_method: "none" });
+    stalled.add("/copied.json");
+    const approved = await signIn("/copied.json", "/cb", remembering);
+    expect(decodePayload(approved.request).documentUnread).toBe(true);
+    stalled.clear();
+    documents.set("/copied.json", { client_id: id("/oauth/client.json"), redirect_uris: [`${origin}/cb`], token_endpoint_auth_method: "none" });
+    await refusedAsClient(await postToken(remembering, codeFields(approved)), "names another client_id");
+  });
+
   it("its document unreadable at sign-in and at /token: the redemption is refused, and nothing is used up", async () => {
     stalled.add("/oauth/client.json");
     const approved = await signIn("/oauth/client.json", "/connector_platform_oauth_redirect", remembering);

@@ -61,8 +61,8 @@ async function multipart(req: Request, body: Buffer): Promise<URLSearchParams> {
   }
 }
 
-/** A JSON body of string values (and arrays of strings), read as form fields. */
-function jsonToParams(body: Buffer): URLSearchParams {
+/** A body that must be one JSON object. */
+function jsonObject(body: Buffer): Record<string, unknown> {
   let value: unknown;
   try {
     value = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(body));
@@ -70,8 +70,23 @@ function jsonToParams(body: Buffer): URLSearchParams {
     throw new InvalidRequest("The JSON body could not be parsed.");
   }
   if (typeof value !== "object" || value === null || Array.isArray(value)) throw new InvalidRequest("The JSON body must be an object.");
+  return value as Record<string, unknown>;
+}
+
+/** A JSON object of any members (RFC 7591 client metadata: lists, objects, numbers), as sent
+ * with Content-Type application/json, refused when larger than `maxBytes` before it is parsed. */
+export async function readJsonObject(req: Request, maxBytes: number): Promise<Record<string, unknown>> {
+  const declared = Number(req.headers.get("content-length") ?? "0");
+  if (declared > maxBytes) throw new PayloadTooLarge(`The request body is larger than ${maxBytes} bytes.`);
+  const type = (req.headers.get("content-type") ?? "").split(";", 1)[0]!.trim().toLowerCase();
+  if (type !== "application/json" && !type.endsWith("+json")) throw new InvalidRequest("The body must be a JSON object, sent as application/json.");
+  return jsonObject(await readLimited(req, maxBytes));
+}
+
+/** A JSON body of string values (and arrays of strings), read as form fields. */
+function jsonToParams(body: Buffer): URLSearchParams {
   const params = new URLSearchParams();
-  for (const [key, field] of Object.entries(value)) {
+  for (const [key, field] of Object.entries(jsonObject(body))) {
     const values = Array.isArray(field) ? field : [field];
     for (const item of values) {
       if (typeof item !== "string") throw new InvalidRequest(`The JSON field ${key} must be a string.`);

@@ -7,7 +7,7 @@ import { AccessDenied, MethodNotAllowed, NotFound, SetupIncomplete } from "../er
 import { describeProblems, type Config, type ConfigProblem } from "../platform/config.ts";
 import type { Runtime } from "../platform/runtime.ts";
 import { answerError, type Answers, type ClientReply } from "./answer-error.ts";
-import { readForm, type BodyRule } from "./body.ts";
+import { readForm, readJsonObject, type BodyRule } from "./body.ts";
 import { preflight, readableByAnyOrigin } from "./cors.ts";
 import { isSameOriginPost } from "./request.ts";
 
@@ -35,6 +35,8 @@ export interface RequestContext {
   readonly requester: Requester;
   /** The body as form fields, read once, as the route's `body` rule reads it. */
   form(): Promise<URLSearchParams>;
+  /** The body as one JSON object of any members, for a route that says `jsonBody`; read once. */
+  json(): Promise<Record<string, unknown>>;
   /** From here on, refusals that may go to the client go to this verified URI: redirected
    * when it is trusted, else as a link on the page that shows the refusal. */
   replyTo(target: ReplyTarget): void;
@@ -50,6 +52,9 @@ export interface Route {
   /** The body it accepts (http/body.ts). Unsaid: urlencoded or multipart fields, and a flat JSON
    * object where it answers JSON, as the owner's pages and console post them. */
   body?: BodyRule;
+  /** The body is one JSON object of any members, up to this many bytes (RFC 7591 client
+   * metadata), read by ctx.json() instead of as form fields. */
+  jsonBody?: { maxBytes: number };
 }
 
 type Method = "GET" | "POST";
@@ -81,6 +86,8 @@ async function runRoute(route: Route, req: Request, rt: Runtime, requester: Requ
     const { config } = rt.config;
     if (route.sameOriginOnly !== undefined && !isSameOriginPost(req, config.baseUrl)) throw new AccessDenied(route.sameOriginOnly);
     let form: Promise<URLSearchParams> | undefined;
+    let body: Promise<Record<string, unknown>> | undefined;
+    const { jsonBody } = route;
     const ctx: RequestContext = {
       req,
       url: new URL(req.url),
@@ -88,11 +95,12 @@ async function runRoute(route: Route, req: Request, rt: Runtime, requester: Requ
       config,
       requester,
       form: () => (form ??= readForm(req, route.body ?? { accepts: "fields", json: route.answers === "json" })),
+      json: () => (body ??= jsonBody ? readJsonObject(req, jsonBody.maxBytes) : Promise.reject(new TypeError("this route reads no JSON object"))),
       replyTo: (target) => (reply = { ...target, issuer: config.issuer }),
     };
     // Every body is read, and refused when too large, malformed or not what the route accepts,
     // before any work is done.
-    if (req.method === "POST") await ctx.form();
+    if (req.method === "POST") await (jsonBody ? ctx.json() : ctx.form());
     return await route.run(ctx);
   } catch (error) {
     return answerError(error, route.answers, reply, req);
