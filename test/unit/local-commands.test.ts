@@ -11,6 +11,7 @@ import { describe, expect, it } from "vitest";
 import { localAddresses, parseDevArguments, serveArguments } from "../../scripts/blog-dev-plan.ts";
 import { commandFor } from "../../scripts/commands.ts";
 import { DEV_ADDRESSES_VARIABLE, devAddressesValue, takeDevAddresses } from "../../scripts/dev-addresses.ts";
+import { envCommittable } from "../../scripts/env-ignored.ts";
 import { serveOutputFilter } from "../../scripts/serve-output.ts";
 import { CODE_VERIFIER, readyMessage, redeemCommand, signInUrl } from "../../scripts/local-sign-in.ts";
 import { listeningNote, listenOn, parseHost, parsePort } from "../../scripts/ports.ts";
@@ -146,6 +147,23 @@ describe("npx netlify-indieauth dev: the run's addresses in the build plugin", (
     const garbled: NodeJS.ProcessEnv = { ME: "https://jane.example/", [DEV_ADDRESSES_VARIABLE]: "{not json" };
     expect(takeDevAddresses(garbled)).toEqual([]);
     expect(garbled.ME).toBe("https://jane.example/");
+  });
+});
+
+describe("npx netlify-indieauth dev: a .env git would commit", () => {
+  it("is found in a repository that does not ignore it (netlify-cli's own .gitignore names .netlify alone), and not once ignored", () => {
+    const dir = mkdtempSync(join(tmpdir(), "env-ignored-"));
+    try {
+      writeFileSync(join(dir, ".env"), "SECRET=x\n");
+      expect(envCommittable(dir)).toBe(false);
+      expect(spawnSync("git", ["init", "-q"], { cwd: dir }).status).toBe(0);
+      writeFileSync(join(dir, ".gitignore"), "# Local Netlify folder\n.netlify\n");
+      expect(envCommittable(dir)).toBe(true);
+      writeFileSync(join(dir, ".gitignore"), "node_modules/\n.netlify/\n.env\n");
+      expect(envCommittable(dir)).toBe(false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
