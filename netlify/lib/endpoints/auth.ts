@@ -6,12 +6,12 @@ import { authorize } from "./authorize.ts";
 import { serveClientLogo } from "./client-logo.ts";
 import { redeemForProfile } from "./profile-redemption.ts";
 import { removingRetiredSessionCookie } from "./retired-session-cookie.ts";
-import { withAuthorizeLog } from "./sign-in-steps.ts";
+import { withAuthorizeLog, withProfileLog } from "./sign-in-steps.ts";
 
 const signIn = removingRetiredSessionCookie(
   endpoint({
     GET: { answers: "page", run: withAuthorizeLog(authorize) },
-    POST: { answers: "json", run: redeemForProfile },
+    POST: { answers: "json", run: withProfileLog(redeemForProfile) },
   }),
 );
 
