@@ -12,7 +12,7 @@ import { readConnectionLogs } from "../../netlify/lib/owner/connection-log.ts";
 import { connectionView } from "../../netlify/lib/owner/connection-words.ts";
 import type { ConnectionClientView } from "../../netlify/lib/pages/connections-view.ts";
 import { approveRequest, authorizationParams, authorizationRequest, CLIENT_ID, CLIENT_IP, codeForm, pkcePair, post, redirectParams } from "../helpers/requests.ts";
-import { testRuntime, type TestRuntime } from "../helpers/runtime.ts";
+import { testRuntime } from "../helpers/runtime.ts";
 
 /** A person and an app, one step a second, each log written before the next step. */
 async function session() {
