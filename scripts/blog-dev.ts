@@ -13,7 +13,7 @@ import { parseEnv } from "node:util";
 import { parse } from "smol-toml";
 import { localAddresses, parseDevArguments, serveArguments } from "./blog-dev-plan.ts";
 import { DEV_ADDRESSES_VARIABLE, devAddressesValue } from "./dev-addresses.ts";
-import { ENV_NOT_IGNORED, envCommittable } from "./env-ignored.ts";
+import { committableEnvFiles, envNotIgnored } from "./env-ignored.ts";
 import { readyMessage } from "./local-sign-in.ts";
 import { innerPorts, listeningNote, listenOn, LOOPBACK, portIsFree } from "./ports.ts";
 import { checkPublishFolder, describeCheck } from "./publish-check.ts";
@@ -68,7 +68,8 @@ if (!(toml?.plugins ?? []).some((plugin) => plugin.package === "netlify-indieaut
   fail('This folder\'s netlify.toml does not load the plugin, so the build would not add the server. Add to netlify.toml:\n\n[[plugins]]\n  package = "netlify-indieauth"');
 }
 const dotEnv = existsSync(join(blog, ".env")) ? parseEnv(readFileSync(join(blog, ".env"), "utf8")) : {};
-if (envCommittable(blog)) console.warn(`${ENV_NOT_IGNORED}\n`);
+const committable = committableEnvFiles(blog);
+if (committable.length > 0) console.warn(`${envNotIgnored(committable)}\n`);
 // The publish folder as it is before the build (a plain folder of HTML is served as it is); the
 // plugin checks it again after the build command.
 const publish = publishFolder(toml);

@@ -1,18 +1,24 @@
-// Whether git would commit a blog's .env, which holds SECRET and PASSWORD_HASH. netlify-cli
-// writes a .gitignore of `.netlify` alone when the blog has none, so a blog can seem looked after
-// and still not ignore .env; `npx netlify-indieauth dev` says so before it builds.
+// Whether git would commit a blog's environment files (.env holds SECRET and PASSWORD_HASH; netlify-cli
+// also reads .env.local, .env.development and .env.development.local). netlify-cli writes a
+// .gitignore of `.netlify` alone when the blog has none, so a blog can seem looked after and
+// still not ignore them; `npx netlify-indieauth dev` says so before it builds.
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 
-export const ENV_NOT_IGNORED = "Warning: .env holds your SECRET and PASSWORD_HASH, and git would commit it. Add a line `.env` to the blog's .gitignore (with node_modules/ and .netlify/).";
+const ENV_FILES = [".env", ".env.local", ".env.development", ".env.development.local"];
 
-/** True when `dir` holds a .env inside a git work tree that does not ignore it (git absent, or
- * not a repository: false). */
-export function envCommittable(dir: string): boolean {
-  if (!existsSync(join(dir, ".env"))) return false;
+export function envNotIgnored(files: readonly string[]): string {
+  return `Warning: ${files.join(", ")} ${files.length === 1 ? "holds" : "hold"} your SECRET and PASSWORD_HASH, and git would commit ${files.length === 1 ? "it" : "them"}. Add ${files.map((f) => `\`${f}\``).join(" and ")} to the blog's .gitignore (with node_modules/ and .netlify/).`;
+}
+
+/** The environment files in `dir` that a git work tree there does not ignore (none when git is
+ * absent, or `dir` is not in a repository). */
+export function committableEnvFiles(dir: string): string[] {
+  const present = ENV_FILES.filter((file) => existsSync(join(dir, file)));
+  if (present.length === 0) return [];
   const tree = spawnSync("git", ["rev-parse", "--is-inside-work-tree"], { cwd: dir, encoding: "utf8" });
-  if (tree.status !== 0 || tree.stdout.trim() !== "true") return false;
+  if (tree.status !== 0 || tree.stdout.trim() !== "true") return [];
   // 0: ignored, 1: not ignored, 128: git could not tell.
-  return spawnSync("git", ["check-ignore", "-q", ".env"], { cwd: dir }).status === 1;
+  return present.filter((file) => spawnSync("git", ["check-ignore", "-q", file], { cwd: dir }).status === 1);
 }

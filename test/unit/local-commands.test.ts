@@ -11,7 +11,7 @@ import { describe, expect, it } from "vitest";
 import { localAddresses, parseDevArguments, serveArguments } from "../../scripts/blog-dev-plan.ts";
 import { commandFor } from "../../scripts/commands.ts";
 import { DEV_ADDRESSES_VARIABLE, devAddressesValue, takeDevAddresses } from "../../scripts/dev-addresses.ts";
-import { envCommittable } from "../../scripts/env-ignored.ts";
+import { committableEnvFiles, envNotIgnored } from "../../scripts/env-ignored.ts";
 import { serveOutputFilter } from "../../scripts/serve-output.ts";
 import { CODE_VERIFIER, readyMessage, redeemCommand, signInUrl } from "../../scripts/local-sign-in.ts";
 import { listeningNote, listenOn, parseHost, parsePort } from "../../scripts/ports.ts";
@@ -155,12 +155,16 @@ describe("npx netlify-indieauth dev: a .env git would commit", () => {
     const dir = mkdtempSync(join(tmpdir(), "env-ignored-"));
     try {
       writeFileSync(join(dir, ".env"), "SECRET=x\n");
-      expect(envCommittable(dir)).toBe(false);
+      expect(committableEnvFiles(dir)).toEqual([]);
       expect(spawnSync("git", ["init", "-q"], { cwd: dir }).status).toBe(0);
       writeFileSync(join(dir, ".gitignore"), "# Local Netlify folder\n.netlify\n");
-      expect(envCommittable(dir)).toBe(true);
+      expect(committableEnvFiles(dir)).toEqual([".env"]);
+      expect(envNotIgnored([".env"])).toBe("Warning: .env holds your SECRET and PASSWORD_HASH, and git would commit it. Add `.env` to the blog's .gitignore (with node_modules/ and .netlify/).");
       writeFileSync(join(dir, ".gitignore"), "node_modules/\n.netlify/\n.env\n");
-      expect(envCommittable(dir)).toBe(false);
+      expect(committableEnvFiles(dir)).toEqual([]);
+      // The other files netlify-cli reads are checked too.
+      writeFileSync(join(dir, ".env.local"), "SECRET=x\n");
+      expect(committableEnvFiles(dir)).toEqual([".env.local"]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
