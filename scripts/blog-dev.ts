@@ -2,7 +2,9 @@
 // command. Checks the port and the publish folder before anything is built, then runs
 // netlify-cli's `netlify serve` in the blog's folder with the flags it needs here
 // (scripts/blog-dev-plan.ts), listening on this machine only unless told (scripts/listen-host.mjs),
-// and prints the sign-in by hand for this port once the server answers. netlify-cli is the blog's
+// with the run's addresses handed to the build plugin too (scripts/dev-addresses.ts) and its output
+// less what is harmless here (scripts/serve-output.ts), and prints the sign-in by hand for this
+// port once the server answers. netlify-cli is the blog's
 // own (npm install --save-dev netlify-cli@26).
 import { spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
