@@ -2,7 +2,9 @@
 // command. Checks the port and the publish folder before anything is built, then runs
 // netlify-cli's `netlify serve` in the blog's folder with the flags it needs here
 // (scripts/blog-dev-plan.ts), listening on this machine only unless told (scripts/listen-host.mjs),
-// and prints the sign-in by hand for this port once the server answers. netlify-cli is the blog's
+// with the run's addresses handed to the build plugin too (scripts/dev-addresses.ts) and its output
+// less what is harmless here (scripts/serve-output.ts), and prints the sign-in by hand for this
+// port once the server answers. netlify-cli is the blog's
 // own (npm install --save-dev netlify-cli@26).
 import { spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
@@ -12,9 +14,12 @@ import { join, relative, resolve } from "node:path";
 import { parseEnv } from "node:util";
 import { parse } from "smol-toml";
 import { localAddresses, parseDevArguments, serveArguments } from "./blog-dev-plan.ts";
+import { DEV_ADDRESSES_VARIABLE, devAddressesValue } from "./dev-addresses.ts";
+import { committableEnvFiles, envNotIgnored } from "./env-ignored.ts";
 import { readyMessage } from "./local-sign-in.ts";
 import { innerPorts, listeningNote, listenOn, LOOPBACK, portIsFree } from "./ports.ts";
 import { checkPublishFolder, describeCheck } from "./publish-check.ts";
+import { pipeFiltered } from "./serve-output.ts";
 
 const blog = process.cwd();
 
@@ -65,6 +70,8 @@ if (!(toml?.plugins ?? []).some((plugin) => plugin.package === "netlify-indieaut
   fail('This folder\'s netlify.toml does not load the plugin, so the build would not add the server. Add to netlify.toml:\n\n[[plugins]]\n  package = "netlify-indieauth"');
 }
 const dotEnv = existsSync(join(blog, ".env")) ? parseEnv(readFileSync(join(blog, ".env"), "utf8")) : {};
+const committable = committableEnvFiles(blog);
+if (committable.length > 0) console.warn(`${envNotIgnored(committable)}\n`);
 // The publish folder as it is before the build (a plain folder of HTML is served as it is); the
 // plugin checks it again after the build command.
 const publish = publishFolder(toml);
@@ -87,12 +94,23 @@ const blogBase = `http://localhost:${port}`;
 const base = (process.env.BASE_URL ?? env.BASE_URL ?? blogBase).replace(/\/$/, "");
 console.log(`Building the blog and the IndieAuth server, then serving them on ${blogBase}/ (netlify serve, offline)…\n`);
 const listen = listenOn(host);
+// netlify-cli's output goes through a filter (scripts/serve-output.ts), in colour on a terminal.
+const colour = process.stdout.isTTY && process.env.FORCE_COLOR === undefined && process.env.NO_COLOR === undefined ? { FORCE_COLOR: "1" } : {};
+const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env, ...listen.env, ...colour, BROWSER: "none" };
+// The functions see these before .env's values; the build plugin takes them from this variable.
+childEnv[DEV_ADDRESSES_VARIABLE] = devAddressesValue({ ME: childEnv.ME ?? dotEnv.ME, BASE_URL: childEnv.BASE_URL ?? dotEnv.BASE_URL });
 const child = spawn(process.execPath, [...listen.nodeArgs, cli, ...serveArguments({ port, staticPort, functionsPort })], {
   cwd: blog,
-  stdio: "inherit",
-  env: { ...process.env, ...env, ...listen.env, BROWSER: "none" },
+  stdio: ["inherit", "pipe", "pipe"],
+  env: childEnv,
 });
-child.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+pipeFiltered(child.stdout!, process.stdout);
+pipeFiltered(child.stderr!, process.stderr);
+// Its exit code, once its output has been passed on (or a moment after it ended, should a
+// process it started hold the output open).
+const exitLike = (code: number | null, signal: NodeJS.Signals | null) => process.exit(code ?? (signal ? 1 : 0));
+child.on("close", exitLike);
+child.on("exit", (code, signal) => setTimeout(() => exitLike(code, signal), 2000));
 for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => child.kill(signal));
 
 /** Whether the server's metadata answers, asked where it listens, naming the server's host (an

@@ -11,6 +11,7 @@ import { ACCOUNT_PAGE, ASSETS, HOME_PAGE, SELF_TEST_PAGE, SIGN_IN_PAGE } from ".
 import { expectedTargets } from "../netlify/lib/owner/profile-links.ts";
 import { loadEnvFile } from "./env.ts";
 import { BUILT_FUNCTIONS, buildFunctions } from "./build-functions.ts";
+import { ownerShown } from "./owner-card.ts";
 import { copyOwnerPhoto } from "./owner-photo.ts";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -21,6 +22,8 @@ interface BuildResult {
   problems: ConfigProblem[];
   /** Things the build could not do that do not stop it (the owner's photo, say). */
   warnings: string[];
+  /** What it chose that the owner may want to know (the name and photo from ME's h-card). */
+  notes: string[];
 }
 
 function discoveryLinks(baseUrl: string): { rel: string; href: string }[] {
@@ -44,6 +47,7 @@ function endpoints(baseUrl: string): { url_parts: string[]; does: string }[] {
     { url: `${baseUrl}/introspect`, does: "POST: token verification (RFC 7662) for Micropub endpoints." },
     { url: `${baseUrl}/revoke`, does: "POST: token revocation (RFC 7009)." },
     { url: `${baseUrl}/userinfo`, does: "GET: your profile, for a token with the profile scope." },
+    { url: `${baseUrl}/register`, does: "POST: registration (RFC 7591) for apps without a client metadata document; it stores nothing." },
   ];
   return list.map(({ url, does }) => ({ url_parts: urlParts(url), does }));
 }
@@ -53,6 +57,8 @@ interface BuildOptions {
    * first. Added to a blog: never touch anything outside /indieauth/, and delete nothing: the
    * plugin removes its own earlier files itself (scripts/own-files.ts), never the blog's. */
   standalone?: boolean;
+  /** Added to a blog: its origins, whose pages (ME's, the photo) are read from `outDir`. */
+  siteOrigins?: string[];
 }
 
 export async function buildSite(env: Env = process.env, outDir = join(root, "dist"), options: BuildOptions = {}): Promise<BuildResult> {
@@ -78,7 +84,11 @@ export async function buildSite(env: Env = process.env, outDir = join(root, "dis
   if (standalone) await rm(outDir, { recursive: true, force: true });
   await mkdir(join(outDir, ASSETS), { recursive: true });
 
-  const name = profile?.name ?? (me ? new URL(me).host : "the owner");
+  const development = config?.development ?? false;
+  const place = { development, ...(options.siteOrigins ? { site: { origins: options.siteOrigins, dir: outDir } } : {}) };
+  // ME as this deployment's own root (npm start) is a page of ours: no h-card to read there.
+  const owner = await ownerShown(profile, me, { ...place, readCard: !(standalone && me === `${baseUrl}/`) });
+  const name = owner.name;
   const homeData = { me, base_url: baseUrl, problems, link_tags: linkTags(baseUrl), endpoints: endpoints(baseUrl), has_email: Boolean(profile?.email) };
   await write(HOME_PAGE, await render("index", homeData, `IndieAuth for ${me}`, "home"));
   if (standalone) {
@@ -89,8 +99,8 @@ export async function buildSite(env: Env = process.env, outDir = join(root, "dis
   }
   const warnings: string[] = [];
   let photo: string | undefined;
-  if (profile?.photo) {
-    const copied = await copyOwnerPhoto(profile.photo, join(outDir, ASSETS), { development: config?.development ?? false });
+  if (owner.photo) {
+    const copied = await copyOwnerPhoto(owner.photo.url, join(outDir, ASSETS), { ...place, from: owner.photo.from });
     if ("file" in copied) photo = `${ASSETS}/${copied.file}`;
     else warnings.push(copied.warning);
   }
@@ -118,14 +128,15 @@ export async function buildSite(env: Env = process.env, outDir = join(root, "dis
   // byte budget; the account page adds the console's own.
   await esbuild({ entryPoints: [join(site, "styles", "site.css"), join(site, "styles", "account.css")], outdir: join(outDir, ASSETS), minify: true, logLevel: "warning" });
   await copyFile(join(site, "styles", "icon.svg"), join(outDir, ASSETS, "icon.svg"));
-  return { outDir, problems, warnings };
+  return { outDir, problems, warnings, notes: owner.note ? [owner.note] : [] };
 }
 
 // Run as a script: `npm run build`.
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   loadEnvFile();
   const strict = process.env.CONTEXT === "production";
-  const { outDir, problems, warnings } = await buildSite();
+  const { outDir, problems, warnings, notes } = await buildSite();
+  for (const note of notes) console.log(note);
   for (const problem of problems) console.warn(`${strict ? "error" : "warning"}: ${problem.message}. ${problem.fix}.`);
   for (const warning of warnings) console.warn(`warning: ${warning}`);
   if (strict && problems.length > 0) {

@@ -106,8 +106,9 @@ const pages = join(workDir, "pages");
 const functions = join(workDir, "functions");
 mkdirSync(workDir, { recursive: true });
 copyFileSync(join(root, "netlify.toml"), join(workDir, "netlify.toml"));
-const { problems } = await buildSite(process.env, pages);
+const { problems, notes } = await buildSite(process.env, pages);
 await buildFunctions(functions);
+for (const note of notes) console.log(note);
 for (const problem of problems) console.warn(`warning: ${problem.message}. ${problem.fix}.`);
 
 const facts: [string, string][] = [

@@ -1,6 +1,7 @@
 // Every refusal this server answers is one of these classes, and this module is the only
 // source of error bodies (their roots are in answered-error.ts, a protected resource's Bearer
-// refusals in bearer-errors.ts: both exported from here). One class per OAuth error, as in panva/oidc-provider: each knows its
+// refusals in bearer-errors.ts, dynamic registration's in registration-errors.ts: all exported
+// from here). One class per OAuth error, as in panva/oidc-provider: each knows its
 // code, its HTTP status, the headers it needs, and (`toClient`) whether it may travel back to
 // the client's redirect_uri once that URI is verified (RFC 6749 4.1.2.1). The owner console
 // has its own, non-OAuth refusals (ConsoleError). `http/answer-error.ts` decides how each is
@@ -11,6 +12,7 @@ import { AnsweredError, OAuthError, type ErrorBody } from "./answered-error.ts";
 
 export { AnsweredError, OAuthError } from "./answered-error.ts";
 export { BearerRefusal, InsufficientScope, InvalidBearerRequest, InvalidToken, MissingBearerToken } from "./bearer-errors.ts";
+export { InvalidClientMetadata, InvalidRedirectUri } from "./registration-errors.ts";
 
 export class InvalidRequest extends OAuthError {
   readonly error = "invalid_request";
@@ -54,15 +56,18 @@ export class ConsentRequired extends OAuthError {
   readonly status = 400;
 }
 
-/** RFC 6749 5.2: a client's authentication failed. It tried the Authorization header (this
- * server's clients have no other way to fail it), so the answer is 401 with a challenge in the
- * scheme it used. A back-channel answer: never sent to a redirect URI. */
+/** RFC 6749 5.2: a client's authentication failed: 401, with a challenge in the scheme it used
+ * when it tried the Authorization header (`challenge`), and none when it authenticated (or
+ * should have) in the body. A back-channel answer: never sent to a redirect URI. */
 export class InvalidClient extends OAuthError {
   readonly error = "invalid_client";
   readonly status = 401;
   override readonly toClient = false;
+  constructor(description: string, readonly challenge = true) {
+    super(description);
+  }
   override headers(): Record<string, string> {
-    return { "WWW-Authenticate": 'Basic realm="indieauth"' };
+    return this.challenge ? { "WWW-Authenticate": 'Basic realm="indieauth"' } : {};
   }
 }
 

@@ -120,7 +120,10 @@ async function buildPages(load, { siteRoot, publishDir, shown }) {
 
   const { buildSite } = await load("scripts/build.ts");
   const { loadConfig } = await load("netlify/lib/platform/config.ts");
-  const { warnings } = await buildSite(process.env, publishDir, { standalone: false });
+  // ME's page (for its h-card) and the photo are read from the publish folder when on this site.
+  const siteOrigins = [process.env.BASE_URL, process.env.URL].flatMap((url) => (URL.canParse(url ?? "") ? [new URL(url).origin] : []));
+  const { warnings, notes } = await buildSite(process.env, publishDir, { standalone: false, siteOrigins });
+  for (const note of notes) console.log(`netlify-indieauth: ${note}`);
   const result = loadConfig(process.env, "plugin");
   const config = result.ok ? result.config : undefined;
   if (authHostOf(config)) {
@@ -133,9 +136,16 @@ async function buildPages(load, { siteRoot, publishDir, shown }) {
 
 const isProduction = () => process.env.CONTEXT === "production";
 
+/** Under `npx netlify-indieauth dev`: the run's ME and BASE_URL over .env's (scripts/dev-addresses.ts). */
+async function takeRunAddresses(load) {
+  const { takeDevAddresses } = await load("scripts/dev-addresses.ts");
+  for (const note of takeDevAddresses(process.env)) console.log(`netlify-indieauth: ${note}`);
+}
+
 /** Checks the variables before the blog's build command spends any time. */
 export const onPreBuild = async ({ utils }) => {
   const problems = await withTypeScript(async (load) => {
+    await takeRunAddresses(load);
     const { loadConfig } = await load("netlify/lib/platform/config.ts");
     // In a blog: name the package's command, not this repository's npm script.
     const result = loadConfig(process.env, "plugin", { hashPasswordCommand: "npx netlify-indieauth hash-password" });
@@ -164,6 +174,7 @@ export const onBuild = async ({ constants, netlifyConfig, utils }) => {
   const toml = await packageToml();
   const place = { siteRoot, publishDir, shown };
   const built = await withTypeScript(async (load) => {
+    await takeRunAddresses(load);
     const pages = await buildPages(load, place);
     if (pages.failure) return pages;
     const ourRules = pageHeaderRules(toml);

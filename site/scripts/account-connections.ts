@@ -16,11 +16,13 @@ const checkButton = byId<HTMLButtonElement>("mcp-check-submit");
 const checkState = byId("mcp-check-state");
 const findings = byId("mcp-findings");
 
-/** One step or finding: a mark and its sentence, then the fix where there is one. */
-function finding(view: Pick<McpFindingView, "ok" | "says" | "fix">, extra = ""): HTMLLIElement {
+/** One step or finding: a mark and its sentence, then the fix where there is one (a step that
+ * went wrong), or what comes next (one that did not: never labelled a fix). */
+function finding(view: Pick<McpFindingView, "ok" | "says" | "fix"> & { note?: string }, extra = ""): HTMLLIElement {
   const item = element("li", undefined, `finding ${view.ok ? "ok" : "problem"}`);
   item.append(element("p", `${view.ok ? "✓" : "✗"} ${view.says}${extra}`));
   if (view.fix) item.append(element("p", `Fix: ${view.fix}`, "fix"));
+  if (view.note) item.append(element("p", view.note, "note"));
   return item;
 }
 
@@ -37,7 +39,8 @@ function attemptBlock(attempt: ConnectionAttemptView, open: boolean): HTMLDetail
 function clientItem(client: ConnectionClientView): HTMLLIElement {
   const item = element("li", undefined, "item");
   const head = element("h3", client.clientId, "break");
-  head.append(" ", element("span", client.approved ? "approved" : "not approved yet", "badge"));
+  // Of the app, not of an attempt below (which may have stalled): whether you ever approved it.
+  head.append(" ", element("span", client.approved ? "approved before" : "never approved", "badge"));
   item.append(head);
   client.attempts.forEach((attempt, i) => item.append(attemptBlock(attempt, i === 0)));
   return item;

@@ -109,6 +109,7 @@ async function act(trigger: HTMLButtonElement, work: () => Promise<string>): Pro
     // The pressed button may be gone after re-rendering: keep the keyboard in the same section.
     if (!document.activeElement || document.activeElement === document.body) section?.querySelector<HTMLElement>("h2")?.focus();
   } catch (error) {
+    say("");
     const methods = loginRequired(error);
     if (methods) showSignIn(methods, SIGNED_OUT);
     else showError("console-error", describe(error));
@@ -187,18 +188,26 @@ async function renamePasskey(trigger: HTMLButtonElement, passkey: PasskeyView): 
   });
 }
 
-/** Password again, then the browser makes the key, then the server keeps its public half. */
+/** Password again, then the browser makes the key, then the server keeps its public half. Each
+ * stage is said while its button waits (the first call may wake a function, the second waits on
+ * the browser's prompt), and the new passkey is listed from the server's answer at once, before
+ * the overview is read again. */
 async function addPasskey(): Promise<string> {
   const password = byId<HTMLInputElement>("passkey-password");
   const name = byId<HTMLInputElement>("passkey-name").value.trim() || "Passkey";
+  say("Checking your password…");
   const { options, ticket } = await api<{ options: PublicKeyCredentialCreationOptionsJSON; ticket: string }>(`${PASSKEYS_API}/registration-options`, {
     password: password.value,
   });
   password.value = "";
+  say("Your browser asks you to create the passkey: follow its prompt (fingerprint, face, screen lock or security key).");
   const response = await startRegistration({ optionsJSON: options });
-  await api(`${PASSKEYS_API}/registration`, { ticket, response: JSON.stringify(response), name });
+  say("Saving the passkey…");
+  const { passkey } = await api<{ passkey: PasskeyView }>(`${PASSKEYS_API}/registration`, { ticket, response: JSON.stringify(response), name });
+  if (shown) showConsole({ ...shown, passkeys: [...shown.passkeys.filter((p) => p.id !== passkey.id), passkey] });
   byId<HTMLFormElement>("add-passkey-form").reset();
-  return "Passkey added.";
+  say(`Passkey “${passkey.name}” added.`);
+  return `Passkey “${passkey.name}” added.`;
 }
 // ---- Wiring ----
 

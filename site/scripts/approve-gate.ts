@@ -48,8 +48,9 @@ export interface ApproveGate {
 }
 
 /** `hint` says what turns the buttons on; `enterHint`, why Enter did nothing over a password
- * filled in for the person. */
-export function guardApprove(form: HTMLFormElement, approve: HTMLButtonElement, passkey: HTMLButtonElement, password: HTMLInputElement, hint: HTMLElement, enterHint: HTMLElement): ApproveGate {
+ * filled in for the person; `waitHint`, why a press or key did nothing before the page settled
+ * (a fast typist's Tab, a click as the page appears), until it settles and `hint` takes over. */
+export function guardApprove(form: HTMLFormElement, approve: HTMLButtonElement, passkey: HTMLButtonElement, password: HTMLInputElement, hint: HTMLElement, enterHint: HTMLElement, waitHint: HTMLElement): ApproveGate {
   const buttons = [approve, passkey];
   let since = Infinity;
   let armed = false;
@@ -71,12 +72,20 @@ export function guardApprove(form: HTMLFormElement, approve: HTMLButtonElement, 
       if (live(button)) button.removeAttribute("aria-disabled");
       else button.setAttribute("aria-disabled", "true");
     }
-    if (!hint.hidden) showHint();
+    if (!hint.hidden || !waitHint.hidden) showHint(!waitHint.hidden);
   }
 
-  /** Says what turns the buttons on, while a shown one is off. */
-  function showHint(): void {
-    hint.hidden = buttons.every((button) => !shown(button) || live(button));
+  /** Says what turns the buttons on, while a shown one is off; `early`: for something the person
+   * did, which before the page settled says why nothing can turn them on yet (and says what will
+   * once it has). */
+  function showHint(early = false): void {
+    const off = buttons.some((button) => shown(button) && !live(button));
+    const waiting = off && early && !settled();
+    waitHint.hidden = !waiting;
+    hint.hidden = !off || waiting;
+    if (!waiting) return;
+    window.clearTimeout(hintTimer);
+    hintTimer = window.setTimeout(showHint, Math.max(0, SETTLE_MS - (performance.now() - since)));
   }
 
   function open(at: Point | null = null): void {
@@ -93,11 +102,12 @@ export function guardApprove(form: HTMLFormElement, approve: HTMLButtonElement, 
     armedAt = null;
     hint.hidden = true;
     enterHint.hidden = true;
+    waitHint.hidden = true;
     render();
     window.clearTimeout(hintTimer);
     since = performance.now();
     // If nothing has turned them on by the time anything could, say what will.
-    hintTimer = window.setTimeout(showHint, SETTLE_MS);
+    hintTimer = window.setTimeout(() => showHint(), SETTLE_MS);
   }
 
   const gate: Gate = {
@@ -118,9 +128,12 @@ export function guardApprove(form: HTMLFormElement, approve: HTMLButtonElement, 
     lock,
   };
   watchPointer(gate);
-  const keys = watchKeys(gate, form, approve, password, typing, () => {
-    enterHint.hidden = false;
-    showHint();
+  const keys = watchKeys(gate, form, approve, password, typing, {
+    untypedEnter: () => {
+      enterHint.hidden = false;
+      showHint(true);
+    },
+    early: () => showHint(true),
   });
 
   // A press on a button that is off does nothing (not even the form's own checks), unless it
@@ -141,7 +154,7 @@ export function guardApprove(form: HTMLFormElement, approve: HTMLButtonElement, 
       event.preventDefault();
       event.stopPropagation();
       if (keyboard && keys.reachedByTab(button) && settled()) gate.openAfterThisEvent(null);
-      else showHint();
+      else showHint(true);
     },
     { capture: true },
   );

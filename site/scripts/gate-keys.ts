@@ -19,10 +19,17 @@ export interface GateKeys {
   repeating(): boolean;
 }
 
-/** `untypedEnter`: Enter was pressed in the password field over a password not typed there (the
- * page says why nothing happened). */
-export function watchKeys(gate: Gate, form: HTMLFormElement, approve: HTMLButtonElement, password: HTMLInputElement, typing: TypedPassword, untypedEnter: () => void): GateKeys {
+/** What the page says why a key did nothing: `untypedEnter`, Enter in the password field over a
+ * password not typed there; `early`, a Tab onto a button before the page settled. */
+interface KeyWords {
+  untypedEnter(): void;
+  early(): void;
+}
+
+export function watchKeys(gate: Gate, form: HTMLFormElement, approve: HTMLButtonElement, password: HTMLInputElement, typing: TypedPassword, words: KeyWords): GateKeys {
   let tabbing = false;
+  /** A fresh Tab before the page settled: the button it reaches is not reached by Tab. */
+  let early = false;
   let reached: HTMLButtonElement | null = null;
   let repeat = false;
 
@@ -30,21 +37,25 @@ export function watchKeys(gate: Gate, form: HTMLFormElement, approve: HTMLButton
   listen("keydown", (event) => {
     const fresh = event.isTrusted && !event.repeat;
     repeat = event.repeat;
+    early = fresh && event.key === "Tab" && !gate.settled();
     tabbing = fresh && event.key === "Tab" && gate.settled();
     if (event.key !== "Enter" || !(event.target instanceof HTMLInputElement)) return;
     event.preventDefault();
     if (!fresh || event.isComposing || event.target !== password || password.value === "") return;
     if (typing.typed()) form.requestSubmit(approve);
-    else untypedEnter();
+    else words.untypedEnter();
   });
   listen("keyup", () => {
     repeat = false;
     tabbing = false;
+    early = false;
   });
   // Moving the focus with Tab fires focusin within the Tab's own keydown.
   listen("focusin", (event) => {
     reached = tabbing ? gate.guarded(event.target) : null;
+    if (early && gate.guarded(event.target)) words.early();
     tabbing = false;
+    early = false;
   });
   return { reachedByTab: (button) => reached === button && document.activeElement === button, repeating: () => repeat };
 }

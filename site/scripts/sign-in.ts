@@ -6,15 +6,18 @@ import { CLIENT_LOGO_PATH, PASSKEYS_API, REQUEST_CHECK_PATH } from "../../netlif
 import { REQUEST_PROBLEMS, START_AGAIN, type RequestCheckAnswer } from "../../netlify/lib/pages/request-problems.ts";
 import { CONFIRM_NOTES, readSignInFragment, shownRequest, SIGN_IN_PROBLEMS, type SignInOffer } from "../../netlify/lib/pages/sign-in-fragment.ts";
 import { readRequestShape, type RequestProblem } from "../../netlify/lib/pages/request-object-shape.ts";
-import { isKnownScope, KNOWN_SCOPES } from "../../netlify/lib/protocol/scopes.ts";
+import { scopeWords } from "../../netlify/lib/protocol/scope-words.ts";
+import { isKnownScope } from "../../netlify/lib/protocol/scopes.ts";
 import { isUnderClientPath } from "../../netlify/lib/core/urls.ts";
 import { guardApprove, type ApproveGate } from "./approve-gate.ts";
 import { byId, hostOf } from "./dom.ts";
 import { allowFormTo } from "./form-action.ts";
+import { showRegisteredApp } from "./registered-app.ts";
 import { shownElsewhere } from "./own-window.ts";
 
-/** `fromResource`: listed by the resource's own metadata as its default (the app named none). */
-function scopeItem(scope: string, fromResource: boolean): HTMLLIElement {
+/** `fromResource`: listed by the resource's own metadata as its default (the app named none);
+ * `resourceHost`: the host of the resource the request names, in whose terms scopes are said. */
+function scopeItem(scope: string, fromResource: boolean, resourceHost?: string): HTMLLIElement {
   const known = isKnownScope(scope);
   const item = document.createElement("li");
   const label = document.createElement("label");
@@ -26,7 +29,7 @@ function scopeItem(scope: string, fromResource: boolean): HTMLLIElement {
   const text = document.createElement("span");
   const name = document.createElement("code");
   name.textContent = scope;
-  text.append(name, ` ${known ? KNOWN_SCOPES[scope] : ""}`);
+  text.append(name, ` ${scopeWords(scope, resourceHost)}`);
   if (!known && fromResource) {
     const note = document.createElement("span");
     note.className = "note";
@@ -149,13 +152,15 @@ async function show(): Promise<void> {
     byId("redirect-host").textContent = request.redirectUri;
     byId("redirect-note").hidden = false;
   }
+  if (request.client.registered === true) showRegisteredApp(request.client.name, request.redirectUri);
   if (request.meMismatch) {
     byId("me-hint").textContent = `as ${request.meMismatch}`;
     byId("me-note").hidden = false;
   }
 
   if (request.scopes.length > 0) {
-    byId("scope-list").replaceChildren(...request.scopes.map((scope) => scopeItem(scope, request.defaultScopes?.includes(scope) ?? false)));
+    const resourceHost = request.resource ? (request.resourceHost ?? hostOf(request.resource)) : undefined;
+    byId("scope-list").replaceChildren(...request.scopes.map((scope) => scopeItem(scope, request.defaultScopes?.includes(scope) ?? false, resourceHost)));
     byId("scopes").hidden = false;
     byId("identity-only").hidden = true;
   }
@@ -181,7 +186,7 @@ let approveGate: ApproveGate | undefined;
  * approved before; a passkey may replace the password. Approve is never focused for the
  * person (a held Enter key must not press it) and turns on only once they act on this page. */
 function offerSignInMethods(offer: SignInOffer): void {
-  approveGate = guardApprove(byId<HTMLFormElement>("consent"), byId<HTMLButtonElement>("approve"), byId<HTMLButtonElement>("passkey-button"), byId<HTMLInputElement>("password"), byId("approve-hint"), byId("enter-hint"));
+  approveGate = guardApprove(byId<HTMLFormElement>("consent"), byId<HTMLButtonElement>("approve"), byId<HTMLButtonElement>("passkey-button"), byId<HTMLInputElement>("password"), byId("approve-hint"), byId("enter-hint"), byId("wait-hint"));
   const password = byId<HTMLInputElement>("password");
   if (offer.session) {
     byId("password-field").hidden = true;

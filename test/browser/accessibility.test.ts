@@ -165,6 +165,16 @@ describe("every page and state: zero axe violations, light and dark, desktop and
     await audit(page, "sign-in-scopes");
   });
 
+  it("the sign-in page for an app that registered itself (issue 32)", async () => {
+    const page = await newDevice();
+    const registration = { client_name: "Cursor", redirect_uris: ["http://localhost:8787/callback"], token_endpoint_auth_method: "none" };
+    const registered = await fetch(`${server.baseUrl}/register`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(registration) });
+    const { client_id: clientId } = (await registered.json()) as { client_id: string };
+    await openSignIn(page, authorizationUrl({ client_id: clientId, redirect_uri: "http://localhost:8787/callback", resource: "https://mcp.example/mcp" }));
+    await expect(page.locator("#registered-note").isVisible()).resolves.toBe(true);
+    await audit(page, "sign-in-registered-app");
+  });
+
   it("the sign-in page after a wrong password", async () => {
     const page = await newDevice();
     await openSignIn(page);

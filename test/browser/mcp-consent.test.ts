@@ -197,6 +197,32 @@ describe("the sign-in page for an MCP host", () => {
     await listed.context().close();
   });
 
+  it("says what scopes allow in terms of the resource the request names, not IndieWeb's meanings (read is no feed reader there)", async () => {
+    const request = await signRequest(
+      { clientId: `${client.origin}/`, redirectUri: `${client.origin}/callback`, state: "s", codeChallenge: pkcePair().challenge, scopes: ["profile", "read", "create", "follow", "offline_access"], resource: RESOURCE, client: {} },
+      deriveKey(TEST_SECRET, "authorization-request"),
+      `${server.baseUrl}/`,
+      Date.now(),
+    );
+    const page = await (await browser.newContext()).newPage();
+    await page.goto(`${server.baseUrl}/indieauth/sign-in/#request=${request}`);
+    await page.getByRole("button", { name: "Approve" }).waitFor();
+    const said = await page.locator("#scope-list").textContent();
+    expect(said).toContain("read Read what mcp.tools.example offers");
+    expect(said).toContain("create Create things through mcp.tools.example");
+    expect(said).toContain("follow What mcp.tools.example lets an app with “follow” do");
+    // What this server itself answers for keeps its words.
+    expect(said).toContain("profile See your name, photo and website");
+    expect(said).toContain("offline_access Stay connected: renew access without asking you again");
+    for (const indieWeb of ["feeds and channels", "posts on your site", "Follow and unfollow feeds"]) expect(said).not.toContain(indieWeb);
+    await page.context().close();
+
+    // Without a resource, the IndieWeb meanings.
+    const micropub = await openSignIn({ scope: "read create" });
+    await expect(micropub.locator("#scope-list").textContent()).resolves.toContain("read Read your feeds and channels");
+    await micropub.context().close();
+  });
+
   it("asks a signed-in owner for the password for a new connection from a platform's app, and says why in plain words", async () => {
     // What GET /auth signs for a Client ID Metadata Document with an https redirect URI
     // (test/integration/app-approvals.test.ts proves the server says so).

@@ -186,6 +186,16 @@ describe("the metadata the MCP hosts read", () => {
     expect(as.scopes_supported).toContain("offline_access");
   });
 
+  it("offers registration too (issue 32), and every host with a document still chooses its document by its own rule", async () => {
+    if (!as) await discover();
+    expect(as.registration_endpoint).toBe(`${server.baseUrl}/register`);
+    for (const c of HOSTS) {
+      expect(c.identity(as), c.name).toBe(c.document ? "document" : "pre-registered");
+      // The rule is no constant: without the flag, a host with a document would register instead.
+      if (c.document) expect(c.identity({ ...as, client_id_metadata_document_supported: false }), c.name).toBe("registration");
+    }
+  });
+
   it("lists private_key_jwt, so that ChatGPT authenticates with its published key", async () => {
     if (!as) await discover();
     expect(as.token_endpoint_auth_methods_supported).toEqual(expect.arrayContaining(["none", "private_key_jwt"]));

@@ -50,6 +50,7 @@ describe("the build plugin on a fixture blog, installed from the tarball", () =>
     expect(routesOf("indieauth-approve")).toEqual(["/auth/approve", "/auth/approve/check"]);
     expect(routesOf("indieauth-metadata")).toEqual(["/.well-known/oauth-authorization-server"]);
     for (const name of ["token", "introspect", "revoke", "userinfo"]) expect(routesOf(`indieauth-${name}`)).toEqual([`/${name}`]);
+    expect(routesOf("indieauth-register")).toEqual(["/register", "/register/*"]);
     expect(routesOf("indieauth-account")).toEqual(["/indieauth/api/account", "/indieauth/api/account/*"]);
     expect(routesOf("indieauth-passkeys")).toEqual(["/indieauth/api/passkeys/*"]);
     expect(manifest.functions.find((f) => f.name === "indieauth-cleanup")?.schedule).toBe("@hourly");

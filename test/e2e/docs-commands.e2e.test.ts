@@ -118,6 +118,19 @@ describe("the docs' commands, run with curl against netlify dev", () => {
     }
   });
 
+  it("endpoints.md: POST /register answers the client_id, which serves the same registration as a metadata document", async () => {
+    const register = find("docs/endpoints.md", "curl -s https://auth.jane.example/register");
+    const registered = await json(register.command);
+    expect(sorted(Object.keys(registered))).toEqual(sorted(jsonKeys(register.json!)));
+    const documented = JSON.parse(register.json!) as Record<string, unknown>;
+    for (const key of ["client_name", "redirect_uris", "grant_types", "response_types", "token_endpoint_auth_method"]) expect(registered[key], key).toEqual(documented[key]);
+    expect(registered.client_id).toMatch(new RegExp(`^${base}/register/[\\w-]+\\.[\\w-]{22}$`));
+    const read = find("docs/endpoints.md", 'curl -s "$CLIENT_ID"');
+    const served = await json(read.command, {}, { CLIENT_ID: registered.client_id as string });
+    expect(sorted(Object.keys(served))).toEqual(sorted(jsonKeys(read.json!)));
+    expect(served.client_id).toBe(registered.client_id);
+  });
+
   it("endpoints.md: POST /auth redeems a code for the profile URL, POST /token for tokens", async () => {
     const atAuth = find("docs/endpoints.md", "curl -s https://auth.jane.example/auth -H 'Accept: application/json'");
     const first = await freshCode();
@@ -253,6 +266,7 @@ const RUN_HERE: [doc: string, start: string][] = [
   ["docs/endpoints.md", "curl -s https://auth.jane.example/"],
   ["docs/endpoints.md", "curl -s -X POST https://auth.jane.example/"],
   ["docs/endpoints.md", "CHECK="],
+  ["docs/endpoints.md", 'curl -s "$CLIENT_ID"'],
   ["docs/endpoints.md", 'curl -s $CHECK -H \'Sec-Fetch-Site: same-origin\' --data-urlencode "request=$REQUEST"'],
   ["docs/endpoints.md", 'curl -s $CHECK -H \'Sec-Fetch-Site: same-origin\' --data-urlencode "request=$CHANGED"'],
   ["docs/endpoints.md", 'curl -s $CHECK -H \'Sec-Fetch-Site: same-origin\' --data-urlencode "request=${REQUEST:0:100}"'],

@@ -124,6 +124,15 @@ describe("the README's local trial in a fresh Eleventy blog", () => {
     expect(log).toContain(`this run uses ME=${base}/.`);
   });
 
+  it("puts the port given on the pages, as on the tokens, never the .env's 8888 (the build reads .env over the shell)", async () => {
+    for (const path of ["/indieauth/", "/indieauth/sign-in/", "/indieauth/account/"]) {
+      const html = await (await fetch(`${base}${path}`)).text();
+      expect({ path, here: html.includes(`${base}/`) }).toEqual({ path, here: true });
+      expect({ path, other: html.includes("localhost:8888") }).toEqual({ path, other: false });
+    }
+    expect(log).toContain(`netlify-indieauth: ME=${base}/ for this run of npx netlify-indieauth dev (not http://localhost:8888/, from .env)`);
+  });
+
   it("listens on this machine only unless told (--host), and says so when ready", async () => {
     expect(log).toContain("Listening on 127.0.0.1 only: nothing but this machine can reach it (npx netlify-indieauth dev --host 0.0.0.0 opens it to your network).");
     const port = Number(new URL(base).port);

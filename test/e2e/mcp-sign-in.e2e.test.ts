@@ -3,13 +3,16 @@
 // MCP-style protected resource, RFC 8414 metadata, a Client ID Metadata Document served over
 // real https from a test host (see helpers/test-hosts.ts for why that is sound), and a loopback
 // native-app client on an ephemeral port. The sign-in page's own POST stands in for the owner.
-import { auth, type OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
+import { auth, UnauthorizedError, type OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import { createHash, randomBytes } from "node:crypto";
 import { exportJWK, generateKeyPair, SignJWT } from "jose";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startBlogMcp, type BlogMcp } from "../helpers/blog-mcp.ts";
 import { TEST_PASSWORD } from "../helpers/env.ts";
 import { startMcpResource, type McpResource } from "../helpers/mcp-resource.ts";
 import { startNetlifyDev, type NetlifyDev } from "../helpers/netlify-dev.ts";
@@ -158,6 +161,9 @@ describe("an MCP host with a Client ID Metadata Document", () => {
     // The host asked with its metadata document's URL, the resource's scopes and the resource.
     const asked = provider.authorizationUrl!.searchParams;
     expect(asked.get("client_id")).toBe(clientId);
+    // The metadata offers registration too (issue 32): the SDK still chose its document, as it
+    // reads client_id_metadata_document_supported first, and registered nothing.
+    expect(provider.clientInformation()?.client_id).toBe(clientId);
     expect(asked.get("scope")).toBe(SCOPES.join(" "));
     expect(asked.get("resource")).toBe(mcp.url);
     expect(host.requests).toContain(CIMD_PATH);
@@ -294,9 +300,71 @@ describe("an MCP host as a native app on loopback", () => {
   });
 });
 
+describe("an MCP host without a metadata document: the SDK's dynamic registration (issue 32)", () => {
+  let blog: BlogMcp;
+  let listener: Server;
+  const callbacks: URL[] = [];
+
+  beforeAll(async () => {
+    blog = await startBlogMcp(SCOPES);
+    blog.connect(server.baseUrl, INTROSPECTION_TOKEN);
+    listener = createServer((req, res) => {
+      callbacks.push(new URL(req.url ?? "/", "http://127.0.0.1"));
+      res.end("You can close this window.");
+    });
+    await new Promise<void>((resolve) => listener.listen(0, "127.0.0.1", resolve));
+  });
+  afterAll(async () => {
+    await blog?.close();
+    await new Promise<void>((resolve) => listener.close(() => resolve()));
+  });
+
+  it("registers at /register, signs in through the SDK's own transport, and calls the blog's MCP server", async () => {
+    const { port } = listener.address() as AddressInfo;
+    const redirectUri = `http://127.0.0.1:${port}/callback`;
+    // Nothing pre-registered and no metadata URL: the SDK's path for Cursor-like hosts.
+    const provider = new HostProvider(redirectUri, {});
+    const sent: string[] = [];
+    const recording: typeof fetch = (input, init) => (sent.push(`${init?.method ?? "GET"} ${String(input instanceof Request ? input.url : input)}`), fetch(input, init));
+    const transport = () => new StreamableHTTPClientTransport(new URL(blog.url), { authProvider: provider, fetch: recording });
+
+    const first = transport();
+    await expect(new Client({ name: "dcr-host", version: "1.0.0" }).connect(first)).rejects.toThrow(UnauthorizedError);
+    expect(sent).toContain(`POST ${server.baseUrl}/register`);
+    const registered = provider.clientInformation()!;
+    expect(registered.client_id.startsWith(`${server.baseUrl}/register/`)).toBe(true);
+    expect(registered).toMatchObject({ client_name: "Test MCP host", redirect_uris: [redirectUri], token_endpoint_auth_method: "none" });
+    // Anyone can read what it registered, at its client_id.
+    expect(await (await fetch(registered.client_id)).json()).toMatchObject({ client_id: registered.client_id, client_name: "Test MCP host", redirect_uris: [redirectUri] });
+
+    const asked = provider.authorizationUrl!.searchParams;
+    expect(asked.get("client_id")).toBe(registered.client_id);
+    expect(asked.get("resource")).toBe(blog.url);
+    const request = await handOver(provider.authorizationUrl!);
+    expect(decodePayload(request)).toMatchObject({ clientId: registered.client_id, client: { name: "Test MCP host", registered: true }, resource: blog.url });
+    const callback = await approve(request, asked.get("scope")!.split(" "));
+    await (await fetch(callback)).text();
+    expect(callbacks.at(-1)?.searchParams.get("code")).toBe(callback.searchParams.get("code"));
+    await first.finishAuth(callback.searchParams.get("code")!);
+
+    const client = new Client({ name: "dcr-host", version: "1.0.0" });
+    await client.connect(transport());
+    try {
+      expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(["whoami"]);
+      const answer = await client.callTool({ name: "whoami", arguments: {} });
+      expect((answer.content as { text: string }[])[0]!.text).toBe(`https://jane.example/ via ${registered.client_id} (${provider.tokens()!.scope})`);
+    } finally {
+      await client.close();
+    }
+    // It refreshes as the SDK does, with the registered client_id and the resource.
+    expect(await auth(provider, { serverUrl: blog.url })).toBe("AUTHORIZED");
+    expect(blog.callers.length).toBeGreaterThan(0);
+  });
+});
+
 describe("the metadata MCP hosts read", () => {
-  it("advertises Client ID Metadata Documents and public clients", async () => {
+  it("advertises Client ID Metadata Documents and public clients, and registration for hosts without a document", async () => {
     const metadata = await (await fetch(`${server.baseUrl}/.well-known/oauth-authorization-server`)).json();
-    expect(metadata).toMatchObject({ client_id_metadata_document_supported: true, token_endpoint_auth_methods_supported: ["none", "private_key_jwt"] });
+    expect(metadata).toMatchObject({ client_id_metadata_document_supported: true, token_endpoint_auth_methods_supported: ["none", "private_key_jwt"], registration_endpoint: `${server.baseUrl}/register` });
   });
 });

@@ -115,6 +115,8 @@ describe("the docs' Micropub and MCP functions in a blog, protected by netlify-i
     expect(location).toMatch(new RegExp(`^${base}/posts/`));
     const entry = await source(access_token, location);
     expect(entry).toMatchObject({ type: ["h-entry"], properties: { content: ["Hello from Micropub"], category: ["indieweb"] }, client_id: CLIENT_ID });
+    // As the doc says: stored, not yet a page of this static blog (its build has not run since).
+    expect((await fetch(location)).status).toBe(404);
 
     const json = await micropub({ method: "POST", headers: { ...bearer(access_token), "Content-Type": "application/json" }, body: JSON.stringify({ type: ["h-entry"], properties: { content: ["As JSON"] } }) });
     expect(json.status).toBe(201);

@@ -62,7 +62,7 @@ describe("through netlify dev", () => {
       token_endpoint: `${server.baseUrl}/token`,
       introspection_endpoint: `${server.baseUrl}/introspect`,
       revocation_endpoint: `${server.baseUrl}/revoke`,
-      revocation_endpoint_auth_methods_supported: ["none"],
+      revocation_endpoint_auth_methods_supported: ["none", "private_key_jwt"],
       userinfo_endpoint: `${server.baseUrl}/userinfo`,
       response_types_supported: ["code"],
       code_challenge_methods_supported: ["S256"],

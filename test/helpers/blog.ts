@@ -7,9 +7,9 @@
 // if the blog had installed them: netlify-cli (a thousand packages, which npm would otherwise
 // install for every test) and Eleventy (so the lockfile pins the generator the tests build with).
 import { spawn, spawnSync, type SpawnSyncReturns } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync } from "node:fs";
+import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 
 export const repo = new URL("../..", import.meta.url).pathname;
 export const fixtures = new URL("../fixtures/", import.meta.url).pathname;
@@ -75,11 +75,20 @@ function link(blog: string, name: string, bins: Record<string, string> = {}): vo
 }
 
 /** A copy of test/fixtures/<fixture> with the packed package installed in it by npm, and
- * netlify-cli and Eleventy linked in. */
-export function installBlog(fixture: string): string {
+ * netlify-cli and Eleventy linked in. `tarballFolder`: the tarball is copied into that folder of
+ * the blog first and installed from there, as the README says (package.json then says
+ * `file:<folder>/…`, which a Netlify build of the blog's repository finds). */
+export function installBlog(fixture: string, options: { tarballFolder?: string } = {}): string {
   const dir = tempDir(`indieauth-${fixture}-`);
   cpSync(join(fixtures, fixture), dir, { recursive: true });
-  const result = run("npm", ["install", "--save-dev", "--prefer-offline", "--no-audit", "--no-fund", packedTarball()], dir);
+  let tarball = packedTarball();
+  if (options.tarballFolder) {
+    mkdirSync(join(dir, options.tarballFolder), { recursive: true });
+    const kept = `./${options.tarballFolder}/${basename(tarball)}`;
+    copyFileSync(tarball, join(dir, kept));
+    tarball = kept;
+  }
+  const result = run("npm", ["install", "--save-dev", "--prefer-offline", "--no-audit", "--no-fund", tarball], dir);
   if (result.status !== 0) throw new Error(`npm install of the packed package failed:\n${result.stdout}\n${result.stderr}`);
   link(dir, "netlify-cli", { netlify: "bin/run.js" });
   link(dir, "@11ty/eleventy", { eleventy: "cmd.cjs" });

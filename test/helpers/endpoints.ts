@@ -7,6 +7,7 @@ import { approveEndpoint } from "../../netlify/lib/endpoints/approve.ts";
 import { authorizationEndpoint } from "../../netlify/lib/endpoints/auth.ts";
 import { metadataEndpoint } from "../../netlify/lib/endpoints/metadata.ts";
 import { passkeysApi } from "../../netlify/lib/endpoints/passkeys.ts";
+import { clientRegistration } from "../../netlify/lib/endpoints/registration.ts";
 import { revocationEndpoint } from "../../netlify/lib/endpoints/revocation.ts";
 import { tokenEndpoint } from "../../netlify/lib/endpoints/token.ts";
 import { introspectionEndpoint } from "../../netlify/lib/endpoints/token-verification.ts";
@@ -41,6 +42,8 @@ export const endpoints: {
   introspect: Endpoint;
   userinfo: Endpoint;
   revoke: Endpoint;
+  /** POST /register (RFC 7591) and GET /register/<id> (a registered app's metadata document). */
+  register: EndpointWithCaller;
   account: EndpointWithCaller;
   passkeys: EndpointWithCaller;
 } = {
@@ -52,6 +55,7 @@ export const endpoints: {
   introspect: (req, rt, platform) => introspectionEndpoint(req, rt, platform),
   userinfo: (req, rt, platform) => userinfoEndpoint(req, rt, platform),
   revoke: (req, rt, platform) => revocationEndpoint(req, rt, platform),
+  register: (req, rt, caller) => clientRegistration(req, rt, caller),
   account: (req, rt, caller) => accountApi(req, rt, caller),
   passkeys: (req, rt, caller) => passkeysApi(req, rt, caller),
 };

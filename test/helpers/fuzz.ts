@@ -483,6 +483,9 @@ export interface AnswerRules {
   statuses: readonly number[];
   /** A 401 must carry a Bearer challenge (resource endpoints, RFC 6750 3). */
   bearerChallenge?: boolean;
+  /** The request carried Basic credentials: a refused client is challenged in that scheme, and
+   * only then (RFC 6749 5.2). Unsaid: either is accepted. */
+  basicSent?: boolean;
 }
 
 export interface Answer {
@@ -533,10 +536,14 @@ export async function expectDocumentedAnswer(response: unknown, rules: AnswerRul
 
   if (res.status === 405) expect(res.headers.get("allow")).toBeTruthy();
   if (res.status === 429) expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(0);
-  if (res.status === 401 && rules.bearerChallenge) {
-    // A client's refused Basic credentials are challenged in the scheme it used (RFC 6749 5.2).
-    const basic = (json as { error?: unknown } | undefined)?.error === "invalid_client";
-    expect(res.headers.get("www-authenticate") ?? "").toMatch(basic ? /^Basic realm="indieauth"$/ : /^Bearer realm="indieauth"/);
+  const refusedClient = res.status === 401 && (json as { error?: unknown } | undefined)?.error === "invalid_client";
+  if (refusedClient) {
+    // A refused client is challenged in the scheme it used, and not when it used none (RFC 6749 5.2).
+    const challenge = res.headers.get("www-authenticate");
+    if (rules.basicSent === undefined) expect([null, 'Basic realm="indieauth"']).toContain(challenge);
+    else expect(challenge).toBe(rules.basicSent ? 'Basic realm="indieauth"' : null);
+  } else if (res.status === 401 && rules.bearerChallenge) {
+    expect(res.headers.get("www-authenticate") ?? "").toMatch(/^Bearer realm="indieauth"/);
   }
   return { status: res.status, text, json, location };
 }

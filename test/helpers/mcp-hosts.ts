@@ -17,6 +17,33 @@ export interface Discovered {
   port: number;
 }
 
+/** What a host reads of the server's metadata to choose how it identifies itself. */
+export interface IdentityOffer {
+  client_id_metadata_document_supported?: unknown;
+  token_endpoint_auth_methods_supported?: unknown;
+  registration_endpoint?: unknown;
+}
+export type IdentityChoice = "document" | "registration" | "pre-registered" | "none";
+
+/** The MCP SDK's order (client/auth.ts, read in node_modules at 1.32.2; Claude Code's "Incompatible
+ * auth server: does not support dynamic client registration" is its message, render-oss/render-mcp-
+ * server #25, 2026-08-03): its document when the server says client_id_metadata_document_supported,
+ * registration only otherwise. ChatGPT ("prioritises CIMD when the AS advertises
+ * client_id_metadata_document_supported: true", OpenAI's docs as quoted in cbcoutinho/nextcloud-mcp-
+ * server #1470) and VS Code (CIMD when advertised, else DCR: src/vs/base/common/oauth.ts,
+ * microsoft/vscode-docs PR #8689) choose the same way. */
+export function documentFirst(as: IdentityOffer): IdentityChoice {
+  if (as.client_id_metadata_document_supported === true) return "document";
+  return typeof as.registration_endpoint === "string" ? "registration" : "none";
+}
+
+/** claude.ai's: its document only when the server also lists none (a URL-identified client is
+ * public), else registration (Anthropic's connector docs; brendanlong/lion-reader PR #977). */
+export function claudeChoice(as: IdentityOffer): IdentityChoice {
+  const none = Array.isArray(as.token_endpoint_auth_methods_supported) && as.token_endpoint_auth_methods_supported.includes("none");
+  return none ? documentFirst(as) : typeof as.registration_endpoint === "string" ? "registration" : "none";
+}
+
 export interface HostCase {
   /** The test's name: host, and the variant. */
   name: string;
@@ -39,6 +66,8 @@ export interface HostCase {
   refreshWithResource: boolean;
   /** The scopes the consent page must show ticked; by default what was asked. */
   ticked?: (d: Discovered) => string[];
+  /** How it chooses its identity from the server's metadata (its published rule). */
+  identity: (as: IdentityOffer) => IdentityChoice;
 }
 
 const random = () => Math.random().toString(36).slice(2, 12);
@@ -98,6 +127,7 @@ export const HOSTS: HostCase[] = [
     authorize: (d) => ({ scope: withOffline(d, d.scopes.join(" ")), resource: d.resource, prompt: "consent" }),
     auth: "none",
     refreshWithResource: true,
+    identity: claudeChoice,
   },
   {
     // The URL captured in anthropics/claude-ai-mcp #96 (2026-03-13): the resource named no scope,
@@ -110,6 +140,7 @@ export const HOSTS: HostCase[] = [
     authorize: (d) => ({ scope: " offline_access", resource: d.resource, prompt: "consent" }),
     auth: "none",
     refreshWithResource: true,
+    identity: claudeChoice,
     ticked: (d) => [...d.scopes, "offline_access"],
   },
   {
@@ -122,6 +153,7 @@ export const HOSTS: HostCase[] = [
     authorize: (d) => ({ scope: withOffline(d, d.scopes.join(" ")), resource: d.resource, ...(d.offlineAccess ? { prompt: "consent" } : {}) }),
     auth: "none",
     refreshWithResource: true,
+    identity: documentFirst,
   },
   {
     // Neither the challenge nor the resource metadata named a scope (#90190): no scope parameter.
@@ -134,6 +166,7 @@ export const HOSTS: HostCase[] = [
     auth: "none",
     // Refreshes without resource, as 2.1.251 was reported to (#90497): the grant keeps its audience.
     refreshWithResource: false,
+    identity: documentFirst,
     ticked: (d) => d.scopes,
   },
   {
@@ -146,6 +179,7 @@ export const HOSTS: HostCase[] = [
     state: () => `oauth_s_${random()}`,
     auth: "private_key_jwt",
     refreshWithResource: true,
+    identity: documentFirst,
   },
   {
     name: "ChatGPT: a per-connector client.json, /connector/oauth/<id>",
@@ -157,6 +191,7 @@ export const HOSTS: HostCase[] = [
     state: () => `oauth_s_${random()}`,
     auth: "private_key_jwt",
     refreshWithResource: true,
+    identity: documentFirst,
   },
   {
     // The request seen 2026-03-30 (research notes 53772236371): no prompt, no offline_access.
@@ -168,6 +203,7 @@ export const HOSTS: HostCase[] = [
     authorize: (d) => ({ scope: d.scopes.join(" "), resource: d.resource }),
     auth: "none",
     refreshWithResource: true,
+    identity: documentFirst,
   },
   {
     name: "MCP Inspector v2: --client-metadata-url on the owner's site",
@@ -179,6 +215,7 @@ export const HOSTS: HostCase[] = [
     authorize: (d) => ({ scope: withOffline(d, d.scopes.join(" ")), resource: d.resource, ...(d.offlineAccess ? { prompt: "consent" } : {}) }),
     auth: "none",
     refreshWithResource: true,
+    identity: documentFirst,
   },
   {
     // Cursor has no CIMD and this server no DCR: a static client in mcp.json, `auth.CLIENT_ID`,
@@ -191,5 +228,6 @@ export const HOSTS: HostCase[] = [
     authorize: (d) => ({ scope: d.scopes.join(" "), resource: d.resource }),
     auth: "none",
     refreshWithResource: true,
+    identity: () => "pre-registered",
   },
 ];

@@ -1,13 +1,13 @@
-// A Runtime for in-process handler tests and the bench: the real local Blobs server (a store
-// of the caller's own), an injectable clock, and client discovery that the caller controls.
-// No vitest here.
+// A Runtime for in-process handler tests and the bench: the run's Blobs (the real local server,
+// or the production double; a store of the caller's own, or a double of its own given by
+// `connection`), an injectable clock, and client discovery that the caller controls. No vitest here.
 import { randomUUID } from "node:crypto";
 import type { ClientInfo } from "../../netlify/lib/core/client-shape.ts";
 import { isLoopbackHost } from "../../netlify/lib/core/urls.ts";
 import { loadConfig, type Env } from "../../netlify/lib/platform/config.ts";
 import type { Runtime } from "../../netlify/lib/platform/runtime.ts";
 import type { Build } from "../../netlify/lib/platform/setup.ts";
-import { blobStore, type KeyValueStore } from "../../netlify/lib/platform/store.ts";
+import { blobStore, type BlobsConnection, type KeyValueStore } from "../../netlify/lib/platform/store.ts";
 import { testEnv } from "./env.ts";
 
 export interface TestClock {
@@ -65,6 +65,9 @@ export interface TestRuntimeOptions {
   /** A resource's default scopes (clients/resource-scopes.ts); without it, none are found. */
   resourceScopes?: Runtime["resourceScopes"];
   storeName?: string;
+  /** Where the store connects, instead of the run's Blobs (NETLIFY_BLOBS_CONTEXT): a production
+   * double of the test's own, say, with latency or faults (production-blobs.ts). */
+  connection?: BlobsConnection;
   /** By default a fixedClock() at START_TIME. */
   clock?: TestClock;
   /** Wraps the Blobs store the handlers get (the bench counts operations this way). */
@@ -76,7 +79,7 @@ export interface TestRuntimeOptions {
 export async function testRuntime(options: TestRuntimeOptions = {}): Promise<TestRuntime> {
   const clock = options.clock ?? fixedClock();
   const storeName = options.storeName ?? `test-${randomUUID()}`;
-  const store = blobStore(storeName);
+  const store = blobStore(storeName, options.connection ? { connection: options.connection } : {});
   return {
     config: loadConfig(await testEnv(options.env), options.build ?? "standalone"),
     store: options.wrapStore ? options.wrapStore(store) : store,

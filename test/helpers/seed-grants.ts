@@ -39,7 +39,7 @@ export async function seedGrants(store: KeyValueStore, me: string, apps: Readonl
     }
   }
   for (let i = 0; i < records.length; i += AT_ONCE) {
-    await Promise.all(records.slice(i, i + AT_ONCE).map((grant) => store.set(RECORDS.grant.key(grant.id), grant)));
+    await Promise.all(records.slice(i, i + AT_ONCE).map((grant) => store.setIfNew(RECORDS.grant.key(grant.id), grant)));
   }
   if (legacy) return seeded;
   for (const clientId of Object.keys(apps)) await summariseGrants(store, records.filter((grant) => grant.clientId === clientId));

@@ -1,9 +1,8 @@
 // Conditional replacement as production Blobs does it (onlyIfMatch on an etag), for tests that
 // race many writers on one record within this process.
 //
-// The local Blobs server gives no etag when a record is read, so the store replaces a record
-// read that way unconditionally (platform/store.ts); production Blobs compares etags. This
-// wrapper keeps a version per key for every write that goes through it, hands it out as the
+// The local Blobs server gives no etag when a record is read (the store compares content hashes
+// there instead: platform/store.ts); production Blobs compares etags. This wrapper keeps a version per key for every write that goes through it, hands it out as the
 // etag of getVersioned, and lets setIfUnchanged write only while that version still stands,
 // each key's writes in turn. All writers must share the wrapper (two runtimes: one wrapper).
 import type { KeyValueStore, Version } from "../../netlify/lib/platform/store.ts";
@@ -43,8 +42,10 @@ export function withVersionedWrites(store: KeyValueStore): KeyValueStore {
           if (written) bump(key);
           return written;
         }
-        if (version.etag !== tag(key) || (await store.get(key)) === null) return false;
-        await store.set(key, value);
+        if (version.etag !== tag(key)) return false;
+        // The wrapper's version stands: replace the record as the inner store read it now.
+        const current = await store.getVersioned(key);
+        if (current.value === null || !(await store.setIfUnchanged(key, value, current.version))) return false;
         bump(key);
         return true;
       }),

@@ -6,7 +6,10 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { AddressPolicy } from "../../netlify/lib/clients/address-guard.ts";
 import { clearClientCache, discoverClient } from "../../netlify/lib/clients/discovery.ts";
 import { FetchFailed, FetchRefused, fetchDocument, type Fetcher } from "../../netlify/lib/clients/safe-fetch.ts";
+import { authorize } from "../helpers/endpoints.ts";
 import { serveHostile } from "../helpers/hostile-responses.ts";
+import { authorizationParams } from "../helpers/requests.ts";
+import { testRuntime } from "../helpers/runtime.ts";
 
 const onlyLocal: AddressPolicy = (ip) => ip === "127.0.0.1";
 
@@ -352,6 +355,21 @@ describe("discoverClient: Client ID Metadata Documents to the draft", () => {
     const large = clientUrl("/large.json");
     expect(await discoverClient(large, { fetcher: localFetcher })).toEqual(refusedWith(large, "the document is larger than 5 KB"));
     const other = clientUrl("/other-id.json");
-    expect(await discoverClient(other, { fetcher: localFetcher })).toEqual(refusedWith(other, /is not exactly its own URL/));
+    expect(await discoverClient(other, { fetcher: localFetcher })).toEqual({ ...refusedWith(other, /is not exactly its own URL/), identityRefused: true });
+  });
+
+  // CIMD draft 4, 5.1: such a document may be a copy of another app's. Before, the sign-in went on
+  // as an IndieAuth app that publishes nothing, to a redirect URI on the client_id's own origin.
+  it("stops a sign-in whose document names another client_id, or none, with a page that says why", async () => {
+    const rt = await testRuntime({ discover: (clientId) => discoverClient(clientId, { fetcher: localFetcher, cacheMs: 0 }) });
+    documents["/no-id.json"] = () => ({ body: JSON.stringify({ client_name: "No id", redirect_uris: [clientUrl("/callback").href] }) });
+    for (const [path, reason] of [["/other-id.json", `the document&#39;s client_id (${clientUrl("/client.json").href}) is not exactly its own URL`], ["/no-id.json", "the document has no client_id"]] as const) {
+      const response = await authorize(rt, authorizationParams({ client_id: clientUrl(path).href, redirect_uri: clientUrl("/callback").href }));
+      expect(response.status, path).toBe(400);
+      expect(response.headers.get("location"), path).toBeNull();
+      const page = await response.text();
+      expect(page, path).toContain("The app&#39;s metadata document names another app");
+      expect(page, path).toContain(reason);
+    }
   });
 });

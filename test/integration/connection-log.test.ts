@@ -183,7 +183,7 @@ describe("attempts nobody signed in for", () => {
     expect(anonymous).toHaveLength(ANONYMOUS_ATTEMPTS_PER_CLIENT);
     for (const attempt of anonymous) {
       expect(attempt.says).toBe(OPENED_BY_ANYONE);
-      expect(attempt.steps.at(-1)).toMatchObject({ step: "consent", says: expect.stringContaining("nobody signed in"), fix: expect.stringContaining("If it was you") });
+      expect(attempt.steps.at(-1)).toMatchObject({ step: "consent", says: expect.stringContaining("nobody signed in"), note: expect.stringContaining("If it was you") });
       expect(JSON.stringify(attempt)).not.toContain("shown to you");
     }
     // The record stays bounded: the owner's tier and the small tier of everyone else's.
@@ -222,7 +222,8 @@ describe("attempts nobody signed in for", () => {
     await tokenEndpoint(post("/token", refreshForm(tokens.refresh_token)), rt, caller);
     await background.settled();
     const [latest] = (await shownAttempts(rt)).filter((a) => a.signedIn);
-    expect(latest!.steps.filter((s) => s.step === "refresh")).toHaveLength(2);
+    // Both refreshes, said once (the view counts a step that repeats).
+    expect(latest!.steps.filter((s) => s.step === "refresh").map((s) => s.says)).toEqual(["The app renewed its token (2 times)."]);
   });
 
   it("a sign-in page opened again with a real attempt's PKCE challenge (it was in the link) stays apart from it", async () => {
@@ -242,13 +243,13 @@ describe("attempts nobody signed in for", () => {
     const at = rt.now();
     const signedIn = { startedAt: at - 2000, at: at - 1000, links: ["p:a", "c:a"], steps: [{ step: "consent", ok: true, at: at - 2000 }, { step: "approved", ok: true, at: at - 1000 }] };
     const opened = { startedAt: at - 500, at: at - 500, links: ["p:b"], steps: [{ step: "consent", ok: true, at: at - 500 }] };
-    await rt.store.set(RECORDS.connectionLog.key(`a/${appIdOf(CLIENT_ID)}`), { kind: "connection-log", clientId: CLIENT_ID, approved: true, attempts: [opened, signedIn], expiresAt: at + 30 * DAY_MS });
+    await rt.store.setIfNew(RECORDS.connectionLog.key(`a/${appIdOf(CLIENT_ID)}`), { kind: "connection-log", clientId: CLIENT_ID, approved: true, attempts: [opened, signedIn], expiresAt: at + 30 * DAY_MS });
 
     let [log] = await readConnectionLogs(rt.store, at);
     expect(log).toMatchObject({ attempts: [signedIn], anonymous: [opened] });
     expect(connectionView(log!).attempts.map((a) => [a.signedIn, a.says])).toEqual([
       [false, OPENED_BY_ANYONE],
-      [true, "Got as far as your approval"],
+      [true, "Stalled after your approval: the app has not redeemed its code"],
     ]);
     // The next step writes both tiers; the old attempts stay where they belong.
     await recordConnectionStep(rt.store, step(CLIENT_ID, at + 1, "p:c"));

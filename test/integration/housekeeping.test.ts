@@ -48,8 +48,8 @@ describe("housekeeping: a bounded run, resumed by the next, oldest first", () =>
   it("in a kind without age order, each run goes on after the last key the previous one examined", async () => {
     const rt = await testRuntime();
     // Thirty live codes whose keys sort first, then five expired ones.
-    for (let i = 0; i < 30; i++) await rt.store.set(`${RECORDS.code.prefix}a${String(i).padStart(2, "0")}`, { expiresAt: NOW + HOUR });
-    for (let i = 0; i < 5; i++) await rt.store.set(`${RECORDS.code.prefix}z${i}`, { expiresAt: NOW - 1 });
+    for (let i = 0; i < 30; i++) await rt.store.setIfNew(`${RECORDS.code.prefix}a${String(i).padStart(2, "0")}`, { expiresAt: NOW + HOUR });
+    for (let i = 0; i < 5; i++) await rt.store.setIfNew(`${RECORDS.code.prefix}z${i}`, { expiresAt: NOW - 1 });
     const runs = [];
     for (let run = 0; run < 4; run++) runs.push(await sweepExpired(rt.store, NOW, 10));
     expect(runs.map((r) => r.examined)).toEqual([10, 10, 10, 5]);

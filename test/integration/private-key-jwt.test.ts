@@ -19,7 +19,7 @@ import { readConnectionLogs } from "../../netlify/lib/owner/connection-log.ts";
 import { RECORDS } from "../../netlify/lib/platform/records.ts";
 import { sweepExpired } from "../../netlify/lib/platform/housekeeping.ts";
 import { approve, authorize, endpoints, postAuth, postToken, signedRequest } from "../helpers/endpoints.ts";
-import { authorizationParams, BASE, decodePayload, pkcePair } from "../helpers/requests.ts";
+import { authorizationParams, BASE, decodePayload, pkcePair, post } from "../helpers/requests.ts";
 import { bareClient, realClock, testRuntime, type TestRuntime } from "../helpers/runtime.ts";
 import { expectOAuthError } from "../helpers/tokens.ts";
 
@@ -340,6 +340,47 @@ describe("a document with inline jwks (ES256, aud = the issuer, as openid-client
   });
 });
 
+describe("revocation (RFC 7009 2.1; CIMD draft 8.2: every exchange of such a client carries its assertion)", () => {
+  /** openid-client, its revocations sent to POST /revoke and its token requests to /token. */
+  function revokingClient(clientId: string, auth: client.ClientAuth): client.Configuration {
+    const config = new client.Configuration({ issuer: ISSUER, token_endpoint: TOKEN_ENDPOINT, revocation_endpoint: `${BASE}/revoke` }, clientId, {}, auth);
+    config[client.customFetch] = async (url, options) => {
+      const request = new Request(url, { method: options.method, headers: options.headers, body: new URLSearchParams(options.body as URLSearchParams) });
+      return new URL(url).pathname === "/revoke" ? endpoints.revoke(request, rt) : endpoints.token(request, rt);
+    };
+    return config;
+  }
+
+  const active = async (token: string) => ((await (await endpoints.introspect(new Request(`${BASE}/introspect`, { method: "POST", headers: { Authorization: `Bearer ${token}` } }), rt)).json()) as { active: boolean }).active;
+
+  it("revokes with openid-client's PrivateKeyJwt (aud the issuer), never with the token alone, a stranger's key, or at action=revoke without it", async () => {
+    const approved = await signIn("/inline.json", "/callback");
+    const config = revokingClient(approved.clientId, client.PrivateKeyJwt({ key: ec.privateKey, kid: "inline-1" }));
+    const tokens = await client.authorizationCodeGrant(config, approved.callback, { pkceCodeVerifier: approved.verifier, expectedState: "state-123" });
+    // IndieAuth's request (spec 7.1: the token alone), and with the client_id: the client's key is required.
+    await refusedAsClient(await endpoints.revoke(post("/revoke", { token: tokens.access_token }), rt), "private_key_jwt");
+    await refusedAsClient(await endpoints.revoke(post("/revoke", { token: tokens.refresh_token!, client_id: approved.clientId }), rt), "private_key_jwt");
+    const byStranger = { client_assertion_type: ASSERTION_TYPE, client_assertion: await assertion(approved.clientId, stranger, { aud: `${BASE}/revoke` }) };
+    await refusedAsClient(await endpoints.revoke(post("/revoke", { token: tokens.access_token, client_id: approved.clientId, ...byStranger }), rt), "refused");
+    await refusedAsClient(await postToken(rt, { action: "revoke", token: tokens.access_token, client_id: approved.clientId }), "private_key_jwt");
+    expect(await active(tokens.access_token)).toBe(true);
+
+    await client.tokenRevocation(config, tokens.refresh_token!);
+    expect(await active(tokens.access_token)).toBe(false);
+  });
+
+  it("takes an assertion addressed to /revoke itself (ChatGPT's keys), once", async () => {
+    const approved = await signIn("/oauth/client.json", "/connector_platform_oauth_redirect");
+    const tokens = (await (await postToken(rt, codeFields(approved, { client_assertion_type: ASSERTION_TYPE, client_assertion: await assertion(approved.clientId, rsa.privateKey) }))).json()) as { access_token: string };
+    const signed = { client_assertion_type: ASSERTION_TYPE, client_assertion: await assertion(approved.clientId, rsa.privateKey, { aud: `${BASE}/revoke` }) };
+    const revoked = await endpoints.revoke(post("/revoke", { token: tokens.access_token, ...signed }), rt);
+    expect(revoked.status).toBe(200);
+    expect(await active(tokens.access_token)).toBe(false);
+    // The same assertion again is a failed authentication, whatever the token has become.
+    await refusedAsClient(await endpoints.revoke(post("/revoke", { token: tokens.access_token, ...signed }), rt), "used before");
+  });
+});
+
 describe("a public client (none)", () => {
   it("is refused when it sends an assertion its document does not declare", async () => {
     const approved = await signIn("/public.json", "/cb");
@@ -438,6 +479,16 @@ describe("a document that could not be read never makes its client weaker (ChatG
     await refusedAsClient(await postToken(remembering, { grant_type: "refresh_token", refresh_token, client_id: approved.clientId }), "private_key_jwt");
     const refreshed = await postToken(remembering, { grant_type: "refresh_token", refresh_token, client_id: approved.clientId, ...(await signed(approved)) });
     expect(refreshed.status).toBe(200);
+  });
+
+  it("its document naming another client_id when /token reads it: the redemption is refused, as the sign-in would have been (CIMD draft 4, 5.1)", async () => {
+    documents.set("/copied.json", { client_id: id("/copied.json"), redirect_uris: [`${origin}/cb`], token_endpoint_auth_method: "none" });
+    stalled.add("/copied.json");
+    const approved = await signIn("/copied.json", "/cb", remembering);
+    expect(decodePayload(approved.request).documentUnread).toBe(true);
+    stalled.clear();
+    documents.set("/copied.json", { client_id: id("/oauth/client.json"), redirect_uris: [`${origin}/cb`], token_endpoint_auth_method: "none" });
+    await refusedAsClient(await postToken(remembering, codeFields(approved)), "names another client_id");
   });
 
   it("its document unreadable at sign-in and at /token: the redemption is refused, and nothing is used up", async () => {

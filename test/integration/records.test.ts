@@ -7,7 +7,7 @@ import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { sweepExpired } from "../../netlify/lib/platform/housekeeping.ts";
-import { kindOfKey, RECORD_KINDS, RECORDS, SWEPT_KINDS, UnregisteredRecord } from "../../netlify/lib/platform/records.ts";
+import { ConditionalRecord, kindOfKey, RECORD_KINDS, RECORDS, SWEPT_KINDS, UnregisteredRecord, type PlainKey } from "../../netlify/lib/platform/records.ts";
 import { blobStore, StorageUnavailable } from "../../netlify/lib/platform/store.ts";
 
 const LIB = new URL("../../netlify/lib/", import.meta.url).pathname;
@@ -17,7 +17,7 @@ describe("the store writes only declared kinds of record", () => {
   it.each(["used/x", "grant/x", "codes/", "owner/passkeys-2", "owner/other", "", "x"])("refuses every kind of write to %j, with a clear error, and writes nothing", async (key) => {
     const store = blobStore(`test-${randomUUID()}`);
     const writes = [
-      () => store.set(key, { n: 1 }),
+      () => store.set(key as PlainKey, { n: 1 }),
       () => store.setIfNew(key, { n: 1 }),
       () => store.setIfUnchanged(key, { n: 1 }, { exists: false }),
       () => store.setIfUnchanged(key, { n: 1 }, { exists: true }),
@@ -68,8 +68,48 @@ describe("the store writes only declared kinds of record", () => {
     ];
     // One key of every kind, each recognised as its own kind.
     expect(keys.map((key) => kindOfKey(key)?.name)).toEqual(RECORD_KINDS.map((kind) => kind.name));
-    for (const key of keys) await store.set(key, { n: 1 });
+    // Each as its kind is written: a plain set only where the kind allows it.
+    for (const key of keys) {
+      if (kindOfKey(key)!.writes === "plain") await store.set(key as PlainKey, { n: 1 });
+      else expect(await store.setIfNew(key, { n: 1 })).toBe(true);
+    }
     expect((await store.list("")).sort()).toEqual([...keys].sort());
+  });
+});
+
+describe("each kind is written as declared: a plain set to a kind written conditionally is refused", () => {
+  // The kinds a plain set may write: where a lost write costs a repeat at most. Every other kind
+  // is written only with setIfNew / setIfUnchanged, so no writer undoes another's write unseen.
+  const PLAIN = [RECORDS.appUsage, RECORDS.summaryRebuild, RECORDS.appApproval, RECORDS.clientFailure, RECORDS.clientKeys, RECORDS.clientLogo, RECORDS.sessionSeen, RECORDS.sweepCursor];
+
+  it("declares these kinds plain, and every other one conditional (grants, codes, counters, summaries, passkeys...)", () => {
+    expect(RECORD_KINDS.filter((kind) => kind.writes === "plain").map((kind) => kind.name)).toEqual(PLAIN.map((kind) => kind.name));
+    for (const kind of [RECORDS.grant, RECORDS.code, RECORDS.usedCode, RECORDS.appSummary, RECORDS.revocations, RECORDS.passkeys, RECORDS.throttleAddress, RECORDS.session]) {
+      expect(kind.writes, kind.name).toBe("conditional");
+    }
+  });
+
+  it("does not compile a plain set with a key of a conditional kind", async () => {
+    const store = blobStore(`test-${randomUUID()}`);
+    // The type of the key says how its kind is written: each line below is a type error.
+    // @ts-expect-error a grant is written only conditionally
+    await expect(store.set(RECORDS.grant.key("g"), { n: 1 })).rejects.toBeInstanceOf(ConditionalRecord);
+    // @ts-expect-error a key spelled as a string says nothing of its kind (at run time its kind decides: this one is plain)
+    await store.set(`${RECORDS.appUsage.prefix}a`, { n: 1 });
+    await store.set(RECORDS.appUsage.key("b"), { n: 1 });
+    expect((await store.list("")).sort()).toEqual([RECORDS.appUsage.key("a"), RECORDS.appUsage.key("b")]);
+  });
+
+  it.each(RECORD_KINDS.filter((kind) => kind.writes === "conditional").map((kind) => [kind.name, kind] as const))("%s: a plain set is refused at run time too, with a clear error, and writes nothing", async (_, kind) => {
+    const store = blobStore(`test-${randomUUID()}`);
+    const key = kind.single ? kind.prefix : `${kind.prefix}x`;
+    const error: unknown = await store.set(key as PlainKey, { n: 1 }).then(() => null, (e: unknown) => e);
+    expect(error).toBeInstanceOf(ConditionalRecord);
+    expect(error).not.toBeInstanceOf(StorageUnavailable);
+    expect((error as Error).message).toContain("written only conditionally");
+    expect(await store.list("")).toEqual([]);
+    // As declared, a conditional write goes through.
+    expect(await store.setIfNew(key, { n: 1 })).toBe(true);
   });
 });
 
@@ -110,12 +150,12 @@ describe("housekeeping sweeps every kind the registry marks as swept", () => {
   it("deletes one expired record of each swept kind and keeps the live ones and the passkeys", async () => {
     const store = blobStore(`test-${randomUUID()}`);
     for (const kind of SWEPT_KINDS) {
-      await store.set(`${kind.prefix}expired`, { [kind.expiresField]: NOW - 1 });
-      await store.set(`${kind.prefix}exactly-now`, { [kind.expiresField]: NOW });
-      await store.set(`${kind.prefix}no-expiry`, { something: "else" });
-      await store.set(`${kind.prefix}live`, { [kind.expiresField]: NOW + 1 });
+      await store.setIfNew(`${kind.prefix}expired`, { [kind.expiresField]: NOW - 1 });
+      await store.setIfNew(`${kind.prefix}exactly-now`, { [kind.expiresField]: NOW });
+      await store.setIfNew(`${kind.prefix}no-expiry`, { something: "else" });
+      await store.setIfNew(`${kind.prefix}live`, { [kind.expiresField]: NOW + 1 });
     }
-    await store.set(RECORDS.passkeys.key(), { kind: "passkeys", items: [] });
+    await store.setIfNew(RECORDS.passkeys.key(), { kind: "passkeys", items: [] });
 
     const result = await sweepExpired(store, NOW);
 

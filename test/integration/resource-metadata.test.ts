@@ -22,6 +22,13 @@ describe("protected resource metadata (RFC 9728)", () => {
     expect(other.protectedResourceMetadata({ resource: MICROPUB }).authorization_servers).toEqual(["https://auth.jane.example/"]);
   });
 
+  it("never publishes offline_access in scopes_supported, nor a scope twice, whatever the blog lists (SEP-2207)", async () => {
+    const api = resourceServer({ env: { URL: SITE } });
+    expect(api.protectedResourceMetadata({ resource: "/mcp", scopes: ["read", "offline_access", "read", "create"] }).scopes_supported).toEqual(["read", "create"]);
+    const handler = api.protectedResourceMetadataHandler({ resource: "/mcp", scopes: ["offline_access"] });
+    expect(await (await handler(get({}, `${SITE}/.well-known/oauth-protected-resource/mcp`))).json()).toMatchObject({ scopes_supported: [] });
+  });
+
   it("serves each resource's document at its path-specific well-known address, readable from any origin", async () => {
     const handler = resourceServer({ env: {} }).protectedResourceMetadataHandler([...resources, { resource: "/" }]);
     const micropub = await handler(get({}, `${SITE}/.well-known/oauth-protected-resource/micropub`));

@@ -157,6 +157,22 @@ describe("requireToken: the token, or a ready RFC 6750 answer", () => {
     expect(response.headers.get("www-authenticate")).toBe(`Bearer realm="indieauth", scope="create media", resource_metadata="${SITE}/.well-known/oauth-protected-resource/micropub"`);
   });
 
+  it("never names offline_access in a challenge, nor a scope twice, nor requires offline_access of a token (SEP-2207)", async () => {
+    const rt = await testRuntime();
+    const api = sameSite(rt);
+    const listed = ["create", "offline_access", "create", "media"];
+    for (const scope of [listed, listed.join(" ")]) {
+      const response = await expectRefusal(await api.requireToken(get(), { scope, resource: "/micropub" }), 401, null);
+      expect(response.headers.get("www-authenticate")).toBe(`Bearer realm="indieauth", scope="create media", resource_metadata="${SITE}/.well-known/oauth-protected-resource/micropub"`);
+    }
+    // A token granted without offline_access (as VS Code and ChatGPT ask) still passes; a missing
+    // real scope is named once, offline_access never.
+    const { access_token } = await tokensFor(rt);
+    expect(await api.requireToken(bearer(access_token), { scope: "create offline_access create" })).toMatchObject({ active: true });
+    const short = await expectRefusal(await api.requireToken(bearer(access_token), { scope: "media offline_access media", resource: "/micropub" }), 403, "insufficient_scope");
+    expect(short.headers.get("www-authenticate")).toMatch(/ scope="media", /);
+  });
+
   it("with requireAudience, refuses a token issued for no resource, as an MCP server must", async () => {
     const rt = await testRuntime();
     const api = sameSite(rt);

@@ -9,8 +9,8 @@ const codeKey = RECORDS.code.key;
 describe("the Blobs store", () => {
   it("round-trips JSON records and lists them by prefix", async () => {
     const store = blobStore(`test-${randomUUID()}`);
-    await store.set(codeKey("a"), { n: 1 });
-    await store.set(RECORDS.grant.key("b"), { n: 2 });
+    await store.setIfNew(codeKey("a"), { n: 1 });
+    await store.setIfNew(RECORDS.grant.key("b"), { n: 2 });
     expect(await store.get(codeKey("a"))).toEqual({ n: 1 });
     expect(await store.get(codeKey("missing"))).toBeNull();
     expect(await store.list(RECORDS.code.prefix)).toEqual([codeKey("a")]);
@@ -40,7 +40,7 @@ describe("the Blobs store", () => {
   it("setIfUnchanged replaces a record read with its version; a stale tag is refused", async () => {
     const store = blobStore(`test-${randomUUID()}`);
     const key = RECORDS.passkeys.key();
-    await store.set(key, { n: 1 });
+    await store.setIfNew(key, { n: 1 });
     const read = await store.getVersioned<{ n: number }>(key);
     expect(read.value).toEqual({ n: 1 });
     expect(await store.setIfUnchanged(key, { n: 2 }, read.version)).toBe(true);
@@ -70,7 +70,7 @@ describe("the Blobs store, against the local server: conditional writes at once"
   it(`${AT_ONCE} setIfUnchanged from one read at once: exactly one replaces it`, async () => {
     const name = `test-${randomUUID()}`;
     const key = RECORDS.passkeys.key();
-    await blobStore(name).set(key, { n: 0 });
+    await blobStore(name).setIfNew(key, { n: 0 });
     const stores = Array.from({ length: AT_ONCE }, () => blobStore(name));
     const reads = await Promise.all(stores.map((store) => store.getVersioned(key)));
     const results = await Promise.all(stores.map((store, i) => store.setIfUnchanged(key, { n: i + 1 }, reads[i]!.version)));

@@ -41,16 +41,12 @@ describe("POST /token with an authorization code", () => {
     expect(both.headers.get("content-type")).toBe("application/json");
   });
 
-  it("accepts JSON bodies and form bodies with a charset", async () => {
+  // A JSON body, and any other that is not form-encoded, is refused: standard-requests.test.ts.
+  it("accepts form bodies with a charset", async () => {
     const rt = await testRuntime();
-    const json = await postToken(rt, {}, {});
-    await expectOAuthError(json, 400, "invalid_request");
+    const empty = await postToken(rt, {}, {});
+    await expectOAuthError(empty, 400, "invalid_request");
     const { tokenEndpoint } = await import("../../netlify/lib/endpoints/token.ts");
-    const jsonBody = await tokenEndpoint(
-      new Request("https://auth.jane.example/token", { method: "POST", body: JSON.stringify(codeForm(await signInForCode(rt))), headers: { "Content-Type": "application/json" } }),
-      rt,
-    );
-    expect(jsonBody.status).toBe(200);
     const charset = await tokenEndpoint(
       new Request("https://auth.jane.example/token", {
         method: "POST",

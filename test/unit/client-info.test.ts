@@ -22,8 +22,9 @@ const bare = { clientId: CLIENT_ID, redirectUris: [], fetched: true };
 /** What a refused metadata document gives: nothing of the app's, unfetched, and why. */
 async function refusal(document: FetchedDocument): Promise<string> {
   const info = await parseClientDocument(document, CLIENT_ID);
-  // Refused for how it authenticates: also marked so (the sign-in stops, see authorization-request.ts).
-  const { authenticationRefused: _marked, ...rest } = info;
+  // Refused for how it authenticates, or for naming another client_id: also marked so (the
+  // sign-in stops, see authorization-request.ts).
+  const { authenticationRefused: _marked, identityRefused: _named, ...rest } = info;
   expect(rest).toEqual({ clientId: CLIENT_ID, redirectUris: [], fetched: false, refused: expect.any(String) });
   return info.refused!;
 }
@@ -79,6 +80,13 @@ describe("Client ID Metadata Document (JSON)", () => {
 
   it("refuses a document without client_id", async () => {
     expect(await refusal(json({ client_name: "Nameless" }))).toBe("the document has no client_id");
+  });
+
+  it("marks a document that names another client_id, or none, as one that stops the sign-in; no other refusal", async () => {
+    for (const named of [{ client_id: "https://evil.example/client/" }, {}]) {
+      expect(await parseClientDocument(json({ ...named, client_name: "X" }), CLIENT_ID), JSON.stringify(named)).toMatchObject({ identityRefused: true });
+    }
+    expect(await parseClientDocument(json(valid({ client_secret: "s" })), CLIENT_ID)).not.toHaveProperty("identityRefused");
   });
 
 

@@ -63,7 +63,7 @@ const HEAVY = ["@simplewebauthn/server", "microformats-parser", "parse5", "bcryp
 describe("prebuilt functions", () => {
   it("builds one folder per function source", async () => {
     expect([...built.keys()]).toEqual(await functionNames());
-    expect([...built.keys()]).toEqual(expect.arrayContaining(["auth", "approve", "token", "introspect", "revoke", "userinfo", "metadata", "passkeys", "account", "self-test", "cleanup"]));
+    expect([...built.keys()]).toEqual(expect.arrayContaining(["auth", "approve", "token", "introspect", "revoke", "userinfo", "metadata", "register", "passkeys", "account", "self-test", "cleanup"]));
   });
 
   it("writes each entry module with a literal config that ships the folder as built", async () => {
@@ -98,7 +98,7 @@ describe("prebuilt functions", () => {
   });
 
   it("imports with no environment at all (the top level of a function reads nothing)", () => {
-    for (const name of ["token", "auth", "passkeys"]) {
+    for (const name of ["token", "auth", "passkeys", "register"]) {
       const run = spawnSync(process.execPath, ["--input-type=module", "-e", "const m = await import(process.argv[1]); process.stdout.write(typeof m.default);", pathToFileURL(join(out, name, `${name}.mjs`)).href], {
         encoding: "utf8",
         env: { PATH: process.env.PATH ?? "" },

@@ -10,6 +10,9 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { localAddresses, parseDevArguments, serveArguments } from "../../scripts/blog-dev-plan.ts";
 import { commandFor } from "../../scripts/commands.ts";
+import { DEV_ADDRESSES_VARIABLE, devAddressesValue, takeDevAddresses } from "../../scripts/dev-addresses.ts";
+import { committableEnvFiles, envNotIgnored } from "../../scripts/env-ignored.ts";
+import { serveOutputFilter } from "../../scripts/serve-output.ts";
 import { CODE_VERIFIER, readyMessage, redeemCommand, signInUrl } from "../../scripts/local-sign-in.ts";
 import { listeningNote, listenOn, parseHost, parsePort } from "../../scripts/ports.ts";
 import { freePort } from "../helpers/netlify-dev.ts";
@@ -120,6 +123,91 @@ describe("npx netlify-indieauth dev: the server's addresses", () => {
     const { env, notes } = localAddresses(9000, {}, {});
     expect(env.ME).toBe("http://localhost:9000/");
     expect(notes[0]).toContain("ME is not set");
+  });
+});
+
+describe("npx netlify-indieauth dev: the run's addresses in the build plugin", () => {
+  // netlify serve's build reads .env over the shell: the plugin takes the run's values from a
+  // variable of their own, or the pages would say .env's port while the tokens say the run's.
+  it("sets the run's ME and BASE_URL over .env's, and says so", () => {
+    const build: NodeJS.ProcessEnv = { CONTEXT: "dev", ME: "http://localhost:8888/", SECRET: "kept", [DEV_ADDRESSES_VARIABLE]: devAddressesValue({ ME: "http://localhost:9000/", BASE_URL: "http://localhost:9000", SECRET: "not carried" }) };
+    expect(takeDevAddresses(build)).toEqual([
+      "ME=http://localhost:9000/ for this run of npx netlify-indieauth dev (not http://localhost:8888/, from .env)",
+      "BASE_URL=http://localhost:9000 for this run of npx netlify-indieauth dev",
+    ]);
+    expect(build).toMatchObject({ ME: "http://localhost:9000/", BASE_URL: "http://localhost:9000", SECRET: "kept" });
+    expect(takeDevAddresses(build)).toEqual([]);
+  });
+
+  it("changes nothing in production, nor for a value that is not the command's", () => {
+    const value = devAddressesValue({ ME: "http://localhost:9000/" });
+    const production: NodeJS.ProcessEnv = { CONTEXT: "production", ME: "https://jane.example/", [DEV_ADDRESSES_VARIABLE]: value };
+    expect(takeDevAddresses(production)).toEqual([]);
+    expect(production.ME).toBe("https://jane.example/");
+    const garbled: NodeJS.ProcessEnv = { ME: "https://jane.example/", [DEV_ADDRESSES_VARIABLE]: "{not json" };
+    expect(takeDevAddresses(garbled)).toEqual([]);
+    expect(garbled.ME).toBe("https://jane.example/");
+  });
+});
+
+describe("npx netlify-indieauth dev: a .env git would commit", () => {
+  it("is found in a repository that does not ignore it (netlify-cli's own .gitignore names .netlify alone), and not once ignored", () => {
+    const dir = mkdtempSync(join(tmpdir(), "env-ignored-"));
+    try {
+      writeFileSync(join(dir, ".env"), "SECRET=x\n");
+      expect(committableEnvFiles(dir)).toEqual([]);
+      expect(spawnSync("git", ["init", "-q"], { cwd: dir }).status).toBe(0);
+      writeFileSync(join(dir, ".gitignore"), "# Local Netlify folder\n.netlify\n");
+      expect(committableEnvFiles(dir)).toEqual([".env"]);
+      expect(envNotIgnored([".env"])).toBe("Warning: .env holds your SECRET and PASSWORD_HASH, and git would commit it. Add `.env` to the blog's .gitignore (with node_modules/ and .netlify/).");
+      writeFileSync(join(dir, ".gitignore"), "node_modules/\n.netlify/\n.env\n");
+      expect(committableEnvFiles(dir)).toEqual([]);
+      // The other files netlify-cli reads are checked too.
+      writeFileSync(join(dir, ".env.local"), "SECRET=x\n");
+      expect(committableEnvFiles(dir)).toEqual([".env.local"]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("npx netlify-indieauth dev: netlify-cli's output", () => {
+  const through = (lines: string[]) => {
+    const filter = serveOutputFilter();
+    return [...lines.flatMap((line) => filter.line(line)), ...filter.end()];
+  };
+
+  it("leaves out what is harmless here and rewords what would mislead, passing the rest as it is", () => {
+    const rule = "---------------------------";
+    expect(
+      through([
+        "⬥ Ignored general context env var: LANG (defined in process)",
+        "⬥ Ignored .env file env var: ME (defined in process)",
+        "\x1b[36m⬥\x1b[39m Building project for production",
+        "⬥ Changes will not be hot-reloaded, so if you need to rebuild your project you must exit and run 'netlify serve' again",
+        "Warning: could not fetch latest plugins list. Plugins versions might not be the latest.",
+        "fetch failed",
+        "netlify-indieauth: pages in public/indieauth/",
+        "⬥ Edge functions are disabled. Run without the --internal-disable-edge-functions flag to enable them.",
+        rule,
+        "Error: Unable to open browser automatically: Running inside a docker container",
+        "Please open your browser and open the URL below:",
+        "http://localhost:9000",
+        rule,
+        "   │   Local dev server ready: http://localhost:9000   │",
+      ]),
+    ).toEqual([
+      "⬥ Ignored .env file env var: ME (defined in process)",
+      "⬥ Building the blog and the server (development context)",
+      "⬥ Changes are not picked up while it runs: stop it (Ctrl+C) and run npx netlify-indieauth dev again",
+      "netlify-indieauth: pages in public/indieauth/",
+      "⬥ Edge functions do not run in this local trial (the IndieAuth server needs none)",
+      "   │   Local dev server ready: http://localhost:9000   │",
+    ]);
+  });
+
+  it("keeps a failed fetch that is not the plugin list's, and a rule that frames something else", () => {
+    expect(through(["fetch failed", "----------", "a table", "----------"])).toEqual(["fetch failed", "----------", "a table", "----------"]);
   });
 });
 

@@ -32,6 +32,8 @@ describe("netlify.toml", () => {
     ["/token", "token"],
     ["/introspect", "introspect"],
     ["/revoke", "revoke"],
+    ["/register", "register"],
+    ["/register/*", "register"],
     ["/userinfo", "userinfo"],
     ["/indieauth/self-test/me", "self-test"],
     ["/indieauth/api/account", "account"],

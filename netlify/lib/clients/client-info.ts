@@ -98,12 +98,17 @@ function hasPrivateKeyMaterial(jwks: unknown): boolean {
   return jwks.keys.some((key) => isRecord(key) && PRIVATE_JWK_MEMBERS.some((member) => Object.hasOwn(key, member)));
 }
 
-/** Why a document's content is refused (draft 4, 4.1), or null. */
-function contentRefusal(json: Record<string, unknown>, clientId: string): string | null {
-  // Simple string comparison (draft 3, 4): the document names the very client_id it was fetched
-  // for, or it could be a copy of another app's metadata.
+/** Why a document does not speak for the client_id it was fetched for (draft 4, 5.1), or null:
+ * by simple string comparison (draft 3), it names that very client_id, or it could be a copy of
+ * another app's metadata. */
+function identityRefusal(json: Record<string, unknown>, clientId: string): string | null {
   if (typeof json.client_id !== "string") return "the document has no client_id";
   if (json.client_id !== clientId) return `the document's client_id (${json.client_id.slice(0, 200)}) is not exactly its own URL`;
+  return null;
+}
+
+/** Why a document's content is refused (draft 4, 4.1), or null. */
+function contentRefusal(json: Record<string, unknown>): string | null {
   const secret = Object.keys(json).find((name) => name.startsWith("client_secret"));
   if (secret !== undefined) return `the document holds ${secret}, but a public document cannot hold a secret`;
   if (hasPrivateKeyMaterial(json.jwks)) return "the document publishes private key material";
@@ -112,7 +117,9 @@ function contentRefusal(json: Record<string, unknown>, clientId: string): string
 
 function fromMetadata(json: unknown, doc: FetchedDocument, clientId: string): ClientInfo {
   if (!isRecord(json)) return refusedClient(clientId, "the document is not a JSON object");
-  const refusal = contentRefusal(json, clientId);
+  const identity = identityRefusal(json, clientId);
+  if (identity !== null) return { ...refusedClient(clientId, identity), identityRefused: true };
+  const refusal = contentRefusal(json);
   if (refusal !== null) return refusedClient(clientId, refusal);
   const declared = declaredAuthentication(json);
   if ("refused" in declared) return { ...refusedClient(clientId, declared.refused), authenticationRefused: true };

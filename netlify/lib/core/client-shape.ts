@@ -12,6 +12,10 @@ export interface ClientDisplay {
    * program on a computer, which any other program there could stand in for. The sign-in page
    * warns (MCP authorization, "Client ID Metadata Documents": SHOULD). Set by the server only. */
   loopbackOnly?: true;
+  /** It registered itself here (POST /register): its name is its own claim, and its client_id is
+   * on this server, so the sign-in page shows where it sends the answer instead (the redirect
+   * URI's host, or its scheme). Set by the server only. */
+  registered?: true;
 }
 
 /** What discovery found that the display is made from. */
@@ -33,7 +37,9 @@ export function clientDisplay(from: Discovered): ClientDisplay {
   if (from.logoUri) display.logoUri = from.logoUri;
   if (from.uri) display.uri = from.uri;
   const redirects = from.redirectUris ?? [];
-  if (from.metadataDocument === true && redirects.length > 0 && redirects.every(isLoopbackUri)) display.loopbackOnly = true;
+  // A registered app's page says where it sends the answer, loopback included (its own words).
+  if (from.registered === true) display.registered = true;
+  else if (from.metadataDocument === true && redirects.length > 0 && redirects.every(isLoopbackUri)) display.loopbackOnly = true;
   return display;
 }
 
@@ -81,6 +87,9 @@ export interface ClientInfo extends ClientDisplay {
   /** Refused for how it says the app authenticates (a shared secret, keys missing, ambiguous):
    * the app cannot be held to it, so it is not let in as a public client either. */
   authenticationRefused?: true;
+  /** Refused because the document names another client_id, or none (CIMD draft 4, 5.1): it may
+   * be a copy of another app's document, so the sign-in stops rather than go on without it. */
+  identityRefused?: true;
   /** This deployment as its own client (clients/own-client.ts): exactly the listed redirect URIs (its
    * own pages), and at most these scopes. */
   own?: { scopes: readonly string[] };

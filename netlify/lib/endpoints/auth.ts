@@ -6,12 +6,13 @@ import { authorize } from "./authorize.ts";
 import { serveClientLogo } from "./client-logo.ts";
 import { redeemForProfile } from "./profile-redemption.ts";
 import { removingRetiredSessionCookie } from "./retired-session-cookie.ts";
-import { withAuthorizeLog } from "./sign-in-steps.ts";
+import { withAuthorizeLog, withProfileLog } from "./sign-in-steps.ts";
 
 const signIn = removingRetiredSessionCookie(
   endpoint({
     GET: { answers: "page", run: withAuthorizeLog(authorize) },
-    POST: { answers: "json", run: redeemForProfile },
+    // The code's redemption, as at the token endpoint (spec 5.3.1): form-encoded, no parameter twice.
+    POST: { answers: "json", body: { accepts: "oauth-form", repeatable: ["resource"] }, run: withProfileLog(redeemForProfile) },
   }),
 );
 

@@ -9,6 +9,7 @@ import { HOME_PAGE, SIGN_IN_PAGE } from "../pages/paths.ts";
 import { writeSignInFragment } from "../pages/sign-in-fragment.ts";
 import { checkAuthorizationRequest } from "../protocol/authorization-request.ts";
 import { requestTooLarge, signRequest } from "../protocol/request-object.ts";
+import { registeredClientInfo } from "../protocol/registered-clients.ts";
 import { defaultScopesFor } from "../protocol/resource-default-scopes.ts";
 import { policyOf } from "./approval-policy.ts";
 import { errorsMayRedirect } from "./error-redirects.ts";
@@ -22,7 +23,9 @@ export async function authorize(ctx: RequestContext): Promise<Response> {
     params,
     ownerMe: ctx.config.me,
     discover: (clientId) => ctx.rt.discover(clientId, ctx.rt.store),
-    knownClient: (clientId) => ownClientInfo(ctx.config.baseUrl, clientId),
+    // Known without a fetch: this deployment itself, and an app that registered itself here
+    // (its client_id carries its registration, signed; this server never fetches its own address).
+    knownClient: (clientId) => ownClientInfo(ctx.config.baseUrl, clientId) ?? registeredClientInfo(ctx.config.baseUrl, ctx.config.keys.registration, clientId),
     errorsMayRedirect: (clientId, redirectUri) => errorsMayRedirect(ctx, clientId, redirectUri),
     onRedirectUriVerified: (target) => ctx.replyTo(target),
     defaultScopes: (resource) => defaultScopesFor(resource, ctx.config, ctx.rt.resourceScopes),

@@ -4,6 +4,7 @@ import { endpoint } from "../http/endpoint.ts";
 import { json } from "../http/responses.ts";
 import { SUPPORTED_SCOPES } from "../protocol/scopes.ts";
 import { ASSERTION_ALGORITHMS } from "../clients/client-keys.ts";
+import { REGISTRATION_PATH } from "../protocol/registered-clients.ts";
 
 export function metadataDocument(config: Config): Record<string, unknown> {
   const base = config.baseUrl;
@@ -14,8 +15,14 @@ export function metadataDocument(config: Config): Record<string, unknown> {
     introspection_endpoint: `${base}/introspect`,
     introspection_endpoint_auth_methods_supported: ["Bearer"],
     revocation_endpoint: `${base}/revoke`,
-    revocation_endpoint_auth_methods_supported: ["none"],
+    // A private_key_jwt client revokes with its assertion, as it redeems (revoking-client.ts).
+    revocation_endpoint_auth_methods_supported: ["none", "private_key_jwt"],
+    revocation_endpoint_auth_signing_alg_values_supported: [...ASSERTION_ALGORITHMS],
     userinfo_endpoint: `${base}/userinfo`,
+    // RFC 7591, for hosts without a metadata document (Cursor, MCP Inspector v0.x): public clients
+    // only, nothing stored (protocol/registered-clients.ts). Hosts that have a document use it
+    // first, when client_id_metadata_document_supported says they may (MCP 2025-11-25).
+    registration_endpoint: `${base}${REGISTRATION_PATH}`,
     scopes_supported: SUPPORTED_SCOPES,
     response_types_supported: ["code"],
     grant_types_supported: ["authorization_code", "refresh_token"],

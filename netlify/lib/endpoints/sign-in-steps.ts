@@ -1,4 +1,4 @@
-// GET /auth and the approve step, as the connection doctor logs them (connection-steps.ts).
+// GET /auth, the approve step and POST /auth, as the connection doctor logs them (connection-steps.ts).
 import type { RequestContext } from "../http/endpoint.ts";
 import type { Handler } from "../http/endpoint.ts";
 import { attemptLinks } from "../owner/connection-log.ts";
@@ -52,5 +52,20 @@ const approveSteps: Steps = async (ctx, outcome, at) => {
   return [{ clientId, step: "approved", ok: true, at, links: [...links, attemptLinks.code(code)], approvedClient: true }];
 };
 
+/** POST /auth: a code redeemed for the profile URL, or refused (with the exact OAuth error). */
+const profileSteps: Steps = async (ctx, outcome, at) => {
+  const form = await ctx.form();
+  const clientId = loggableClient(form.get("client_id"));
+  const code = form.get("code");
+  if (!clientId) return [];
+  const links = code ? [attemptLinks.code(code)] : [];
+  if ("error" in outcome) {
+    const why = refusal(outcome.error);
+    return why ? [{ clientId, step: "profile", ok: false, at, ...why, links }] : [];
+  }
+  return outcome.response.ok ? [{ clientId, step: "profile", ok: true, at, links, approvedClient: true }] : [];
+};
+
 export const withAuthorizeLog = (run: Handler): Handler => logged(run, authorizeSteps);
+export const withProfileLog = (run: Handler): Handler => logged(run, profileSteps);
 export const withApproveLog = (run: Handler): Handler => logged(run, approveSteps);

@@ -57,5 +57,6 @@ export async function verifyToken(ctx: RequestContext, form: URLSearchParams | n
 
 export const introspectionEndpoint = endpoint({
   cors: true,
-  POST: { answers: "json", run: async (ctx) => verifyToken(ctx, await ctx.form()) },
+  // RFC 7662 2.1: form-encoded; RFC 6749 3.1: no parameter twice.
+  POST: { answers: "json", body: { accepts: "oauth-form" }, run: async (ctx) => verifyToken(ctx, await ctx.form()) },
 });

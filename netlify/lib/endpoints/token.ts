@@ -104,7 +104,7 @@ async function refreshTokenGrant(ctx: RequestContext, form: URLSearchParams): Pr
 async function tokenRequest(ctx: RequestContext): Promise<Response> {
   // A Basic credential is checked before anything is redeemed, so a refused one consumes nothing.
   const form = withClientCredentials(ctx.req, await ctx.form());
-  if (form.get("action") === "revoke") return revokeToken(ctx.rt, form, ctx.config.keys.refreshToken, ctx.requester.waitUntil);
+  if (form.get("action") === "revoke") return revokeToken(ctx, form, "/token");
   const grantType = form.get("grant_type");
   if (grantType === "authorization_code") return authorizationCodeGrant(ctx, form);
   if (grantType === "refresh_token") return refreshTokenGrant(ctx, form);
@@ -116,5 +116,7 @@ export const tokenEndpoint = endpoint({
   cors: true,
   // The legacy token verification: the same answer as POST /introspect.
   GET: { answers: "json", run: (ctx) => verifyToken(ctx, null) },
-  POST: { answers: "json", run: withTokenLog(tokenRequest) },
+  // RFC 6749 3.1, 3.2: form-encoded, no parameter twice (RFC 8707's resource may repeat: refused
+  // as invalid_target, one resource per grant).
+  POST: { answers: "json", body: { accepts: "oauth-form", repeatable: ["resource"] }, run: withTokenLog(tokenRequest) },
 });

@@ -1,37 +1,68 @@
-// Reading request bodies: form-encoded, multipart, or (for the JSON APIs) a flat JSON object,
-// refusing oversized bodies before they are parsed.
+// Reading request bodies, refusing oversized ones before they are parsed. Each route declares
+// the body it accepts (http/endpoint.ts): the OAuth endpoints the standard's form only; the
+// owner's pages and console fields however a browser or their scripts post them.
 import { InvalidRequest, PayloadTooLarge } from "../errors.ts";
 
 /** Bodies larger than this are refused with 413 before parsing. */
 export const MAX_BODY_BYTES = 64 * 1024;
 
-/** Reads a form body (urlencoded or multipart, or a flat JSON object when `json` is allowed),
- * refusing oversized bodies before parsing. */
-export async function readForm(req: Request, maxBytes = MAX_BODY_BYTES, options: { json?: boolean } = {}): Promise<URLSearchParams> {
+/** The body a route accepts.
+ * - `oauth-form`: `application/x-www-form-urlencoded` only, each parameter at most once (RFC 6749
+ *   3.1 and 3.2, RFC 7009 2.1, RFC 7662 2.1), but those named `repeatable` (RFC 8707 lets
+ *   `resource` repeat; the handler then answers that its own way). A body without a Content-Type
+ *   is read as a form (the only way it is read here; Python's requests sends a string body so),
+ *   and an empty body as no parameters, whatever its type.
+ * - `fields`: urlencoded or multipart, or a flat JSON object where `json` is true. */
+export type BodyRule = { accepts: "oauth-form"; repeatable?: readonly string[] } | { accepts: "fields"; json: boolean };
+
+const FORM_TYPE = "application/x-www-form-urlencoded";
+
+/** Reads a body as the route's rule says, refusing oversized bodies before parsing. */
+export async function readForm(req: Request, rule: BodyRule, maxBytes = MAX_BODY_BYTES): Promise<URLSearchParams> {
   const declared = Number(req.headers.get("content-length") ?? "0");
   if (declared > maxBytes) throw new PayloadTooLarge(`The request body is larger than ${maxBytes} bytes.`);
   const type = (req.headers.get("content-type") ?? "").split(";", 1)[0]!.trim().toLowerCase();
+  // Read (up to the limit) before the type is judged: an oversized body is a 413 whatever it is.
   const body = await readLimited(req, maxBytes);
-  if (type === "application/x-www-form-urlencoded" || (type === "" && body.length > 0)) {
-    return new URLSearchParams(new TextDecoder().decode(body));
-  }
-  if (type === "multipart/form-data") {
-    try {
-      const form = await new Response(new Uint8Array(body), { headers: { "content-type": req.headers.get("content-type")! } }).formData();
-      const params = new URLSearchParams();
-      for (const [key, value] of form) if (typeof value === "string") params.append(key, value);
-      return params;
-    } catch {
-      throw new InvalidRequest("The multipart body could not be read.");
-    }
-  }
-  if (options.json && (type === "application/json" || type.endsWith("+json"))) return jsonToParams(body);
+  if (rule.accepts === "oauth-form") return oauthForm(type, body, rule.repeatable ?? []);
+  if (type === FORM_TYPE || (type === "" && body.length > 0)) return urlencoded(body);
+  if (type === "multipart/form-data") return multipart(req, body);
+  if (rule.json && (type === "application/json" || type.endsWith("+json"))) return jsonToParams(body);
   if (body.length === 0) return new URLSearchParams();
   throw new InvalidRequest("The body must be application/x-www-form-urlencoded.");
 }
 
-/** A JSON body of string values (and arrays of strings), read as form fields. */
-function jsonToParams(body: Buffer): URLSearchParams {
+/** RFC 6749 3.2 (and 7009 2.1, 7662 2.1): the parameters come form-encoded; 3.1: none of them
+ * twice, since another party (a proxy, a library) may read the other value. */
+function oauthForm(type: string, body: Buffer, repeatable: readonly string[]): URLSearchParams {
+  if (body.length === 0) return new URLSearchParams();
+  if (type !== FORM_TYPE && type !== "") {
+    throw new InvalidRequest("The body must be application/x-www-form-urlencoded (RFC 6749 3.2): a JSON, multipart or text body is not read here.");
+  }
+  const params = urlencoded(body);
+  const seen = new Set<string>();
+  for (const name of params.keys()) {
+    if (seen.has(name) && !repeatable.includes(name)) throw new InvalidRequest(`The parameter ${name} is given more than once.`);
+    seen.add(name);
+  }
+  return params;
+}
+
+const urlencoded = (body: Buffer): URLSearchParams => new URLSearchParams(new TextDecoder().decode(body));
+
+async function multipart(req: Request, body: Buffer): Promise<URLSearchParams> {
+  try {
+    const form = await new Response(new Uint8Array(body), { headers: { "content-type": req.headers.get("content-type")! } }).formData();
+    const params = new URLSearchParams();
+    for (const [key, value] of form) if (typeof value === "string") params.append(key, value);
+    return params;
+  } catch {
+    throw new InvalidRequest("The multipart body could not be read.");
+  }
+}
+
+/** A body that must be one JSON object. */
+function jsonObject(body: Buffer): Record<string, unknown> {
   let value: unknown;
   try {
     value = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(body));
@@ -39,8 +70,23 @@ function jsonToParams(body: Buffer): URLSearchParams {
     throw new InvalidRequest("The JSON body could not be parsed.");
   }
   if (typeof value !== "object" || value === null || Array.isArray(value)) throw new InvalidRequest("The JSON body must be an object.");
+  return value as Record<string, unknown>;
+}
+
+/** A JSON object of any members (RFC 7591 client metadata: lists, objects, numbers), as sent
+ * with Content-Type application/json, refused when larger than `maxBytes` before it is parsed. */
+export async function readJsonObject(req: Request, maxBytes: number): Promise<Record<string, unknown>> {
+  const declared = Number(req.headers.get("content-length") ?? "0");
+  if (declared > maxBytes) throw new PayloadTooLarge(`The request body is larger than ${maxBytes} bytes.`);
+  const type = (req.headers.get("content-type") ?? "").split(";", 1)[0]!.trim().toLowerCase();
+  if (type !== "application/json" && !type.endsWith("+json")) throw new InvalidRequest("The body must be a JSON object, sent as application/json.");
+  return jsonObject(await readLimited(req, maxBytes));
+}
+
+/** A JSON body of string values (and arrays of strings), read as form fields. */
+function jsonToParams(body: Buffer): URLSearchParams {
   const params = new URLSearchParams();
-  for (const [key, field] of Object.entries(value)) {
+  for (const [key, field] of Object.entries(jsonObject(body))) {
     const values = Array.isArray(field) ? field : [field];
     for (const item of values) {
       if (typeof item !== "string") throw new InvalidRequest(`The JSON field ${key} must be a string.`);

@@ -1,13 +1,13 @@
 // The frame every endpoint runs in. An endpoint declares what it is: its paths and methods,
-// whether each answers JSON or pages, whether other origins may read it (CORS), and which
-// posts must come from this site's own pages. The frame alone answers OPTIONS, unknown paths,
-// wrong methods, an incomplete setup, cross-site posts, storage outages and anything thrown;
-// the handlers only do their own work.
+// whether each answers JSON or pages, the body each accepts, whether other origins may read it
+// (CORS), and which posts must come from this site's own pages. The frame alone answers OPTIONS,
+// unknown paths, wrong methods, an incomplete setup, cross-site posts, bodies a route does not
+// accept, storage outages and anything thrown; the handlers only do their own work.
 import { AccessDenied, MethodNotAllowed, NotFound, SetupIncomplete } from "../errors.ts";
 import { describeProblems, type Config, type ConfigProblem } from "../platform/config.ts";
 import type { Runtime } from "../platform/runtime.ts";
 import { answerError, type Answers, type ClientReply } from "./answer-error.ts";
-import { readForm } from "./body.ts";
+import { readForm, readJsonObject, type BodyRule } from "./body.ts";
 import { preflight, readableByAnyOrigin } from "./cors.ts";
 import { isSameOriginPost } from "./request.ts";
 
@@ -33,8 +33,10 @@ export interface RequestContext {
   readonly rt: Runtime;
   readonly config: Config;
   readonly requester: Requester;
-  /** The body as form fields (JSON too, for the JSON APIs), read once. */
+  /** The body as form fields, read once, as the route's `body` rule reads it. */
   form(): Promise<URLSearchParams>;
+  /** The body as one JSON object of any members, for a route that says `jsonBody`; read once. */
+  json(): Promise<Record<string, unknown>>;
   /** From here on, refusals that may go to the client go to this verified URI: redirected
    * when it is trusted, else as a link on the page that shows the refusal. */
   replyTo(target: ReplyTarget): void;
@@ -47,6 +49,12 @@ export interface Route {
   run: Handler;
   /** Posts from other sites are refused (403), with these words. */
   sameOriginOnly?: string;
+  /** The body it accepts (http/body.ts). Unsaid: urlencoded or multipart fields, and a flat JSON
+   * object where it answers JSON, as the owner's pages and console post them. */
+  body?: BodyRule;
+  /** The body is one JSON object of any members, up to this many bytes (RFC 7591 client
+   * metadata), read by ctx.json() instead of as form fields. */
+  jsonBody?: { maxBytes: number };
 }
 
 type Method = "GET" | "POST";
@@ -78,17 +86,21 @@ async function runRoute(route: Route, req: Request, rt: Runtime, requester: Requ
     const { config } = rt.config;
     if (route.sameOriginOnly !== undefined && !isSameOriginPost(req, config.baseUrl)) throw new AccessDenied(route.sameOriginOnly);
     let form: Promise<URLSearchParams> | undefined;
+    let body: Promise<Record<string, unknown>> | undefined;
+    const { jsonBody } = route;
     const ctx: RequestContext = {
       req,
       url: new URL(req.url),
       rt,
       config,
       requester,
-      form: () => (form ??= readForm(req, undefined, { json: route.answers === "json" })),
+      form: () => (form ??= readForm(req, route.body ?? { accepts: "fields", json: route.answers === "json" })),
+      json: () => (body ??= jsonBody ? readJsonObject(req, jsonBody.maxBytes) : Promise.reject(new TypeError("this route reads no JSON object"))),
       replyTo: (target) => (reply = { ...target, issuer: config.issuer }),
     };
-    // Every body is read, and refused when too large or malformed, before any work is done.
-    if (req.method === "POST") await ctx.form();
+    // Every body is read, and refused when too large, malformed or not what the route accepts,
+    // before any work is done.
+    if (req.method === "POST") await (jsonBody ? ctx.json() : ctx.form());
     return await route.run(ctx);
   } catch (error) {
     return answerError(error, route.answers, reply, req);

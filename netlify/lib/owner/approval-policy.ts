@@ -33,6 +33,8 @@ export interface PolicyRequest {
   prompt?: readonly PromptValue[];
   /** What was read to know the app (absent: nothing). */
   clientRead?: ClientRead;
+  /** Whether the app registered itself here (POST /register). */
+  client?: { registered?: true };
 }
 
 interface PolicyInput {
@@ -63,7 +65,8 @@ export interface ApprovalPolicy {
 function confirmReason(config: Config, request: PolicyRequest): ConfirmReason {
   if (sharesOriginWithSite(config)) return "shared-origin";
   if (request.prompt?.includes("login")) return "login";
-  return cannotTellAccountsApart(request) ? "shared-app" : "new-app";
+  if (!cannotTellAccountsApart(request)) return "new-app";
+  return request.client?.registered === true ? "registered-app" : "shared-app";
 }
 
 export function approvalPolicy({ store, config, req, now }: PolicyInput): ApprovalPolicy {

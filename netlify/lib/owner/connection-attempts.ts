@@ -21,7 +21,8 @@ const LINKS_PER_ATTEMPT = 4;
 /** Longest text kept of what a client or an error said. */
 export const LOG_TEXT_LIMIT = 100;
 
-export type ConnectionStep = "request" | "document" | "consent" | "approved" | "denied" | "code" | "refresh" | "resource";
+/** `profile`: a code redeemed at POST /auth for the profile URL (a sign-in, no token). */
+export type ConnectionStep = "request" | "document" | "consent" | "approved" | "denied" | "code" | "profile" | "refresh" | "resource";
 
 export interface StoredStep {
   step: ConnectionStep;
@@ -65,7 +66,7 @@ const GENUINE_TOKEN_REFUSALS = new Set(["wrong-resource", "insufficient_scope", 
  * every other step (a sign-in page opened, a Deny, a made-up code or token refused). */
 export function showsSignIn(step: Pick<StoredStep, "step" | "ok" | "error">): boolean {
   if (step.step === "resource") return GENUINE_TOKEN_REFUSALS.has(step.error ?? "");
-  return step.ok && (step.step === "approved" || step.step === "code" || step.step === "refresh");
+  return step.ok && (step.step === "approved" || step.step === "code" || step.step === "profile" || step.step === "refresh");
 }
 
 const short = (value: string) => secretHash(value).slice(0, 22);
@@ -97,13 +98,16 @@ export function tiersOf(record: { attempts: StoredAttempt[]; anonymous?: unknown
 }
 
 /** The order of an attempt's steps at the same moment: the protocol's own. */
-const STEP_ORDER: readonly ConnectionStep[] = ["request", "document", "consent", "approved", "denied", "code", "refresh", "resource"];
-const inOrder = (a: StoredStep, b: StoredStep) => a.at - b.at || STEP_ORDER.indexOf(a.step) - STEP_ORDER.indexOf(b.step);
+const STEP_RANK: Record<ConnectionStep, number> = { request: 0, document: 1, consent: 2, approved: 3, denied: 4, code: 5, profile: 6, refresh: 7, resource: 8 };
+/** An attempt the owner answered: a later request with the same PKCE challenge (a sign-in link
+ * used again, as the README's by hand is) starts an attempt of its own. */
+const answered = (attempt: StoredAttempt) => attempt.steps.some((s) => s.step === "approved" || s.step === "denied");
+const inOrder = (a: StoredStep, b: StoredStep) => a.at - b.at || STEP_RANK[a.step] - STEP_RANK[b.step];
 
 /** The tiers with the step added: to every attempt it links to (made one: the steps of one
  * attempt are written after their answers, so a code refused at /token may be logged before the
  * approval that issued it), else as a new one; the newest first, the old and the surplus
- * dropped. A step anyone can cause joins a signed-in attempt only through a held link, and
+ * dropped. By the PKCE challenge alone it joins only an attempt not yet answered. A step anyone can cause joins a signed-in attempt only through a held link, and
  * otherwise stays in the anonymous tier; a step that shows a sign-in takes its attempt to the
  * signed-in tier, where it stays. */
 export function withStep(tiers: AttemptTiers, event: StepEvent): AttemptTiers {
@@ -111,7 +115,7 @@ export function withStep(tiers: AttemptTiers, event: StepEvent): AttemptTiers {
   const step: StoredStep = { ...rest, ...(event.detail !== undefined ? { detail: logText(event.detail) } : {}) };
   const live = (list: StoredAttempt[]) => list.filter((a) => a.at > event.at - RETENTION_MS);
   const signedIn = showsSignIn(step);
-  const linkedBy = (usable: (link: string) => boolean) => (a: StoredAttempt) => a.links.some((link) => usable(link) && links.includes(link));
+  const linkedBy = (usable: (link: string) => boolean) => (a: StoredAttempt) => a.links.some((link) => usable(link) && links.includes(link) && (heldLink(link) || !answered(a)));
   const joinsMain = linkedBy(signedIn ? () => true : heldLink);
   const joinsAnonymous = linkedBy(() => true);
   const [main, anonymousTier] = [live(tiers.attempts), live(tiers.anonymous)];

@@ -12,6 +12,7 @@ const STEP_PLACES: Record<string, string> = {
   approved: "your approval",
   denied: "your answer",
   code: "the token endpoint",
+  profile: "the sign-in's redemption at /auth",
   refresh: "a refresh",
   resource: "your blog's check of the token",
 };
@@ -23,6 +24,7 @@ const ANONYMOUS_ENDS: Record<string, string> = {
   consent: "the sign-in page was opened (by anyone who has the link)",
   denied: "the request was denied on the sign-in page (Deny takes no password)",
   code: "a code was refused at the token endpoint",
+  profile: "a code was refused at /auth",
   refresh: "a refresh token was refused at the token endpoint",
   resource: "your blog refused a token",
 };
@@ -40,7 +42,7 @@ const REQUEST_FIXES: Record<string, string> = {
 /** Fixes for the OAuth errors /token answers to a code redemption or a refresh. */
 const TOKEN_FIXES: Record<string, string> = {
   invalid_grant: `The code (or refresh token) was refused: a code lives 10 minutes and works once, with the same redirect_uri and the code_verifier of its code_challenge; a refresh token works once. Using one twice revokes the connection. ${RECONNECT}`,
-  invalid_client: "The app did not identify itself as its client document declares: a public client sends its client_id; one that declares private_key_jwt sends a signed client_assertion.",
+  invalid_client: "The app did not identify itself as its client document declares: a public client sends its client_id and no client_secret (this server issues none); one that declares private_key_jwt sends a signed client_assertion.",
   invalid_target: "The resource sent to /token is not the one the app asked for at sign-in. The app must send the same resource (your MCP URL) both times.",
   invalid_scope: "The app asked /token for more than you approved. It should ask for the approved scopes, or none.",
   invalid_request: "The app's token request lacks a parameter (the message says which). Update the app.",
@@ -60,15 +62,18 @@ const RESOURCE_REFUSALS: Record<string, { says: string; fix: string }> = {
   malformed: { says: "Your blog refused the token: it is not a token of this server.", fix: "The app is configured with another server's token. Reconnect it." },
 };
 
+const NOT_REDEEMED = "The app has not redeemed its code (at /token for a token, or at /auth for a sign-in): it may have failed to reach this server, or given up. Try again; if it repeats, the app's logs say why.";
+
 const TOKEN_IN_HAND = "The app holds a token now. If it still says it is not connected, it never called your MCP server with it: run Check my MCP server below, then reconnect; for claude.ai, report the connection's reference (ofid_…) to Anthropic.";
 
 function detail(step: StoredStep): string {
   return step.detail ? `: ${step.detail}` : "";
 }
 
+/** A step's words: `fix` for a step that failed, `note` (what comes next) for one that did not. */
 function stepView(step: StoredStep, last: boolean, signedIn: boolean): ConnectionStepView {
   const base = { at: step.at, step: step.step, ok: step.ok, ...(step.error ? { error: logText(step.error) } : {}) };
-  const withFix = (says: string, fix?: string): ConnectionStepView => ({ ...base, says, ...(fix ? { fix } : {}) });
+  const withFix = (says: string, fix?: string): ConnectionStepView => ({ ...base, says, ...(fix ? (step.ok ? { note: fix } : { fix }) : {}) });
   switch (step.step) {
     case "request":
       return withFix(`The sign-in request was refused (${step.error ?? "error"})${detail(step)}`, REQUEST_FIXES[step.error ?? ""]);
@@ -78,11 +83,13 @@ function stepView(step: StoredStep, last: boolean, signedIn: boolean): Connectio
       if (!signedIn) return withFix("The sign-in page was opened (by anyone who has the app's sign-in link: nobody signed in).", last ? "If it was you, the app waits for you to approve or deny. If not, anyone can open this page: nothing was approved, and nothing needs doing." : undefined);
       return withFix("The sign-in page was shown to you.", last ? "You did not answer, or the page was closed: the app waits for you to approve or deny." : undefined);
     case "approved":
-      return withFix(`You approved it; the app was sent its code${detail(step)}.`, last ? "The app never redeemed the code at /token: it may have failed to reach this server, or given up. Try again; if it repeats, the app's logs say why." : undefined);
+      return withFix(`You approved it; the app was sent its code${detail(step)}.`, last ? NOT_REDEEMED : undefined);
     case "denied":
       return withFix(signedIn ? "You denied it; the app was told access_denied." : "It was denied on the sign-in page (Deny takes no password: you, or anyone who had the page); the app was told access_denied.");
     case "code":
       return step.ok ? withFix("The app redeemed its code for a token.", last ? TOKEN_IN_HAND : undefined) : withFix(`The token endpoint refused the code (${step.error ?? "error"})${detail(step)}`, TOKEN_FIXES[step.error ?? ""]);
+    case "profile":
+      return step.ok ? withFix("The app redeemed its code at /auth for your profile URL: the sign-in is complete (a sign-in issues no token, so there is nothing to revoke).") : withFix(`/auth refused the code (${step.error ?? "error"})${detail(step)}`, TOKEN_FIXES[step.error ?? ""]);
     case "refresh":
       return step.ok ? withFix("The app renewed its token.") : withFix(`The token endpoint refused a refresh (${step.error ?? "error"})${detail(step)}`, TOKEN_FIXES[step.error ?? ""]);
     case "resource": {
@@ -92,12 +99,36 @@ function stepView(step: StoredStep, last: boolean, signedIn: boolean): Connectio
   }
 }
 
+/** The same step again (a sign-in page opened twice before an answer): said once, with how often. */
+function once(steps: readonly StoredStep[]): { step: StoredStep; times: number }[] {
+  const out: { step: StoredStep; times: number }[] = [];
+  for (const step of steps) {
+    const same = out.find(({ step: s }) => s.step === step.step && s.ok === step.ok && s.error === step.error && s.detail === step.detail);
+    if (same) same.times++;
+    else out.push({ step, times: 1 });
+  }
+  return out;
+}
+
+/** How far an attempt went, in words, by its last step. */
+function summary(last: ConnectionStepView, signedIn: boolean): string {
+  const place = STEP_PLACES[last.step] ?? last.step;
+  if (!signedIn) return `Nobody signed in: ${ANONYMOUS_ENDS[last.step] ?? `stopped at ${place}`}`;
+  if (!last.ok) return `Stopped at ${place}`;
+  if (last.step === "profile") return "Signed in: the app has your profile URL";
+  if (last.step === "approved") return "Stalled after your approval: the app has not redeemed its code";
+  return `Got as far as ${place}`;
+}
+
 function attemptView(attempt: StoredAttempt, signedIn: boolean): ConnectionAttemptView {
-  const steps = attempt.steps.map((step, i) => stepView(step, i === attempt.steps.length - 1, signedIn));
+  const distinct = once(attempt.steps);
+  const steps = distinct.map(({ step, times }, i) => {
+    const view = stepView(step, i === distinct.length - 1, signedIn);
+    return times > 1 ? { ...view, says: view.says.replace(/\.?$/, ` (${times} times).`) } : view;
+  });
   const lastStep = steps[steps.length - 1]!;
-  const place = STEP_PLACES[lastStep.step] ?? lastStep.step;
-  const says = !signedIn ? `Nobody signed in: ${ANONYMOUS_ENDS[lastStep.step] ?? `stopped at ${place}`}` : lastStep.ok ? `Got as far as ${place}` : `Stopped at ${place}`;
-  return { startedAt: attempt.startedAt, endedAt: lastStep.step, ok: lastStep.ok, says, signedIn, steps };
+  const stalled = lastStep.step === "approved";
+  return { startedAt: attempt.startedAt, endedAt: lastStep.step, ok: lastStep.ok && !stalled, says: summary(lastStep, signedIn), signedIn, steps };
 }
 
 /** A client's attempts of both tiers, newest first, each marked signed in or not. */

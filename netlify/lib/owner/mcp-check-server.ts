@@ -13,7 +13,12 @@ export function authorizationServerFindings(metadata: Record<string, unknown>): 
     found(
       metadata.client_id_metadata_document_supported === true,
       "This server says it accepts client metadata documents (client_id_metadata_document_supported), which is how claude.ai, Claude Code, ChatGPT and VS Code identify themselves.",
-      "This server's metadata does not say client_id_metadata_document_supported: true, so hosts try dynamic registration, which this server does not offer.",
+      "This server's metadata does not say client_id_metadata_document_supported: true, so hosts register themselves instead, and the sign-in page can no longer name them by their own website.",
+    ),
+    found(
+      typeof metadata.registration_endpoint === "string",
+      "This server offers registration (registration_endpoint) for the hosts that have no client metadata document: Cursor, MCP Inspector v0.x, Gemini CLI and Codex.",
+      "This server's metadata has no registration_endpoint: Cursor, MCP Inspector v0.x, Gemini CLI and Codex cannot connect.",
     ),
     found(
       includes(metadata.token_endpoint_auth_methods_supported, "none"),

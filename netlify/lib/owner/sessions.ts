@@ -13,6 +13,7 @@ import { randomBytes } from "node:crypto";
 import type { Config } from "../platform/config.ts";
 import { RECORDS } from "../platform/records.ts";
 import type { KeyValueStore } from "../platform/store.ts";
+import { createOnce } from "../platform/create-once.ts";
 import { signTyped, verifyTyped, type JwtKind } from "../crypto/typed-jwt.ts";
 import { importCommonJs } from "../core/commonjs.ts";
 import { cookieValues } from "../core/cookie-values.ts";
@@ -101,7 +102,8 @@ export async function startSession(store: KeyValueStore, settings: SessionSettin
     lastSeenAt: now,
     expiresAt: now + (input.persistent ? PERSISTENT_SESSION_MS : BROWSER_SESSION_MS),
   };
-  if (!(await store.setIfNew(sessionKey(id), session))) throw new Error("session id collision");
+  // Under a fresh random id, a refusal is this write's own (landed, its answer lost, retried).
+  if (!(await createOnce<SessionRecord>(store, sessionKey(id), session, (stored) => stored.id === id && stored.createdAt === now))) throw new Error("session id collision");
   const jwt = await signTyped({ sid: id }, sessionKind(settings), now, session.expiresAt);
   const setCookies = await sessionCookies(settings, jwt, input.persistent ? Math.floor(PERSISTENT_SESSION_MS / 1000) : undefined);
   return { session, setCookies };

@@ -5,15 +5,17 @@
 /** One step of one attempt, in plain words. */
 export interface ConnectionStepView {
   at: number;
-  /** The step's name: document, consent, approved, denied, code, refresh, resource, request. */
+  /** The step's name: document, consent, approved, denied, code, profile, refresh, resource, request. */
   step: string;
   ok: boolean;
   /** What happened, in a sentence. */
   says: string;
   /** The OAuth error (or the resource's refusal reason) when there is one. */
   error?: string;
-  /** What to do about it, where a fix is known. */
+  /** What to do about it, where a fix is known (a step that failed). */
   fix?: string;
+  /** What comes next, or what to check (a step that did not fail: no fix is needed). */
+  note?: string;
 }
 
 export interface ConnectionAttemptView {

@@ -59,8 +59,10 @@ export const SIGN_IN_PROBLEMS: Readonly<Record<SignInProblem, string>> = {
  * redirect URI, resource or scope) was never approved that way before, this server shares its
  * origin with the owner's site, where a session alone never approves, the app asked for a
  * fresh sign-in (prompt=login), or the app is one every user of a platform signs in as, so that
- * nothing tells the owner's own connection from a stranger's (owner/app-approvals.ts). */
-export type ConfirmReason = "new-app" | "shared-origin" | "login" | "shared-app";
+ * nothing tells the owner's own connection from a stranger's (owner/app-approvals.ts), or one
+ * that registered itself and sends the answer to a web address or an app link (any app on the
+ * device may claim a scheme, RFC 8252 8.6). */
+export type ConfirmReason = "new-app" | "shared-origin" | "login" | "shared-app" | "registered-app";
 
 /** The page's note for each reason (site/templates/sign-in.liquid). */
 export const CONFIRM_NOTES: Readonly<Record<ConfirmReason, string>> = {
@@ -68,6 +70,7 @@ export const CONFIRM_NOTES: Readonly<Record<ConfirmReason, string>> = {
   "shared-origin": "confirm-site-note",
   login: "confirm-login-note",
   "shared-app": "confirm-shared-note",
+  "registered-app": "confirm-registered-note",
 };
 
 /** What the page offers: Approve alone with a live session that may approve this app; else

@@ -37,6 +37,8 @@ export interface Config {
     logo: Uint8Array;
     /** Tags each refresh token with its grant and generation (protocol/grant-tokens.ts). */
     refreshToken: Uint8Array;
+    /** Signs the registration an app's client_id carries (protocol/registered-clients.ts). */
+    registration: Uint8Array;
   };
   /** PASSWORD_LOGIN: false ("off") lets only passkeys sign in, once at least one exists. */
   passwordLogin: boolean;
@@ -129,6 +131,7 @@ export function loadConfig(env: Env, build: Build = builtFor(), options: ConfigO
         device: deriveKey(secret, "known-device"),
         logo: deriveKey(secret, "client-logo"),
         refreshToken: deriveKey(secret, "refresh-token-tag"),
+        registration: deriveKey(secret, "registered-client"),
       },
       passwordLogin,
       accessTokenTtlMs,

@@ -1,9 +1,22 @@
 // Every kind of record the server keeps, declared once: where its keys live (and how one is
-// built), the field that holds its expiry, and whether the daily housekeeping sweeps it.
-// Every module builds its keys here, and the store refuses to write a key that belongs to no
-// kind declared here: a new kind cannot be written without being declared, so it cannot be
-// forgotten by the sweep either.
+// built), the field that holds its expiry, whether the daily housekeeping sweeps it, and how it
+// is written. Every module builds its keys here, and the store refuses to write a key that
+// belongs to no kind declared here: a new kind cannot be written without being declared, so it
+// cannot be forgotten by the sweep either.
+//
+// How a kind is written: "conditional" (the default) only with a conditional write (setIfNew,
+// setIfUnchanged), so that no writer can undo another's write unseen (a refresh cannot undo a
+// revocation); "plain" also with a plain set (last write wins), only for kinds where a lost
+// write costs a repeat at most (a cache, a last-seen time, a cursor). The store refuses a plain
+// set to a conditional kind: at compile time (set takes only a PlainKey, which only the key
+// builders of plain kinds return) and at run time (a key built otherwise).
 import { secretHash } from "../crypto/secrets.ts";
+
+export type WriteMode = "conditional" | "plain";
+
+declare const plainWrites: unique symbol;
+/** A key of a kind declared plain(...): the only keys the store's plain `set` takes. */
+export type PlainKey = string & { readonly [plainWrites]: true };
 
 interface RecordKind {
   /** For messages and tests. */
@@ -23,6 +36,8 @@ interface RecordKind {
   /** A kind that years of use can fill with tens of thousands of records: housekeeping lists it
    * a shard at a time (its ids are random or hashes, so that a shard is 1/64 of it). */
   readonly sharded?: boolean;
+  /** How its records are written (see above). */
+  readonly writes: WriteMode;
 }
 
 interface SweptKind extends RecordKind {
@@ -32,14 +47,19 @@ interface SweptKind extends RecordKind {
 
 /** A kind keyed `<prefix><id>`, whose records carry `expiresAt` and are swept. */
 function expiring<A extends unknown[]>(name: string, prefix: string, id: (...parts: A) => string, oldestFirst?: RecordKind["oldestFirst"]) {
-  const kind: SweptKind = { name, prefix, single: false, expiresField: "expiresAt", swept: true, ...(oldestFirst ? { oldestFirst } : {}) };
+  const kind: SweptKind = { name, prefix, single: false, expiresField: "expiresAt", swept: true, writes: "conditional", ...(oldestFirst ? { oldestFirst } : {}) };
   return { ...kind, key: (...parts: A): string => `${prefix}${id(...parts)}` };
 }
 
 /** A single record at `key`, kept until it is deleted. */
 function permanent(name: string, key: string) {
-  const kind: RecordKind = { name, prefix: key, single: true, expiresField: null, swept: false };
+  const kind: RecordKind = { name, prefix: key, single: true, expiresField: null, swept: false, writes: "conditional" };
   return { ...kind, key: (): string => key };
+}
+
+/** A kind also written with a plain set: its keys are PlainKeys. */
+function plain<K extends RecordKind, A extends unknown[]>(kind: K & { key: (...parts: A) => string }): Omit<K, "key" | "writes"> & { writes: "plain"; key: (...parts: A) => PlainKey } {
+  return { ...kind, writes: "plain", key: kind.key as (...parts: A) => PlainKey };
 }
 
 export const RECORDS = {
@@ -66,12 +86,12 @@ export const RECORDS = {
   appChange: expiring("app summary change", "app-changes/", (appId: string, changeId: string) => `${appId}/${changeId}`),
   /** When one app's access tokens were last verified, by the app's id (a record of its own, so
    * that a verification writes without reading). */
-  appUsage: expiring("app usage", "app-usage/", (appId: string) => appId),
+  appUsage: plain(expiring("app usage", "app-usage/", (appId: string) => appId)),
   /** Revoke-all and revoke-app, as moments: every grant created at or before one is dead. One
    * record, read beside each grant. */
   revocations: permanent("revocations", "owner/revocations"),
   /** Where the rebuild of app summaries from grants stored before summaries existed stands. */
-  summaryRebuild: permanent("app summary rebuild", "owner/summary-rebuild"),
+  summaryRebuild: plain(permanent("app summary rebuild", "owner/summary-rebuild")),
   /** The guessing throttle's counter of one address or network (owner/throttle-counter.ts),
    * keyed by the group's hash; at most COUNTER_CAP live at once. */
   throttleAddress: expiring("throttle counter by address or network", "throttle/group/", (group: string) => secretHash(group)),
@@ -98,26 +118,26 @@ export const RECORDS = {
   /** What the owner approved for one app with the password or a passkey (its resources with
    * their scopes, and its redirect URIs, at most 10 of each), keyed by the client_id's hash: a
    * session alone may approve that much again. */
-  appApproval: expiring("app approval", "approvals/", (clientId: string) => secretHash(clientId)),
+  appApproval: plain(expiring("app approval", "approvals/", (clientId: string) => secretHash(clientId))),
   /** The client_ids of one registrable domain whose pages were too slow within the last minute
    * (at most three, clients/fetch-failures.ts); in one of 4,096 slots chosen by the domain's
    * hash, so that a flood of domains overwrites slots and never adds records past that ceiling.
    * (Earlier versions kept one record per origin here, of any failure: swept as they expire.) */
-  clientFailure: expiring("slow client fetches", "client-failures/", (domain: string) => secretHash(domain).slice(0, 2)),
+  clientFailure: plain(expiring("slow client fetches", "client-failures/", (domain: string) => secretHash(domain).slice(0, 2))),
   /** A client assertion's jti, once used (RFC 7523 3): per client, both hashed, until the
    * assertion's own expiry (at most five minutes away); written only if new. */
   usedAssertion: expiring("used client assertion", "assertions/", (clientId: string, jti: string) => `${secretHash(clientId).slice(0, 16)}/${secretHash(jti)}`),
   /** A client's public keys fetched from its jwks_uri (clients/jwks.ts), by the URI's hash, for
    * as long as their caching headers say (a minute to an hour). */
-  clientKeys: expiring("client keys", "client-keys/", (jwksUri: string) => secretHash(jwksUri)),
+  clientKeys: plain(expiring("client keys", "client-keys/", (jwksUri: string) => secretHash(jwksUri))),
   /** An app's logo as this server fetched it (or why it was refused), served from this origin
    * (clients/logo-cache.ts); a day (ten minutes when refused), in one of 256 slots chosen by the
    * URL's hash, so at most 256 logos of 64 KB are ever kept. */
-  clientLogo: expiring("client logo", "client-logos/", (slot: string) => slot),
+  clientLogo: plain(expiring("client logo", "client-logos/", (slot: string) => slot)),
   /** The owner's passkeys, all in one record; never expires. */
   passkeys: permanent("passkeys", "owner/passkeys"),
   /** When a session was last seen, apart from the record that signing out deletes. */
-  sessionSeen: expiring("session last seen", "session-seen/", (sessionId: string) => sessionId),
+  sessionSeen: plain(expiring("session last seen", "session-seen/", (sessionId: string) => sessionId)),
   /** That an alert of one kind went to NOTIFY_URL, until a minute later (owner/alerts.ts). */
   alertSent: expiring("alert sent", "alerts/", (kind: string) => kind),
   /** The connection doctor's log of one client's last attempts (owner/connection-log.ts):
@@ -128,7 +148,7 @@ export const RECORDS = {
   /** The console's MCP server checks of one minute (owner/mcp-check-limit.ts). */
   mcpCheckCount: expiring("MCP check counter", "mcp-checks/", (minute: number) => String(minute).padStart(9, "0"), "ascending"),
   /** Where the last bounded sweep stopped, for the next run to go on from. */
-  sweepCursor: permanent("housekeeping cursor", "housekeeping/sweep"),
+  sweepCursor: plain(permanent("housekeeping cursor", "housekeeping/sweep")),
 };
 
 /** Every kind, each with its key builder (checked here: an entry without one does not compile). */
@@ -149,6 +169,17 @@ export class UnregisteredRecord extends Error {
   }
 }
 
-export function assertRegistered(key: string): void {
-  if (!kindOfKey(key)) throw new UnregisteredRecord(key);
+/** A plain set to a key of a kind written only conditionally: a programming error (a write that
+ * could undo another's unseen, as a revocation once was by a refresh), never a storage failure. */
+export class ConditionalRecord extends Error {
+  constructor(key: string, kind: RecordKind) {
+    super(`refusing a plain write to "${key}": ${kind.name} records are written only conditionally (setIfNew, setIfUnchanged), as netlify/lib/platform/records.ts declares`);
+  }
+}
+
+/** Throws unless a declared kind owns the key and may be written so (`plain`: by a plain set). */
+export function assertRegistered(key: string, write: WriteMode = "conditional"): void {
+  const kind = kindOfKey(key);
+  if (!kind) throw new UnregisteredRecord(key);
+  if (write === "plain" && kind.writes !== "plain") throw new ConditionalRecord(key, kind);
 }

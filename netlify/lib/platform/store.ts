@@ -4,13 +4,14 @@
 // minute, and a person at the sign-in page, or a Micropub endpoint checking a token, should
 // get a clear "try again" long before that. It measures storage, not the machine's queue
 // (storage-deadline.ts).
-// Every write goes to a key of a kind declared in records.ts, or is refused.
+// Every write goes to a key of a kind declared in records.ts, or is refused; so is a plain set
+// to a kind declared to be written only conditionally.
 // Against the local Blobs server (netlify dev, the tests) conditional writes to one key take
 // turns, so that they are as atomic there as on production Blobs (local-write-lock.ts).
 import { createHash } from "node:crypto";
 import { getStore, type Store } from "@netlify/blobs";
 import { withLocalWriteLock } from "./local-write-lock.ts";
-import { assertRegistered } from "./records.ts";
+import { assertRegistered, type PlainKey } from "./records.ts";
 import { withStorageDeadline } from "./storage-deadline.ts";
 
 /** Storage did not answer in time, or failed: endpoints answer 503, nothing half-done. */
@@ -43,6 +44,16 @@ export const STORAGE_DEADLINE_MS = 4000;
 export const LOCAL_STORAGE_DEADLINE_MS = 25_000;
 const LOCAL_WALL_MS = 28_000;
 
+/** A conditional write was asked to replace a record whose read gave no version (Blobs answered
+ * it without an ETag): it cannot be made conditional, so it is not made at all. */
+export class UnversionedRecord extends StorageUnavailable {
+  constructor(key: string) {
+    const reason = `refusing a conditional write to "${key}": its read gave no version (Blobs answered it without an ETag)`;
+    super("set", new Error(reason));
+    this.message = reason;
+  }
+}
+
 /** Where a record stood when it was read, to hand back to setIfUnchanged; callers never look
  * inside. On the local development server the tag is the content's hash (see contentVersion). */
 export type Version = { readonly exists: false } | { readonly exists: true; readonly etag?: string };
@@ -55,15 +66,16 @@ export interface Versioned<T> {
 
 export interface KeyValueStore {
   get<T>(key: string): Promise<T | null>;
-  set(key: string, value: unknown): Promise<void>;
+  /** A plain write (last one wins), only to a kind declared plain in records.ts. */
+  set(key: PlainKey, value: unknown): Promise<void>;
   /** Writes only if the key does not exist yet; false when it did (one conditional write). */
   setIfNew(key: string, value: unknown): Promise<boolean>;
   /** The record (or its absence) with its version, for a later setIfUnchanged. */
   getVersioned<T>(key: string): Promise<Versioned<T>>;
   /** Writes only if the record is still as `version` found it, with one conditional write:
    * created only if still absent, replaced only if still at the version's tag. False when
-   * someone wrote in between. A version without a tag (which no read here gives) makes the
-   * replacement unconditional. */
+   * someone wrote in between. A version of an existing record without a tag (Blobs answered
+   * its read without an ETag) throws UnversionedRecord: nothing is written. */
   setIfUnchanged(key: string, value: unknown, version: Version): Promise<boolean>;
   delete(key: string): Promise<void>;
   /** Keys under a prefix. */
@@ -100,6 +112,15 @@ export function isLocalBlobsServer(edgeURL: string | undefined): boolean {
  * with a read, and its etags (made of a file's modification time) repeat within a millisecond. */
 function contentVersion(text: string): string {
   return `local:${createHash("sha256").update(text).digest("base64url")}`;
+}
+
+/** A conditional write's outcome. @netlify/blobs 10.7.9 reports any answer but 412 to a
+ * conditional write as written, a 401 or a 5xx that outlasted its retries too; a write that
+ * modified the entry carries its new ETag (its WriteResult type says so), so one without it
+ * failed, and may or may not have landed. */
+function written(result: { modified: boolean; etag?: string }): boolean {
+  if (result.modified && !result.etag) throw new StorageUnavailable("set", new Error("a conditional write was answered neither 412 nor with an ETag"));
+  return result.modified;
 }
 
 class BlobsKeyValueStore implements KeyValueStore {
@@ -154,8 +175,8 @@ class BlobsKeyValueStore implements KeyValueStore {
 
   /** A conditional write to one key. Production Blobs makes each atomic; the local server does
    * not, so there each holds that key's lock, which makes its check-then-write one step as in
-   * production. (Plain writes and deletes do not wait for it: the kinds written conditionally
-   * here are never written unconditionally at the same time.) */
+   * production. (Plain writes and deletes do not wait for it: a plain write to a kind written
+   * conditionally is refused, records.ts.) */
   #write<T>(operation: string, key: string, work: (blobs: Store) => Promise<T>): Promise<T> {
     return this.#timed(operation, (blobs, signal) => {
       const scope = this.#local;
@@ -169,15 +190,15 @@ class BlobsKeyValueStore implements KeyValueStore {
 
   // Writes go through set() with a JSON string, not setJSON(): @netlify/blobs 10.7.9's
   // setJSON drops the onlyIfNew / onlyIfMatch condition, which would make codes replayable.
-  async set(key: string, value: unknown): Promise<void> {
-    assertRegistered(key);
+  async set(key: PlainKey, value: unknown): Promise<void> {
+    assertRegistered(key, "plain");
     await this.#timed("set", (blobs) => blobs.set(key, JSON.stringify(value)));
   }
 
   async setIfNew(key: string, value: unknown): Promise<boolean> {
     assertRegistered(key);
     const result = await this.#write("set", key, (blobs) => blobs.set(key, JSON.stringify(value), { onlyIfNew: true }));
-    return result.modified;
+    return written(result);
   }
 
   async getVersioned<T>(key: string): Promise<Versioned<T>> {
@@ -195,12 +216,9 @@ class BlobsKeyValueStore implements KeyValueStore {
 
   async setIfUnchanged(key: string, value: unknown, version: Version): Promise<boolean> {
     if (!version.exists) return this.setIfNew(key, value);
-    const { etag } = version;
-    if (etag === undefined) {
-      await this.set(key, value);
-      return true;
-    }
     assertRegistered(key);
+    const { etag } = version;
+    if (etag === undefined) throw new UnversionedRecord(key);
     if (this.#local !== null) {
       // The local server: compare the content as it is now, and write, under the key's lock.
       return this.#write("set", key, async (blobs) => {
@@ -211,7 +229,7 @@ class BlobsKeyValueStore implements KeyValueStore {
       });
     }
     const result = await this.#timed("set", (blobs) => blobs.set(key, JSON.stringify(value), { onlyIfMatch: etag }));
-    return result.modified;
+    return written(result);
   }
 
   async delete(key: string): Promise<void> {

@@ -7,16 +7,10 @@ import type { AuthorizationRequest } from "./request-object.ts";
 import { requestedResource } from "./resource.ts";
 import { parsePrompt } from "./prompt.ts";
 import { accessScopes, parseScope } from "./scopes.ts";
-import { canonicalUrl, isUnderClientPath, onClientOrigin, parseClientId, parseProfileUrl, parseRedirectUri, redirectUriMatches, sameOrigin, shownUrl } from "../core/urls.ts";
+import { canonicalUrl, parseClientId, parseProfileUrl, parseRedirectUri, sameOrigin, shownUrl } from "../core/urls.ts";
+import { checkRedirectUriAllowed, type TrustedTarget } from "./redirect-allowed.ts";
 
 const MAX_STATE_LENGTH = 2048;
-
-export interface TrustedTarget {
-  clientId: URL;
-  redirectUri: URL;
-  /** client_id exactly as the request sent it. */
-  rawClientId: string;
-}
 
 /** Step 1: client_id and redirect_uri are well-formed URLs (spec 3.3), each given once. */
 function checkClientIdAndRedirectUri(params: URLSearchParams): TrustedTarget {
@@ -43,6 +37,11 @@ async function discoverClient(target: TrustedTarget, input: PipelineInput): Prom
   if (client.authenticationRefused) {
     throw new UntrustedRedirect("The app's metadata document cannot be used", `The app's metadata document was not used: ${client.refused}. It says how the app proves itself to this server, so the sign-in cannot go on without it.`);
   }
+  // CIMD draft 4, 5.1: a document that names another client_id (or none) may be a copy of another
+  // app's; the sign-in stops, rather than go on as an app that publishes nothing.
+  if (client.identityRefused) {
+    throw new UntrustedRedirect("The app's metadata document names another app", `The app's metadata document was not used: ${client.refused}. A document must name the very address it is published at (its client_id), or it could be a copy of another app's, so the sign-in cannot go on. The app's developer can fix the document's client_id.`);
+  }
   if (client.metadataDocument && target.rawClientId !== client.clientId) {
     // The code is still for the client_id the document names (URLs are compared canonically
     // at redemption): it carries what the document declares, so that a spelling never makes
@@ -51,33 +50,6 @@ async function discoverClient(target: TrustedTarget, input: PipelineInput): Prom
     return client.authentication ? { ...refused, authentication: client.authentication } : refused;
   }
   return client;
-}
-
-/** Step 3: the redirect URI shares the client's scheme, host and port, or the client
- * publishes it exactly (spec 4.2.2, 5.2); a native app's loopback URI, on any port (RFC 8252
- * 7.3). On the client's host but outside its path (a shared host: /~mallory/ beside
- * /~alice/app/), it must be among the URIs the client's document lists, when it lists any
- * (the query aside); when it lists none, the page shows it. This deployment as its own client
- * may use exactly its self-test page. */
-export function checkRedirectUriAllowed(target: TrustedTarget, client: ClientInfo): void {
-  const { clientId, redirectUri } = target;
-  if (client.own) {
-    // This deployment itself: exactly its self-test page, none of its origin's other pages.
-    if (client.redirectUris.includes(redirectUri.href)) return;
-    throw new UntrustedRedirect("This return address is not allowed", `The self-test of this server comes back only to ${client.redirectUris.join(", ")}, not to ${redirectUri.href}. Nothing was sent to it.`);
-  }
-  if (client.redirectUris.some((uri) => redirectUriMatches(uri, redirectUri))) return;
-  const published = client.redirectUris.some((uri) => {
-    const url = new URL(uri);
-    return sameOrigin(url, redirectUri) && url.pathname === redirectUri.pathname;
-  });
-  if (onClientOrigin(clientId, redirectUri) && (isUnderClientPath(clientId.href, redirectUri.href) || client.redirectUris.length === 0 || published)) return;
-  // A refused metadata document publishes nothing; say why, for the app's developer.
-  const why = client.unread ? " This server could not read the app's information just now: try again in a minute." : client.refused !== undefined ? ` The app's metadata document was not used: ${client.refused}.` : "";
-  throw new UntrustedRedirect(
-    "This app's return address is not allowed",
-    `The app ${clientId.href} asked to send you to ${redirectUri.href}, which it does not publish as one of its redirect addresses. Nothing was sent to it.${why}`,
-  );
 }
 
 /** Step 4: no parameter twice (a second value could be read differently by another party).

@@ -23,11 +23,8 @@ export const JWT_BEARER_ASSERTION = "urn:ietf:params:oauth:client-assertion-type
  * for WWW-Authenticate only after an Authorization header, and a Basic challenge would send
  * such a client (openid-client, for one) after a scheme it does not use. */
 export class AssertionRefused extends InvalidClient {
-  constructor(description: string, private readonly challenge = false) {
-    super(description);
-  }
-  override headers(): Record<string, string> {
-    return this.challenge ? super.headers() : {};
+  constructor(description: string, challenge = false) {
+    super(description, challenge);
   }
 }
 

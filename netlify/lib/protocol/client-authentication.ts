@@ -5,7 +5,11 @@
 // the header only when that fails. Such a credential is accepted when it names the request's
 // own client_id (or, when the body has none, supplies it); any other Basic credential (a
 // secret, another client, junk) is refused as invalid_client before anything is looked up or
-// consumed, so that the retry without it still finds the code unused.
+// consumed, so that the retry without it still finds the code unused. A client_secret in the
+// body (client_secret_post) is authentication this server cannot verify either, and is refused
+// the same way (RFC 6749 2.3, OAuth 2.1 3.2.1); an empty one is no parameter (RFC 6749 3.1:
+// "sent without a value MUST be treated as if ... omitted"), as passport-oauth2 sends it for a
+// client without a secret.
 import { InvalidClient } from "../errors.ts";
 
 const BASIC = /^Basic +([A-Za-z0-9+/]+={0,2}) *$/i;
@@ -38,7 +42,12 @@ function basicClientId(credentials: string): string {
  * not client authentication and are left to the endpoints that read them. */
 export function withClientCredentials(req: Request, form: URLSearchParams): URLSearchParams {
   const header = req.headers.get("authorization");
-  if (header === null || !/^Basic(\s|$)/i.test(header)) return form;
+  const basic = header !== null && /^Basic(\s|$)/i.test(header);
+  // RFC 6749 5.2: a challenge only for a client that tried the Authorization header.
+  if (form.getAll("client_secret").some((secret) => secret !== "")) {
+    throw new InvalidClient("This server issues no client secrets, so a client_secret cannot be checked: send client_id alone (the client is public), or a client_assertion if its metadata document declares private_key_jwt.", basic);
+  }
+  if (header === null || !basic) return form;
   const match = BASIC.exec(header);
   if (!match) throw new InvalidClient("The Basic credentials are malformed.");
   const clientId = basicClientId(match[1]!);

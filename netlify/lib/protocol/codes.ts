@@ -16,6 +16,7 @@ import { RECORDS } from "../platform/records.ts";
 import type { ClientDisplay } from "../core/client-shape.ts";
 import type { KeyAuthentication } from "../clients/client-keys.ts";
 import type { KeyValueStore } from "../platform/store.ts";
+import { createOnce } from "../platform/create-once.ts";
 import { newGrantId } from "./grant-tokens.ts";
 import { CodeAlreadyUsed, revokeGrant } from "./grants.ts";
 import { isValidCodeVerifier, verifierMatches } from "./pkce.ts";
@@ -77,7 +78,10 @@ export async function issueCode(
 ): Promise<string> {
   const code = newSecret("code", random);
   // onlyIfNew: a code is written once and never overwritten, even on a (2^-256) collision.
-  if (!(await store.setIfNew(RECORDS.code.key(code), codeRecord(input, now)))) throw new Error("authorization code collision");
+  // Only this call can have written a record under a fresh 256-bit code (a refusal is its own
+  // write, retried after its answer was lost); a code is never overwritten all the same.
+  const record = codeRecord(input, now);
+  if (!(await createOnce<CodeRecord>(store, RECORDS.code.key(code), record, (stored) => stored.issuedAt === record.issuedAt && stored.codeChallenge === record.codeChallenge))) throw new Error("authorization code collision");
   return code;
 }
 
@@ -191,7 +195,9 @@ export async function redeemCode(store: KeyValueStore, input: RedemptionInput, n
  * Only one of them can (its write is create-if-new); the other then revokes it (grants.ts). */
 async function consume(store: KeyValueStore, code: string, record: CodeRecord, now: number, resumable: boolean): Promise<string> {
   const use: CodeUse = { usedAt: now, expiresAt: record.expiresAt, grantId: newGrantId(), ...(resumable ? { resumable: true as const } : {}) };
-  if (await store.setIfNew(RECORDS.usedCode.key(code), use)) return use.grantId;
+  // A refusal of our own write (landed, its answer lost, retried) is not a replay: the grant id
+  // in the marker is one only this attempt drew.
+  if (await createOnce<Partial<CodeUse>>(store, RECORDS.usedCode.key(code), use, (stored) => stored.grantId === use.grantId)) return use.grantId;
   const first = await store.get<Partial<CodeUse>>(RECORDS.usedCode.key(code));
   if (resumable && first?.resumable === true && typeof first.grantId === "string" && (await store.get(RECORDS.grant.key(first.grantId))) === null) return first.grantId;
   if (first?.grantId) await revokeGrant(store, first.grantId, now);

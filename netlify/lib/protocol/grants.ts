@@ -13,7 +13,9 @@ import { readRevocations, revokedByOwner, type Revocations } from "./revocations
 import { creationOf, recordChange, refreshOf, revocationOf } from "./app-changes.ts";
 import { afterward, countChange } from "./app-counting.ts";
 import { RECORDS } from "../platform/records.ts";
-import type { KeyValueStore } from "../platform/store.ts";
+import type { KeyValueStore, Versioned } from "../platform/store.ts";
+import { collisionPause } from "../platform/collision-pause.ts";
+import { createOnce } from "../platform/create-once.ts";
 import type { WaitUntil } from "../platform/after-answer.ts";
 
 export interface GrantRecord {
@@ -91,16 +93,10 @@ interface NewGrant {
   authentication?: KeyAuthentication;
 }
 
-/** The grant's create-if-new write. One that failed may have landed before its answer was lost:
- * the grant as stored then says whether it is this one (its tokens are then the client's). */
-async function writeNewGrant(store: KeyValueStore, grant: GrantRecord): Promise<boolean> {
-  try {
-    return await store.setIfNew(grantKey(grant.id), grant);
-  } catch (error) {
-    const stored = await store.get<StoredGrant>(grantKey(grant.id)).catch(() => null);
-    if (stored?.kind === "grant" && constantTimeEqual(stored.access.hash, grant.access.hash)) return true;
-    throw error;
-  }
+/** The grant's create-if-new write; one refused or failed may have landed before its answer was
+ * lost: the grant as stored then says whether it is this one (its tokens are then the client's). */
+function writeNewGrant(store: KeyValueStore, grant: GrantRecord): Promise<boolean> {
+  return createOnce<StoredGrant>(store, grantKey(grant.id), grant, (stored) => stored.kind === "grant" && constantTimeEqual(stored.access.hash, grant.access.hash));
 }
 
 /** Creates the grant for a redeemed code, with one create-if-new write, and beside it (in the
@@ -126,8 +122,8 @@ export async function createGrant(store: KeyValueStore, input: NewGrant, now: nu
   const recorded = recordChange(store, "c", creation);
   recorded.catch(() => undefined); // awaited below, once the grant's write is settled
   if (!(await writeNewGrant(store, grant))) {
-    const stored = await store.get<StoredGrant>(grantKey(input.id));
-    if (stored?.kind === "grant") await revokeGrant(store, input.id, now, { read: stored, waitUntil: options.waitUntil });
+    const stored = await store.getVersioned<StoredGrant>(grantKey(input.id));
+    if (stored.value?.kind === "grant") await revokeGrant(store, input.id, now, { read: stored, waitUntil: options.waitUntil });
     throw new CodeAlreadyUsed();
   }
   // The grant is stored: its tokens are the client's, whatever becomes of the count (a change
@@ -169,18 +165,26 @@ export async function grantForToken(store: KeyValueStore, token: string, kind: T
   return check.live ? check.grant : null;
 }
 
-/** Revokes a grant (idempotent); a tombstone when it does not exist yet. `read`: the grant as the
- * caller just read it (not read again); `waitUntil`: the summary's update after the answer. */
-export async function revokeGrant(store: KeyValueStore, id: string, now: number, { read, waitUntil }: { read?: StoredGrant | null; waitUntil?: WaitUntil } = {}): Promise<void> {
-  const grant = read !== undefined ? read : await store.get<StoredGrant>(grantKey(id));
-  if (grant?.kind === "grant" && grant.revokedAt !== undefined) return;
-  const expiresAt = now + REVOKED_RETENTION_MS;
-  const revoked: StoredGrant =
-    grant?.kind === "grant"
-      ? { ...grant, revokedAt: now, expiresAt: Math.min(grant.expiresAt, expiresAt) }
-      : { kind: "revoked-grant", id, revokedAt: now, expiresAt };
-  await store.set(grantKey(id), revoked);
-  if (grant?.kind === "grant" && grant.summarised && grant.expiresAt > now) await afterward("uncount a revoked grant", () => countChange(store, "r", revocationOf(grant, now), now), waitUntil);
+/** Tries at revoking a grant that a refresh writes between the revocation's read and its write. */
+const REVOKE_TRIES = 8;
+
+/** Revokes a grant (idempotent); a tombstone when it does not exist yet. A conditional write on
+ * the grant as it is now, retried when a refresh (or the first redemption) wrote it in between:
+ * a racing refresh cannot undo it, and the refreshed tokens are revoked with it. Past its tries
+ * it throws (503): a revocation is never reported done undone. `read`: the grant and its version
+ * as the caller just read them (not read again); `waitUntil`: the summary's update after the answer. */
+export async function revokeGrant(store: KeyValueStore, id: string, now: number, { read, waitUntil }: { read?: Versioned<StoredGrant>; waitUntil?: WaitUntil } = {}): Promise<void> {
+  for (let attempt = 0; attempt < REVOKE_TRIES; attempt++) {
+    if (attempt > 0) await collisionPause(attempt);
+    const { value: grant, version } = attempt === 0 && read ? read : await store.getVersioned<StoredGrant>(grantKey(id));
+    if (grant?.kind === "revoked-grant" || grant?.revokedAt !== undefined) return;
+    const expiresAt = now + REVOKED_RETENTION_MS;
+    const revoked: StoredGrant = grant ? { ...grant, revokedAt: now, expiresAt: Math.min(grant.expiresAt, expiresAt) } : { kind: "revoked-grant", id, revokedAt: now, expiresAt };
+    if (!(await store.setIfUnchanged(grantKey(id), revoked, version))) continue;
+    if (grant?.summarised && grant.expiresAt > now) await afterward("uncount a revoked grant", () => countChange(store, "r", revocationOf(grant, now), now), waitUntil);
+    return;
+  }
+  throw new Error("a grant kept changing during its revocation");
 }
 
 type RefreshOutcome =
@@ -204,7 +208,7 @@ export async function rotateRefreshToken(
   const presented = tokenHash(refreshToken);
   if (!constantTimeEqual(presented, grant.refresh.hash)) {
     if (!isRetiredRefreshToken(refreshToken, retiredOf(grant), ttl.keys.refreshToken)) return { ok: false, reason: "unknown" };
-    await revokeGrant(store, id, now, { read: grant, waitUntil: input.waitUntil });
+    await revokeGrant(store, id, now, { read: { value: grant, version }, waitUntil: input.waitUntil });
     return { ok: false, reason: "reused" };
   }
   if (grant.refresh.expiresAt <= now) return { ok: false, reason: "expired" };
@@ -236,13 +240,15 @@ export async function rotateRefreshToken(
 const retiredOf = (grant: GrantRecord) => ({ retired: grant.retiredRefreshHashes ?? [], generation: grant.refresh.generation });
 
 /** The grant a token of either kind belongs to, if the token is (or was) really its own:
- * the current access or refresh token, or a retired refresh token. */
-export async function grantOwningToken(store: KeyValueStore, token: string, refreshKey: Uint8Array): Promise<{ id: string; grant: GrantRecord } | null> {
+ * the current access or refresh token, or a retired refresh token; with the version read, for
+ * a revocation to write against. */
+export async function grantOwningToken(store: KeyValueStore, token: string, refreshKey: Uint8Array): Promise<{ id: string; grant: GrantRecord; read: Versioned<StoredGrant> } | null> {
   const kind = tokenKindOf(token);
   if (!kind) return null;
   const id = grantIdOf(token, kind)!;
-  const grant = await store.get<StoredGrant>(grantKey(id));
+  const read = await store.getVersioned<StoredGrant>(grantKey(id));
+  const grant = read.value;
   if (!grant || grant.kind !== "grant") return null;
   const current = constantTimeEqual(tokenHash(token), kind === "access" ? grant.access.hash : grant.refresh.hash);
-  return current || (kind === "refresh" && isRetiredRefreshToken(token, retiredOf(grant), refreshKey)) ? { id, grant } : null;
+  return current || (kind === "refresh" && isRetiredRefreshToken(token, retiredOf(grant), refreshKey)) ? { id, grant, read } : null;
 }

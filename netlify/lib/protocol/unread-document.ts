@@ -8,7 +8,7 @@
 // client's document, whoever caused it, never makes the client weaker than its document.
 import type { ClientInfo, KeyAuthentication } from "../core/client-shape.ts";
 import { InvalidGrant, UntrustedRedirect } from "../errors.ts";
-import { checkRedirectUriAllowed } from "./authorization-request.ts";
+import { checkRedirectUriAllowed } from "./redirect-allowed.ts";
 import { AssertionRefused } from "./client-assertion.ts";
 import type { CodeRecord } from "./codes.ts";
 
@@ -27,6 +27,9 @@ export async function declaredAtRedemption(code: CodeRecord, discover: DiscoverN
   }
   if (client.authenticationRefused === true) {
     throw new AssertionRefused("This app's metadata document declares a way of proving itself that this server cannot hold it to.", basicSent);
+  }
+  if (client.identityRefused === true) {
+    throw new AssertionRefused("This app's metadata document names another client_id, so it does not speak for this app.", basicSent);
   }
   try {
     checkRedirectUriAllowed({ clientId, redirectUri: new URL(code.redirectUri), rawClientId: code.clientId }, client);

@@ -56,11 +56,19 @@ export function resourcePathOf(requestUrl: URL): string | null {
   return (pathname.slice(WELL_KNOWN.length) || "/") + search;
 }
 
+/** A resource's own scopes: each once, and never `offline_access`, which is the authorization
+ * server's business (a refresh token), not a permission at the resource (RFC 9728 2, MCP
+ * 2026-07-28 "Refresh Tokens", SEP-2207): hosts that read it here would ask for it as if the
+ * resource needed it. */
+export function resourceScopes(scopes: readonly string[]): string[] {
+  return [...new Set(scopes.filter((scope) => scope !== "" && scope !== "offline_access"))];
+}
+
 export function metadataDocument(description: ResourceDescription, resource: string, issuer: string): ProtectedResourceMetadata {
   return {
     resource,
     authorization_servers: [issuer],
-    ...(description.scopes ? { scopes_supported: [...description.scopes] } : {}),
+    ...(description.scopes ? { scopes_supported: resourceScopes(description.scopes) } : {}),
     // The Authorization header, and the access_token field of a form body (Micropub).
     bearer_methods_supported: ["header", "body"],
     ...(description.name ? { resource_name: description.name } : {}),

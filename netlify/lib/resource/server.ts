@@ -7,7 +7,7 @@ import { preflight, readableByAnyOrigin } from "../http/cors.ts";
 import { json } from "../http/responses.ts";
 import { blobStore, StorageUnavailable, type KeyValueStore } from "../platform/store.ts";
 import { IntrospectionClient } from "./introspection-client.ts";
-import { metadataDocument, metadataUrlOf, resolveResource, resourcePathOf, type ProtectedResourceMetadata, type ResourceDescription } from "./metadata.ts";
+import { metadataDocument, metadataUrlOf, resolveResource, resourcePathOf, resourceScopes, type ProtectedResourceMetadata, type ResourceDescription } from "./metadata.ts";
 import { refusalLog } from "./refusal-log.ts";
 import { tokenOfRequest } from "./request-token.ts";
 import { verifySameSite } from "./same-site.ts";
@@ -36,9 +36,12 @@ type Verify = (token: string) => Promise<TokenVerification>;
 
 const SCOPE_SEPARATOR = / +/;
 
+/** The scopes a request needs, each once, without `offline_access`: that one asks the
+ * authorization server for a refresh token (RFC 9728, MCP's SEP-2207), it is no permission here,
+ * so it is never required of a token nor named in a challenge, whatever the blog's code lists. */
 function neededScopes(scope: RequireOptions["scope"]): string[] {
   if (scope === undefined) return [];
-  return (typeof scope === "string" ? scope.split(SCOPE_SEPARATOR) : [...scope]).filter(Boolean);
+  return resourceScopes(typeof scope === "string" ? scope.split(SCOPE_SEPARATOR) : scope);
 }
 
 /** Whether a token may be used at `resource`: its audience names it, or it has none and none

@@ -59,7 +59,8 @@ export interface VerifyOptions {
 }
 
 export interface RequireOptions extends VerifyOptions {
-  /** The scope(s) the request needs: one scope, several space-separated, or a list; all are needed. */
+  /** The scope(s) the request needs: one scope, several space-separated, or a list; all are needed.
+   * `offline_access` is left out (a refresh token is the authorization server's business). */
   scope?: string | readonly string[];
 }
 

@@ -173,14 +173,14 @@ async function reachable(entry: string): Promise<Set<string>> {
   return seen;
 }
 
-describe("CORS-open endpoints (token, introspection, revocation, userinfo, metadata) never set or read cookies", () => {
-  it.each(["token", "introspect", "revoke", "userinfo", "metadata"])("netlify/functions/%s.ts cannot reach the session module or a cookie parser", async (fn) => {
+describe("CORS-open endpoints (token, introspection, revocation, userinfo, metadata, registration) never set or read cookies", () => {
+  it.each(["token", "introspect", "revoke", "userinfo", "metadata", "register"])("netlify/functions/%s.ts cannot reach the session module or a cookie parser", async (fn) => {
     const modules = await reachable(`netlify/functions/${fn}.ts`);
     expect(modules.has("netlify/lib/http/responses.ts")).toBe(true);
     expect([...modules].filter((m) => m === "netlify/lib/owner/sessions.ts" || m === "cookie" || /owner\/sign-in|endpoints\/(account|approve|passkeys)/.test(m))).toEqual([]);
   });
 
-  it.each(["token", "introspect", "revoke", "userinfo"])("/%s's preflight allows any origin but never credentials", async (fn) => {
+  it.each(["token", "introspect", "revoke", "userinfo", "register"])("/%s's preflight allows any origin but never credentials", async (fn) => {
     const handler = ((await import(`../../../netlify/functions/${fn}.ts`)) as { default: (req: Request) => Promise<Response> }).default;
     const response = await handler(new Request(`${BASE}/${fn}`, { method: "OPTIONS", headers: { Origin: "https://evil.example", "Access-Control-Request-Method": "POST" } }));
     expect(response.status).toBe(204);

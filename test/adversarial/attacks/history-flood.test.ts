@@ -137,7 +137,7 @@ describe("history flood: attempts the limit refused leave a trace, cheaply", () 
     const rt = await fastRuntime();
     for (let i = 0; i < THROTTLE_POLICY.freeFailuresPerIp; i++) expect((await consolePost(rt, "/sign-in", { password: "wrong" }, { ip: "203.0.113.66" })).status).toBe(401);
     const key = RECORDS.signInOverflow.key(Math.floor(rt.clock.now / HOUR));
-    await rt.store.set(key, { kind: "sign-in-overflow", count: 0, refused: REFUSED_COUNTED_PER_HOUR - 1, expiresAt: rt.clock.now + 30 * DAY });
+    await rt.store.setIfNew(key, { kind: "sign-in-overflow", count: 0, refused: REFUSED_COUNTED_PER_HOUR - 1, expiresAt: rt.clock.now + 30 * DAY });
     const writes: string[] = [];
     const store = new Proxy(rt.store, {
       get(target, name: keyof KeyValueStore) {
@@ -196,7 +196,7 @@ describe("throttle flood: the throttle's own records are bounded", () => {
   it(`past ${COUNTER_CAP} address and network records over today and yesterday, no more are written, and the overall limit still counts`, async () => {
     const rt = await fastRuntime();
     // Yesterday's census one short of the cap: one more record may be written, then none.
-    await rt.store.set(RECORDS.throttleCensus.key(DAY_NUMBER - 1), { kind: "throttle-census", count: COUNTER_CAP - 1, expiresAt: START_TIME + DAY });
+    await rt.store.setIfNew(RECORDS.throttleCensus.key(DAY_NUMBER - 1), { kind: "throttle-census", count: COUNTER_CAP - 1, expiresAt: START_TIME + DAY });
     const request = await signedRequest(rt);
     for (let i = 0; i < THROTTLE_POLICY.globalFailures; i++) expect((await approve(rt, request, { password: "wrong", ip: `198.51.${i}.7` })).status).toBe(303);
     expect(await throttleKeys(rt, RECORDS.throttleAddress.prefix)).toHaveLength(1);

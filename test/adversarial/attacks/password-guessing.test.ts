@@ -130,7 +130,7 @@ describe("password guessing: the throttle holds across function instances sharin
   it("records an earlier version left (one per attempt) neither break sign-in nor linger: the sweep knows them", async () => {
     const rt = await fastRuntime();
     const legacy = RECORDS.throttleLegacy.key(ATTACKER, `${String(rt.clock.now).padStart(15, "0")}-old`);
-    await rt.store.set(legacy, { at: rt.clock.now, expiresAt: rt.clock.now + p.ipMemoryMs });
+    await rt.store.setIfNew(legacy, { at: rt.clock.now, expiresAt: rt.clock.now + p.ipMemoryMs });
     expect((await guess(rt, "wrong")).status).toBe(303);
     expect((await guess(rt, TEST_PASSWORD)).status).toBe(302);
     rt.clock.advance(p.ipMemoryMs + SECOND);

@@ -131,7 +131,7 @@ describe("grants from before generations", () => {
       refresh: { hash: tokenHash(current), issuedAt: now, expiresAt: now + 90 * 86_400_000 },
       retiredRefreshHashes: [tokenHash(retired)],
     };
-    await rt.store.set(RECORDS.grant.key(id), grant);
+    await rt.store.setIfNew(RECORDS.grant.key(id), grant);
     return { id, accessToken, retired, current };
   }
 

@@ -11,7 +11,7 @@ import { parseClientDocument } from "../../../netlify/lib/clients/client-info.ts
 import { linkTargets, parseLinkHeader } from "../../../netlify/lib/clients/link-header.ts";
 import { OAuthError, UntrustedRedirect } from "../../../netlify/lib/errors.ts";
 import { escapeHtml, renderMessagePage } from "../../../netlify/lib/http/message-page.ts";
-import { MAX_BODY_BYTES, readForm } from "../../../netlify/lib/http/body.ts";
+import { MAX_BODY_BYTES, readForm, type BodyRule } from "../../../netlify/lib/http/body.ts";
 import { bearerToken, isSameOriginPost } from "../../../netlify/lib/http/request.ts";
 import { passkeyName } from "../../../netlify/lib/owner/passkeys.ts";
 import { checkProfileLinks, DISCOVERY_RELS } from "../../../netlify/lib/owner/profile-links.ts";
@@ -281,16 +281,23 @@ describe("scopes", () => {
 describe("request bodies and headers", () => {
   const anyForm = mutatedPairs(fc.constant<Pairs>([["grant_type", "authorization_code"], ["code", "ic_x"], ["client_id", CLIENT_ID]]), ["grant_type", "code", "client_id"], hostileString([CLIENT_ID]));
 
+  const ruleArb = fc.constantFrom<BodyRule>({ accepts: "fields", json: false }, { accepts: "fields", json: true }, { accepts: "oauth-form" }, { accepts: "oauth-form", repeatable: ["code"] });
+
   it(`readForm: resolves to fields or refuses with 400, and with 413 exactly when the body or its declared length is over 64 KB ${seedNote(RUNS.readForm)}`, async () => {
     await fc.assert(
-      fc.asyncProperty(bodyArb(anyForm, { oversized: true }), fc.boolean(), async (body, json) => {
+      fc.asyncProperty(bodyArb(anyForm, { oversized: true }), ruleArb, async (body, rule) => {
         const req = buildRequest({ method: "POST", target: "/token", headers: {}, body });
         const declared = Number(req.headers.get("content-length") ?? "0");
         const tooLarge = body.bytes.byteLength > MAX_BODY_BYTES || declared > MAX_BODY_BYTES;
         try {
-          const form = await answered("readForm", () => readForm(req, undefined, { json }));
+          const form = await answered("readForm", () => readForm(req, rule));
           expect(form).toBeInstanceOf(URLSearchParams);
           expect(tooLarge).toBe(false);
+          if (rule.accepts === "oauth-form") {
+            // The standard's form: no name twice, but one the rule lets repeat.
+            const names = [...form.keys()].filter((name) => !(rule.repeatable ?? []).includes(name));
+            expect(new Set(names).size).toBe(names.length);
+          }
         } catch (error) {
           expect(error).toBeInstanceOf(OAuthError);
           expect((error as OAuthError).status).toBe(tooLarge ? 413 : 400);
@@ -307,8 +314,14 @@ describe("request bodies and headers", () => {
         fc.pre(encoded.length > 0 && Buffer.byteLength(encoded) <= MAX_BODY_BYTES);
         // Bytes, not a string: a string body would get a text/plain type of its own.
         const req = new Request(`${BASE}/token`, { method: "POST", body: Buffer.from(encoded), headers: type ? { "content-type": type } : {} });
-        const form = await answered("readForm", () => readForm(req));
+        const copy = req.clone();
+        const form = await answered("readForm", () => readForm(req, { accepts: "fields", json: false }));
         expect(form.toString()).toBe(new URLSearchParams(pairs).toString());
+        // The OAuth endpoints read it the same, or refuse a name given twice, naming it.
+        const repeated = pairs.map(([name]) => name).find((name, i, names) => names.indexOf(name) !== i);
+        const oauth = await answered("readForm", () => readForm(copy, { accepts: "oauth-form" }).catch((error: unknown) => error));
+        if (repeated === undefined) expect(String(oauth)).toBe(form.toString());
+        else expect(oauth).toMatchObject({ status: 400, error: "invalid_request", description: expect.stringContaining("more than once") });
       }),
       fuzzRuns(RUNS.readForm),
     );
@@ -383,8 +396,10 @@ describe("client documents", () => {
       fc.asyncProperty(documentArb, clientIds, async (generated, clientId) => {
         const info = await answered("parseClientDocument", () => parseClientDocument(documentFor(generated, clientId), clientId));
         expect(info.clientId).toBe(clientId);
-        // A metadata document the draft refuses gives nothing of the app's, and says why.
-        if (info.refused !== undefined) expect(info).toEqual({ clientId, redirectUris: [], fetched: false, refused: info.refused });
+        // A metadata document the draft refuses gives nothing of the app's, and says why (marked when
+        // the refusal stops the sign-in: how it authenticates, or a client_id that is not its own).
+        const { authenticationRefused: _auth, identityRefused: _identity, ...unmarked } = info;
+        if (info.refused !== undefined) expect(unmarked).toEqual({ clientId, redirectUris: [], fetched: false, refused: info.refused });
         else expect(info.fetched).toBe(true);
         expect(info.redirectUris.length).toBeLessThanOrEqual(100);
         expect(new Set(info.redirectUris).size).toBe(info.redirectUris.length);

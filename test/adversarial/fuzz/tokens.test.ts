@@ -75,7 +75,7 @@ function valuesOf(p: Pools): Arbitrary<string> {
   );
 }
 
-const TOKEN_NAMES = ["grant_type", "code", "client_id", "redirect_uri", "code_verifier", "refresh_token", "scope", "action", "token", "token_type_hint", "me"] as const;
+const TOKEN_NAMES = ["grant_type", "code", "client_id", "redirect_uri", "code_verifier", "refresh_token", "scope", "action", "token", "token_type_hint", "me", "client_secret"] as const;
 
 /** The forms a real client posts: a code redemption, a refresh, a revocation. */
 function validTokenForms(p: Pools, grantType: string | null = "authorization_code"): Arbitrary<Pairs> {
@@ -123,7 +123,7 @@ function specArb(shape: SpecShape): Arbitrary<RequestSpec> {
 /** Sends a spec to a handler under the hang detector and checks the common rules. */
 async function send(what: string, handler: (req: Request) => Promise<Response> | Response, spec: RequestSpec, rules: AnswerRules): Promise<Answer> {
   const response = await answered(what, () => handler(buildRequest(spec)));
-  return expectDocumentedAnswer(response, rules);
+  return expectDocumentedAnswer(response, { ...rules, basicSent: /^Basic(\s|$)/i.test(spec.headers.authorization ?? "") });
 }
 
 /** New tokens from a 200 token answer join the pools. */
@@ -159,7 +159,7 @@ describe("the token endpoints answer generated requests with a documented status
     const spec = specArb({ paths: fc.constantFrom("/auth", "/auth/"), form: mutatedPairs(validTokenForms(p, null), TOKEN_NAMES, valuesOf(p)), postOnly: true });
     await fc.assert(
       fc.asyncProperty(spec, async (s) => {
-        const answer = await send("POST /auth", (req) => authorizationEndpoint(req, rt), s, { statuses: [200, 400, 405, 413] });
+        const answer = await send("POST /auth", (req) => authorizationEndpoint(req, rt), s, { statuses: [200, 400, 401, 405, 413] });
         if (answer.status === 200) expect((answer.json as { me?: unknown }).me).toBe(me);
         outcomes.add(answer.status === 200 ? 200 : `${answer.status} ${(answer.json as { error?: string }).error}`);
       }),
@@ -212,18 +212,21 @@ describe("the token endpoints answer generated requests with a documented status
     const rt = await fuzzRuntime();
     const p = await pools(rt, 0);
     const outcomes = new Outcomes("POST /revoke");
-    const form = fc.nat().chain((i) => mutatedPairs(fc.constantFrom<Pairs>([["token", pick(p.access, i)!]], [["token", pick(p.refresh, i)!], ["token_type_hint", "refresh_token"]]), ["token", "token_type_hint"], valuesOf(p)));
+    // With the token's own client_id, another, or a client_secret (RFC 7009 2.1, RFC 6749 2.3).
+    const valid = (i: number) =>
+      fc.constantFrom<Pairs>([["token", pick(p.access, i)!]], [["token", pick(p.refresh, i)!], ["token_type_hint", "refresh_token"]], [["token", pick(p.access, i)!], ["client_id", CLIENT_ID]]);
+    const form = fc.nat().chain((i) => mutatedPairs(valid(i), ["token", "token_type_hint", "client_id", "client_secret"], valuesOf(p)));
     const spec = specArb({ paths: fc.constant("/revoke"), form });
     await fc.assert(
       fc.asyncProperty(spec, async (s) => {
-        const answer = await send("POST /revoke", (req) => revocationEndpoint(req, rt), s, { statuses: [200, 204, 400, 405, 413] });
+        const answer = await send("POST /revoke", (req) => revocationEndpoint(req, rt), s, { statuses: [200, 204, 400, 401, 405, 413] });
         // RFC 7009: the same empty answer whether the token was known or not.
         if (answer.status === 200) expect(answer.json).toEqual({});
-        outcomes.add(answer.status);
+        outcomes.add(answer.status < 400 ? answer.status : `${answer.status} ${(answer.json as { error?: string }).error}`);
       }),
       fuzzRuns(RUNS.revoke),
     );
-    outcomes.expectReached([200, 400, 413]);
+    outcomes.expectReached([200, "400 invalid_request", "400 invalid_grant", "401 invalid_client", "413 invalid_request"]);
   }, propertyTimeout(RUNS.revoke));
 
   it(`GET /userinfo ${seedNote(RUNS.userinfo)}`, async () => {
