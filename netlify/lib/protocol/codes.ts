@@ -81,7 +81,7 @@ export async function issueCode(
   // Only this call can have written a record under a fresh 256-bit code (a refusal is its own
   // write, retried after its answer was lost); a code is never overwritten all the same.
   const record = codeRecord(input, now);
-  if (!(await createOnce<CodeRecord>(store, RECORDS.code.key(code), record, (stored) => stored.issuedAt === record.issuedAt && stored.codeChallenge === record.codeChallenge))) throw new Error("authorization code collision");
+  if (!(await createOnce<CodeRecord>(store, RECORDS.code.key(code), record, (stored) => stored.issuedAt === record.issuedAt))) throw new Error("authorization code collision");
   return code;
 }
 

@@ -29,9 +29,8 @@ export interface GrantRecord {
   authentication?: KeyAuthentication;
   /** What the owner approved: the ceiling for every refresh. */
   scopes: string[];
-  /** The protected resource the owner approved the tokens for (RFC 8707), exactly as the client
-   * named it: every access token of the grant is for it alone (introspection's `aud`). Absent:
-   * tokens for no particular resource. A refresh keeps it; it never changes. */
+  /** The protected resource approved (RFC 8707), as the client named it: every access token of
+   * the grant is for it alone (introspection's `aud`); absent: none in particular. Never changes. */
   resource?: string;
   /** The scopes of the current access token (a refresh may narrow them). */
   accessScopes: string[];
@@ -93,12 +92,6 @@ interface NewGrant {
   authentication?: KeyAuthentication;
 }
 
-/** The grant's create-if-new write; one refused or failed may have landed before its answer was
- * lost: the grant as stored then says whether it is this one (its tokens are then the client's). */
-function writeNewGrant(store: KeyValueStore, grant: GrantRecord): Promise<boolean> {
-  return createOnce<StoredGrant>(store, grantKey(grant.id), grant, (stored) => stored.kind === "grant" && constantTimeEqual(stored.access.hash, grant.access.hash));
-}
-
 /** Creates the grant for a redeemed code, with one create-if-new write, and beside it (in the
  * same round trip) the change that counts it in its app's summary, so that an app holding a
  * token shows in the console. Throws CodeAlreadyUsed when the code was presented again before the
@@ -121,7 +114,9 @@ export async function createGrant(store: KeyValueStore, input: NewGrant, now: nu
   const creation = creationOf(grant, options.writableUntil ?? now);
   const recorded = recordChange(store, "c", creation);
   recorded.catch(() => undefined); // awaited below, once the grant's write is settled
-  if (!(await writeNewGrant(store, grant))) {
+  // A write refused or failed may have landed, its answer lost: is the stored grant this one?
+  const isThis = (stored: StoredGrant) => stored.kind === "grant" && constantTimeEqual(stored.access.hash, grant.access.hash);
+  if (!(await createOnce<StoredGrant>(store, grantKey(grant.id), grant, isThis))) {
     const stored = await store.getVersioned<StoredGrant>(grantKey(input.id));
     if (stored.value?.kind === "grant") await revokeGrant(store, input.id, now, { read: stored, waitUntil: options.waitUntil });
     throw new CodeAlreadyUsed();
