@@ -74,6 +74,23 @@ describe("an app's scopes in the console", () => {
     expect(await heldShown(rt)).toEqual({ scopes: ["profile"], scopeGrants: { profile: 6 }, grants: 6 });
   });
 
+  it("holds at most 64 scopes and then says there are more; a scope named like an object's property is a scope like any other", async () => {
+    const rt = await testRuntime();
+    const named = (prefix: string) => Array.from({ length: 32 }, (_, i) => `${prefix}${i}`);
+    await tokensFor(rt, ["__proto__", ...named("a").slice(1)].join(" "));
+    await tokensFor(rt, named("b").join(" "));
+    const full = await shownApp(rt);
+    expect(full!.scopes).toHaveLength(64);
+    expect(full!.scopes).toContain("__proto__");
+    expect(Object.hasOwn(full!.scopeGrants, "__proto__")).toBe(true);
+    expect(full!.moreScopes).toBeUndefined();
+
+    await tokensFor(rt, "c0 create");
+    const over = await shownApp(rt);
+    expect(over!.scopes).toHaveLength(64);
+    expect(over!.moreScopes).toBe(true);
+  });
+
   it("a summary written by an earlier version (its latest grant's scopes only) still shows them, beside a new grant's, until its grants expire", async () => {
     const rt = await testRuntime();
     const expiryDay = Math.floor((rt.clock.now + 10 * DAY) / DAY);
