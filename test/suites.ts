@@ -32,6 +32,7 @@ export const PRODUCTION_STORE = [
   "test/integration/alerts.test.ts",
   "test/integration/app-approvals.test.ts",
   "test/integration/app-burst.test.ts",
+  "test/integration/app-scopes.test.ts",
   "test/adversarial/redemption-faults.test.ts",
   "test/adversarial/attacks/codes.test.ts",
   "test/adversarial/attacks/refresh-reuse.test.ts",

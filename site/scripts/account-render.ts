@@ -97,6 +97,15 @@ function buttons(...nodes: HTMLButtonElement[]): HTMLDivElement {
 }
 
 
+/** A scope the app holds, each once; with several grants, one that only some of them hold says
+ * how many (it leaves when they expire or are revoked). */
+function scopeChip(scope: string, app: AppView): HTMLElement {
+  const chip = element("code", scope, "chip");
+  const holding = Object.hasOwn(app.scopeGrants ?? {}, scope) ? app.scopeGrants[scope]! : app.grants;
+  if (app.grants > 1 && holding < app.grants) chip.append(element("span", ` · ${holding} of ${app.grants} grants`, "muted"));
+  return chip;
+}
+
 export function appItem(app: AppView, index: number, actions: ItemActions): HTMLLIElement {
   const { li, head, nameId } = item("app", app.id, index, app.name || hostOf(app.clientId), []);
   // Only this server's logo path (the API signs it): nothing is loaded from an app's host.
@@ -111,8 +120,9 @@ export function appItem(app: AppView, index: number, actions: ItemActions): HTML
     head.prepend(logo);
   }
   const scopes = element("p", undefined, "chips");
-  if (app.scopes.length === 0) scopes.append(element("span", "identity only", "muted"));
-  else scopes.append(...app.scopes.map((scope) => element("code", scope, "chip")));
+  if (app.scopes.length === 0 && !app.moreScopes) scopes.append(element("span", "identity only", "muted"));
+  else scopes.append(...app.scopes.map((scope) => scopeChip(scope, app)));
+  if (app.moreScopes) scopes.append(element("span", "and other scopes", "muted"));
   li.append(
     element("p", app.clientId, "client-id break"),
     scopes,

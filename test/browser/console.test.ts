@@ -56,7 +56,7 @@ async function addVirtualAuthenticator(page: Page): Promise<{ credentials: () =>
   return { credentials: async () => (await cdp.send("WebAuthn.getCredentials", { authenticatorId })).credentials };
 }
 
-function authorizationUrl(challenge = pkcePair().challenge): string {
+function authorizationUrl(challenge = pkcePair().challenge, scope = "profile create"): string {
   const params = new URLSearchParams({
     response_type: "code",
     client_id: `${client.origin}/`,
@@ -64,7 +64,7 @@ function authorizationUrl(challenge = pkcePair().challenge): string {
     state: "state-7",
     code_challenge: challenge,
     code_challenge_method: "S256",
-    scope: "profile create",
+    scope,
     me: "https://jane.example/",
   });
   return `${server.baseUrl}/auth?${params}`;
@@ -78,8 +78,8 @@ async function landAtClient(page: Page, action: () => Promise<unknown>): Promise
 }
 
 /** Signs in to the app on the sign-in page with the password; returns the code. */
-async function signInWithPassword(page: Page, options: { remember: boolean; challenge?: string }): Promise<string> {
-  await page.goto(authorizationUrl(options.challenge));
+async function signInWithPassword(page: Page, options: { remember: boolean; challenge?: string; scope?: string }): Promise<string> {
+  await page.goto(authorizationUrl(options.challenge, options.scope));
   await page.getByLabel("Password", { exact: true }).fill(TEST_PASSWORD);
   if (options.remember) await page.getByLabel("Keep me signed in on this device").check();
   await readyToApprove(page);
@@ -100,14 +100,14 @@ async function signInToConsole(page: Page): Promise<void> {
 }
 
 /** The client's side: redeems the code at the token endpoint. */
-async function redeem(code: string, verifier: string): Promise<{ access_token: string }> {
+async function redeem(code: string, verifier: string): Promise<{ access_token: string; refresh_token?: string }> {
   const response = await fetch(`${server.baseUrl}/token`, {
     method: "POST",
     headers: { Accept: "application/json" },
     body: new URLSearchParams({ grant_type: "authorization_code", code, client_id: `${client.origin}/`, redirect_uri: `${client.origin}/callback`, code_verifier: verifier }),
   });
   expect(response.status).toBe(200);
-  return (await response.json()) as { access_token: string };
+  return (await response.json()) as { access_token: string; refresh_token?: string };
 }
 
 async function introspect(token: string): Promise<unknown> {
@@ -186,6 +186,28 @@ describe("the console", () => {
     await page.locator("#status", { hasText: "Revoked" }).waitFor();
     await expect.poll(() => apps.count(), { timeout: 15_000 }).toBe(before - 1);
     expect(await introspect(tokens.access_token)).toEqual({ active: false });
+  });
+
+  it("shows every scope the app holds: an earlier grant's `create` beside a later `profile`, until that grant is revoked", async () => {
+    const page = await newDevice();
+    const signIns = [];
+    for (const scope of ["create", "profile"]) {
+      const { verifier, challenge } = pkcePair();
+      signIns.push(await redeem(await signInWithPassword(page, { remember: false, challenge, scope }), verifier));
+    }
+    await signInToConsole(page);
+    const app = page.locator("#app-list > li[data-app-id]").filter({ hasText: `${client.origin}/` });
+    const chips = app.locator(".chip");
+    await expect(chips.allTextContents()).resolves.toEqual(["create · 1 of 2 grants", "profile · 1 of 2 grants"]);
+
+    // The app revokes its `create` token itself (RFC 7009): the console then shows `profile` alone.
+    const revoked = await fetch(`${server.baseUrl}/revoke`, { method: "POST", body: new URLSearchParams({ token: signIns[0]!.access_token }) });
+    expect(revoked.status).toBe(200);
+    await page.reload();
+    await page.locator("#console-view").waitFor();
+    await expect(chips.allTextContents()).resolves.toEqual(["profile"]);
+    await app.getByRole("button", { name: "Revoke", exact: true }).click();
+    await page.locator("#status", { hasText: "Revoked" }).waitFor();
   });
 
   it("fits a 375 px phone screen", async () => {

@@ -10,6 +10,7 @@ import type { AppView } from "../pages/account-view.ts";
 import { forgetAllApprovals, forgetApproval } from "./app-approvals.ts";
 import { forgetSummary, liveGrantCount, readSummary, summaryIds, type AppSummary } from "../protocol/app-summaries.ts";
 import { changeKey, listChanges } from "../protocol/app-changes.ts";
+import { liveScopes } from "../protocol/held-scopes.ts";
 import { foldChanges, withWaitingChanges } from "../protocol/app-summary-fold.ts";
 import { appVerifiedAt } from "../protocol/app-usage.ts";
 import { appIdOf, readRevocations, revokedByOwner, revokeEveryGrantOf, revokeEverything } from "../protocol/revocations.ts";
@@ -45,15 +46,18 @@ async function liveSummaries(store: KeyValueStore, ids: readonly string[], chang
 
 function appView(summary: AppSummary, verifiedAt: number, now: number): AppView {
   const lastDay = Math.max(...Object.keys(summary.liveByDay).map(Number));
+  const held = liveScopes(summary, now);
   const app: AppView = {
     id: appIdOf(summary.clientId),
     clientId: summary.clientId,
-    scopes: summary.scopes,
+    scopes: Object.keys(held.scopes),
+    scopeGrants: held.scopes,
     createdAt: summary.firstUsedAt,
     lastUsedAt: Math.max(summary.lastUsedAt, verifiedAt),
     expiresAt: (lastDay + 1) * DAY_MS,
     grants: liveGrantCount(summary, now),
   };
+  if (held.more) app.moreScopes = true;
   if (summary.client?.name) app.name = summary.client.name;
   if (summary.client?.logoUri) app.logoUri = summary.client.logoUri;
   return app;

@@ -8,7 +8,12 @@ export interface AppView {
   /** The app's own claims from its client information; may be absent. */
   name?: string;
   logoUri?: string;
+  /** What it holds now: every scope of its live grants, each once. */
   scopes: string[];
+  /** How many of its live grants hold each of those scopes. */
+  scopeGrants: Record<string, number>;
+  /** Its live grants hold more distinct scopes than a summary keeps (64): not all are listed. */
+  moreScopes?: true;
   createdAt: number;
   /** The last time one of its tokens was used (introspection, userinfo or refresh). */
   lastUsedAt: number;

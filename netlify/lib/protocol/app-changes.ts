@@ -23,6 +23,9 @@ export interface AppChange {
   counted?: number;
   /** The grant is no longer counted at this expiry (a refresh, a revocation). */
   uncounted?: number;
+  /** A refresh's or a revocation's grant's scopes, which move with it (held-scopes.ts); absent
+   * from changes written by earlier versions. A creation's are in `created`. */
+  scopes?: string[];
   /** A creation: the app as it signed in, and until when its grant may yet be written (a
    * redemption that failed after using its code up may be retried until the code's end). */
   created?: { client?: ClientDisplay; scopes: string[]; resource?: string; writableUntil: number };
@@ -54,11 +57,11 @@ export function creationOf(grant: ChangedGrant, writableUntil: number): AppChang
 }
 
 export function refreshOf(grant: ChangedGrant, nextExpiresAt: number, now: number): AppChange {
-  return expiring({ ...base(grant, now), uncounted: grant.expiresAt, counted: nextExpiresAt });
+  return expiring({ ...base(grant, now), uncounted: grant.expiresAt, counted: nextExpiresAt, scopes: grant.scopes });
 }
 
 export function revocationOf(grant: ChangedGrant, now: number): AppChange {
-  return expiring({ ...base(grant, now), uncounted: grant.expiresAt });
+  return expiring({ ...base(grant, now), uncounted: grant.expiresAt, scopes: grant.scopes });
 }
 
 /** A change's id: its grant, and what happened to it (`c` created, `g<n>` refreshed to

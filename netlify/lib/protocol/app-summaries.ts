@@ -15,15 +15,17 @@ import type { KeyValueStore } from "../platform/store.ts";
 import { appIdOf } from "./revocations.ts";
 import { collisionPause } from "../platform/collision-pause.ts";
 import { creationOf, type AppChange } from "./app-changes.ts";
+import { countScopes, dayOf as dayNumberOf, daysAhead, type HeldScopes } from "./held-scopes.ts";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
-export interface AppSummary {
+export interface AppSummary extends HeldScopes {
   kind: "app-summary";
   clientId: string;
   /** The app's name and logo as it claimed them at its latest sign-in. */
   client?: ClientDisplay;
-  /** The scopes of its latest grant. */
+  /** The scopes of its latest grant (what earlier versions showed: the console now shows every
+   * live grant's, `heldScopes`, held-scopes.ts), and its resource (not shown). */
   scopes: string[];
   resource?: string;
   /** Its first grant still counted, and its latest. */
@@ -72,13 +74,13 @@ function counted(liveByDay: Record<string, number>, at: number, by: number): Rec
 function applyCreation(current: AppSummary | null, change: AppChange & { created: NonNullable<AppChange["created"]> }): AppSummary {
   const at = change.grantCreatedAt;
   const { client, scopes, resource } = change.created;
-  const base: AppSummary = current ?? { kind: "app-summary", clientId: change.clientId, scopes, firstUsedAt: at, lastGrantAt: at, lastUsedAt: change.at, liveByDay: {}, expiresAt: 0 };
+  const base: AppSummary = current ?? { kind: "app-summary", clientId: change.clientId, scopes, firstUsedAt: at, lastGrantAt: at, lastUsedAt: change.at, liveByDay: {}, heldScopes: {}, expiresAt: 0 };
   const next: AppSummary = {
     ...base,
     firstUsedAt: Math.min(base.firstUsedAt, at),
     lastGrantAt: Math.max(base.lastGrantAt, at),
     lastUsedAt: Math.max(base.lastUsedAt, change.at),
-    liveByDay: change.counted === undefined ? base.liveByDay : counted(base.liveByDay, change.counted, 1),
+    ...(change.counted === undefined ? {} : { liveByDay: counted(base.liveByDay, change.counted, 1), ...countScopes(base, scopes, change.counted, 1) }),
   };
   if (current && at < current.lastGrantAt) return next;
   const { client: _client, resource: _resource, ...rest } = next;
@@ -90,18 +92,25 @@ function applyChange(current: AppSummary | null, change: AppChange): AppSummary 
   // A grant older than the summary's first was counted by a summary since forgotten (its app
   // revoked), or never (stored before summaries existed): its refresh or revocation changes nothing.
   if (!current || change.grantCreatedAt < current.firstUsedAt) return current;
-  let liveByDay = current.liveByDay;
-  if (change.uncounted !== undefined) liveByDay = counted(liveByDay, change.uncounted, -1);
-  if (change.counted === undefined) return { ...current, liveByDay };
+  // The grant's scopes move with it (a change written by an earlier version names none).
+  const scopes = change.scopes ?? [];
+  let next = current;
+  if (change.uncounted !== undefined) next = { ...next, liveByDay: counted(next.liveByDay, change.uncounted, -1), ...countScopes(next, scopes, change.uncounted, -1) };
+  if (change.counted === undefined) return next;
   // A refresh: the grant's expiry moves, and the app was used.
-  return { ...current, liveByDay: counted(liveByDay, change.counted, 1), lastUsedAt: Math.max(current.lastUsedAt, change.at) };
+  return { ...next, liveByDay: counted(next.liveByDay, change.counted, 1), ...countScopes(next, scopes, change.counted, 1), lastUsedAt: Math.max(next.lastUsedAt, change.at) };
 }
 
 /** The summary with these changes applied: creations first, so that a refresh or a revocation
- * of a grant created in the same batch finds it counted. Null: nothing was ever counted. */
+ * of a grant created in the same batch finds it counted. Null: nothing was ever counted. The
+ * days before its latest use are dropped: their grants have expired (so the record holds the
+ * days ahead only, however long the app is used). */
 export function applyChanges(current: AppSummary | null, changes: readonly AppChange[]): AppSummary | null {
   const ordered = [...changes].sort((a, b) => Number(!a.created) - Number(!b.created) || a.at - b.at);
-  return ordered.reduce<AppSummary | null>(applyChange, current);
+  const next = ordered.reduce<AppSummary | null>(applyChange, current);
+  if (!next) return null;
+  const { moreScopesUntil: _more, ...rest } = next;
+  return { ...rest, ...daysAhead(next, dayNumberOf(next.lastUsedAt)) };
 }
 
 /** Read, change, write back only if nobody wrote in between; retried. */
