@@ -39,6 +39,7 @@ export const PRODUCTION_STORE = [
   "test/adversarial/attacks/revoke-refresh-race.test.ts",
   "test/adversarial/attacks/session-races.test.ts",
   "test/adversarial/attacks/password-guessing.test.ts",
+  "test/adversarial/attacks/sign-in-burst.test.ts",
   "test/adversarial/attacks/history-flood.test.ts",
   "test/adversarial/attacks/owner-lockout.test.ts",
 ];

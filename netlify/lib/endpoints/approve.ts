@@ -59,7 +59,7 @@ async function whoApproves(ctx: RequestContext, form: URLSearchParams, submitted
   const outcome = await signInOwner(ctx.rt, ctx.config, credentialFrom(form), { ...attempt, ...(session ? { sessionId: session.id } : {}) });
   if (outcome.ok) return { approver: outcome.method, setCookies: outcome.setCookies };
   if (outcome.reason === "throttled") {
-    throw throttled(outcome.retryAfterSeconds, outcome.overall, outcome.method).withLink({ href: `${SIGN_IN_PAGE}#request=${submitted.token}`, text: "Back to the sign-in page" });
+    throw throttled(outcome.retryAfterSeconds, outcome.overall, outcome.method, outcome.busy).withLink({ href: `${SIGN_IN_PAGE}#request=${submitted.token}`, text: "Back to the sign-in page" });
   }
   // Nothing given, which counts as no failure: a signed-in owner is asked to confirm this app;
   // a session that ended while the page was open, for the password.

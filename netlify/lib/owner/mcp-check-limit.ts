@@ -4,6 +4,7 @@
 // into a fetching machine.
 import { RECORDS } from "../platform/records.ts";
 import type { KeyValueStore } from "../platform/store.ts";
+import { collisionPause } from "../platform/collision-pause.ts";
 
 export const MCP_CHECKS_PER_MINUTE = 10;
 const MINUTE_MS = 60_000;
@@ -20,6 +21,7 @@ export async function claimMcpCheck(store: KeyValueStore, now: number): Promise<
   const key = RECORDS.mcpCheckCount.key(minute);
   const wait = Math.max(1, Math.ceil(((minute + 1) * MINUTE_MS - now) / 1000));
   for (let tries = 0; tries < 4; tries++) {
+    if (tries > 0) await collisionPause(tries);
     const { value, version } = await store.getVersioned<CheckCount>(key);
     const count = value?.kind === "mcp-check-count" ? value.count : 0;
     if (count >= MCP_CHECKS_PER_MINUTE) return wait;

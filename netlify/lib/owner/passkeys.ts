@@ -3,6 +3,7 @@
 import type { PasskeyView } from "../pages/account-view.ts";
 import { RECORDS } from "../platform/records.ts";
 import type { KeyValueStore } from "../platform/store.ts";
+import { collisionPause } from "../platform/collision-pause.ts";
 
 export interface PasskeyRecord {
   /** The credential id, base64url. */
@@ -43,6 +44,7 @@ export function passkeyName(raw: string): string | null {
  * registering at once must not lose a key. */
 async function updatePasskeys(store: KeyValueStore, change: (items: PasskeyRecord[]) => PasskeyRecord[] | null): Promise<boolean> {
   for (let attempt = 0; attempt < 3; attempt++) {
+    if (attempt > 0) await collisionPause(attempt);
     const { value, version } = await store.getVersioned<PasskeyList>(PASSKEYS_KEY);
     const next = change(value?.kind === "passkeys" ? value.items : []);
     if (next === null) return false;

@@ -17,6 +17,7 @@
 import type { SignInEventView } from "../pages/account-view.ts";
 import { RECORDS } from "../platform/records.ts";
 import type { KeyValueStore } from "../platform/store.ts";
+import { collisionPause } from "../platform/collision-pause.ts";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const HOUR_MS = 60 * 60 * 1000;
@@ -108,6 +109,7 @@ export function clientText(clientId: string): string {
 async function addToHour(store: KeyValueStore, at: number, field: "count" | "refused", most = Infinity): Promise<"added" | "full"> {
   const key = RECORDS.signInOverflow.key(hourOf(at));
   for (let i = 0; i < COUNT_TRIES; i++) {
+    if (i > 0) await collisionPause(i);
     const { value, version } = await store.getVersioned<OverflowRecord>(key);
     const record: OverflowRecord = value?.kind === "sign-in-overflow" ? value : { kind: "sign-in-overflow", count: 0, expiresAt: 0 };
     const current = record[field] ?? 0;

@@ -38,7 +38,7 @@ type SignInResult =
     }
   | { ok: false; reason: SignInFailure; overall?: OverallState }
   /** `overall` says whether the overall limit was in force ("engaged"); `method`, what was refused. */
-  | { ok: false; reason: "throttled"; method: OwnerCredential["method"]; retryAfterSeconds: number; overall: OverallState };
+  | { ok: false; reason: "throttled"; method: OwnerCredential["method"]; retryAfterSeconds: number; overall: OverallState; busy?: true };
 
 export interface AttemptContext {
   ip: string;
@@ -83,7 +83,7 @@ async function refused(rt: Runtime, context: AttemptContext, verdict: Extract<Th
     const work = countRefused(rt.store, heldBySince).catch((error: unknown) => console.warn(`indieauth: a refused attempt was not counted: ${error instanceof Error ? error.message : String(error)}`));
     await afterAnswer(context.waitUntil, work);
   }
-  return { ok: false, reason: "throttled", method, retryAfterSeconds: verdict.retryAfterSeconds, overall: verdict.overall };
+  return { ok: false, reason: "throttled", method, retryAfterSeconds: verdict.retryAfterSeconds, overall: verdict.overall, ...(verdict.busy ? { busy: true as const } : {}) };
 }
 
 /** After a right credential: the attempt's counts taken back (`settle`), the success in the
@@ -185,7 +185,9 @@ export function credentialFrom(form: URLSearchParams): OwnerCredential {
 /** Held back by the guessing throttle, in the words every sign-in form shows. When the overall
  * limit held it back, the owner is told the ways round it. A passkey answer is held back only
  * after it failed: a passkey registered here still signs in. */
-export function throttled(retryAfterSeconds: number, overall: OverallState = "not-counted", method: OwnerCredential["method"] = "password"): TooManyAttempts {
+export function throttled(retryAfterSeconds: number, overall: OverallState = "not-counted", method: OwnerCredential["method"] = "password", busy = false): TooManyAttempts {
+  // No limit was reached: the attempt's counter kept changing under others sent at that moment.
+  if (busy) return new TooManyAttempts(`Several sign-in attempts reached this site at the same moment, so this one was not checked: try again in ${retryAfterSeconds} seconds.`, retryAfterSeconds);
   const minutes = Math.ceil(retryAfterSeconds / 60);
   const wait = `try again in ${minutes} minute${minutes === 1 ? "" : "s"}`;
   if (method === "passkey") {
@@ -199,7 +201,7 @@ export function throttled(retryAfterSeconds: number, overall: OverallState = "no
 
 /** A failed sign-in as the console's API refuses it. */
 export function refusalFor(result: Exclude<SignInResult, { ok: true }>): AnsweredError {
-  if (result.reason === "throttled") return throttled(result.retryAfterSeconds, result.overall, result.method);
+  if (result.reason === "throttled") return throttled(result.retryAfterSeconds, result.overall, result.method, result.busy);
   const shown = SIGN_IN_FAILURES[result.reason].shown;
   switch (result.reason) {
     case "password":

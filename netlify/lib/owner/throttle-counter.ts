@@ -14,12 +14,15 @@
 // one of those two censuses: live capped records never number more than COUNTER_CAP.
 import { RECORDS } from "../platform/records.ts";
 import type { KeyValueStore, Version } from "../platform/store.ts";
+import { collisionPause } from "../platform/collision-pause.ts";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** Most live address and network records at once. */
 export const COUNTER_CAP = 10_000;
-/** Conditional writes tried before an attempt gives up (the record is too busy: held back). */
-const WRITE_TRIES = 6;
+/** Conditional writes tried before an attempt gives up (the record is too busy: held back).
+ * Each retry waits a random moment first (collision-pause.ts): the attempts of one burst all
+ * count in the one census of the day, and retrying in step they met again until none was left. */
+const WRITE_TRIES = 8;
 
 export interface Entry {
   at: number;
@@ -81,6 +84,7 @@ async function countInCensus(store: KeyValueStore, now: number): Promise<"counte
   const today = dayOf(now);
   const yesterday = (await store.get<CensusRecord>(RECORDS.throttleCensus.key(today - 1)))?.count ?? 0;
   for (let i = 0; i < WRITE_TRIES; i++) {
+    if (i > 0) await collisionPause(i);
     const { value, version } = await store.getVersioned<CensusRecord>(RECORDS.throttleCensus.key(today));
     const count = value?.kind === "throttle-census" ? value.count : 0;
     if (count + yesterday >= COUNTER_CAP) return "full";
@@ -101,6 +105,7 @@ export async function reserve(store: KeyValueStore, counter: Counter, rule: Rule
   const now = entry.at;
   let counted = false;
   for (let i = 0; i < WRITE_TRIES; i++) {
+    if (i > 0) await collisionPause(i);
     const { value, version } = await store.getVersioned<CounterRecord>(counter.key);
     const entries = live(value, counter, now);
     const until = rule(entries, now);
@@ -123,6 +128,7 @@ export async function reserve(store: KeyValueStore, counter: Counter, rule: Rule
  * record, and a record left empty that this attempt created goes with it. */
 export async function takeBack(store: KeyValueStore, counter: Counter, tag: string, created: boolean, now: number): Promise<void> {
   for (let i = 0; i < WRITE_TRIES; i++) {
+    if (i > 0) await collisionPause(i);
     const { value, version } = await store.getVersioned<CounterRecord>(counter.key);
     if (value?.kind !== "throttle-counter" || !value.entries.some((e) => e.tag === tag)) return;
     const entries = value.entries.filter((e) => e.tag !== tag);

@@ -79,7 +79,7 @@ export type ThrottleVerdict =
   | { allowed: true; attempt: Attempt; overall: OverallState }
   /** `heldBySince`: when the latest failure that holds it back was made (absent when a busy
    * counter, not a limit, held it back): the refusal is told in that failure's hour of the history. */
-  | { allowed: false; retryAfterSeconds: number; overall: OverallState; heldBySince?: number };
+  | { allowed: false; retryAfterSeconds: number; overall: OverallState; heldBySince?: number; busy?: true };
 
 const p = THROTTLE_POLICY;
 
@@ -140,7 +140,7 @@ export async function beginAttempt(store: KeyValueStore, source: AttemptSource, 
     const result = await reserve(store, stage.counter, stage.rule, { at: now, tag });
     if (result === "busy") {
       await undo(store, reserved, now);
-      return { allowed: false, retryAfterSeconds: seconds(p.busyRetryMs), overall };
+      return { allowed: false, retryAfterSeconds: seconds(p.busyRetryMs), overall, busy: true };
     }
     if (!result.ok) {
       await undo(store, reserved, now);
