@@ -106,8 +106,7 @@ export async function issueRequestCode(
 ): Promise<RequestCode | null> {
   const code = derivedSecret("code", key, request.requestId);
   const record: CodeRecord = { ...codeRecord(input, now), validUntil: now + CODE_TTL_MS, expiresAt: Math.max(request.requestExpiresAt, now + CODE_TTL_MS) };
-  // One write, only if new: the request's first approval. (Earlier versions wrote an answered
-  // marker, answered/, beside it; those are swept as they expire.)
+  // One write, only if new: the request's first approval.
   if (await store.setIfNew(RECORDS.code.key(code), record)) return { code, repeat: false };
   const [first, used] = await Promise.all([store.get<Partial<CodeRecord>>(RECORDS.code.key(code)), store.get(RECORDS.usedCode.key(code))]);
   const until = validUntil(first);
