@@ -4,7 +4,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { approveEndpoint } from "../../netlify/lib/endpoints/approve.ts";
 import { accountApi } from "../../netlify/lib/endpoints/account.ts";
-import { passkeysApi } from "../../netlify/lib/endpoints/passkeys.ts";
+import { passkeysApi } from "../../netlify/lib/endpoints/passkey-api.ts";
 import { ALERT_INTERVAL_MS, alert } from "../../netlify/lib/owner/alerts.ts";
 import { ACCOUNT_API, PASSKEYS_API } from "../../netlify/lib/pages/paths.ts";
 import { fastRuntime } from "../helpers/attack-kit.ts";

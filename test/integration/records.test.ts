@@ -6,7 +6,7 @@ import { randomUUID } from "node:crypto";
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { sweepExpired } from "../../netlify/lib/platform/housekeeping.ts";
+import { sweepExpired } from "../../netlify/lib/platform/expiry-sweep.ts";
 import { ConditionalRecord, kindOfKey, RECORD_KINDS, RECORDS, SWEPT_KINDS, UnregisteredRecord, type PlainKey } from "../../netlify/lib/platform/records.ts";
 import { blobStore, StorageUnavailable } from "../../netlify/lib/platform/store.ts";
 

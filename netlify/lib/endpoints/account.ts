@@ -8,7 +8,7 @@ import { logoPath } from "../clients/logo-link.ts";
 import { alert } from "../owner/alerts.ts";
 import { sharesOriginWithSite } from "../owner/app-approvals.ts";
 import { listAuthorisedApps, revokeAllApps, revokeApp } from "../owner/authorised-apps.ts";
-import { listPasskeys, passkeyName, passkeyView, passwordLoginAllowed, removePasskey, renamePasskey } from "../owner/passkeys.ts";
+import { listPasskeys, passkeyName, passkeyView, passwordLoginAllowed, removePasskey, renamePasskey } from "../owner/passkey-records.ts";
 import { clearSessionCookies, currentSession, endAllSessions, endSession, listSessions, rememberRequested, startSession, type SessionRecord } from "../owner/sessions.ts";
 import { credentialFrom, refusalFor, signInOwner } from "../owner/sign-in.ts";
 import { isHistoryCursor, signInHistory } from "../owner/sign-in-history.ts";

@@ -14,7 +14,7 @@ import type {
   RegistrationResponseJSON,
 } from "@simplewebauthn/server";
 import type { Config } from "../platform/config.ts";
-import type { PasskeyRecord } from "./passkeys.ts";
+import type { PasskeyRecord } from "./passkey-records.ts";
 import { RECORDS } from "../platform/records.ts";
 import type { KeyValueStore } from "../platform/store.ts";
 import { signTyped, verifyTyped, type JwtKind } from "../crypto/typed-jwt.ts";

@@ -7,7 +7,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { accountApi } from "../../../netlify/lib/endpoints/account.ts";
 import { approveEndpoint } from "../../../netlify/lib/endpoints/approve.ts";
-import { passkeysApi } from "../../../netlify/lib/endpoints/passkeys.ts";
+import { passkeysApi } from "../../../netlify/lib/endpoints/passkey-api.ts";
 import { authorizationEndpoint } from "../../../netlify/lib/endpoints/auth.ts";
 import { revocationEndpoint } from "../../../netlify/lib/endpoints/revocation.ts";
 import { introspectionEndpoint } from "../../../netlify/lib/endpoints/token-verification.ts";

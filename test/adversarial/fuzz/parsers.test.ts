@@ -13,7 +13,7 @@ import { OAuthError, UntrustedRedirect } from "../../../netlify/lib/errors.ts";
 import { escapeHtml, renderMessagePage } from "../../../netlify/lib/http/message-page.ts";
 import { MAX_BODY_BYTES, readForm, type BodyRule } from "../../../netlify/lib/http/body.ts";
 import { bearerToken, isSameOriginPost } from "../../../netlify/lib/http/request.ts";
-import { passkeyName } from "../../../netlify/lib/owner/passkeys.ts";
+import { passkeyName } from "../../../netlify/lib/owner/passkey-records.ts";
 import { checkProfileLinks, DISCOVERY_RELS } from "../../../netlify/lib/owner/profile-links.ts";
 import { signRequest, verifyRequest, type AuthorizationRequest } from "../../../netlify/lib/protocol/request-object.ts";
 import { grantedScopes, parseScope } from "../../../netlify/lib/protocol/scopes.ts";

@@ -1,6 +1,6 @@
 // The hourly housekeeping run: expired records swept (a bounded number per run, resuming where
 // the last run stopped), and app changes left waiting folded into their summaries.
-import { sweepExpired } from "../platform/housekeeping.ts";
+import { sweepExpired } from "../platform/expiry-sweep.ts";
 import { foldAllChanges } from "../protocol/app-summary-fold.ts";
 import type { Runtime } from "../platform/runtime.ts";
 
