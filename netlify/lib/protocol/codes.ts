@@ -21,8 +21,7 @@ import { newGrantId } from "./grant-tokens.ts";
 import { CodeAlreadyUsed, revokeGrant } from "./grants.ts";
 import { isValidCodeVerifier, verifierMatches } from "./pkce.ts";
 import { canonicalUrl } from "../core/urls.ts";
-
-const CODE_TTL_MS = 10 * 60 * 1000;
+import { CODE_TTL_MS } from "../core/policy.ts";
 
 export interface CodeRecord {
   kind: "authorization_code";

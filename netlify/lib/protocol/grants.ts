@@ -17,6 +17,7 @@ import type { KeyValueStore, Versioned } from "../platform/store.ts";
 import { collisionPause } from "../platform/collision-pause.ts";
 import { createOnce } from "../platform/create-once.ts";
 import type { WaitUntil } from "../platform/after-answer.ts";
+import { MAX_RETIRED, REVOKED_RETENTION_MS } from "../core/policy.ts";
 
 export interface GrantRecord {
   kind: "grant";
@@ -67,10 +68,6 @@ export class CodeAlreadyUsed extends InvalidGrant {
     super("The authorization code has already been used.");
   }
 }
-
-/** How long a revoked grant is kept (for the owner's history) before housekeeping drops it. */
-const REVOKED_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
-const MAX_RETIRED = 20;
 
 export interface IssuedTokens {
   accessToken: string;

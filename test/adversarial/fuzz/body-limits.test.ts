@@ -12,7 +12,6 @@ import { authorizationEndpoint } from "../../../netlify/lib/endpoints/auth.ts";
 import { revocationEndpoint } from "../../../netlify/lib/endpoints/revocation.ts";
 import { introspectionEndpoint } from "../../../netlify/lib/endpoints/token-verification.ts";
 import { tokenEndpoint } from "../../../netlify/lib/endpoints/token.ts";
-import { MAX_BODY_BYTES } from "../../../netlify/lib/http/body.ts";
 import { ACCOUNT_API, PASSKEYS_API } from "../../../netlify/lib/pages/paths.ts";
 import { signInHistory } from "../../../netlify/lib/owner/sign-in-history.ts";
 import { TEST_PASSWORD } from "../../helpers/env.ts";
@@ -21,6 +20,7 @@ import { signedRequest } from "../../helpers/endpoints.ts";
 import { BASE } from "../../helpers/requests.ts";
 import { introspection, tokensFor } from "../../helpers/tokens.ts";
 import type { TestRuntime } from "../../helpers/runtime.ts";
+import { MAX_BODY_BYTES } from "../../../netlify/lib/core/policy.ts";
 
 const RUNS = { sizes: 300 } as const;
 const CHUNK = 16 * 1024;
