@@ -1,7 +1,7 @@
 // Hourly: delete expired records, a bounded number per run (the next run goes on where this one
-// stopped), and count grants stored before app summaries existed (endpoints/housekeeping.ts).
+// stopped), and fold app changes left waiting into their summaries (endpoints/hourly-housekeeping.ts).
 import type { Config } from "@netlify/functions";
-import { runHousekeeping } from "../lib/endpoints/housekeeping.ts";
+import { runHousekeeping } from "../lib/endpoints/hourly-housekeeping.ts";
 import { defaultRuntime } from "../lib/platform/runtime.ts";
 
 export default async (): Promise<Response> => {

@@ -10,7 +10,7 @@ import { discoverClient } from "../../netlify/lib/clients/discovery.ts";
 import { accountApi } from "../../netlify/lib/endpoints/account.ts";
 import { approveEndpoint } from "../../netlify/lib/endpoints/approve.ts";
 import { metadataEndpoint } from "../../netlify/lib/endpoints/metadata.ts";
-import { passkeysApi } from "../../netlify/lib/endpoints/passkeys.ts";
+import { passkeysApi } from "../../netlify/lib/endpoints/passkey-api.ts";
 import { authorizationEndpoint } from "../../netlify/lib/endpoints/auth.ts";
 import { revocationEndpoint } from "../../netlify/lib/endpoints/revocation.ts";
 import { tokenEndpoint } from "../../netlify/lib/endpoints/token.ts";

@@ -6,7 +6,7 @@ import { accountApi } from "../../netlify/lib/endpoints/account.ts";
 import { approveEndpoint } from "../../netlify/lib/endpoints/approve.ts";
 import { authorizationEndpoint } from "../../netlify/lib/endpoints/auth.ts";
 import { metadataEndpoint } from "../../netlify/lib/endpoints/metadata.ts";
-import { passkeysApi } from "../../netlify/lib/endpoints/passkeys.ts";
+import { passkeysApi } from "../../netlify/lib/endpoints/passkey-api.ts";
 import { clientRegistration } from "../../netlify/lib/endpoints/registration.ts";
 import { revocationEndpoint } from "../../netlify/lib/endpoints/revocation.ts";
 import { tokenEndpoint } from "../../netlify/lib/endpoints/token.ts";

@@ -1,7 +1,6 @@
 // Many live grants, stored fast: the records exactly as a code's redemption writes them (with
 // their tokens' hashes), written in parallel batches, and each app's summary counted once
-// with all of its grants (as the summary rebuild does), the rebuild marked done. Shared by the scale test and the
-// bench. No vitest here.
+// with all of its grants. Shared by the scale test and the bench. No vitest here.
 import { newGrantId, newGrantToken, tokenHash } from "../../netlify/lib/protocol/grant-tokens.ts";
 import { summariseGrants } from "../../netlify/lib/protocol/app-summaries.ts";
 import type { GrantRecord } from "../../netlify/lib/protocol/grants.ts";
@@ -17,9 +16,8 @@ export interface SeededGrant {
 const AT_ONCE = 64;
 const DAY_MS = 24 * 60 * 60 * 1000;
 
-/** Stores `count` grants of each app, created over the last hours before `now`. `legacy`: as
- * a deployment from before app summaries left them (no summary, the rebuild not run). */
-export async function seedGrants(store: KeyValueStore, me: string, apps: Readonly<Record<string, number>>, now: number, legacy = false): Promise<SeededGrant[]> {
+/** Stores `count` grants of each app, created over the last hours before `now`. */
+export async function seedGrants(store: KeyValueStore, me: string, apps: Readonly<Record<string, number>>, now: number): Promise<SeededGrant[]> {
   const records: GrantRecord[] = [];
   const seeded: SeededGrant[] = [];
   for (const [clientId, count] of Object.entries(apps)) {
@@ -33,7 +31,6 @@ export async function seedGrants(store: KeyValueStore, me: string, apps: Readonl
       records.push({
         kind: "grant", id, clientId, me, client: { name: `App at ${new URL(clientId).host}` }, scopes: ["profile", "create"], accessScopes: ["profile", "create"],
         createdAt, lastUsedAt: createdAt, expiresAt: refresh.expiresAt, access, refresh, retiredRefreshHashes: [],
-        ...(legacy ? {} : { summarised: true as const }),
       });
       seeded.push({ clientId, accessToken, refreshToken });
     }
@@ -41,10 +38,7 @@ export async function seedGrants(store: KeyValueStore, me: string, apps: Readonl
   for (let i = 0; i < records.length; i += AT_ONCE) {
     await Promise.all(records.slice(i, i + AT_ONCE).map((grant) => store.setIfNew(RECORDS.grant.key(grant.id), grant)));
   }
-  if (legacy) return seeded;
   for (const clientId of Object.keys(apps)) await summariseGrants(store, records.filter((grant) => grant.clientId === clientId));
-  // As on any deployment past its upgrade: no grant from before summaries is left to count.
-  await store.set(RECORDS.summaryRebuild.key(), { kind: "summary-rebuild", done: true });
   return seeded;
 }
 

@@ -4,8 +4,8 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { approveEndpoint } from "../../netlify/lib/endpoints/approve.ts";
 import { accountApi } from "../../netlify/lib/endpoints/account.ts";
-import { passkeysApi } from "../../netlify/lib/endpoints/passkeys.ts";
-import { ALERT_INTERVAL_MS, alert } from "../../netlify/lib/owner/alerts.ts";
+import { passkeysApi } from "../../netlify/lib/endpoints/passkey-api.ts";
+import { alert } from "../../netlify/lib/owner/alerts.ts";
 import { ACCOUNT_API, PASSKEYS_API } from "../../netlify/lib/pages/paths.ts";
 import { fastRuntime } from "../helpers/attack-kit.ts";
 import { consoleSignIn } from "../helpers/console.ts";
@@ -15,6 +15,7 @@ import { approveRequest, authorizationParams, CHROME_UA, CLIENT_ID, CLIENT_IP, C
 import type { TestRuntime } from "../helpers/runtime.ts";
 import { createSoftAuthenticator } from "../helpers/soft-authenticator.ts";
 import { startWebhookReceiver, type ReceivedMessage, type WebhookReceiver } from "../helpers/webhook-receiver.ts";
+import { ALERT_INTERVAL_MS } from "../../netlify/lib/core/policy.ts";
 
 let receiver: WebhookReceiver;
 beforeEach(async () => {

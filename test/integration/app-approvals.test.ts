@@ -12,7 +12,7 @@ import type { ClientInfo } from "../../netlify/lib/core/client-shape.ts";
 import { RECORDS } from "../../netlify/lib/platform/records.ts";
 import type { AppApproval } from "../../netlify/lib/owner/app-approvals.ts";
 import { readSignInFragment, shownRequest } from "../../netlify/lib/pages/sign-in-fragment.ts";
-import { sweepExpired } from "../../netlify/lib/platform/housekeeping.ts";
+import { sweepExpired } from "../../netlify/lib/platform/expiry-sweep.ts";
 
 const DAY = 24 * 60 * 60 * 1000;
 

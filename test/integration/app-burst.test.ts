@@ -7,7 +7,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { AccountOverview } from "../../netlify/lib/pages/account-view.ts";
 import { consoleGet, consoleSignIn } from "../helpers/console.ts";
-import { runHousekeeping } from "../../netlify/lib/endpoints/housekeeping.ts";
+import { runHousekeeping } from "../../netlify/lib/endpoints/hourly-housekeeping.ts";
 import { RECORDS } from "../../netlify/lib/platform/records.ts";
 import { StorageUnavailable, type KeyValueStore } from "../../netlify/lib/platform/store.ts";
 import { appIdOf } from "../../netlify/lib/protocol/revocations.ts";

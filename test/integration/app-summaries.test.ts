@@ -82,16 +82,6 @@ describe("app summaries", () => {
     expect(grantCounts(await overview(rt, cookie))).toEqual({ [CLIENT_ID]: 1 });
   });
 
-  it("after upgrading, the first console load shows every app of the grants stored before summaries", async () => {
-    const rt = await testRuntime();
-    const apps = { "https://old-one.example/": 40, "https://old-two.example/": 3 };
-    await seedGrants(blobStore(rt.storeName), ME, apps, rt.clock.now, true);
-    const cookie = await consoleSignIn(rt);
-    expect(grantCounts(await overview(rt, cookie))).toEqual(apps);
-    // Counted once: the next load does not count them again.
-    expect(grantCounts(await overview(rt, cookie))).toEqual(apps);
-  });
-
   it("Revoke on one app ends every one of its 300 grants at once and leaves the other app alone", async () => {
     const rt = await testRuntime();
     const grants = await seedGrants(blobStore(rt.storeName), ME, { "https://mcp.example/": 300, "https://other.example/": 2 }, rt.clock.now);

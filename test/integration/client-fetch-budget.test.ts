@@ -10,13 +10,14 @@ import { randomUUID } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { clearClientCache, CLIENT_FETCH_BUDGET, discoverClient, SHORT_FETCH_BUDGET } from "../../netlify/lib/clients/discovery.ts";
-import { FAILURE_TTL_MS, registrableDomain, SLOW_PER_DOMAIN, storedFetchFailures } from "../../netlify/lib/clients/fetch-failures.ts";
+import { clearClientCache, discoverClient } from "../../netlify/lib/clients/discovery.ts";
+import { registrableDomain, storedFetchFailures } from "../../netlify/lib/clients/fetch-failures.ts";
 import { FetchFailed, fetchDocument, FetchTimedOut, type FetchBudget, type Fetcher } from "../../netlify/lib/clients/safe-fetch.ts";
 import { RECORDS } from "../../netlify/lib/platform/records.ts";
 import { blobStore, type KeyValueStore } from "../../netlify/lib/platform/store.ts";
 import { serveHostile } from "../helpers/hostile-responses.ts";
 import { fixedClock } from "../helpers/runtime.ts";
+import { CLIENT_FETCH_BUDGET, FAILURE_TTL_MS, SHORT_FETCH_BUDGET, SLOW_PER_DOMAIN } from "../../netlify/lib/core/policy.ts";
 
 let server: Server;
 let base: string;

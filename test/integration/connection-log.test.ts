@@ -9,8 +9,7 @@ import { describe, expect, it } from "vitest";
 import { approveEndpoint } from "../../netlify/lib/endpoints/approve.ts";
 import { authorizationEndpoint } from "../../netlify/lib/endpoints/auth.ts";
 import { tokenEndpoint } from "../../netlify/lib/endpoints/token.ts";
-import { ANONYMOUS_ATTEMPTS_PER_CLIENT, ATTEMPTS_PER_CLIENT } from "../../netlify/lib/owner/connection-attempts.ts";
-import { CONNECTION_APPROVED_CEILING, CONNECTION_SLOTS, readConnectionLogs, recordConnectionStep, type StepEvent } from "../../netlify/lib/owner/connection-log.ts";
+import { readConnectionLogs, recordConnectionStep, type StepEvent } from "../../netlify/lib/owner/connection-log.ts";
 import { connectionView } from "../../netlify/lib/owner/connection-words.ts";
 import { RECORDS } from "../../netlify/lib/platform/records.ts";
 import type { KeyValueStore } from "../../netlify/lib/platform/store.ts";
@@ -21,6 +20,7 @@ import { testRuntime, type TestRuntime } from "../helpers/runtime.ts";
 import { consoleGet, consoleSignIn } from "../helpers/console.ts";
 import { OperationCounter, OPERATION_KINDS } from "../helpers/counting-store.ts";
 import type { ConnectionsView } from "../../netlify/lib/pages/connections-view.ts";
+import { ANONYMOUS_ATTEMPTS_PER_CLIENT, ATTEMPTS_PER_CLIENT, CONNECTION_APPROVED_CEILING, CONNECTION_SLOTS } from "../../netlify/lib/core/policy.ts";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 

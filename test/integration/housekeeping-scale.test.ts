@@ -6,7 +6,7 @@ import { randomBytes } from "node:crypto";
 import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SHARDS, sweepExpired } from "../../netlify/lib/platform/housekeeping.ts";
+import { SHARDS, sweepExpired } from "../../netlify/lib/platform/expiry-sweep.ts";
 import { RECORDS } from "../../netlify/lib/platform/records.ts";
 import { blobStore, type KeyValueStore } from "../../netlify/lib/platform/store.ts";
 import { startLocalBlobs, writeRecordsDirectly, type LocalBlobs } from "../helpers/local-blobs.ts";

@@ -1,6 +1,6 @@
 // The hourly sweep, against the real local Blobs server and an injected clock.
 import { describe, expect, it } from "vitest";
-import { sweepExpired } from "../../netlify/lib/platform/housekeeping.ts";
+import { sweepExpired } from "../../netlify/lib/platform/expiry-sweep.ts";
 import { RECORDS, SWEPT_KINDS } from "../../netlify/lib/platform/records.ts";
 import { approve, signedRequest, signInForCode } from "../helpers/endpoints.ts";
 import { tokensFor } from "../helpers/tokens.ts";

@@ -17,7 +17,7 @@ import { storedFetchFailures } from "../../netlify/lib/clients/fetch-failures.ts
 import { fetchDocument, type Fetcher } from "../../netlify/lib/clients/safe-fetch.ts";
 import { readConnectionLogs } from "../../netlify/lib/owner/connection-log.ts";
 import { RECORDS } from "../../netlify/lib/platform/records.ts";
-import { sweepExpired } from "../../netlify/lib/platform/housekeeping.ts";
+import { sweepExpired } from "../../netlify/lib/platform/expiry-sweep.ts";
 import { approve, authorize, endpoints, postAuth, postToken, signedRequest } from "../helpers/endpoints.ts";
 import { authorizationParams, BASE, decodePayload, pkcePair, post } from "../helpers/requests.ts";
 import { bareClient, realClock, testRuntime, type TestRuntime } from "../helpers/runtime.ts";

@@ -6,7 +6,7 @@ import { randomUUID } from "node:crypto";
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { sweepExpired } from "../../netlify/lib/platform/housekeeping.ts";
+import { sweepExpired } from "../../netlify/lib/platform/expiry-sweep.ts";
 import { ConditionalRecord, kindOfKey, RECORD_KINDS, RECORDS, SWEPT_KINDS, UnregisteredRecord, type PlainKey } from "../../netlify/lib/platform/records.ts";
 import { blobStore, StorageUnavailable } from "../../netlify/lib/platform/store.ts";
 
@@ -37,16 +37,12 @@ describe("the store writes only declared kinds of record", () => {
     const keys = [
       RECORDS.code.key("ic_x"),
       RECORDS.usedCode.key("ic_x"),
-      RECORDS.answeredRequest.key("ic_x"),
       RECORDS.grant.key("g"),
-      RECORDS.grantUsage.key("g"),
       RECORDS.appSummary.key("a"),
       RECORDS.appChange.key("a", "g.c"),
       RECORDS.appUsage.key("a"),
       RECORDS.revocations.key(),
-      RECORDS.summaryRebuild.key(),
       RECORDS.throttleAddress.key("203.0.113.7"),
-      RECORDS.throttleLegacy.key("203.0.113.7", "000001763726400000-abc"),
       RECORDS.throttleOverall.key(),
       RECORDS.throttleDevice.key("device:x"),
       RECORDS.throttleCensus.key(20_000),
@@ -80,7 +76,7 @@ describe("the store writes only declared kinds of record", () => {
 describe("each kind is written as declared: a plain set to a kind written conditionally is refused", () => {
   // The kinds a plain set may write: where a lost write costs a repeat at most. Every other kind
   // is written only with setIfNew / setIfUnchanged, so no writer undoes another's write unseen.
-  const PLAIN = [RECORDS.appUsage, RECORDS.summaryRebuild, RECORDS.appApproval, RECORDS.clientFailure, RECORDS.clientKeys, RECORDS.clientLogo, RECORDS.sessionSeen, RECORDS.sweepCursor];
+  const PLAIN = [RECORDS.appUsage, RECORDS.appApproval, RECORDS.clientFailure, RECORDS.clientKeys, RECORDS.clientLogo, RECORDS.sessionSeen, RECORDS.sweepCursor];
 
   it("declares these kinds plain, and every other one conditional (grants, codes, counters, summaries, passkeys...)", () => {
     expect(RECORD_KINDS.filter((kind) => kind.writes === "plain").map((kind) => kind.name)).toEqual(PLAIN.map((kind) => kind.name));
@@ -120,9 +116,9 @@ describe("the registry", () => {
     }
   });
 
-  it("names an expiry field for every kind it sweeps; only single records (revocations, the rebuild's and the sweep's cursors, the passkeys) are kept for good", () => {
+  it("names an expiry field for every kind it sweeps; only single records (revocations, the sweep's cursor, the passkeys) are kept for good", () => {
     for (const kind of SWEPT_KINDS) expect(kind.expiresField).toBe("expiresAt");
-    const kept = [RECORDS.revocations, RECORDS.summaryRebuild, RECORDS.passkeys, RECORDS.sweepCursor];
+    const kept = [RECORDS.revocations, RECORDS.passkeys, RECORDS.sweepCursor];
     expect(RECORD_KINDS.filter((kind) => !kind.swept).map((kind) => kind.name)).toEqual(kept.map((kind) => kind.name));
     for (const kind of kept) expect(kind.single).toBe(true);
   });

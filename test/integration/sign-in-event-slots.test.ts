@@ -3,11 +3,12 @@
 // hour full, the next events of that hour cost nothing. Real local Blobs server; the clock is
 // the events' own `at`.
 import { describe, expect, it } from "vitest";
-import { EVENT_SLOTS_PER_HOUR, recordSignInEvent } from "../../netlify/lib/owner/sign-in-events.ts";
+import { recordSignInEvent } from "../../netlify/lib/owner/sign-in-events.ts";
 import type { SignInEventView } from "../../netlify/lib/pages/account-view.ts";
 import { RECORDS } from "../../netlify/lib/platform/records.ts";
 import { OperationCounter } from "../helpers/counting-store.ts";
 import { START_TIME, testRuntime } from "../helpers/runtime.ts";
+import { EVENT_SLOTS_PER_HOUR } from "../../netlify/lib/core/policy.ts";
 
 const MINUTE = 60_000;
 /** The top of an hour, so that minutes count from the hour's first slot. */

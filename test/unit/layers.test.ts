@@ -89,7 +89,7 @@ describe("the layers under netlify/lib", () => {
     // A parser that saw nothing would pass everything: these three are known to exist.
     expect(edges).toContainEqual({ from: "endpoints/token.ts", to: "http/endpoint.ts" });
     expect(edges.some(({ to }) => to.startsWith("core/"))).toBe(true);
-    expect(edges.some(({ from, to }) => from === "endpoints/passkeys.ts" && to === "owner/webauthn.ts")).toBe(true);
+    expect(edges.some(({ from, to }) => from === "endpoints/passkey-api.ts" && to === "owner/webauthn.ts")).toBe(true);
   });
 
   it("puts every folder in a layer", () => {

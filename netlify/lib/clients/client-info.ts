@@ -11,9 +11,7 @@ import { linkTargets } from "./link-header.ts";
 import { parseMicroformats } from "./microformats.ts";
 import type { ClientInfo } from "../core/client-shape.ts";
 import { declaredAuthentication } from "./client-keys.ts";
-
-/** The largest Client ID Metadata Document read (the draft's recommended limit, 8.7). */
-export const MAX_METADATA_DOCUMENT_BYTES = 5 * 1024;
+import { MAX_METADATA_DOCUMENT_BYTES } from "../core/policy.ts";
 
 /** JWK members that hold private or symmetric key material (RFC 7518 6.2.2, 6.3.2, 6.4.1). */
 const PRIVATE_JWK_MEMBERS = ["d", "p", "q", "dp", "dq", "qi", "oth", "k"];

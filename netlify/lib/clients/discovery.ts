@@ -11,11 +11,12 @@
 import { publicOnlyPolicy } from "./address-guard.ts";
 import { cacheLifetimeMs } from "./cache-lifetime.ts";
 import type { FetchFailures } from "./fetch-failures.ts";
-import { MAX_METADATA_DOCUMENT_BYTES, parseClientDocument, refusedClient } from "./client-info.ts";
+import { parseClientDocument, refusedClient } from "./client-info.ts";
 import type { ClientInfo } from "../core/client-shape.ts";
 import type { AddressPolicy } from "./address-guard.ts";
 import { AddressRefused, fetchDocument, FetchFailed, FetchRefused, FetchTimedOut, type FetchBudget, type FetchedDocument, type Fetcher } from "./safe-fetch.ts";
 import { isLoopbackHost } from "../core/urls.ts";
+import { CLIENT_FETCH_BUDGET, MAX_METADATA_DOCUMENT_BYTES, SHORT_FETCH_BUDGET } from "../core/policy.ts";
 
 interface DiscoveryOptions {
   fetcher?: Fetcher;
@@ -27,11 +28,6 @@ interface DiscoveryOptions {
   failures?: FetchFailures;
 }
 
-/** The fetch's budget: a page that trickles its answer holds a sign-in at most this long. */
-export const CLIENT_FETCH_BUDGET = { headersTimeoutMs: 1500, timeoutMs: 3000 } as const;
-/** Under a registrable domain that had its fill of slow pages within the minute: a document
- * answered at once is still read. A failure that took longer than this counts as slow. */
-export const SHORT_FETCH_BUDGET = { headersTimeoutMs: 500, timeoutMs: 1000 } as const;
 /** Statuses that say the client_id has no document at all, rather than that it could not be read. */
 const NO_DOCUMENT_STATUSES = new Set([404, 410]);
 

@@ -18,11 +18,7 @@ import { loadOnce } from "../core/load-once.ts";
 import { secretHash } from "../crypto/secrets.ts";
 import { RECORDS } from "../platform/records.ts";
 import type { KeyValueStore } from "../platform/store.ts";
-
-/** How long a slow client_id is remembered, and the window its domain's count covers. */
-export const FAILURE_TTL_MS = 60 * 1000;
-/** Slow client_ids per registrable domain within a minute before its fetches get the short budget. */
-export const SLOW_PER_DOMAIN = 3;
+import { FAILURE_TTL_MS, SLOW_PER_DOMAIN } from "../core/policy.ts";
 
 interface SlowClients {
   kind: "slow-client-fetches";

@@ -10,6 +10,7 @@ import { fetchDocument, FetchFailed, FetchRefused, shareableReason } from "./saf
 import { RECORDS } from "../platform/records.ts";
 import type { KeyFetcher } from "../platform/runtime.ts";
 import type { KeyValueStore } from "../platform/store.ts";
+import { MAX_JWKS_BYTES } from "../core/policy.ts";
 
 export type JsonWebKeySet = { keys: Record<string, unknown>[] };
 
@@ -24,8 +25,6 @@ interface StoredKeys {
 export class ClientKeysUnavailable extends Error {
   override name = "ClientKeysUnavailable";
 }
-
-const MAX_JWKS_BYTES = 32 * 1024;
 
 const defaultFetcher: KeyFetcher = async (url) =>
   fetchDocument(url, { policy: await publicOnlyPolicy(), maxBytes: MAX_JWKS_BYTES, maxRedirects: 0, timeoutMs: 3000, accept: "application/jwk-set+json, application/json" });

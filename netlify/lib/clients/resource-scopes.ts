@@ -4,8 +4,8 @@
 // address guard, within the client fetch's budget (a person is waiting on GET /auth), and
 // remembered per warm function instance for a minute, found or not.
 import { loopbackOnlyPolicy, publicOnlyPolicy } from "./address-guard.ts";
-import { CLIENT_FETCH_BUDGET } from "./discovery.ts";
 import { fetchDocument, shareableReason, type Fetcher } from "./safe-fetch.ts";
+import { CLIENT_FETCH_BUDGET } from "../core/policy.ts";
 
 /** The scopes found, or why there are none (said to the app's developer). */
 export type ResourceScopes = { scopes: string[] } | { missing: string };

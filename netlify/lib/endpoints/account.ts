@@ -8,11 +8,10 @@ import { logoPath } from "../clients/logo-link.ts";
 import { alert } from "../owner/alerts.ts";
 import { sharesOriginWithSite } from "../owner/app-approvals.ts";
 import { listAuthorisedApps, revokeAllApps, revokeApp } from "../owner/authorised-apps.ts";
-import { listPasskeys, passkeyName, passkeyView, passwordLoginAllowed, removePasskey, renamePasskey } from "../owner/passkeys.ts";
+import { listPasskeys, passkeyName, passkeyView, passwordLoginAllowed, removePasskey, renamePasskey } from "../owner/passkey-records.ts";
 import { clearSessionCookies, currentSession, endAllSessions, endSession, listSessions, rememberRequested, startSession, type SessionRecord } from "../owner/sessions.ts";
 import { credentialFrom, refusalFor, signInOwner } from "../owner/sign-in.ts";
 import { isHistoryCursor, signInHistory } from "../owner/sign-in-history.ts";
-import { rebuildSummaries } from "../owner/summary-rebuild.ts";
 import { deviceLabel } from "../owner/user-agent.ts";
 import type { AccountOverview, AccountSessionView } from "../pages/account-view.ts";
 import { ACCOUNT_API } from "../pages/paths.ts";
@@ -21,24 +20,11 @@ import { connections, mcpCheck } from "./connections-console.ts";
 import { signedIn, signInMethods } from "./console-session.ts";
 import { removingRetiredSessionCookie } from "./retired-session-cookie.ts";
 
-/** Legacy grants counted per console load while the summary rebuild is unfinished. */
-const CONSOLE_REBUILD_BATCH = 300;
-
-/** A console load's share of the rebuild; its failure (a slow store) never costs the console. */
-async function rebuildStep({ rt }: RequestContext, now: number): Promise<void> {
-  try {
-    await rebuildSummaries(rt.store, now, CONSOLE_REBUILD_BATCH);
-  } catch (error) {
-    console.error("app summary rebuild:", error);
-  }
-}
-
 async function overviewOf(ctx: RequestContext, session: SessionRecord): Promise<AccountOverview> {
   const { rt, config } = ctx;
   const now = rt.now();
   const [apps, sessions, passkeys, history] = await Promise.all([
-    // Until grants stored before app summaries are counted (once, after upgrading), a batch first.
-    rebuildStep(ctx, now).then(() => listAuthorisedApps(rt.store, now, ctx.requester.waitUntil)),
+    listAuthorisedApps(rt.store, now, ctx.requester.waitUntil),
     listSessions(rt.store, now),
     listPasskeys(rt.store),
     signInHistory(rt.store, now),

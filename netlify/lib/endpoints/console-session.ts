@@ -2,7 +2,7 @@
 // gets the live session, and a request without one is refused with the ways to sign in.
 import { LoginRequired } from "../errors.ts";
 import type { Handler, RequestContext } from "../http/endpoint.ts";
-import { listPasskeys, passwordLoginAllowed } from "../owner/passkeys.ts";
+import { listPasskeys, passwordLoginAllowed } from "../owner/passkey-records.ts";
 import { currentSession, type SessionRecord } from "../owner/sessions.ts";
 import type { LoginRequiredView } from "../pages/account-view.ts";
 

@@ -14,7 +14,7 @@ import { endpoint, type RequestContext } from "../http/endpoint.ts";
 import { bearerToken } from "../http/request.ts";
 import { json } from "../http/responses.ts";
 import { constantTimeEqual } from "../crypto/secrets.ts";
-import { introspectionBody, isAudienceBound, verifyAccessToken } from "../protocol/verification.ts";
+import { introspectionBody, isAudienceBound, liveGrantOfAccessToken } from "../protocol/verification.ts";
 
 /** Refuses a token in the query string unless it only repeats the Bearer token. */
 function refuseTokenInUrl(req: Request, bearer: string | null): void {
@@ -50,7 +50,7 @@ function tokenToCheck(req: Request, config: Config, form: URLSearchParams | null
 /** The introspection answer for the token the request asks about (`form`: the POST body). */
 export async function verifyToken(ctx: RequestContext, form: URLSearchParams | null): Promise<Response> {
   const { token, byResourceServer } = tokenToCheck(ctx.req, ctx.config, form);
-  const grant = await verifyAccessToken(ctx.rt.store, token, ctx.rt.now());
+  const grant = await liveGrantOfAccessToken(ctx.rt.store, token, ctx.rt.now());
   const answered = grant !== null && (byResourceServer || !isAudienceBound(grant)) ? grant : null;
   return json(introspectionBody(answered));
 }

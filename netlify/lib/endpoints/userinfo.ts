@@ -8,7 +8,7 @@ import { endpoint, type RequestContext } from "../http/endpoint.ts";
 import { bearerToken } from "../http/request.ts";
 import { json } from "../http/responses.ts";
 import { profileFor } from "../protocol/profile.ts";
-import { verifyAccessToken } from "../protocol/verification.ts";
+import { liveGrantOfAccessToken } from "../protocol/verification.ts";
 import { canonicalUrl } from "../core/urls.ts";
 
 /** Whether a token's resource names this server. */
@@ -20,7 +20,7 @@ function isThisServer(resource: string, config: Config): boolean {
 async function userinfo(ctx: RequestContext): Promise<Response> {
   const token = bearerToken(ctx.req);
   if (token === null) throw new MissingBearerToken("An access token is required.");
-  const grant = token === "malformed" ? null : await verifyAccessToken(ctx.rt.store, token, ctx.rt.now());
+  const grant = token === "malformed" ? null : await liveGrantOfAccessToken(ctx.rt.store, token, ctx.rt.now());
   if (!grant) throw new InvalidToken("The access token is invalid, expired or revoked.");
   if (grant.resource !== undefined && !isThisServer(grant.resource, ctx.config)) throw new InvalidToken("The access token was not issued for this server.");
   const profile = profileFor(grant.accessScopes, ctx.config.profile);

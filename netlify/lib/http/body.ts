@@ -2,9 +2,7 @@
 // the body it accepts (http/endpoint.ts): the OAuth endpoints the standard's form only; the
 // owner's pages and console fields however a browser or their scripts post them.
 import { InvalidRequest, PayloadTooLarge } from "../errors.ts";
-
-/** Bodies larger than this are refused with 413 before parsing. */
-export const MAX_BODY_BYTES = 64 * 1024;
+import { MAX_BODY_BYTES } from "../core/policy.ts";
 
 /** The body a route accepts.
  * - `oauth-form`: `application/x-www-form-urlencoded` only, each parameter at most once (RFC 6749

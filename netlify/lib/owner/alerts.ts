@@ -16,11 +16,10 @@ import { RECORDS } from "../platform/records.ts";
 import type { Runtime } from "../platform/runtime.ts";
 import { webhookMessage, type AlertEvent, type AlertKind } from "./alert-messages.ts";
 import { afterAnswer } from "../platform/after-answer.ts";
+import { ALERT_INTERVAL_MS } from "../core/policy.ts";
 
 export type { AlertEvent, AlertKind } from "./alert-messages.ts";
 
-/** One message per kind per this long, at most. */
-export const ALERT_INTERVAL_MS = 60_000;
 /** The longest a request waits for its alert when the platform cannot finish it afterwards. */
 export const ALERT_DEADLINE_MS = 1500;
 /** The receiver's whole budget (finished after the response where waitUntil exists). */

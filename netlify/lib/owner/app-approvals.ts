@@ -10,10 +10,8 @@ import { RECORDS } from "../platform/records.ts";
 import type { KeyValueStore } from "../platform/store.ts";
 import type { ClientRead } from "../core/client-shape.ts";
 import { canonicalUrl, isLoopbackRedirect, redirectUriMatches } from "../core/urls.ts";
+import { APPROVAL_TTL_MS } from "../core/policy.ts";
 
-const DAY = 24 * 60 * 60 * 1000;
-/** Counted from the last approval with the password or a passkey (a session's does not renew it). */
-const APPROVAL_TTL_MS = 90 * DAY;
 /** Enough for any real app; keeps the record small. */
 const MAX_REDIRECT_URIS = 10;
 const MAX_RESOURCES = 10;

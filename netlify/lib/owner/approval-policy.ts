@@ -19,7 +19,7 @@ import type { KeyValueStore } from "../platform/store.ts";
 import type { PromptValue } from "../protocol/prompt.ts";
 import { tickedByDefault } from "../protocol/scopes.ts";
 import { approvalCovers, approvalOf, approvesRedirect, cannotTellAccountsApart, sharesOriginWithSite, type AppApproval } from "./app-approvals.ts";
-import { listPasskeys, passwordLoginAllowed, type PasskeyRecord } from "./passkeys.ts";
+import { listPasskeys, passwordLoginAllowed, type PasskeyRecord } from "./passkey-records.ts";
 import { currentSession, type SessionRecord } from "./sessions.ts";
 
 /** What the policy reads of a request. */

@@ -16,11 +16,9 @@ import { appVerifiedAt } from "../protocol/app-usage.ts";
 import { appIdOf, readRevocations, revokedByOwner, revokeEveryGrantOf, revokeEverything } from "../protocol/revocations.ts";
 import type { KeyValueStore } from "../platform/store.ts";
 import { afterAnswer, type WaitUntil } from "../platform/after-answer.ts";
+import { APPS_SHOWN } from "../core/policy.ts";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
-/** Apps read per console load (two reads each). More than this many apps holding tokens at
- * once is not a personal site's life; the rest are counted, and revoke-all reaches them. */
-export const APPS_SHOWN = 20;
 const APP_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
 interface AuthorisedApps {

@@ -9,11 +9,9 @@
 // a flood of those can never push the owner's real attempts out, and the console says of each
 // that nobody signed in.
 import { secretHash } from "../crypto/secrets.ts";
+import { ANONYMOUS_ATTEMPTS_PER_CLIENT, ATTEMPTS_PER_CLIENT, CONNECTION_RETENTION_DAYS } from "../core/policy.ts";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
-export const ATTEMPTS_PER_CLIENT = 50;
-export const ANONYMOUS_ATTEMPTS_PER_CLIENT = 10;
-export const CONNECTION_RETENTION_DAYS = 30;
 export const RETENTION_MS = CONNECTION_RETENTION_DAYS * DAY_MS;
 /** Steps kept per attempt (the latest: refreshes of a long connection add up). */
 const STEPS_PER_ATTEMPT = 8;

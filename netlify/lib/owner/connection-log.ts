@@ -23,11 +23,10 @@ import { appIdOf } from "../protocol/revocations.ts";
 import { collisionPause } from "../platform/collision-pause.ts";
 import { afterAnswer } from "../platform/after-answer.ts";
 import { latestAt, mergeTiers, NO_ATTEMPTS, RETENTION_MS, tiersOf, withStep, type AttemptTiers, type StepEvent, type StoredAttempt } from "./connection-attempts.ts";
+import { CONNECTION_APPROVED_CEILING, CONNECTION_SLOTS } from "../core/policy.ts";
 
 export { attemptLinks, logText, type StepEvent, type StoredStep } from "./connection-attempts.ts";
 
-export const CONNECTION_APPROVED_CEILING = 32;
-export const CONNECTION_SLOTS = 16;
 /** A client_id longer than this is not logged (no valid request has one). */
 const CLIENT_ID_LIMIT = 2048;
 const WRITE_TRIES = 3;

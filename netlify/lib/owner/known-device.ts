@@ -13,12 +13,11 @@ import { cookieValues } from "../core/cookie-values.ts";
 import { loadOnce } from "../core/load-once.ts";
 import type { Config } from "../platform/config.ts";
 import { APPROVE_PATH, PAGES_PREFIX } from "../pages/paths.ts";
+import { DEVICE_LIFETIME_MS } from "../core/policy.ts";
 
 const cookies = loadOnce(() => importCommonJs(() => import("cookie")));
 
 export const DEVICE_TYPE = "indieauth-device+jwt";
-/** A year; renewed at each sign-in (browsers cap a cookie's life at 400 days). */
-const DEVICE_LIFETIME_MS = 365 * 24 * 60 * 60 * 1000;
 /** The sign-in page's form (and its check), and the console's APIs. */
 export const DEVICE_COOKIE_PATHS = [APPROVE_PATH, `${PAGES_PREFIX}/api`] as const;
 const DEVICE_ID = /^[A-Za-z0-9_-]{22}$/;

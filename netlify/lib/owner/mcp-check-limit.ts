@@ -5,8 +5,8 @@
 import { RECORDS } from "../platform/records.ts";
 import type { KeyValueStore } from "../platform/store.ts";
 import { collisionPause } from "../platform/collision-pause.ts";
+import { MCP_CHECKS_PER_MINUTE } from "../core/policy.ts";
 
-export const MCP_CHECKS_PER_MINUTE = 10;
 const MINUTE_MS = 60_000;
 
 interface CheckCount {

@@ -19,6 +19,7 @@ import { importCommonJs } from "../core/commonjs.ts";
 import { cookieValues } from "../core/cookie-values.ts";
 import { loadOnce } from "../core/load-once.ts";
 import { PAGES_PREFIX } from "../pages/paths.ts";
+import { BROWSER_SESSION_MS, PERSISTENT_SESSION_MS } from "../core/policy.ts";
 
 // Loaded with the first cookie to write (a CommonJS package: not at every cold start).
 const cookies = loadOnce(() => importCommonJs(() => import("cookie")));
@@ -26,10 +27,6 @@ const cookies = loadOnce(() => importCommonJs(() => import("cookie")));
 /** Not the type of earlier versions' tokens (retired-session.ts), which were sent to every path
  * of the host: one of those presented under the new cookie's name is no session. */
 export const SESSION_TYPE = "indieauth-owner-session+jwt";
-/** "Keep me signed in": a cookie that outlives the browser. */
-const PERSISTENT_SESSION_MS = 30 * 24 * 60 * 60 * 1000;
-/** Without it (console sign-in only): a browser-session cookie, and the record ends anyway. */
-const BROWSER_SESSION_MS = 12 * 60 * 60 * 1000;
 /** lastSeenAt is refreshed at most this often, so that a busy session costs no write per request. */
 const TOUCH_INTERVAL_MS = 5 * 60 * 1000;
 

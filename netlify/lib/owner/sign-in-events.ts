@@ -18,13 +18,11 @@ import type { SignInEventView } from "../pages/account-view.ts";
 import { RECORDS } from "../platform/records.ts";
 import type { KeyValueStore } from "../platform/store.ts";
 import { collisionPause } from "../platform/collision-pause.ts";
+import { EVENT_RETENTION_DAYS, EVENT_SLOTS_PER_HOUR, REFUSED_COUNTED_PER_HOUR } from "../core/policy.ts";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const HOUR_MS = 60 * 60 * 1000;
-export const EVENT_RETENTION_DAYS = 30;
 const EVENT_RETENTION_MS = EVENT_RETENTION_DAYS * DAY_MS;
-/** Slots per hour for each outcome. */
-export const EVENT_SLOTS_PER_HOUR: Readonly<Record<SignInEventView["outcome"], number>> = { failure: 10, success: 30 };
 /** Longest client_id text kept and shown. */
 export const CLIENT_TEXT_LIMIT = 100;
 /** Conditional writes tried to add to an hour's count. */
@@ -92,9 +90,6 @@ interface OverflowRecord {
   refused?: number;
   expiresAt: number;
 }
-
-/** Refusals counted in an hour at most (each one write): past it the hour says "at least". */
-export const REFUSED_COUNTED_PER_HOUR = 1000;
 
 const hourOf = (at: number) => Math.floor(at / HOUR_MS);
 

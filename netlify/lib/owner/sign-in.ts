@@ -8,7 +8,7 @@
 import { AccessDenied, InvalidRequest, TooManyAttempts, WrongCredentials, type AnsweredError } from "../errors.ts";
 import type { SignInEventView } from "../pages/account-view.ts";
 import type { Config } from "../platform/config.ts";
-import { listPasskeys, passwordLoginAllowed, recordPasskeyUse } from "./passkeys.ts";
+import { listPasskeys, passwordLoginAllowed, recordPasskeyUse } from "./passkey-records.ts";
 import { verifyPassword } from "./password.ts";
 import type { Runtime } from "../platform/runtime.ts";
 import { SIGN_IN_FAILURES, type SignInFailure } from "../pages/sign-in-failures.ts";

@@ -15,10 +15,9 @@
 import { RECORDS } from "../platform/records.ts";
 import type { KeyValueStore, Version } from "../platform/store.ts";
 import { collisionPause } from "../platform/collision-pause.ts";
+import { COUNTER_CAP } from "../core/policy.ts";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
-/** Most live address and network records at once. */
-export const COUNTER_CAP = 10_000;
 /** Conditional writes tried before an attempt gives up (the record is too busy: held back).
  * Each retry waits a random moment first (collision-pause.ts): the attempts of one burst all
  * count in the one census of the day, and retrying in step they met again until none was left. */

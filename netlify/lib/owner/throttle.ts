@@ -19,30 +19,10 @@ import { RECORDS } from "../platform/records.ts";
 import type { KeyValueStore } from "../platform/store.ts";
 import { addressGroup, networkGroup } from "./address-groups.ts";
 import { clearCounter, latestOf, readEntries, reserve, takeBack, type Counter, type Entry, type Rule } from "./throttle-counter.ts";
+import { THROTTLE_POLICY } from "../core/policy.ts";
+export { THROTTLE_POLICY };
 
 export { addressGroup, networkGroup } from "./address-groups.ts";
-
-const MINUTE = 60_000;
-const HOUR = 60 * MINUTE;
-
-export const THROTTLE_POLICY = {
-  /** Failures from one address (or one known device) before back-off starts. */
-  freeFailuresPerIp: 5,
-  /** Failures from one network (IPv4 /24, IPv6 /48) before back-off starts. */
-  freeFailuresPerNetwork: 10,
-  /** First back-off; doubles with each further failure. */
-  firstBackoffMs: MINUTE,
-  maxBackoffMs: 15 * MINUTE,
-  /** An address's, a network's and a device's failures are remembered for a day. */
-  ipMemoryMs: 24 * HOUR,
-  /** Failures in an hour, from devices not known, past which the overall limit engages... */
-  globalFailures: 20,
-  globalWindowMs: HOUR,
-  /** ...and then lets one counted guess through per this long. */
-  globalIntervalMs: MINUTE,
-  /** Held back this long when a counter kept changing under a burst of attempts. */
-  busyRetryMs: 5_000,
-} as const;
 
 /** "overall": a password check (or a passkey answer that named a registered passkey and did not
  * verify), counted towards the overall limit too. "address": a password while password sign-in

@@ -14,16 +14,16 @@ import type {
   RegistrationResponseJSON,
 } from "@simplewebauthn/server";
 import type { Config } from "../platform/config.ts";
-import type { PasskeyRecord } from "./passkeys.ts";
+import type { PasskeyRecord } from "./passkey-records.ts";
 import { RECORDS } from "../platform/records.ts";
 import type { KeyValueStore } from "../platform/store.ts";
 import { signTyped, verifyTyped, type JwtKind } from "../crypto/typed-jwt.ts";
 import { loadOnce } from "../core/load-once.ts";
+import { TICKET_TTL_SECONDS } from "../core/policy.ts";
 
 const simpleWebAuthn = loadOnce(() => import("@simplewebauthn/server"));
 
 export const TICKET_TYPE = "indieauth-webauthn+jwt";
-const TICKET_TTL_SECONDS = 5 * 60;
 
 export type Ceremony = "registration" | "authentication";
 

@@ -67,14 +67,8 @@ export const RECORDS = {
   code: expiring("authorization code", "codes/", (code: string) => secretHash(code)),
   /** Written once when a code is consumed; names the grant its redemption allocated. */
   usedCode: expiring("used code marker", "used-codes/", (code: string) => secretHash(code)),
-  /** No longer written (earlier versions marked an answered sign-in request here; the code's
-   * own record now does): registered so that housekeeping sweeps the old ones as they expire. */
-  answeredRequest: expiring("answered sign-in request", "answered/", (code: string) => secretHash(code)),
   /** A grant (or the tombstone of one revoked before it was written), by grant id. */
   grant: { ...expiring("grant", "grants/", (grantId: string) => grantId), sharded: true },
-  /** When a grant's access token was last verified, by grant id (written before app summaries
-   * existed; no longer written, swept as they expire). */
-  grantUsage: expiring("grant usage", "usage/", (grantId: string) => grantId),
   /** One app's summary for the owner's console (its client, scopes, first and last use, live
    * grants counted by expiry day), keyed by the client_id's hash: the console reads these, never
    * the grants. Expires with the app's last grant. */
@@ -90,16 +84,9 @@ export const RECORDS = {
   /** Revoke-all and revoke-app, as moments: every grant created at or before one is dead. One
    * record, read beside each grant. */
   revocations: permanent("revocations", "owner/revocations"),
-  /** Where the rebuild of app summaries from grants stored before summaries existed stands. */
-  summaryRebuild: plain(permanent("app summary rebuild", "owner/summary-rebuild")),
   /** The guessing throttle's counter of one address or network (owner/throttle-counter.ts),
    * keyed by the group's hash; at most COUNTER_CAP live at once. */
   throttleAddress: expiring("throttle counter by address or network", "throttle/group/", (group: string) => secretHash(group)),
-  /** One password attempt from one address, as versions before the counters kept them: no
-   * longer written, declared so that the sweep deletes what is left. (Not under the counters'
-   * prefix: the local Blobs server stores keys as files, and a key cannot be both a record
-   * and the folder of older ones.) */
-  throttleLegacy: expiring("password attempt (earlier versions)", "throttle/ip/", (address: string, stamp: string) => `${secretHash(address)}/${stamp}`),
   /** The guessing throttle's overall counter: one record. */
   throttleOverall: expiring("throttle counter overall", "throttle/global/", () => "counter", "ascending"),
   /** The guessing throttle's counter of one known device or session, by its id's hash. */
@@ -121,8 +108,7 @@ export const RECORDS = {
   appApproval: plain(expiring("app approval", "approvals/", (clientId: string) => secretHash(clientId))),
   /** The client_ids of one registrable domain whose pages were too slow within the last minute
    * (at most three, clients/fetch-failures.ts); in one of 4,096 slots chosen by the domain's
-   * hash, so that a flood of domains overwrites slots and never adds records past that ceiling.
-   * (Earlier versions kept one record per origin here, of any failure: swept as they expire.) */
+   * hash, so that a flood of domains overwrites slots and never adds records past that ceiling. */
   clientFailure: plain(expiring("slow client fetches", "client-failures/", (domain: string) => secretHash(domain).slice(0, 2))),
   /** A client assertion's jti, once used (RFC 7523 3): per client, both hashed, until the
    * assertion's own expiry (at most five minutes away); written only if new. */

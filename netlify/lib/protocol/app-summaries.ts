@@ -90,7 +90,7 @@ function applyCreation(current: AppSummary | null, change: AppChange & { created
 function applyChange(current: AppSummary | null, change: AppChange): AppSummary | null {
   if (change.created) return applyCreation(current, { ...change, created: change.created });
   // A grant older than the summary's first was counted by a summary since forgotten (its app
-  // revoked), or never (stored before summaries existed): its refresh or revocation changes nothing.
+  // revoked): its refresh or revocation changes nothing.
   if (!current || change.grantCreatedAt < current.firstUsedAt) return current;
   // The grant's scopes move with it (a change written by an earlier version names none).
   const scopes = change.scopes ?? [];

@@ -5,6 +5,7 @@ import { RECORDS } from "../platform/records.ts";
 import type { KeyValueStore } from "../platform/store.ts";
 import type { GrantRecord } from "./grants.ts";
 import { appIdOf } from "./revocations.ts";
+import { USAGE_WRITE_INTERVAL_MS } from "../core/policy.ts";
 
 interface AppUsage {
   kind: "app-usage";
@@ -12,7 +13,6 @@ interface AppUsage {
   expiresAt: number;
 }
 
-const USAGE_WRITE_INTERVAL_MS = 5 * 60 * 1000;
 /** Per function instance: the last usage write of each app, bounded. */
 const lastUsageWrite = new Map<string, number>();
 

@@ -14,6 +14,7 @@ import { RECORDS } from "../platform/records.ts";
 import type { KeyFetcher } from "../platform/runtime.ts";
 import type { KeyValueStore } from "../platform/store.ts";
 import { loadOnce } from "../core/load-once.ts";
+import { CLOCK_SKEW_S, MAX_LIFETIME_S } from "../core/policy.ts";
 
 const joseForAssertions = loadOnce(() => Promise.all([import("jose/jwt/verify"), import("jose/jwks/local")]));
 
@@ -28,9 +29,6 @@ export class AssertionRefused extends InvalidClient {
   }
 }
 
-/** An assertion may live this long (exp - now), and the clocks may differ by this much. */
-const MAX_LIFETIME_S = 5 * 60;
-const CLOCK_SKEW_S = 30;
 const MAX_ASSERTION_LENGTH = 8192;
 
 export interface AssertionContext {

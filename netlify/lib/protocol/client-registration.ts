@@ -9,6 +9,7 @@
 import { redirectKindOf } from "../core/redirect-kind.ts";
 import { parseRedirectUri, sameOrigin } from "../core/urls.ts";
 import { InvalidClientMetadata, InvalidRedirectUri } from "../errors.ts";
+import { MAX_REGISTERED_REDIRECT_URIS } from "../core/policy.ts";
 
 /** What a registration keeps: all of it travels in the client_id (clients/registered-clients.ts). */
 export interface Registration {
@@ -20,8 +21,6 @@ export interface Registration {
 
 /** A registered name, at most this many characters: enough for any app, short in the client_id. */
 export const MAX_REGISTERED_NAME = 60;
-/** Cursor registers three, VS Code (without its document) four: room for any real host. */
-export const MAX_REGISTERED_REDIRECT_URIS = 8;
 const MAX_REDIRECT_URI_LENGTH = 512;
 
 const SECRET_METHODS = new Set(["client_secret_basic", "client_secret_post", "client_secret_jwt"]);

@@ -21,8 +21,7 @@ import { newGrantId } from "./grant-tokens.ts";
 import { CodeAlreadyUsed, revokeGrant } from "./grants.ts";
 import { isValidCodeVerifier, verifierMatches } from "./pkce.ts";
 import { canonicalUrl } from "../core/urls.ts";
-
-const CODE_TTL_MS = 10 * 60 * 1000;
+import { CODE_TTL_MS } from "../core/policy.ts";
 
 export interface CodeRecord {
   kind: "authorization_code";
@@ -106,8 +105,7 @@ export async function issueRequestCode(
 ): Promise<RequestCode | null> {
   const code = derivedSecret("code", key, request.requestId);
   const record: CodeRecord = { ...codeRecord(input, now), validUntil: now + CODE_TTL_MS, expiresAt: Math.max(request.requestExpiresAt, now + CODE_TTL_MS) };
-  // One write, only if new: the request's first approval. (Earlier versions wrote an answered
-  // marker, answered/, beside it; those are swept as they expire.)
+  // One write, only if new: the request's first approval.
   if (await store.setIfNew(RECORDS.code.key(code), record)) return { code, repeat: false };
   const [first, used] = await Promise.all([store.get<Partial<CodeRecord>>(RECORDS.code.key(code)), store.get(RECORDS.usedCode.key(code))]);
   const until = validUntil(first);

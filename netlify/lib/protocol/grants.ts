@@ -17,6 +17,7 @@ import type { KeyValueStore, Versioned } from "../platform/store.ts";
 import { collisionPause } from "../platform/collision-pause.ts";
 import { createOnce } from "../platform/create-once.ts";
 import type { WaitUntil } from "../platform/after-answer.ts";
+import { MAX_RETIRED, REVOKED_RETENTION_MS } from "../core/policy.ts";
 
 export interface GrantRecord {
   kind: "grant";
@@ -45,9 +46,6 @@ export interface GrantRecord {
    * again means it was stolen. Absent from grants created since: a rotated-out token of theirs
    * is told by its generation, in constant space (grant-tokens.ts). */
   retiredRefreshHashes?: string[];
-  /** Counted in its app's summary since it was created (absent: stored before summaries
-   * existed, counted once by the rebuild, and not followed after). */
-  summarised?: true;
 }
 
 /** Written when a grant is revoked before its record existed (a replayed code racing the
@@ -70,10 +68,6 @@ export class CodeAlreadyUsed extends InvalidGrant {
     super("The authorization code has already been used.");
   }
 }
-
-/** How long a revoked grant is kept (for the owner's history) before housekeeping drops it. */
-const REVOKED_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
-const MAX_RETIRED = 20;
 
 export interface IssuedTokens {
   accessToken: string;
@@ -109,7 +103,6 @@ export async function createGrant(store: KeyValueStore, input: NewGrant, now: nu
     expiresAt: Math.max(access.expiresAt, refresh.expiresAt),
     access,
     refresh,
-    summarised: true,
   };
   const creation = creationOf(grant, options.writableUntil ?? now);
   const recorded = recordChange(store, "c", creation);
@@ -154,12 +147,6 @@ export async function checkGrantToken(store: KeyValueStore, token: string, kind:
   return { live: true, grant };
 }
 
-/** The live grant whose current token of this kind is exactly `token`, with one round trip. */
-export async function grantForToken(store: KeyValueStore, token: string, kind: TokenKind, now: number): Promise<GrantRecord | null> {
-  const check = await checkGrantToken(store, token, kind, now);
-  return check.live ? check.grant : null;
-}
-
 /** Tries at revoking a grant that a refresh writes between the revocation's read and its write. */
 const REVOKE_TRIES = 8;
 
@@ -176,7 +163,7 @@ export async function revokeGrant(store: KeyValueStore, id: string, now: number,
     const expiresAt = now + REVOKED_RETENTION_MS;
     const revoked: StoredGrant = grant ? { ...grant, revokedAt: now, expiresAt: Math.min(grant.expiresAt, expiresAt) } : { kind: "revoked-grant", id, revokedAt: now, expiresAt };
     if (!(await store.setIfUnchanged(grantKey(id), revoked, version))) continue;
-    if (grant?.summarised && grant.expiresAt > now) await afterward("uncount a revoked grant", () => countChange(store, "r", revocationOf(grant, now), now), waitUntil);
+    if (grant && grant.expiresAt > now) await afterward("uncount a revoked grant", () => countChange(store, "r", revocationOf(grant, now), now), waitUntil);
     return;
   }
   throw new Error("a grant kept changing during its revocation");
@@ -227,7 +214,7 @@ export async function rotateRefreshToken(
   };
   // Two refreshes racing on production Blobs: only one write wins, the other is refused.
   if (!(await store.setIfUnchanged(grantKey(id), next, version))) return { ok: false, reason: "conflict" };
-  if (grant.summarised) await afterward("follow a refresh", () => countChange(store, `g${minted.refresh.generation!}`, refreshOf(grant, next.expiresAt, now), now), input.waitUntil);
+  await afterward("follow a refresh", () => countChange(store, `g${minted.refresh.generation!}`, refreshOf(grant, next.expiresAt, now), now), input.waitUntil);
   return { ok: true, tokens: { accessToken: minted.accessToken, refreshToken: minted.refreshToken, grant: next } };
 }
 

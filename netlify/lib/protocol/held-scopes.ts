@@ -2,13 +2,9 @@
 // grant's expiry falls on (as its summary counts the grants themselves), so that an expired
 // grant's scopes leave on their own, a refresh moves them to its new day, and a revocation
 // takes them out. Part of the app's summary (app-summaries.ts); pure arithmetic, no storage.
+import { HELD_SCOPES } from "../core/policy.ts";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
-
-/** Scopes a summary keeps. One grant holds at most 33 (32 requested, scopes.ts's parseScope, and
- * `create` beside an older `post`); past this many distinct scopes among an app's live grants,
- * the others are not counted, and the summary only says until when some grant holds more. */
-export const HELD_SCOPES = 64;
 
 /** Per scope, its live grants by the day (since the epoch) their expiry falls on. */
 export type ScopeCounts = Record<string, Record<string, number>>;

@@ -12,7 +12,8 @@
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import type { ClientInfo } from "../core/client-shape.ts";
 import { InvalidClientMetadata } from "../errors.ts";
-import { cleanRegisteredName, MAX_REGISTERED_REDIRECT_URIS, redirectUriRefusal, type Registration } from "./client-registration.ts";
+import { cleanRegisteredName, redirectUriRefusal, type Registration } from "./client-registration.ts";
+import { MAX_REGISTERED_REDIRECT_URIS } from "../core/policy.ts";
 
 /** POST registers; GET `<this>/<id>` is a registered app's metadata document. */
 export const REGISTRATION_PATH = "/register";

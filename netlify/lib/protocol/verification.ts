@@ -7,14 +7,14 @@ import { recordGrantUse } from "./app-usage.ts";
 import { tokenKindOf } from "./grant-tokens.ts";
 import type { KeyValueStore } from "../platform/store.ts";
 
-/** Why a presented access token is not active. */
-export type InactiveReason = DeadTokenReason | "refresh-token" | "code";
+/** Why a presented access token is not active (the resource API's own reasons: resource/types.ts). */
+export type AccessTokenRefusal = DeadTokenReason | "refresh-token" | "code";
 
-export type AccessTokenCheck = { active: true; grant: GrantRecord } | { active: false; reason: InactiveReason };
+export type AccessTokenCheck = { active: true; grant: GrantRecord } | { active: false; reason: AccessTokenRefusal };
 
 /** What the token's shape alone says against it, before any read: a refresh token or an
  * authorization code presented as an access token, or something of no known shape. */
-export function shapeReason(token: string): InactiveReason | null {
+export function shapeReason(token: string): AccessTokenRefusal | null {
   const kind = tokenKindOf(token);
   if (kind === "access") return null;
   if (kind === "refresh") return "refresh-token";
@@ -32,7 +32,7 @@ export async function checkAccessToken(store: KeyValueStore, token: string, now:
 }
 
 /** The live grant of an access token, or null; records the use (rate-limited). */
-export async function verifyAccessToken(store: KeyValueStore, token: string, now: number): Promise<GrantRecord | null> {
+export async function liveGrantOfAccessToken(store: KeyValueStore, token: string, now: number): Promise<GrantRecord | null> {
   const check = await checkAccessToken(store, token, now);
   return check.active ? check.grant : null;
 }

@@ -6,9 +6,8 @@
 // be the owner's writes nothing at all; and the console reads only the newest days it needs, so
 // it answers at once however long the history is.
 import { describe, expect, it } from "vitest";
-import { CLIENT_TEXT_LIMIT, EVENT_SLOTS_PER_HOUR, recordSignInEvent, REFUSED_COUNTED_PER_HOUR } from "../../../netlify/lib/owner/sign-in-events.ts";
+import { CLIENT_TEXT_LIMIT, recordSignInEvent } from "../../../netlify/lib/owner/sign-in-events.ts";
 import { THROTTLE_POLICY } from "../../../netlify/lib/owner/throttle.ts";
-import { COUNTER_CAP } from "../../../netlify/lib/owner/throttle-counter.ts";
 import { approve, endpoints, signedRequest } from "../../helpers/endpoints.ts";
 import { authorizationParams, consolePostRequest } from "../../helpers/requests.ts";
 import { ACCOUNT_API } from "../../../netlify/lib/pages/paths.ts";
@@ -22,6 +21,7 @@ import { fastRuntime, storeSnapshot } from "../../helpers/attack-kit.ts";
 import { consoleGet, consolePost, consoleSignIn } from "../../helpers/console.ts";
 import { forgedAnswer, passkeyAnswer, passkeySignIn, withPasskey } from "../../helpers/passkey-owner.ts";
 import { START_TIME, type TestRuntime } from "../../helpers/runtime.ts";
+import { COUNTER_CAP, EVENT_SLOTS_PER_HOUR, REFUSED_COUNTED_PER_HOUR } from "../../../netlify/lib/core/policy.ts";
 
 const MINUTE = 60 * 1000;
 const HOUR = 60 * MINUTE;

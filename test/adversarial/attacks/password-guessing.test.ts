@@ -19,7 +19,6 @@ import { testRuntime, type TestRuntime } from "../../helpers/runtime.ts";
 import { RECORDS } from "../../../netlify/lib/platform/records.ts";
 import { withVersionedWrites } from "../../helpers/versioned-store.ts";
 import { forgedAnswer, withPasskey } from "../../helpers/passkey-owner.ts";
-import { sweepExpired } from "../../../netlify/lib/platform/housekeeping.ts";
 
 const p = THROTTLE_POLICY;
 const SECOND = 1000;
@@ -125,17 +124,6 @@ describe("password guessing: the throttle holds across function instances sharin
     expect(await unlogged()).toEqual(before);
     // ...but the owner will see that five were refused (history-flood.test.ts).
     expect(await rt.store.list(RECORDS.signInOverflow.prefix)).toHaveLength(1);
-  });
-
-  it("records an earlier version left (one per attempt) neither break sign-in nor linger: the sweep knows them", async () => {
-    const rt = await fastRuntime();
-    const legacy = RECORDS.throttleLegacy.key(ATTACKER, `${String(rt.clock.now).padStart(15, "0")}-old`);
-    await rt.store.setIfNew(legacy, { at: rt.clock.now, expiresAt: rt.clock.now + p.ipMemoryMs });
-    expect((await guess(rt, "wrong")).status).toBe(303);
-    expect((await guess(rt, TEST_PASSWORD)).status).toBe(302);
-    rt.clock.advance(p.ipMemoryMs + SECOND);
-    await sweepExpired(rt.store, rt.clock.now);
-    expect(await rt.store.list(RECORDS.throttleLegacy.prefix)).toEqual([]);
   });
 
   it("the address comes from the platform (context.ip), never from a header the guesser writes", async () => {

@@ -2,7 +2,7 @@
 // holds one operation until the test lets it go (test/helpers/held-store.ts): the moment a
 // real race would interleave two requests is made to happen every time.
 import { describe, expect, it } from "vitest";
-import { listPasskeys } from "../../../netlify/lib/owner/passkeys.ts";
+import { listPasskeys } from "../../../netlify/lib/owner/passkey-records.ts";
 import { RECORDS } from "../../../netlify/lib/platform/records.ts";
 import { fastRuntime } from "../../helpers/attack-kit.ts";
 import { consoleGet, consolePost, consoleSignIn } from "../../helpers/console.ts";

@@ -11,9 +11,9 @@ import { parseClientDocument } from "../../../netlify/lib/clients/client-info.ts
 import { linkTargets, parseLinkHeader } from "../../../netlify/lib/clients/link-header.ts";
 import { OAuthError, UntrustedRedirect } from "../../../netlify/lib/errors.ts";
 import { escapeHtml, renderMessagePage } from "../../../netlify/lib/http/message-page.ts";
-import { MAX_BODY_BYTES, readForm, type BodyRule } from "../../../netlify/lib/http/body.ts";
+import { readForm, type BodyRule } from "../../../netlify/lib/http/body.ts";
 import { bearerToken, isSameOriginPost } from "../../../netlify/lib/http/request.ts";
-import { passkeyName } from "../../../netlify/lib/owner/passkeys.ts";
+import { passkeyName } from "../../../netlify/lib/owner/passkey-records.ts";
 import { checkProfileLinks, DISCOVERY_RELS } from "../../../netlify/lib/owner/profile-links.ts";
 import { signRequest, verifyRequest, type AuthorizationRequest } from "../../../netlify/lib/protocol/request-object.ts";
 import { grantedScopes, parseScope } from "../../../netlify/lib/protocol/scopes.ts";
@@ -51,6 +51,7 @@ import {
 } from "../../helpers/fuzz.ts";
 import { BASE, CLIENT_ID, pkcePair, REDIRECT_URI } from "../../helpers/requests.ts";
 import { documentArb, documentFor, linkHeaderArb, REDIRECTS } from "./documents.ts";
+import { MAX_BODY_BYTES } from "../../../netlify/lib/core/policy.ts";
 
 const RUNS = {
   urls: 2000,

@@ -10,6 +10,7 @@
 // are random, so a shard is 1/64 of the kind): a run never lists more than a shard of it.
 import { RECORDS, SWEPT_KINDS } from "./records.ts";
 import type { KeyValueStore } from "./store.ts";
+import { SWEEP_BUDGET } from "../core/policy.ts";
 
 interface SweepResult {
   examined: number;
@@ -18,9 +19,6 @@ interface SweepResult {
   complete: boolean;
 }
 
-/** Records examined per run: at a few tens of milliseconds per read and delete, ten at a
- * time, a run takes seconds. */
-export const SWEEP_BUDGET = 1000;
 const AT_ONCE = 10;
 /** The characters a record's id starts with (base64url: hashes, random ids, digits). */
 export const SHARDS = "-0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxyz";

@@ -4,6 +4,7 @@ import type { PasskeyView } from "../pages/account-view.ts";
 import { RECORDS } from "../platform/records.ts";
 import type { KeyValueStore } from "../platform/store.ts";
 import { collisionPause } from "../platform/collision-pause.ts";
+import { MAX_PASSKEYS } from "../core/policy.ts";
 
 export interface PasskeyRecord {
   /** The credential id, base64url. */
@@ -26,7 +27,6 @@ interface PasskeyList {
 }
 
 const PASSKEYS_KEY = RECORDS.passkeys.key();
-export const MAX_PASSKEYS = 20;
 export const MAX_NAME_LENGTH = 64;
 
 export async function listPasskeys(store: KeyValueStore): Promise<PasskeyRecord[]> {

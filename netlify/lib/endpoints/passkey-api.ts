@@ -5,7 +5,7 @@ import { InvalidRequest } from "../errors.ts";
 import { actionsEndpoint, type Handler, type RequestContext, type Route } from "../http/endpoint.ts";
 import { json, withCookies } from "../http/responses.ts";
 import { alert } from "../owner/alerts.ts";
-import { addPasskey, listPasskeys, MAX_PASSKEYS, passkeyName, passkeyView } from "../owner/passkeys.ts";
+import { addPasskey, listPasskeys, passkeyName, passkeyView } from "../owner/passkey-records.ts";
 import { rememberRequested, startSession, type SessionRecord } from "../owner/sessions.ts";
 import { refusalFor, signInOwner } from "../owner/sign-in.ts";
 // The WebAuthn library in it loads with the first ceremony, after the cheap checks (same origin,
@@ -14,6 +14,7 @@ import { authenticationOptions as ceremonyAuthenticationOptions, registrationOpt
 import { PASSKEYS_API } from "../pages/paths.ts";
 import { signedIn } from "./console-session.ts";
 import { removingRetiredSessionCookie } from "./retired-session-cookie.ts";
+import { MAX_PASSKEYS } from "../core/policy.ts";
 
 async function registrationOptions(ctx: RequestContext, session: SessionRecord): Promise<Response> {
   const { rt, config, requester } = ctx;
