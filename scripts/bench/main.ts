@@ -5,7 +5,7 @@
 //      Blobs operations on the same server: p50 <= storage floor + 1 ms of own CPU;  handler-time.ts
 //   2. storage operations per request, counted by a store wrapped around the handlers';  storage-operations.ts
 //   3. cold start of what Netlify deploys: netlify build's zips, unzipped, imported in fresh
-//      Node processes, against a floor function that imports only @netlify/blobs;  cold-start.ts
+//      Node processes: CPU time of the import <= the floor (@netlify/blobs) + node:crypto's + 3 ms;  cold-start.ts
 //   4. scale: introspection with 10 grants stored versus 10,000, and 200 at once;  scale.ts
 //   8. the owner's console at 10, 1,000 and 10,000 grants, and revoke-all at 10,000;  owner-scale.ts
 // The figures in docs/performance.md are written between its bench markers by each run (doc-table.ts).

@@ -26,18 +26,10 @@ export const BUDGET = {
   /** The code, its used marker, the grant and its app's change (the summary is folded after
    * the answer: neither timed nor counted, as all work handed to waitUntil). */
   redemptionOps: 4,
-  /** A deployed function's cold import against the floor that imports only @netlify/blobs:
-   * reported, not judged. node:crypto alone, which every function needs for its first request,
-   * costs about 2.5x that floor on these machines (docs/performance.md), so no function could
-   * meet it; the judged budget is the next one. */
-  coldImportFloorRatio: 2.5,
-  /** Judged: at most this many times the floor that imports @netlify/blobs and node:crypto,
-   * i.e. our own code may at most double what a function that only stores and hashes costs... */
-  coldImportCryptoRatio: 2,
-  /** Reported beside it: the aim against the bare floor. */
-  coldImportFloorAim: 2,
-  /** ...and at most this long. */
-  coldImportMs: 40,
+  /** Judged: a deployed function's cold import may cost at most this much more CPU time than the
+   * floor that imports @netlify/blobs and node:crypto (every function needs crypto for its first
+   * request), both measured as CPU time in the child around the import, in the same round-robin. */
+  coldImportOwnCpuMs: 3,
   /** Our code plus the packages a function's zip ships (Netlify's bootstrap not counted). */
   shippedBytes: 600 * KB,
   scaleSmall: 10,
