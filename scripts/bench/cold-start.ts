@@ -11,13 +11,10 @@ import type { Env } from "../../netlify/lib/platform/config.ts";
 import { buildFunctions, type BuiltFunction } from "../build-functions.ts";
 import { buildDeployed, FLOOR, FLOOR_CRYPTO, type DeployedFunction } from "./deployed-functions.ts";
 import { check, printTable, say, verdict } from "./report.ts";
-import { BUDGET, IMPORT_RUNS } from "./settings.ts";
+import { BUDGET, IMPORT_RUNS, WATCHED_PACKAGES } from "./settings.ts";
 import { kb, ms, stats } from "./stats.ts";
 
 const exec = promisify(execFile);
-
-/** The packages no function may load at cold start, only in a request that needs them. */
-const WATCHED_PACKAGES = ["@simplewebauthn/server", "microformats-parser", "parse5", "bcryptjs", "jose", "ipaddr.js", "cookie"];
 
 /** Imports one module and prints how long that took, and the CPU time it took (all of the
  * process's threads; a busy machine moves it far less than the wall time); in a fresh process. */

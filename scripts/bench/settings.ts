@@ -76,6 +76,9 @@ export const STORAGE_BUDGET = {
 /** Section (10): the storage latency added to every request, and the sign-ins timed. */
 export const USER_FELT = { latencyMs: 30, runs: 7 } as const;
 
+/** The packages no function may load at cold start, only in a request that needs them. */
+export const WATCHED_PACKAGES: readonly string[] = ["@simplewebauthn/server", "microformats-parser", "parse5", "bcryptjs", "jose", "ipaddr.js", "cookie"];
+
 /** The owner's console: at 10,000 grants within this many times the 10-grant p50, and at most
  * this many storage operations per load (revoke-all too). */
 export const OWNER_BUDGET = { ratio: 2, operations: 50 } as const;
