@@ -2,7 +2,7 @@
 // floor each endpoint's time is judged against.
 import { getStore, type Store } from "@netlify/blobs";
 import { withLocalWriteLock } from "../../netlify/lib/platform/local-write-lock.ts";
-import type { OperationCounts } from "../../test/helpers/counting-store.ts";
+import type { OperationShape, TracedOperation } from "../../test/helpers/counting-store.ts";
 import { range, sampleTimes, stats, timed, type Stats } from "./stats.ts";
 
 /** `conditional`: a write-if-new as the store makes it on the local server, under its key's
@@ -12,14 +12,8 @@ export type BareOperations = Record<BareKind, Stats>;
 export type BareSamples = Record<BareKind, number[]>;
 export const BARE_KINDS: readonly BareKind[] = ["get", "set", "conditional", "delete", "list"];
 
-export const emptySamples = (): BareSamples => ({ get: [], set: [], conditional: [], delete: [], list: [] });
 
-/** Counted as the bench counts them: operations, and of the writes those conditional. */
-export interface CountedOperations extends OperationCounts {
-  conditionalWrites?: number;
-}
-
-/** Each paired conditional write creates a key of its own (a write-if-new to an existing key writes nothing). */
+/** Each replayed write creates a key of its own (a write-if-new to an existing key writes nothing). */
 let conditionalKeys = 0;
 const conditionalWrite = (blobs: Store, key: string, value: string) =>
   withLocalWriteLock(`bench-bare\u0000${key}`, new AbortController().signal, () => blobs.set(key, value, { onlyIfNew: true }));
@@ -58,27 +52,43 @@ export async function sampleBareOperations({ blobs, value }: BareBlobs, round: n
   };
 }
 
-/** One bare operation of each kind the call just did, right after it: the floor is measured
- * under the same load as the endpoint (on a shared machine, load moves minute to minute). */
-export async function pairedBare({ blobs, value }: BareBlobs, ops: CountedOperations, i: number, into: BareSamples): Promise<void> {
-  const key = `bare/paired/${i}`;
-  if (ops.reads > 0) into.get.push(await timed(() => blobs.get("bare/get", { type: "json" })));
-  if (ops.writes > 0 || ops.deletes > 0) {
-    const elapsed = await timed(() => blobs.set(key, value));
-    if (ops.writes > 0) into.set.push(elapsed);
-  }
-  if (ops.deletes > 0) into.delete.push(await timed(() => blobs.delete(key)));
-  if ((ops.conditionalWrites ?? 0) > 0) into.conditional.push(await timed(() => conditionalWrite(blobs, `bare/paired-conditional/${++conditionalKeys}`, value)));
-  if (ops.lists > 0) into.list.push(await timed(() => blobs.list({ prefix: "bare/list/" })));
-}
-
 export function pooledBare(rounds: readonly BareSamples[]): BareOperations {
   const pool = (kind: BareKind) => stats(rounds.flatMap((round) => round[kind]));
   return { get: pool("get"), set: pool("set"), conditional: pool("conditional"), delete: pool("delete"), list: pool("list") };
 }
 
-/** What the storage operations alone cost at p50, done one after another. */
-export function storageFloor(ops: CountedOperations, p50: Record<BareKind, number>): number {
-  const conditional = Math.min(ops.conditionalWrites ?? 0, ops.writes);
-  return ops.reads * p50.get + (ops.writes - conditional) * p50.set + conditional * p50.conditional + ops.deletes * p50.delete + ops.lists * p50.list;
+/** Replays a call's storage as bare operations of the same shapes, each begun when the ones
+ * that settled before its original began have settled (those begun together run together),
+ * right after the call: the floor measured, under the same load, with the local server serving
+ * parallel requests as it served the endpoint's. Returns how long the replay took. */
+export async function replayBare({ blobs, value }: BareBlobs, trace: readonly TracedOperation[]): Promise<number> {
+  const ordered = [...trace].sort((a, b) => a.start - b.start);
+  const key = () => `bare/replay/${++conditionalKeys}`;
+  const run = (shape: OperationShape): Promise<unknown> => {
+    switch (shape) {
+      case "get":
+        return blobs.get("bare/get", { type: "json" });
+      case "set":
+        return blobs.set(key(), value);
+      case "conditional":
+        return conditionalWrite(blobs, key(), value);
+      case "versioned": {
+        // As the store makes it locally: under the key's lock, the record read again, then written.
+        const at = key();
+        return withLocalWriteLock(`bench-bare\u0000${at}`, new AbortController().signal, async () => (await blobs.get(at), blobs.set(at, value)));
+      }
+      case "delete":
+        return blobs.delete(key());
+      case "list":
+        return blobs.list({ prefix: "bare/list/" });
+    }
+  };
+  return timed(async () => {
+    const done: Promise<unknown>[] = [];
+    for (const op of ordered) {
+      const before = ordered.filter((other) => other.end < op.start).map((other) => done[ordered.indexOf(other)]!);
+      done.push(Promise.all(before).then(() => run(op.shape)));
+    }
+    await Promise.all(done);
+  });
 }

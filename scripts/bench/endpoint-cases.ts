@@ -18,9 +18,8 @@ import {
   userinfoRequest,
 } from "../../test/helpers/requests.ts";
 import { approvedApp, endpoints, issueCodes, issueGrants, seedAccount, sessionCookie, signedRequest, type Bench } from "./calls.ts";
-import { IP, TOTAL_CALLS, USER_AGENT } from "./settings.ts";
+import { IP, STORAGE_BUDGET, TOTAL_CALLS, USER_AGENT, type StorageBudget } from "./settings.ts";
 import { mapBounded, range } from "./stats.ts";
-import { NO_STORAGE, ONE_READ, REDEMPTION, type OpsBudget } from "./storage-operations.ts";
 
 /** Work an endpoint hands to the platform for after its answer (the connection log), as
  * Netlify's context.waitUntil takes it: not in the answer's time, awaited between calls. */
@@ -42,7 +41,8 @@ export interface EndpointCase {
   handle(req: Request): Promise<Response>;
   /** Untimed: throws on a wrong answer; keeps what the next call needs. */
   check(response: Response): Promise<void>;
-  opsBudget?: OpsBudget;
+  /** Round trips and operations, the least the design needs (none: reported only). */
+  storageBudget?: StorageBudget;
 }
 
 async function expectStatus(response: Response, status: number, what: string): Promise<void> {
@@ -105,7 +105,7 @@ export async function endpointCases(b: Bench, account: Bench): Promise<EndpointC
       request: () => new Request(`${BASE}/.well-known/oauth-authorization-server`),
       handle: (req) => endpoints.metadata(req, rt, platform),
       check: async (res) => void (await expectJson(res, "metadata", "issuer")),
-      opsBudget: NO_STORAGE,
+      storageBudget: STORAGE_BUDGET.none,
     },
     {
       name: "GET /auth (authorization request)",
@@ -113,6 +113,7 @@ export async function endpointCases(b: Bench, account: Bench): Promise<EndpointC
       request: () => authorizationRequest(authorization),
       handle: (req) => endpoints.authorize(req, rt, platform),
       check: (res) => expectStatus(res, 303, "GET /auth"),
+      storageBudget: STORAGE_BUDGET.authorizationRequest,
     },
     {
       name: "POST /auth/approve (session, a fresh request)",
@@ -123,6 +124,7 @@ export async function endpointCases(b: Bench, account: Bench): Promise<EndpointC
         await expectStatus(res, 302, "approve");
         if (!new URL(res.headers.get("location") ?? "", BASE).searchParams.get("code")) throw new Error("approve: no code");
       },
+      storageBudget: STORAGE_BUDGET.sessionApproval,
     },
     {
       name: "POST /auth/approve (session, the same request again)",
@@ -133,6 +135,7 @@ export async function endpointCases(b: Bench, account: Bench): Promise<EndpointC
         await expectStatus(res, 302, "approve");
         if (!new URL(res.headers.get("location") ?? "", BASE).searchParams.get("code")) throw new Error("approve: no code");
       },
+      storageBudget: STORAGE_BUDGET.doubleClick,
     },
     {
       name: "POST /auth (code -> profile)",
@@ -140,7 +143,7 @@ export async function endpointCases(b: Bench, account: Bench): Promise<EndpointC
       request: (i) => post("/auth", redemption(profileCodes[i]!)),
       handle: (req) => endpoints.profileRedemption(req, rt, platform),
       check: async (res) => void (await expectJson(res, "POST /auth", "me")),
-      opsBudget: REDEMPTION,
+      storageBudget: STORAGE_BUDGET.profileRedemption,
     },
     {
       name: "POST /token (code -> tokens)",
@@ -148,7 +151,7 @@ export async function endpointCases(b: Bench, account: Bench): Promise<EndpointC
       request: (i) => post("/token", { grant_type: "authorization_code", ...redemption(tokenCodes[i]!) }),
       handle: (req) => endpoints.token(req, rt, platform),
       check: async (res) => void (await expectJson(res, "POST /token", "access_token")),
-      opsBudget: REDEMPTION,
+      storageBudget: STORAGE_BUDGET.codeRedemption,
     },
     {
       // Refresh tokens rotate: each call presents the one the previous call returned.
@@ -159,6 +162,7 @@ export async function endpointCases(b: Bench, account: Bench): Promise<EndpointC
       check: async (res) => {
         refreshToken = String((await expectJson(res, "refresh", "refresh_token")).refresh_token);
       },
+      storageBudget: STORAGE_BUDGET.refresh,
     },
     {
       name: "POST /introspect",
@@ -166,7 +170,7 @@ export async function endpointCases(b: Bench, account: Bench): Promise<EndpointC
       request: () => introspectionRequest(token(0)),
       handle: (req) => endpoints.introspect(req, rt, platform),
       check: async (res) => void (await expectJson(res, "introspect", "active")),
-      opsBudget: ONE_READ,
+      storageBudget: STORAGE_BUDGET.tokenCheck,
     },
     {
       name: "GET /token (legacy verification)",
@@ -174,7 +178,7 @@ export async function endpointCases(b: Bench, account: Bench): Promise<EndpointC
       request: () => new Request(`${BASE}/token`, { headers: bearer(token(1)) }),
       handle: (req) => endpoints.token(req, rt, platform),
       check: async (res) => void (await expectJson(res, "GET /token", "active")),
-      opsBudget: ONE_READ,
+      storageBudget: STORAGE_BUDGET.tokenCheck,
     },
     {
       name: "GET /userinfo",
@@ -182,7 +186,7 @@ export async function endpointCases(b: Bench, account: Bench): Promise<EndpointC
       request: () => userinfoRequest(token(2)),
       handle: (req) => endpoints.userinfo(req, rt, platform),
       check: async (res) => void (await expectJson(res, "userinfo", "sub")),
-      opsBudget: ONE_READ,
+      storageBudget: STORAGE_BUDGET.tokenCheck,
     },
     {
       name: "POST /revoke (live token)",
@@ -190,6 +194,7 @@ export async function endpointCases(b: Bench, account: Bench): Promise<EndpointC
       request: (i) => post("/revoke", { token: revocable[i]!.accessToken }),
       handle: (req) => endpoints.revoke(req, rt, platform),
       check: (res) => expectStatus(res, 200, "revoke"),
+      storageBudget: STORAGE_BUDGET.revocation,
     },
     {
       name: `GET ${ACCOUNT_API} (session)`,

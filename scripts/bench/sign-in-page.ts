@@ -98,7 +98,10 @@ export async function runSignInPage(env: Env): Promise<SignInPageResult> {
     const totalBytes = own.reduce((sum, r) => sum + r.bytes, 0);
     const totalGzipBytes = own.reduce((sum, r) => sum + r.gzipBytes, 0);
     const otherOrigins = resources.filter((r) => !r.sameOrigin).map((r) => `${r.kind}: ${r.url}`);
-    check("5 sign-in page", "HTML+CSS+JS+icon", `${kb(totalBytes)} KB`, `<= ${kb(BUDGET.signInPageBytes)} KB`, totalBytes <= BUDGET.signInPageBytes);
+    // Over budget, the measure names what weighs most, so that a miss says where the bytes are.
+    const largest = [...own].sort((a, b) => b.bytes - a.bytes).slice(0, 2).map((r) => `${new URL(r.url, BASE).pathname} ${kb(r.bytes)} KB`);
+    const over = totalBytes > BUDGET.signInPageBytes ? ` (most of it: ${largest.join(", ")})` : "";
+    check("5 sign-in page", "HTML+CSS+JS+icon", `${kb(totalBytes)} KB${over}`, `<= ${kb(BUDGET.signInPageBytes)} KB`, totalBytes <= BUDGET.signInPageBytes);
     check("5 sign-in page", "requests to other origins", otherOrigins.length === 0 ? "none" : otherOrigins.join(", "), "none", otherOrigins.length === 0);
     return { totalBytes, totalGzipBytes, resources, otherOrigins, otherUrlStrings };
   } finally {

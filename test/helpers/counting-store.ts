@@ -9,6 +9,18 @@ export const OPERATION_KINDS: readonly OperationKind[] = ["reads", "writes", "de
 
 export const noOperations = (): OperationCounts => ({ reads: 0, writes: 0, deletes: 0, lists: 0 });
 
+/** What one operation was, as a Blobs request: a write-if-new and a write against a version
+ * apart from a plain write (on the local server the last also reads the record again). */
+export type OperationShape = "get" | "set" | "conditional" | "versioned" | "delete" | "list";
+
+/** One operation of a request: its shape, and when it began and settled, as positions in one
+ * sequence of events (an operation begun after another settled depended on it, or could have). */
+export interface TracedOperation {
+  shape: OperationShape;
+  start: number;
+  end: number;
+}
+
 /** One tally, shared by every store it wraps (one request at a time is measured). */
 export class OperationCounter {
   counts: OperationCounts = noOperations();
@@ -20,11 +32,28 @@ export class OperationCounter {
    * key's lock (platform/local-write-lock.ts: a folder made and removed), where production's
    * condition is part of the one write: the bench's floor times them as such. */
   conditionalWrites = 0;
+  /** Every operation since the last reset, in the order they began. */
+  trace: TracedOperation[] = [];
+  private events = 0;
 
   reset(): void {
     this.counts = noOperations();
     this.versionedWrites = 0;
     this.conditionalWrites = 0;
+    this.trace = [];
+  }
+
+  /** The operations settled so far (copies): one in flight when a request answered was not
+   * waited for (work handed over for after the answer). */
+  settled(): TracedOperation[] {
+    return this.trace.filter((op) => Number.isFinite(op.end)).map((op) => ({ ...op }));
+  }
+
+  /** Records when `operation` begins and when it settles. */
+  private traced<T>(shape: OperationShape, operation: () => Promise<T>): Promise<T> {
+    const entry: TracedOperation = { shape, start: ++this.events, end: Number.POSITIVE_INFINITY };
+    this.trace.push(entry);
+    return operation().finally(() => void (entry.end = ++this.events));
   }
 
   /** A copy of the counts so far. */
@@ -36,13 +65,18 @@ export class OperationCounter {
   wrap(inner: KeyValueStore): KeyValueStore {
     const count = (kind: OperationKind) => void this.counts[kind]++;
     return {
-      get: (key) => (count("reads"), inner.get(key)),
-      getVersioned: (key) => (count("reads"), inner.getVersioned(key)),
-      set: (key, value) => (count("writes"), inner.set(key, value)),
-      setIfNew: (key, value) => (count("writes"), this.conditionalWrites++, inner.setIfNew(key, value)),
-      setIfUnchanged: (key, value, version) => (count("writes"), this.conditionalWrites++, version.exists && this.versionedWrites++, inner.setIfUnchanged(key, value, version)),
-      delete: (key) => (count("deletes"), inner.delete(key)),
-      list: (prefix) => (count("lists"), inner.list(prefix)),
+      get: (key) => (count("reads"), this.traced("get", () => inner.get(key))),
+      getVersioned: (key) => (count("reads"), this.traced("get", () => inner.getVersioned(key))),
+      set: (key, value) => (count("writes"), this.traced("set", () => inner.set(key, value))),
+      setIfNew: (key, value) => (count("writes"), this.conditionalWrites++, this.traced("conditional", () => inner.setIfNew(key, value))),
+      setIfUnchanged: (key, value, version) => (
+        count("writes"),
+        this.conditionalWrites++,
+        version.exists && this.versionedWrites++,
+        this.traced(version.exists ? "versioned" : "conditional", () => inner.setIfUnchanged(key, value, version))
+      ),
+      delete: (key) => (count("deletes"), this.traced("delete", () => inner.delete(key))),
+      list: (prefix) => (count("lists"), this.traced("list", () => inner.list(prefix))),
     };
   }
 }

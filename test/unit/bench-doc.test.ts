@@ -1,27 +1,34 @@
 // The performance figures in docs/performance.md are the bench's own: written by `npm run bench`
-// between two markers (scripts/bench/doc-table.ts). The doc must keep the markers, and its
-// table must have exactly the rows the bench writes, so that no figure is ever typed by hand.
+// between markers (scripts/bench/doc-blocks.ts), from the run's JSON document, which the same
+// run writes beside the doc as docs/bench.json. Every block, rendered again from that JSON,
+// must be exactly what the doc holds: no figure, row or budget typed by hand.
 import { readFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
-import { BURST_END_MARKER, BURST_START_MARKER, DOC, DOC_ROWS, END_MARKER, START_MARKER, tableRowsOf } from "../../scripts/bench/doc-table.ts";
-import { BURST_CASES } from "../../scripts/bench/burst.ts";
+import { BLOCKS, blockIn, DOC, DOC_JSON, renderedBlock, type BlockName } from "../../scripts/bench/doc-blocks.ts";
+import { DOC_ROWS, type BenchFigures } from "../../scripts/bench/doc-table.ts";
 import { onlySections } from "../../scripts/bench/settings.ts";
 
+const names = Object.keys(BLOCKS) as BlockName[];
+
 describe("docs/performance.md's figures", () => {
-  it("sit between the bench's markers, in a table whose rows are the bench's cases", async () => {
+  it.each(names)("the %s block sits between its markers, once", async (name) => {
     const text = await readFile(DOC, "utf8");
-    expect(text.split(START_MARKER)).toHaveLength(2);
-    expect(text.split(END_MARKER)).toHaveLength(2);
-    expect(text.indexOf(START_MARKER)).toBeLessThan(text.indexOf(END_MARKER));
-    expect(tableRowsOf(text)).toEqual(DOC_ROWS.map((row) => row.what));
+    const { start, end } = BLOCKS[name];
+    expect(text.split(start)).toHaveLength(2);
+    expect(text.split(end)).toHaveLength(2);
+    expect(text.indexOf(start)).toBeLessThan(text.indexOf(end));
   });
 
-  it("and the bursts' figures sit between markers of their own, one row per burst the bench sends", async () => {
-    const text = await readFile(DOC, "utf8");
-    expect(text.split(BURST_START_MARKER)).toHaveLength(2);
-    expect(text.split(BURST_END_MARKER)).toHaveLength(2);
-    expect(text.indexOf(BURST_START_MARKER)).toBeLessThan(text.indexOf(BURST_END_MARKER));
-    expect(tableRowsOf(text, BURST_START_MARKER, BURST_END_MARKER)).toEqual([...BURST_CASES]);
+  it.each(names)("the %s block is, figure for figure, what docs/bench.json renders", async (name) => {
+    const [text, json] = await Promise.all([readFile(DOC, "utf8"), readFile(DOC_JSON, "utf8")]);
+    const figures = JSON.parse(json) as BenchFigures;
+    expect(blockIn(text, name)).toBe(renderedBlock(name, figures));
+  });
+
+  it("docs/bench.json is a full run's (every section), with its misses listed", async () => {
+    const figures = JSON.parse(await readFile(DOC_JSON, "utf8")) as BenchFigures & { checks: { pass: boolean }[]; misses: unknown[] };
+    for (const section of ["endpoints", "coldStart", "scale", "owner", "signInPage", "userFelt"] as const) expect(figures[section]).toBeDefined();
+    expect(figures.misses).toEqual(figures.checks.filter((c) => !c.pass));
   });
 
   it("name each row once", () => {
@@ -35,6 +42,7 @@ describe("npm run bench -- --only", () => {
     expect(onlySections(["node", "main.ts", "--only", "cold-start"])).toEqual(["cold-start"]);
     expect(onlySections(["node", "main.ts", "--only", "owner,cold-start"])).toEqual(["owner", "cold-start"]);
     expect(onlySections(["node", "main.ts", "--only", "burst"])).toEqual(["burst"]);
+    expect(onlySections(["node", "main.ts", "--only", "user-felt"])).toEqual(["user-felt"]);
     expect(() => onlySections(["node", "main.ts", "--only", "cold"])).toThrow(/--only takes/);
     expect(() => onlySections(["node", "main.ts", "--only"])).toThrow(/--only takes/);
   });
