@@ -6,7 +6,7 @@
 import { AccessDenied, MethodNotAllowed, NotFound, SetupIncomplete } from "../errors.ts";
 import { describeProblems, type Config, type ConfigProblem } from "../platform/config.ts";
 import type { Runtime } from "../platform/runtime.ts";
-import { answerError, type Answers, type ClientReply } from "./answer-error.ts";
+import { errorResponse, type Answers, type ClientReply } from "./error-response.ts";
 import { readForm, readJsonObject, type BodyRule } from "./body.ts";
 import { preflight, readableByAnyOrigin } from "./cors.ts";
 import { isSameOriginPost } from "./request.ts";
@@ -103,7 +103,7 @@ async function runRoute(route: Route, req: Request, rt: Runtime, requester: Requ
     if (req.method === "POST") await (jsonBody ? ctx.json() : ctx.form());
     return await route.run(ctx);
   } catch (error) {
-    return answerError(error, route.answers, reply, req);
+    return errorResponse(error, route.answers, reply, req);
   }
 }
 
@@ -127,14 +127,14 @@ function servedElsewhere(req: Request, rt: Runtime): NotFound | null {
 function serve(methods: (req: Request) => Methods | NotFound, cors: boolean): Endpoint {
   return async (req, rt, requester) => {
     const elsewhere = servedElsewhere(req, rt);
-    if (elsewhere) return secureTransport(answerError(elsewhere, "json", undefined, req), rt);
+    if (elsewhere) return secureTransport(errorResponse(elsewhere, "json", undefined, req), rt);
     const found = methods(req);
-    if (found instanceof NotFound) return secureTransport(answerError(found, "json", undefined, req), rt);
+    if (found instanceof NotFound) return secureTransport(errorResponse(found, "json", undefined, req), rt);
     const allowed = Object.keys(found);
     if (cors && req.method === "OPTIONS") return secureTransport(preflight(allowed), rt);
     const route = found[req.method === "HEAD" ? "GET" : (req.method as Method)];
     const who = { ip: requester?.ip ?? "", userAgent: requester?.userAgent ?? req.headers.get("user-agent") ?? "", waitUntil: requester?.waitUntil };
-    const response = route ? await runRoute(route, req, rt, who) : answerError(new MethodNotAllowed(allowed), "json", undefined, req);
+    const response = route ? await runRoute(route, req, rt, who) : errorResponse(new MethodNotAllowed(allowed), "json", undefined, req);
     return secureTransport(cors ? readableByAnyOrigin(response) : response, rt);
   };
 }

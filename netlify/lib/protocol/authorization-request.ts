@@ -1,7 +1,7 @@
 // Checking GET /auth, as a short pipeline of named steps (after panva/oidc-provider).
 import { clientDisplay, clientReadOf, type ClientInfo } from "../core/client-shape.ts";
 import { refusedClient } from "../clients/client-info.ts";
-import { InvalidRequest, InvalidScope, OAuthError, UnsupportedResponseType, UntrustedRedirect } from "../errors.ts";
+import { InvalidRequest, InvalidScope, AnsweredError, UnsupportedResponseType, UntrustedRedirect } from "../errors.ts";
 import { isValidCodeChallenge } from "./pkce.ts";
 import type { AuthorizationRequest } from "./request-object.ts";
 import { requestedResource } from "./resource.ts";
@@ -190,14 +190,14 @@ function checkParameters(params: URLSearchParams, ownerMe: string): CheckedParam
 export async function checkAuthorizationRequest(input: PipelineInput): Promise<AuthorizationRequest> {
   const { params } = input;
   const target = checkClientIdAndRedirectUri(params);
-  let checked: CheckedParameters | OAuthError;
+  let checked: CheckedParameters | AnsweredError;
   try {
     checked = checkParameters(params, input.ownerMe);
   } catch (error) {
-    if (!(error instanceof OAuthError)) throw error;
+    if (!(error instanceof AnsweredError)) throw error;
     checked = error;
   }
-  const failed = checked instanceof OAuthError;
+  const failed = checked instanceof AnsweredError;
   const needsClient = !(failed && sameOrigin(target.clientId, target.redirectUri));
   const client = input.knownClient(target.clientId) ?? (needsClient ? await discoverClient(target, input) : null);
   if (client) checkRedirectUriAllowed(target, client);
@@ -205,7 +205,7 @@ export async function checkAuthorizationRequest(input: PipelineInput): Promise<A
   const states = params.getAll("state");
   const trusted = await input.errorsMayRedirect(target.clientId.href, target.redirectUri.href);
   input.onRedirectUriVerified({ redirectUri: params.get("redirect_uri")!, ...(states.length === 1 ? { state: states[0]! } : {}), trusted });
-  if (checked instanceof OAuthError) throw checked;
+  if (checked instanceof AnsweredError) throw checked;
   checkScopeCeiling(checked.scopes, client);
   const scoped = await withDefaultScopes(checked, input);
   const clientRead = clientReadOf(client!);

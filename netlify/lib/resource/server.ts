@@ -2,7 +2,7 @@
 // the functions of the one made from process.env; `resourceServer()` makes others (tests, or a
 // function that configures itself in code).
 import { BearerRefusal, InsufficientScope, InvalidBearerRequest, InvalidToken, MethodNotAllowed, MissingBearerToken, NotFound, SetupIncomplete, TemporarilyUnavailable, type AnsweredError } from "../errors.ts";
-import { answerError } from "../http/answer-error.ts";
+import { errorResponse } from "../http/error-response.ts";
 import { preflight, readableByAnyOrigin } from "../http/cors.ts";
 import { json } from "../http/responses.ts";
 import { blobStore, StorageUnavailable, type KeyValueStore } from "../platform/store.ts";
@@ -81,7 +81,7 @@ function verifierFor(settings: ResourceSettings, options: ResourceServerOptions)
  * metadata is and the scope the request needs. */
 function refusal(error: AnsweredError, challenge: { resourceMetadata?: string | undefined; scope?: string | undefined }): Response {
   if (error instanceof BearerRefusal) error.withResourceChallenge(challenge);
-  return answerError(error, "json");
+  return errorResponse(error, "json");
 }
 
 function unavailable(error: unknown): AnsweredError {
@@ -170,7 +170,7 @@ export function resourceServer(options: ResourceServerOptions = {}): ResourceSer
         const url = new URL(request.url);
         let response: Response;
         if (request.method !== "GET" && request.method !== "HEAD") {
-          response = answerError(new MethodNotAllowed(["GET", "HEAD", "OPTIONS"]), "json");
+          response = errorResponse(new MethodNotAllowed(["GET", "HEAD", "OPTIONS"]), "json");
         } else {
           const path = resourcePathOf(url);
           const described = path === null ? undefined : list.find((d) => {
@@ -179,7 +179,7 @@ export function resourceServer(options: ResourceServerOptions = {}): ResourceSer
           });
           response = described
             ? json(server.protectedResourceMetadata(described, request))
-            : answerError(new NotFound(`No protected resource is described at ${url.pathname}.`), "json");
+            : errorResponse(new NotFound(`No protected resource is described at ${url.pathname}.`), "json");
         }
         return readableByAnyOrigin(response);
       };
