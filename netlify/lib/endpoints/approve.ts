@@ -19,7 +19,7 @@ import { redirectToClient } from "../protocol/authorization-response.ts";
 import { issueRequestCode } from "../protocol/codes.ts";
 import { checkRequest, requestId, signRequest, type SignedRequest } from "../protocol/request-object.ts";
 import { grantedScopes, OFFLINE_ACCESS } from "../protocol/scopes.ts";
-import { policyOf } from "./approval-policy.ts";
+import { approvalPolicyOf } from "../owner/approval-policy.ts";
 import { withApproveLog } from "./sign-in-steps.ts";
 import { errorsMayRedirect } from "./error-redirects.ts";
 import { requestCheck } from "./request-check.ts";
@@ -34,7 +34,7 @@ interface Submitted {
 /** Back to the page with the same request, the problem, and what to offer now (signed into
  * the request again, which keeps its first expiry). */
 async function backToSignIn(ctx: RequestContext, { signed }: Submitted, problem: SignInProblem): Promise<Response> {
-  const offer = await policyOf(ctx).offer(signed.request);
+  const offer = await approvalPolicyOf(ctx).offer(signed.request);
   const { keys, issuer } = ctx.config;
   const token = await signRequest(signed.request, keys.requestObject, issuer, ctx.rt.now(), { offer, expiresAt: signed.expiresAt });
   return redirect(`${SIGN_IN_PAGE}#${writeSignInFragment({ request: token, problem })}`, 303);
@@ -52,7 +52,7 @@ interface Approval {
  * on its own (the signed request's prompt included), else the password or a passkey. The
  * answer is the way they proved it, or where to send them back to. */
 async function whoApproves(ctx: RequestContext, form: URLSearchParams, submitted: Submitted, scopes: string[], attempt: AttemptContext): Promise<Approval | Response> {
-  const policy = policyOf(ctx);
+  const policy = approvalPolicyOf(ctx);
   const session = await policy.session();
   // A session's approval is recorded in the history once the code is issued (after the answer).
   if (await policy.sessionApproves(submitted.signed.request, scopes)) return { approver: "session", setCookies: [] };
@@ -110,7 +110,7 @@ async function approve(ctx: RequestContext): Promise<Response> {
   const { request } = signed;
   // Errors (a Deny too) go back to the app, automatically only where GET /auth would send them.
   // The app's approval that decides it and this device's session are read at once.
-  const [trusted] = await Promise.all([errorsMayRedirect(ctx, request.clientId, request.redirectUri), policyOf(ctx).session()]);
+  const [trusted] = await Promise.all([errorsMayRedirect(ctx, request.clientId, request.redirectUri), approvalPolicyOf(ctx).session()]);
   ctx.replyTo({ redirectUri: request.redirectUri, state: request.state, trusted });
 
   const decision = form.get("decision");

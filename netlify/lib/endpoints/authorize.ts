@@ -11,14 +11,14 @@ import { checkAuthorizationRequest } from "../protocol/authorization-request.ts"
 import { requestTooLarge, signRequest } from "../protocol/request-object.ts";
 import { registeredClientInfo } from "../protocol/registered-clients.ts";
 import { defaultScopesFor } from "../protocol/resource-default-scopes.ts";
-import { policyOf } from "./approval-policy.ts";
+import { approvalPolicyOf } from "../owner/approval-policy.ts";
 import { errorsMayRedirect } from "./error-redirects.ts";
 
 export async function authorize(ctx: RequestContext): Promise<Response> {
   const params = ctx.url.searchParams;
   // Someone who opens /auth by hand gets the home page, which explains what this is.
   if (params.size === 0) return redirect(HOME_PAGE, 302);
-  const policy = policyOf(ctx);
+  const policy = approvalPolicyOf(ctx);
   const request = await checkAuthorizationRequest({
     params,
     ownerMe: ctx.config.me,
