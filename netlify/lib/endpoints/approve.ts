@@ -19,6 +19,7 @@ import { redirectToClient } from "../protocol/authorization-response.ts";
 import { issueRequestCode } from "../protocol/codes.ts";
 import { checkRequest, requestId, signRequest, type SignedRequest } from "../protocol/request-object.ts";
 import { grantedScopes, OFFLINE_ACCESS } from "../protocol/scopes.ts";
+import { runSteps, type Step } from "../protocol/trust-steps.ts";
 import { approvalPolicyOf } from "../owner/approval-policy.ts";
 import { withApproveLog } from "./sign-in-steps.ts";
 import { errorsMayRedirect } from "./error-redirects.ts";
@@ -101,26 +102,66 @@ function unusable(problem: UnusableSignInRequest["problem"], clientId: string | 
   return clientId ? refusal.withLink({ href: clientId, text: `Back to ${new URL(clientId).host}` }) : refusal;
 }
 
-async function approve(ctx: RequestContext): Promise<Response> {
-  const form = await ctx.form();
-  const token = form.get("request") ?? "";
-  const checked = await checkRequest(token, ctx.config.keys.requestObject, ctx.config.issuer, ctx.rt.now());
-  if (!checked.ok) throw unusable(checked.problem, checked.clientId);
-  const { signed } = checked;
-  const { request } = signed;
-  // Errors (a Deny too) go back to the app, automatically only where GET /auth would send them.
-  // The app's approval that decides it and this device's session are read at once.
+/** What the steps learn, in order. */
+interface Approving {
+  ctx: RequestContext;
+  form: URLSearchParams;
+  submitted: { token: string; signed?: SignedRequest };
+  scopes?: string[];
+  attempt?: AttemptContext;
+  approval?: Approval;
+}
+
+/** POST /auth/approve, in order, each step tagged by what is known when it runs
+ * (protocol/trust-steps.ts). Before any of them, the frame refuses a cross-site post and a body
+ * it does not accept: shown, never redirected (there is no redirect URI yet). */
+export const APPROVE_STEPS: readonly Step<Approving>[] = [
+  {
+    name: "signed request",
+    known: "unverified",
+    async run({ ctx, submitted }) {
+      const checked = await checkRequest(submitted.token, ctx.config.keys.requestObject, ctx.config.issuer, ctx.rt.now());
+      if (!checked.ok) throw unusable(checked.problem, checked.clientId);
+      submitted.signed = checked.signed;
+    },
+  },
+  {
+    name: "deny",
+    known: "verified",
+    run: ({ form }) => {
+      if (form.get("decision") === "deny") throw new AccessDenied("The owner denied the request.");
+    },
+  },
+  { name: "decision", known: "verified", run: ({ ctx, form, submitted }) => (form.get("decision") !== "approve" ? backToSignIn(ctx, submitted as Submitted, "decision") : undefined) },
+  {
+    name: "who approves",
+    known: "verified",
+    async run(s) {
+      const { ctx, form, submitted } = s;
+      const { request } = submitted.signed!;
+      s.attempt = { ip: ctx.requester.ip, where: "authorization", clientId: request.clientId, req: ctx.req, userAgent: ctx.requester.userAgent, waitUntil: ctx.requester.waitUntil };
+      s.scopes = grantedScopes(request.scopes, form.getAll("scope"));
+      const approval = await whoApproves(ctx, form, submitted as Submitted, s.scopes, s.attempt);
+      if (approval instanceof Response) return approval;
+      s.approval = approval;
+    },
+  },
+  { name: "code issued", known: "verified", run: ({ ctx, form, submitted, scopes, approval, attempt }) => issue(ctx, submitted.signed!, scopes!, form, approval!, attempt!) },
+];
+
+/** The line: errors (a Deny too) go back to the app, automatically only where GET /auth would
+ * send them. The app's approval that decides it and this device's session are read at once. */
+async function redirectUriVerified({ ctx, submitted }: Approving): Promise<void> {
+  const { request } = submitted.signed!;
   const [trusted] = await Promise.all([errorsMayRedirect(ctx, request.clientId, request.redirectUri), approvalPolicyOf(ctx).session()]);
   ctx.replyTo({ redirectUri: request.redirectUri, state: request.state, trusted });
+}
 
-  const decision = form.get("decision");
-  if (decision === "deny") throw new AccessDenied("The owner denied the request.");
-  const submitted = { token, signed };
-  if (decision !== "approve") return backToSignIn(ctx, submitted, "decision");
-  const attempt: AttemptContext = { ip: ctx.requester.ip, where: "authorization", clientId: request.clientId, req: ctx.req, userAgent: ctx.requester.userAgent, waitUntil: ctx.requester.waitUntil };
-  const scopes = grantedScopes(request.scopes, form.getAll("scope"));
-  const approval = await whoApproves(ctx, form, submitted, scopes, attempt);
-  return approval instanceof Response ? approval : issue(ctx, signed, scopes, form, approval, attempt);
+async function approve(ctx: RequestContext): Promise<Response> {
+  const form = await ctx.form();
+  const answer = await runSteps(APPROVE_STEPS, { ctx, form, submitted: { token: form.get("request") ?? "" } }, redirectUriVerified);
+  if (!answer) throw new TypeError("POST /auth/approve ended without an answer");
+  return answer;
 }
 
 export const approveEndpoint = removingRetiredSessionCookie(actionsEndpoint({
