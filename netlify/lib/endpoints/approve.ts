@@ -1,6 +1,7 @@
-// POST /auth/approve: the sign-in page's form. Checks that the request is this server's own
-// and unaltered, checks who is approving, then issues the code and sends the person back to
-// the client; with "Keep me signed in", it also starts a session. A live session on this
+// POST /auth/approve: the sign-in page's form, as one ordered list of named steps
+// (APPROVE_STEPS): the request is this server's own and unaltered; then, its redirect URI known,
+// the decision, who is approving, the code issued and the person sent back to the client;
+// with "Keep me signed in", it also starts a session. A live session on this
 // device approves on its own only what the owner approved before for the app with the
 // password or a passkey (and never where this server shares the owner's site's origin);
 // anything else needs the password or a passkey, and is then remembered for the app.
@@ -26,7 +27,7 @@ import { errorsMayRedirect } from "./error-redirects.ts";
 import { requestCheck } from "./request-check.ts";
 import { removingRetiredSessionCookie } from "./retired-session-cookie.ts";
 
-/** The request as the form sent it back: the token, and what it says. */
+/** The request as the form sent it back: the token, and (once checked) what it says. */
 interface Submitted {
   token: string;
   signed: SignedRequest;
@@ -125,13 +126,7 @@ export const APPROVE_STEPS: readonly Step<Approving>[] = [
       submitted.signed = checked.signed;
     },
   },
-  {
-    name: "deny",
-    known: "verified",
-    run: ({ form }) => {
-      if (form.get("decision") === "deny") throw new AccessDenied("The owner denied the request.");
-    },
-  },
+  { name: "deny", known: "verified", run: ({ form }) => { if (form.get("decision") === "deny") throw new AccessDenied("The owner denied the request."); } },
   { name: "decision", known: "verified", run: ({ ctx, form, submitted }) => (form.get("decision") !== "approve" ? backToSignIn(ctx, submitted as Submitted, "decision") : undefined) },
   {
     name: "who approves",

@@ -12,7 +12,7 @@ import { refusalLog } from "./refusal-log.ts";
 import { tokenOfRequest } from "./request-token.ts";
 import { verifySameSite } from "./same-site.ts";
 import { readResourceSettings, type ResourceSettings } from "./settings.ts";
-import { ResourceSetupError, TokenCheckUnavailable, type ActiveToken, type RequireOptions, type TokenVerification, type VerifyOptions } from "./types.ts";
+import { ResourceSetupError, ResourceUsageError, TokenCheckUnavailable, type ActiveToken, type RequireOptions, type TokenVerification, type VerifyOptions } from "./types.ts";
 
 export interface ResourceServerOptions {
   /** Where the settings come from; by default process.env. */
@@ -104,13 +104,13 @@ export function resourceServer(options: ResourceServerOptions = {}): ResourceSer
   const issuerFor = (request?: Request): string => {
     if (settings?.issuer) return settings.issuer;
     if (request) return `${new URL(request.url).origin}/`;
-    throw new TypeError("The IndieAuth server's address is not known here: set BASE_URL (or pass the request)");
+    throw new ResourceUsageError("The IndieAuth server's address is not known here: set BASE_URL (or pass the request)");
   };
   const originFor = (request?: Request) => (request ? new URL(request.url).origin : settings?.issuer ? new URL(settings.issuer).origin : undefined);
 
   async function verifyToken(token: string, resource: string | undefined, requireAudience = false): Promise<TokenVerification> {
     if (!settings) throw setupError!;
-    if (requireAudience && resource === undefined) throw new TypeError("requireAudience needs the resource to check the token's audience against");
+    if (requireAudience && resource === undefined) throw new ResourceUsageError("requireAudience needs the resource to check the token's audience against");
     verify ??= verifierFor(settings, options);
     const answer = await verify(token);
     if (answer.active && !forResource(answer, resource, requireAudience)) return { active: false, reason: "wrong-resource" };
@@ -131,7 +131,7 @@ export function resourceServer(options: ResourceServerOptions = {}): ResourceSer
 
     async requireToken(request, requireOptions = {}) {
       const resource = requireOptions.resource === undefined ? undefined : resolveResource(requireOptions.resource, originFor(request));
-      if (requireOptions.requireAudience && resource === undefined) throw new TypeError("requireAudience needs the resource to check the token's audience against");
+      if (requireOptions.requireAudience && resource === undefined) throw new ResourceUsageError("requireAudience needs the resource to check the token's audience against");
       const needed = neededScopes(requireOptions.scope);
       const challenge = { resourceMetadata: resource === undefined ? undefined : metadataUrlOf(resource), scope: needed.join(" ") };
       const found = await tokenOfRequest(request);
