@@ -7,7 +7,7 @@
 // answered as "try again", never with a stack trace.
 import { AnsweredError, TemporarilyUnavailable } from "../errors.ts";
 import { StorageUnavailable } from "../platform/store.ts";
-import { redirectToClient } from "../protocol/authorization-response.ts";
+import { redirectToClient, type ClientReply } from "../protocol/authorization-response.ts";
 import { refusalPage } from "./message-page.ts";
 import { formEncoded, json, page, redirect } from "./responses.ts";
 
@@ -22,14 +22,6 @@ export function wantsFormEncoding(req: Request | undefined): boolean {
   return accept.includes("application/x-www-form-urlencoded") && !accept.includes("application/json");
 }
 
-/** A verified redirect URI, and what goes back with every answer sent there. */
-export interface ClientReply {
-  redirectUri: string;
-  state?: string;
-  /** Whether errors may be redirected there without the person choosing to go. */
-  trusted: boolean;
-  issuer: string;
-}
 
 /** What the person reads when an error is not sent back to an untrusted redirect URI. */
 function untrustedNote(redirectUri: string): string {
@@ -47,7 +39,7 @@ function refusalOf(thrown: unknown): AnsweredError {
 }
 
 /** `req`: the request answered, whose Accept header may ask for a form-encoded refusal. */
-export function errorResponse(thrown: unknown, answers: Answers, reply?: ClientReply, req?: Request): Response {
+export function errorResponse(thrown: unknown, answers: Answers, reply?: ClientReply & { issuer: string }, req?: Request): Response {
   const error = refusalOf(thrown);
   const untrusted = error.allowRedirect && reply !== undefined && !reply.trusted;
   if (error.allowRedirect && reply) {

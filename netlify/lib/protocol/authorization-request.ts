@@ -9,6 +9,7 @@ import { requestedResource } from "./resource.ts";
 import { parsePrompt } from "./prompt.ts";
 import { accessScopes, parseScope } from "./scopes.ts";
 import { canonicalUrl, parseClientId, parseProfileUrl, parseRedirectUri, sameOrigin, shownUrl } from "../core/urls.ts";
+import type { ClientReply } from "./authorization-response.ts";
 import { checkRedirectUriAllowed, type TrustedTarget } from "./redirect-allowed.ts";
 import { runSteps, type Step } from "./trust-steps.ts";
 
@@ -144,13 +145,6 @@ async function withDefaultScopes(checked: CheckedParameters, input: PipelineInpu
   return { ...checked, scopes: [...defaults, ...checked.scopes.filter((scope) => !defaults.includes(scope))], defaultScopes: defaults };
 }
 
-/** A verified redirect URI; `trusted` when errors may be sent there without asking the person. */
-interface VerifiedTarget {
-  redirectUri: string;
-  state?: string;
-  trusted: boolean;
-}
-
 export interface PipelineInput {
   params: URLSearchParams;
   ownerMe: string;
@@ -162,7 +156,7 @@ export interface PipelineInput {
   errorsMayRedirect: (clientId: string, redirectUri: string) => Promise<boolean>;
   /** Called once the redirect URI is verified: from then on, errors go back to the client,
    * by redirect when the URI is trusted, else by a link the person may follow. */
-  onRedirectUriVerified: (target: VerifiedTarget) => void;
+  onRedirectUriVerified: (target: ClientReply) => void;
   /** The default scopes of a resource the request names without any (withDefaultScopes); throws
    * InvalidScope where there are none. Without it, such a request is refused. */
   defaultScopes?: (resource: string) => Promise<string[]>;
