@@ -1,68 +1,87 @@
-// Every refusal this server answers is one of these classes, and this module is the only
-// source of error bodies (their roots are in answered-error.ts, a protected resource's Bearer
-// refusals in bearer-errors.ts, dynamic registration's in registration-errors.ts: all exported
-// from here). One class per OAuth error, as in panva/oidc-provider: each knows its
-// code, its HTTP status, the headers it needs, and (`toClient`) whether it may travel back to
-// the client's redirect_uri once that URI is verified (RFC 6749 4.1.2.1). The owner console
-// has its own, non-OAuth refusals (ConsoleError). `http/answer-error.ts` decides how each is
+// Every refusal this server answers, as data (after panva/oidc-provider's errors): one
+// declaration each, with its code, its HTTP status and whether it may travel back to the
+// client's redirect_uri once that URI is verified (`allowRedirect`, RFC 6749 4.1.2.1): declared
+// by every refusal, no default a subclass could forget. A protected resource's Bearer refusals
+// are declared here too. What a person reads on a page is the page
+// renderer's (http/message-page.ts); `http/error-response.ts` alone decides how each is
 // answered: JSON, a page for the person, or a redirect to the client.
 import { REQUEST_PROBLEMS, START_AGAIN } from "./pages/request-problems.ts";
 import type { RequestProblem } from "./pages/request-object-shape.ts";
-import { AnsweredError, OAuthError, type ErrorBody } from "./answered-error.ts";
 
-export { AnsweredError, OAuthError } from "./answered-error.ts";
-export { BearerRefusal, InsufficientScope, InvalidBearerRequest, InvalidToken, MissingBearerToken } from "./bearer-errors.ts";
-export { InvalidClientMetadata, InvalidRedirectUri } from "./registration-errors.ts";
+/** The body of every refusal (JSON, or form-encoded for a client that asks for that). */
+export interface ErrorBody {
+  /** Both absent only where the standard wants no error information: a request without any credential. */
+  error?: string;
+  error_description?: string;
+  [extra: string]: unknown;
+}
 
-export class InvalidRequest extends OAuthError {
-  readonly error = "invalid_request";
-  readonly status = 400;
+/** A link on the page that shows an error to a person (e.g. back to the sign-in page). */
+interface PageLink {
+  href: string;
+  text: string;
 }
-export class AccessDenied extends OAuthError {
-  readonly error = "access_denied";
-  readonly status = 403;
+
+export abstract class AnsweredError extends Error {
+  abstract readonly error: string;
+  abstract readonly status: number;
+  /** May go back to the client's redirect_uri once that URI is verified. */
+  abstract readonly allowRedirect: boolean;
+  /** An optional way on from the page that shows it. */
+  link?: PageLink;
+
+  constructor(readonly description: string) {
+    super(description);
+  }
+
+  body(): ErrorBody {
+    return { error: this.error, error_description: this.description };
+  }
+
+  headers(): Record<string, string> {
+    return {};
+  }
+
+  /** Adds a way on from the page that shows it. */
+  withLink(link: PageLink): this {
+    this.link = link;
+    return this;
+  }
 }
-export class UnsupportedResponseType extends OAuthError {
-  readonly error = "unsupported_response_type";
-  readonly status = 400;
+
+/** The one declaration of a refusal: its code, status and whether it may be redirected. */
+function declared(error: string, status: number, allowRedirect: boolean) {
+  return class extends AnsweredError {
+    readonly error = error;
+    readonly status = status;
+    readonly allowRedirect = allowRedirect;
+  };
 }
-export class InvalidScope extends OAuthError {
-  readonly error = "invalid_scope";
-  readonly status = 400;
-}
-export class InvalidGrant extends OAuthError {
-  readonly error = "invalid_grant";
-  readonly status = 400;
-}
-export class UnsupportedGrantType extends OAuthError {
-  readonly error = "unsupported_grant_type";
-  readonly status = 400;
-}
+
+// ---------------------------------------------------------------------------------------
+// OAuth's own (RFC 6749 4.1.2.1, 5.2; RFC 8707; OIDC Core 3.1.2.6): to the client, once verified.
+
+export class InvalidRequest extends declared("invalid_request", 400, true) {}
+export class AccessDenied extends declared("access_denied", 403, true) {}
+export class UnsupportedResponseType extends declared("unsupported_response_type", 400, true) {}
+export class InvalidScope extends declared("invalid_scope", 400, true) {}
+export class InvalidGrant extends declared("invalid_grant", 400, true) {}
+export class UnsupportedGrantType extends declared("unsupported_grant_type", 400, true) {}
 /** RFC 8707 2: the `resource` asked for is malformed, or not one this grant was made for. */
-export class InvalidTarget extends OAuthError {
-  readonly error = "invalid_target";
-  readonly status = 400;
-}
-
-/** `prompt=none` (OIDC Core 3.1.2.6): answering needs the owner to sign in (no live session
- * here, or one that may not approve this app alone). */
-export class InteractionLoginRequired extends OAuthError {
-  readonly error = "login_required";
-  readonly status = 400;
-}
+export class InvalidTarget extends declared("invalid_target", 400, true) {}
+/** `prompt=none`: answering needs the owner to sign in (no live session here, or one that may
+ * not approve this app alone). */
+export class InteractionLoginRequired extends declared("login_required", 400, true) {}
 /** `prompt=none`: the owner is signed in, but every approval here is a click on the consent page. */
-export class ConsentRequired extends OAuthError {
-  readonly error = "consent_required";
-  readonly status = 400;
-}
+export class ConsentRequired extends declared("consent_required", 400, true) {}
+
+// ---------------------------------------------------------------------------------------
+// Never sent to a redirect URI: back-channel answers, and what a person must see here.
 
 /** RFC 6749 5.2: a client's authentication failed: 401, with a challenge in the scheme it used
  * when it tried the Authorization header (`challenge`), and none when it authenticated (or
- * should have) in the body. A back-channel answer: never sent to a redirect URI. */
-export class InvalidClient extends OAuthError {
-  readonly error = "invalid_client";
-  readonly status = 401;
-  override readonly toClient = false;
+ * should have) in the body. */
+export class InvalidClient extends declared("invalid_client", 401, false) {
   constructor(description: string, readonly challenge = true) {
     super(description);
   }
@@ -71,11 +90,12 @@ export class InvalidClient extends OAuthError {
   }
 }
 
-export class TooManyAttempts extends OAuthError {
-  readonly error = "temporarily_unavailable";
-  readonly status = 429;
-  override readonly toClient = false;
-  override readonly title = "Too many attempts";
+/** RFC 7591 3.2.2: one or more of the registered redirect URIs is not one this server accepts. */
+export class InvalidRedirectUri extends declared("invalid_redirect_uri", 400, false) {}
+/** RFC 7591 3.2.2: a metadata value this server does not accept (a secret-based method, a grant it never issues). */
+export class InvalidClientMetadata extends declared("invalid_client_metadata", 400, false) {}
+
+export class TooManyAttempts extends declared("temporarily_unavailable", 429, false) {
   constructor(description: string, readonly retryAfterSeconds: number) {
     super(description);
   }
@@ -85,11 +105,7 @@ export class TooManyAttempts extends OAuthError {
 }
 
 /** The environment is incomplete: JSON endpoints name the variable, pages explain the setup. */
-export class SetupIncomplete extends OAuthError {
-  readonly error = "server_error";
-  readonly status = 500;
-  override readonly toClient = false;
-  override readonly title = "Almost there: finish the setup";
+export class SetupIncomplete extends declared("server_error", 500, false) {
   constructor(
     description: string,
     /** What is wrong and what to do, one sentence pair each. */
@@ -98,44 +114,24 @@ export class SetupIncomplete extends OAuthError {
   ) {
     super(description);
   }
-  override paragraphs(): string[] {
-    const where = this.development
-      ? "This IndieAuth server is running, but its environment variables are not complete yet. Set them in .env (or in your shell), then restart npm start:"
-      : "This IndieAuth server is deployed, but its environment variables are not complete yet. Set them in Netlify (Site configuration, Environment variables), then redeploy:";
-    return [where, ...this.problems.map((p) => `${p.message}. ${p.fix}.`)];
-  }
 }
 
 const RETRY_AFTER_SECONDS = "30";
 
 /** Storage down or slow, or a bug: nothing was completed, try again (logged on the server). */
-export class TemporarilyUnavailable extends OAuthError {
-  readonly error = "temporarily_unavailable";
-  readonly status = 503;
-  override readonly toClient = false;
-  override readonly title = "Something went wrong";
+export class TemporarilyUnavailable extends declared("temporarily_unavailable", 503, false) {
   constructor(readonly what: string) {
     super(`${what}; try again in a moment.`);
   }
   override headers(): Record<string, string> {
     return { "Retry-After": RETRY_AFTER_SECONDS };
   }
-  override paragraphs(): string[] {
-    return [`${this.what}. No sign-in was completed; please try again in a moment.`];
-  }
 }
 
 /** A body over the size limit, refused before it is parsed. */
-export class PayloadTooLarge extends OAuthError {
-  readonly error = "invalid_request";
-  readonly status = 413;
-  override readonly toClient = false;
-}
+export class PayloadTooLarge extends declared("invalid_request", 413, false) {}
 
-export class MethodNotAllowed extends OAuthError {
-  readonly error = "invalid_request";
-  readonly status = 405;
-  override readonly toClient = false;
+export class MethodNotAllowed extends declared("invalid_request", 405, false) {
   constructor(readonly allow: readonly string[]) {
     super(`This endpoint accepts ${allow.join(", ")} only.`);
   }
@@ -145,60 +141,35 @@ export class MethodNotAllowed extends OAuthError {
 }
 
 /** A request whose client_id or redirect_uri cannot be trusted: shown to the person, never
- * redirected (RFC 6749 4.1.2.1). */
-export class UntrustedRedirect extends OAuthError {
-  readonly error = "invalid_request";
-  readonly status = 400;
-  override readonly toClient = false;
-  constructor(override readonly title: string, description: string) {
+ * redirected (RFC 6749 4.1.2.1). `heading` says which of the two, as the page's title. */
+export class UntrustedRedirect extends declared("invalid_request", 400, false) {
+  constructor(readonly heading: string, description: string) {
     super(description);
-  }
-  override paragraphs(): string[] {
-    return [this.description, "For your safety you were not sent back to the app."];
   }
 }
 
 /** The signed sign-in request that came back from the page cannot be used: it expired, was
  * changed, or was cut short. Shown to the person, never sent to the redirect URI it names. */
-export class UnusableSignInRequest extends OAuthError {
-  readonly error = "invalid_request";
-  readonly status = 400;
-  override readonly toClient = false;
-  override readonly title: string;
+export class UnusableSignInRequest extends declared("invalid_request", 400, false) {
   constructor(readonly problem: RequestProblem) {
     super(`${REQUEST_PROBLEMS[problem].said} ${START_AGAIN}`);
-    this.title = REQUEST_PROBLEMS[problem].title;
-  }
-  override paragraphs(): string[] {
-    return [REQUEST_PROBLEMS[this.problem].said, START_AGAIN];
   }
 }
 
 /** The signed sign-in request was approved before, and the app has had its code (or let it
  * expire): a code is never issued twice. Typically the Approve button pressed again, or the
  * page's form sent again from the browser's history, after the app got the first answer. */
-export class SignInAlreadyAnswered extends OAuthError {
-  readonly error = "invalid_request";
-  readonly status = 400;
-  override readonly toClient = false;
-  override readonly title = "You already approved this sign-in";
+export class SignInAlreadyAnswered extends declared("invalid_request", 400, false) {
   constructor() {
     super("This sign-in request was approved once already, and the app has received its answer.");
-  }
-  override paragraphs(): string[] {
-    return [this.description, "Go back to the app: you are probably signed in there. If you are not, start the sign-in again from the app."];
   }
 }
 
 // ---------------------------------------------------------------------------------------
 // The owner console's own refusals: not OAuth, never sent to a client.
 
-abstract class ConsoleError extends AnsweredError {}
-
 /** No live session: sign in first. The body says which ways of signing in are open. */
-export class LoginRequired extends ConsoleError {
-  readonly error = "login_required";
-  readonly status = 401;
+export class LoginRequired extends declared("login_required", 401, false) {
   constructor(readonly signIn: { password: boolean; passkey: boolean }) {
     super("Sign in to see your account.");
   }
@@ -208,13 +179,72 @@ export class LoginRequired extends ConsoleError {
 }
 
 /** A wrong password, or a passkey answer that does not verify. */
-export class WrongCredentials extends ConsoleError {
-  readonly error = "wrong_credentials";
-  readonly status = 401;
-}
+export class WrongCredentials extends declared("wrong_credentials", 401, false) {}
 
 /** A console path, app or passkey that does not exist. */
-export class NotFound extends ConsoleError {
-  readonly error = "not_found";
-  readonly status = 404;
+export class NotFound extends declared("not_found", 404, false) {}
+
+// ---------------------------------------------------------------------------------------
+// A protected resource's refusals (RFC 6750 3): each carries a Bearer challenge. Back-channel.
+
+const REALM = 'Bearer realm="indieauth"';
+
+/** An auth-param value as an RFC 9110 quoted-string. */
+const quoted = (value: string) => `"${value.replace(/["\\]/g, "\\$&")}"`;
+
+/** A refusal of a Bearer token. A resource server adds where its RFC 9728 metadata is
+ * (`resource_metadata`), so that a client can find the authorization server, and the scope it
+ * needs (`scope`, RFC 6750 3), so that a client can ask for it. */
+export abstract class BearerRefusal extends AnsweredError {
+  readonly allowRedirect = false;
+  #resourceParams: Record<string, string> = {};
+
+  withResourceChallenge(params: { resourceMetadata?: string | undefined; scope?: string | undefined }): this {
+    if (params.scope) this.#resourceParams.scope = params.scope;
+    if (params.resourceMetadata) this.#resourceParams.resource_metadata = params.resourceMetadata;
+    return this;
+  }
+
+  /** The challenge: the error's own parameters first, then the resource's. */
+  protected challenge(params: Record<string, string>): Record<string, string> {
+    const all = { ...params, ...this.#resourceParams, ...params };
+    return { "WWW-Authenticate": [REALM, ...Object.entries(all).map(([name, value]) => `${name}=${quoted(value)}`)].join(", ") };
+  }
+  override headers(): Record<string, string> {
+    return this.challenge({ error: this.error, error_description: this.description });
+  }
+}
+
+/** No credential at all (RFC 6750 3.1): the client may not have known that one is needed, so
+ * the answer is the bare challenge, "no error code or other error information", in the header or
+ * in the body (the description stays for logs and pages). */
+export class MissingBearerToken extends BearerRefusal {
+  readonly error = "invalid_request";
+  readonly status = 401;
+  override body(): ErrorBody {
+    return {};
+  }
+  override headers(): Record<string, string> {
+    return this.challenge({});
+  }
+}
+export class InvalidToken extends BearerRefusal {
+  readonly error = "invalid_token";
+  readonly status = 401;
+}
+export class InsufficientScope extends BearerRefusal {
+  readonly error = "insufficient_scope";
+  readonly status = 403;
+  constructor(description: string, readonly scope: string) {
+    super(description);
+  }
+  override headers(): Record<string, string> {
+    return this.challenge({ error: this.error, scope: this.scope, error_description: this.description });
+  }
+}
+/** RFC 6750 3.1 `invalid_request` at a protected resource: the token is sent in a way that is
+ * not allowed (in the URL, or in the header and the body at once). 400, with the challenge. */
+export class InvalidBearerRequest extends BearerRefusal {
+  readonly error = "invalid_request";
+  readonly status = 400;
 }

@@ -109,6 +109,7 @@ describe("same site: verifyAccessToken reads the grant, with the rules of /intro
       faulty.mode = "down";
       const api = resourceServer({ env: {}, store: blobStore(rt.storeName, { connection: faulty.connection, deadlineMs: 500 }), now: () => rt.clock.now });
       await expect(api.verifyAccessToken(access_token)).rejects.toBeInstanceOf(TokenCheckUnavailable);
+      await expect(api.verifyAccessToken(access_token)).rejects.toMatchObject({ code: "ERR_TOKEN_CHECK_UNAVAILABLE" });
       const response = await expectRefusal(await api.requireToken(bearer(access_token)), 503, "temporarily_unavailable");
       expect(response.headers.get("retry-after")).toBe("30");
     } finally {
@@ -185,6 +186,7 @@ describe("requireToken: the token, or a ready RFC 6750 answer", () => {
     const bound = await tokensForResource(rt, `${SITE}/mcp`);
     expect(await api.requireToken(mcp(bound.access_token), { resource: "/mcp", requireAudience: true, scope: "create" })).toMatchObject({ active: true, aud: `${SITE}/mcp` });
     await expect(api.requireToken(mcp(bound.access_token), { requireAudience: true })).rejects.toBeInstanceOf(TypeError);
+    await expect(api.requireToken(mcp(bound.access_token), { requireAudience: true })).rejects.toMatchObject({ code: "ERR_RESOURCE_USAGE" });
   });
 
   it("answers 403 insufficient_scope naming the scope the request needs", async () => {
@@ -257,5 +259,6 @@ describe("requireToken: the token, or a ready RFC 6750 answer", () => {
     const response = await expectRefusal(await api.requireToken(bearer(UNKNOWN)), 500, "server_error");
     expect(((await response.json()) as { error_description: string }).error_description).toContain("INTROSPECTION_TOKEN");
     await expect(api.verifyAccessToken(UNKNOWN)).rejects.toBeInstanceOf(ResourceSetupError);
+    await expect(api.verifyAccessToken(UNKNOWN)).rejects.toMatchObject({ code: "ERR_RESOURCE_SETUP" });
   });
 });

@@ -1,6 +1,7 @@
-// POST /auth/approve: the sign-in page's form. Checks that the request is this server's own
-// and unaltered, checks who is approving, then issues the code and sends the person back to
-// the client; with "Keep me signed in", it also starts a session. A live session on this
+// POST /auth/approve: the sign-in page's form, as one ordered list of named steps
+// (APPROVE_STEPS): the request is this server's own and unaltered; then, its redirect URI known,
+// the decision, who is approving, the code issued and the person sent back to the client;
+// with "Keep me signed in", it also starts a session. A live session on this
 // device approves on its own only what the owner approved before for the app with the
 // password or a passkey (and never where this server shares the owner's site's origin);
 // anything else needs the password or a passkey, and is then remembered for the app.
@@ -19,25 +20,31 @@ import { redirectToClient } from "../protocol/authorization-response.ts";
 import { issueRequestCode } from "../protocol/codes.ts";
 import { checkRequest, requestId, signRequest, type SignedRequest } from "../protocol/request-object.ts";
 import { grantedScopes, OFFLINE_ACCESS } from "../protocol/scopes.ts";
-import { policyOf } from "./approval-policy.ts";
+import { runSteps, type Step } from "../protocol/trust-steps.ts";
+import { approvalPolicyOf } from "../owner/approval-policy.ts";
 import { withApproveLog } from "./sign-in-steps.ts";
 import { errorsMayRedirect } from "./error-redirects.ts";
 import { requestCheck } from "./request-check.ts";
 import { removingRetiredSessionCookie } from "./retired-session-cookie.ts";
 
-/** The request as the form sent it back: the token, and what it says. */
-interface Submitted {
-  token: string;
-  signed: SignedRequest;
-}
-
 /** Back to the page with the same request, the problem, and what to offer now (signed into
  * the request again, which keeps its first expiry). */
-async function backToSignIn(ctx: RequestContext, { signed }: Submitted, problem: SignInProblem): Promise<Response> {
-  const offer = await policyOf(ctx).offer(signed.request);
+async function backToSignIn(ctx: RequestContext, signed: SignedRequest, problem: SignInProblem): Promise<Response> {
+  const offer = await approvalPolicyOf(ctx).offer(signed.request);
   const { keys, issuer } = ctx.config;
   const token = await signRequest(signed.request, keys.requestObject, issuer, ctx.rt.now(), { offer, expiresAt: signed.expiresAt });
   return redirect(`${SIGN_IN_PAGE}#${writeSignInFragment({ request: token, problem })}`, 303);
+}
+
+/** The form, and what the steps learn of it in order: the signed request it sends back, who approves. */
+interface Approving {
+  ctx: RequestContext;
+  form: URLSearchParams;
+  token: string;
+  signed?: SignedRequest;
+  scopes?: string[];
+  attempt?: AttemptContext;
+  approval?: Approval;
 }
 
 type Approver = "session" | "password" | "passkey";
@@ -51,21 +58,21 @@ interface Approval {
 /** Who is approving: a live session on this device where the approval policy lets it approve
  * on its own (the signed request's prompt included), else the password or a passkey. The
  * answer is the way they proved it, or where to send them back to. */
-async function whoApproves(ctx: RequestContext, form: URLSearchParams, submitted: Submitted, scopes: string[], attempt: AttemptContext): Promise<Approval | Response> {
-  const policy = policyOf(ctx);
+async function whoApproves({ ctx, form, token }: Approving, signed: SignedRequest, scopes: string[], attempt: AttemptContext): Promise<Approval | Response> {
+  const policy = approvalPolicyOf(ctx);
   const session = await policy.session();
   // A session's approval is recorded in the history once the code is issued (after the answer).
-  if (await policy.sessionApproves(submitted.signed.request, scopes)) return { approver: "session", setCookies: [] };
+  if (await policy.sessionApproves(signed.request, scopes)) return { approver: "session", setCookies: [] };
   const outcome = await signInOwner(ctx.rt, ctx.config, credentialFrom(form), { ...attempt, ...(session ? { sessionId: session.id } : {}) });
   if (outcome.ok) return { approver: outcome.method, setCookies: outcome.setCookies };
   if (outcome.reason === "throttled") {
-    throw throttled(outcome.retryAfterSeconds, outcome.overall, outcome.method, outcome.busy).withLink({ href: `${SIGN_IN_PAGE}#request=${submitted.token}`, text: "Back to the sign-in page" });
+    throw throttled(outcome.retryAfterSeconds, outcome.overall, outcome.method, outcome.busy).withLink({ href: `${SIGN_IN_PAGE}#request=${token}`, text: "Back to the sign-in page" });
   }
   // Nothing given, which counts as no failure: a signed-in owner is asked to confirm this app;
   // a session that ended while the page was open, for the password.
   const ended = !session && hasSessionCookie(ctx.req, ctx.config);
   const problem = outcome.reason !== "empty" ? outcome.reason : session ? "confirm" : ended ? "session" : "empty";
-  return backToSignIn(ctx, submitted, problem);
+  return backToSignIn(ctx, signed, problem);
 }
 
 async function issue(ctx: RequestContext, signed: SignedRequest, scopes: string[], form: URLSearchParams, { approver, setCookies }: Approval, attempt: AttemptContext): Promise<Response> {
@@ -101,26 +108,51 @@ function unusable(problem: UnusableSignInRequest["problem"], clientId: string | 
   return clientId ? refusal.withLink({ href: clientId, text: `Back to ${new URL(clientId).host}` }) : refusal;
 }
 
+
+/** POST /auth/approve, in order, each step tagged by what is known when it runs
+ * (protocol/trust-steps.ts). Before any of them, the frame refuses a cross-site post and a body
+ * it does not accept: shown, never redirected (there is no redirect URI yet). */
+export const APPROVE_STEPS: readonly Step<Approving>[] = [
+  {
+    name: "signed request",
+    known: "unverified",
+    async run(s) {
+      const checked = await checkRequest(s.token, s.ctx.config.keys.requestObject, s.ctx.config.issuer, s.ctx.rt.now());
+      if (!checked.ok) throw unusable(checked.problem, checked.clientId);
+      s.signed = checked.signed;
+    },
+  },
+  { name: "deny", known: "verified", run: ({ form }) => { if (form.get("decision") === "deny") throw new AccessDenied("The owner denied the request."); } },
+  { name: "decision", known: "verified", run: ({ ctx, form, signed }) => (form.get("decision") !== "approve" ? backToSignIn(ctx, signed!, "decision") : undefined) },
+  {
+    name: "who approves",
+    known: "verified",
+    async run(s) {
+      const { ctx, form, signed } = s;
+      const { request } = signed!;
+      s.attempt = { ip: ctx.requester.ip, where: "authorization", clientId: request.clientId, req: ctx.req, userAgent: ctx.requester.userAgent, waitUntil: ctx.requester.waitUntil };
+      s.scopes = grantedScopes(request.scopes, form.getAll("scope"));
+      const approval = await whoApproves(s, signed!, s.scopes, s.attempt);
+      if (approval instanceof Response) return approval;
+      s.approval = approval;
+    },
+  },
+  { name: "code issued", known: "verified", run: ({ ctx, form, signed, scopes, approval, attempt }) => issue(ctx, signed!, scopes!, form, approval!, attempt!) },
+];
+
+/** The line: errors (a Deny too) go back to the app, automatically only where GET /auth would
+ * send them. The app's approval that decides it and this device's session are read at once. */
+async function redirectUriVerified({ ctx, signed }: Approving): Promise<void> {
+  const { request } = signed!;
+  const [trusted] = await Promise.all([errorsMayRedirect(ctx, request.clientId, request.redirectUri), approvalPolicyOf(ctx).session()]);
+  ctx.replyTo({ redirectUri: request.redirectUri, state: request.state, trusted });
+}
+
 async function approve(ctx: RequestContext): Promise<Response> {
   const form = await ctx.form();
-  const token = form.get("request") ?? "";
-  const checked = await checkRequest(token, ctx.config.keys.requestObject, ctx.config.issuer, ctx.rt.now());
-  if (!checked.ok) throw unusable(checked.problem, checked.clientId);
-  const { signed } = checked;
-  const { request } = signed;
-  // Errors (a Deny too) go back to the app, automatically only where GET /auth would send them.
-  // The app's approval that decides it and this device's session are read at once.
-  const [trusted] = await Promise.all([errorsMayRedirect(ctx, request.clientId, request.redirectUri), policyOf(ctx).session()]);
-  ctx.replyTo({ redirectUri: request.redirectUri, state: request.state, trusted });
-
-  const decision = form.get("decision");
-  if (decision === "deny") throw new AccessDenied("The owner denied the request.");
-  const submitted = { token, signed };
-  if (decision !== "approve") return backToSignIn(ctx, submitted, "decision");
-  const attempt: AttemptContext = { ip: ctx.requester.ip, where: "authorization", clientId: request.clientId, req: ctx.req, userAgent: ctx.requester.userAgent, waitUntil: ctx.requester.waitUntil };
-  const scopes = grantedScopes(request.scopes, form.getAll("scope"));
-  const approval = await whoApproves(ctx, form, submitted, scopes, attempt);
-  return approval instanceof Response ? approval : issue(ctx, signed, scopes, form, approval, attempt);
+  const answer = await runSteps(APPROVE_STEPS, { ctx, form, token: form.get("request") ?? "" }, redirectUriVerified);
+  if (!answer) throw new TypeError("POST /auth/approve ended without an answer");
+  return answer;
 }
 
 export const approveEndpoint = removingRetiredSessionCookie(actionsEndpoint({

@@ -3,7 +3,7 @@
 // line, which reads the outcome from what the handler answered or threw. The log is written
 // after the answer where the platform offers waitUntil (Netlify does), else within
 // LOG_DEADLINE_MS at most; a failure there never changes an answer.
-import { AnsweredError } from "../answered-error.ts";
+import { AnsweredError } from "../errors.ts";
 import type { Handler, RequestContext } from "../http/endpoint.ts";
 import { logConnectionSteps, type StepEvent } from "../owner/connection-log.ts";
 import { parseClientId } from "../core/urls.ts";

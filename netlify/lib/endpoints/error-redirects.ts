@@ -11,9 +11,9 @@
 // (Deny and prompt=none's login_required / consent_required included).
 import { isOwnSelfTest } from "../clients/own-client.ts";
 import type { RequestContext } from "../http/endpoint.ts";
-import { policyOf } from "./approval-policy.ts";
+import { approvalPolicyOf } from "../owner/approval-policy.ts";
 
 export async function errorsMayRedirect(ctx: RequestContext, clientId: string, redirectUri: string): Promise<boolean> {
   if (isOwnSelfTest(ctx.config.baseUrl, clientId, redirectUri)) return true;
-  return policyOf(ctx).approvedRedirect(clientId, redirectUri);
+  return approvalPolicyOf(ctx).approvedRedirect(clientId, redirectUri);
 }

@@ -4,7 +4,7 @@ import { InvalidGrant, InvalidRequest, InvalidScope, UnsupportedGrantType } from
 import { endpoint, type RequestContext } from "../http/endpoint.ts";
 import type { Config } from "../platform/config.ts";
 import { createGrant, rotateRefreshToken, type GrantRecord, type IssuedTokens } from "../protocol/grants.ts";
-import { wantsFormEncoding } from "../http/answer-error.ts";
+import { wantsFormEncoding } from "../http/error-response.ts";
 import { formEncoded, json } from "../http/responses.ts";
 import { withClientCredentials } from "../protocol/client-authentication.ts";
 import { authenticateClient, type AssertionContext } from "../protocol/client-assertion.ts";

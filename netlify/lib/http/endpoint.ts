@@ -6,7 +6,8 @@
 import { AccessDenied, MethodNotAllowed, NotFound, SetupIncomplete } from "../errors.ts";
 import { describeProblems, type Config, type ConfigProblem } from "../platform/config.ts";
 import type { Runtime } from "../platform/runtime.ts";
-import { answerError, type Answers, type ClientReply } from "./answer-error.ts";
+import type { ClientReply } from "../protocol/authorization-response.ts";
+import { errorResponse, type Answers } from "./error-response.ts";
 import { readForm, readJsonObject, type BodyRule } from "./body.ts";
 import { preflight, readableByAnyOrigin } from "./cors.ts";
 import { isSameOriginPost } from "./request.ts";
@@ -17,14 +18,6 @@ interface Requester {
   ip: string;
   userAgent: string;
   waitUntil?: ((work: Promise<unknown>) => void) | undefined;
-}
-
-/** A redirect URI that has been verified, and the state to send back with it. */
-interface ReplyTarget {
-  redirectUri: string;
-  state?: string;
-  /** Errors are redirected there only when true; else the person gets a page with a link. */
-  trusted: boolean;
 }
 
 export interface RequestContext {
@@ -39,7 +32,7 @@ export interface RequestContext {
   json(): Promise<Record<string, unknown>>;
   /** From here on, refusals that may go to the client go to this verified URI: redirected
    * when it is trusted, else as a link on the page that shows the refusal. */
-  replyTo(target: ReplyTarget): void;
+  replyTo(target: ClientReply): void;
 }
 
 export type Handler = (ctx: RequestContext) => Promise<Response>;
@@ -80,7 +73,7 @@ function setupIncomplete(problems: readonly ConfigProblem[], development: boolea
 }
 
 async function runRoute(route: Route, req: Request, rt: Runtime, requester: Requester): Promise<Response> {
-  let reply: ClientReply | undefined;
+  let reply: (ClientReply & { issuer: string }) | undefined;
   try {
     if (!rt.config.ok) throw setupIncomplete(rt.config.problems, rt.config.development);
     const { config } = rt.config;
@@ -103,7 +96,7 @@ async function runRoute(route: Route, req: Request, rt: Runtime, requester: Requ
     if (req.method === "POST") await (jsonBody ? ctx.json() : ctx.form());
     return await route.run(ctx);
   } catch (error) {
-    return answerError(error, route.answers, reply, req);
+    return errorResponse(error, route.answers, reply, req);
   }
 }
 
@@ -127,14 +120,14 @@ function servedElsewhere(req: Request, rt: Runtime): NotFound | null {
 function serve(methods: (req: Request) => Methods | NotFound, cors: boolean): Endpoint {
   return async (req, rt, requester) => {
     const elsewhere = servedElsewhere(req, rt);
-    if (elsewhere) return secureTransport(answerError(elsewhere, "json", undefined, req), rt);
+    if (elsewhere) return secureTransport(errorResponse(elsewhere, "json", undefined, req), rt);
     const found = methods(req);
-    if (found instanceof NotFound) return secureTransport(answerError(found, "json", undefined, req), rt);
+    if (found instanceof NotFound) return secureTransport(errorResponse(found, "json", undefined, req), rt);
     const allowed = Object.keys(found);
     if (cors && req.method === "OPTIONS") return secureTransport(preflight(allowed), rt);
     const route = found[req.method === "HEAD" ? "GET" : (req.method as Method)];
     const who = { ip: requester?.ip ?? "", userAgent: requester?.userAgent ?? req.headers.get("user-agent") ?? "", waitUntil: requester?.waitUntil };
-    const response = route ? await runRoute(route, req, rt, who) : answerError(new MethodNotAllowed(allowed), "json", undefined, req);
+    const response = route ? await runRoute(route, req, rt, who) : errorResponse(new MethodNotAllowed(allowed), "json", undefined, req);
     return secureTransport(cors ? readableByAnyOrigin(response) : response, rt);
   };
 }

@@ -1,14 +1,9 @@
-// Who may approve a sign-in request, and with what: the one place that decides it, asked by
-// GET /auth (what the page offers, whether errors may go back to the app on their own, and the
-// answer to prompt=none) and by the approve step (whether the session may approve alone). It
-// reads what it needs once per request: the session, the app's remembered approval, the
-// passkeys. The rules:
+// Who may approve a sign-in request, and with what: the one place that decides it, as one
+// decision table (SESSION_TABLE below), asked by GET /auth (what the page offers, whether errors
+// may go back to the app on their own, and the answer to prompt=none) and by the approve step
+// (whether the session may approve alone). Made once per request (`approvalPolicyOf`), it reads
+// what it needs once: the session, the app's remembered approval, the passkeys. Around the table:
 //   - the password or a passkey may always approve (the passkeys and PASSWORD_LOGIN decide which);
-//   - a live session alone may approve only what the owner approved for the app before with
-//     either (owner/app-approvals.ts: redirect URI, resource, scopes), never where this server
-//     shares the owner's site's origin (any script there could use the session), never when
-//     the request says prompt=login, and never for an app every user of a platform signs in
-//     as, sending its answer to the web (app-approvals.ts `cannotTellAccountsApart`);
 //   - nothing is approved without the owner's click on the consent page, so prompt=consent asks
 //     for nothing more, and prompt=none is always refused: login_required where the session
 //     could not approve alone (or there is none), consent_required where it could.
@@ -37,20 +32,17 @@ export interface PolicyRequest {
   client?: { registered?: true };
 }
 
+/** The request being answered (an endpoint's RequestContext is one). */
 interface PolicyInput {
-  store: KeyValueStore;
-  config: Config;
   /** The request whose session cookie counts. */
   req: Request;
-  now: number;
+  config: Config;
+  rt: { store: KeyValueStore; now(): number };
 }
 
 export interface ApprovalPolicy {
   /** The live session on this device, or null. */
   session(): Promise<SessionRecord | null>;
-  /** Whether the owner approved the app before with the password or a passkey (its logo may
-   * then be shown). */
-  approvedBefore(clientId: string): Promise<boolean>;
   /** Whether the owner approved this redirect URI for the app that way (errors may go there). */
   approvedRedirect(clientId: string, redirectUri: string): Promise<boolean>;
   /** Whether the live session alone may approve the request with these scopes ticked. */
@@ -61,15 +53,48 @@ export interface ApprovalPolicy {
   silentRefusal(request: PolicyRequest): Promise<"login_required" | "consent_required">;
 }
 
-/** Why a signed-in owner is asked for the password or a passkey, as the page says it. */
-function confirmReason(config: Config, request: PolicyRequest): ConfirmReason {
-  if (sharesOriginWithSite(config)) return "shared-origin";
-  if (request.prompt?.includes("login")) return "login";
-  if (!cannotTellAccountsApart(request)) return "new-app";
-  return request.client?.registered === true ? "registered-app" : "shared-app";
+/** What decides a request: the password or a passkey (with what the page says to a signed-in
+ * owner about why), no session to approve with, or the live session alone. */
+type Verdict = ConfirmReason | "no-session" | "session";
+
+interface Facts {
+  config: Config;
+  request: PolicyRequest;
+  /** Whether this device has a live session (read on first ask). */
+  signedIn: () => Promise<boolean>;
+  /** Whether the owner approved this much for the app before with the password or a passkey. */
+  approvedBefore: () => Promise<boolean>;
 }
 
-export function approvalPolicy({ store, config, req, now }: PolicyInput): ApprovalPolicy {
+/** Whether a live session alone may approve a request, row by row: the first row that holds
+ * decides. Each row says why. */
+const SESSION_TABLE: readonly { when: (facts: Facts) => boolean | Promise<boolean>; verdict: Verdict; why: string }[] = [
+  { when: ({ config }) => sharesOriginWithSite(config), verdict: "shared-origin", why: "this server shares the owner's site's origin: any script there could post the form with the session (app-approvals.ts sharesOriginWithSite)" },
+  { when: ({ request }) => request.prompt?.includes("login") === true, verdict: "login", why: "the app asks for the owner to sign in again (prompt=login)" },
+  { when: ({ request }) => cannotTellAccountsApart(request) && request.client?.registered === true, verdict: "registered-app", why: "an app that registered itself, answering to the web or an app link: each registration is a new client_id, and any app on a device may claim a scheme" },
+  { when: ({ request }) => cannotTellAccountsApart(request), verdict: "shared-app", why: "every user of a platform signs in as this app, answering to the web: a stranger's link to their own account looks the same (app-approvals.ts cannotTellAccountsApart)" },
+  { when: async ({ signedIn }) => !(await signedIn()), verdict: "no-session", why: "no live session on this device" },
+  { when: ({ approvedBefore }) => approvedBefore(), verdict: "session", why: "the password or a passkey approved this much for the app before: redirect URI, resource and scopes (app-approvals.ts)" },
+  { when: () => true, verdict: "new-app", why: "anything else: the password or a passkey approves it, and it is remembered for the app" },
+];
+
+async function verdictOf(facts: Facts): Promise<Verdict> {
+  for (const row of SESSION_TABLE) if (await row.when(facts)) return row.verdict;
+  throw new TypeError("the approval table ends with a row that always holds");
+}
+
+const perRequest = new WeakMap<Request, ApprovalPolicy>();
+
+/** The policy of the request being answered, made once per request: GET /auth asks it several
+ * times (the error-redirect trust rule, the offer, prompt=none), and each read is one round trip. */
+export function approvalPolicyOf(input: PolicyInput): ApprovalPolicy {
+  let policy = perRequest.get(input.req);
+  if (!policy) perRequest.set(input.req, (policy = approvalPolicy(input)));
+  return policy;
+}
+
+function approvalPolicy({ req, config, rt: { store, now: clock } }: PolicyInput): ApprovalPolicy {
+  const now = clock();
   let session: Promise<SessionRecord | null> | undefined;
   let passkeys: Promise<PasskeyRecord[]> | undefined;
   const approvals = new Map<string, Promise<AppApproval | null>>();
@@ -78,26 +103,28 @@ export function approvalPolicy({ store, config, req, now }: PolicyInput): Approv
     if (!read) approvals.set(clientId, (read = approvalOf(store, clientId, now)));
     return read;
   };
+  const verdict = (request: PolicyRequest, scopes: readonly string[]) =>
+    verdictOf({
+      config,
+      request,
+      signedIn: async () => (await policy.session()) !== null,
+      approvedBefore: async () => approvalCovers(await approval(request.clientId), request.redirectUri, request.resource, scopes),
+    });
 
   const policy: ApprovalPolicy = {
     session: () => (session ??= currentSession(store, req, config, now)),
-    approvedBefore: async (clientId) => (await approval(clientId)) !== null,
     approvedRedirect: async (clientId, redirectUri) => approvesRedirect(await approval(clientId), redirectUri),
-    async sessionApproves(request, scopes) {
-      if (sharesOriginWithSite(config) || request.prompt?.includes("login") || cannotTellAccountsApart(request)) return false;
-      if (!(await policy.session())) return false;
-      return approvalCovers(await approval(request.clientId), request.redirectUri, request.resource, scopes);
-    },
+    sessionApproves: async (request, scopes) => (await verdict(request, scopes)) === "session",
     async offer(request) {
       // The passkeys are read beside the session and the approval (one round trip, not two).
-      const [approves, known] = await Promise.all([policy.sessionApproves(request, tickedByDefault(request)), (passkeys ??= listPasskeys(store))]);
-      if (approves) return { session: true };
+      const [decided, known] = await Promise.all([verdict(request, tickedByDefault(request)), (passkeys ??= listPasskeys(store))]);
+      if (decided === "session") return { session: true };
       const offer: SignInOffer = { session: false, passkey: known.length > 0, password: passwordLoginAllowed(config.passwordLogin, known) };
-      if (await policy.session()) offer.signedIn = confirmReason(config, request);
+      if (decided !== "no-session" && (await policy.session())) offer.signedIn = decided;
       return offer;
     },
     async silentRefusal(request) {
-      return (await policy.sessionApproves(request, tickedByDefault(request))) ? "consent_required" : "login_required";
+      return (await verdict(request, tickedByDefault(request))) === "session" ? "consent_required" : "login_required";
     },
   };
   return policy;

@@ -1,18 +1,21 @@
-// Checking GET /auth, as a short pipeline of named steps (after panva/oidc-provider).
+// Checking GET /auth: its steps (AUTHORIZATION_REQUEST_STEPS, at the end), each tagged by what
+// is known when it runs (trust-steps.ts). endpoints/authorize.ts adds its own after them.
 import { clientDisplay, clientReadOf, type ClientInfo } from "../core/client-shape.ts";
 import { refusedClient } from "../clients/client-info.ts";
-import { InvalidRequest, InvalidScope, OAuthError, UnsupportedResponseType, UntrustedRedirect } from "../errors.ts";
+import { AnsweredError, InvalidRequest, InvalidScope, UnsupportedResponseType, UntrustedRedirect } from "../errors.ts";
 import { isValidCodeChallenge } from "./pkce.ts";
 import type { AuthorizationRequest } from "./request-object.ts";
 import { requestedResource } from "./resource.ts";
 import { parsePrompt } from "./prompt.ts";
 import { accessScopes, parseScope } from "./scopes.ts";
 import { canonicalUrl, parseClientId, parseProfileUrl, parseRedirectUri, sameOrigin, shownUrl } from "../core/urls.ts";
+import type { ClientReply } from "./authorization-response.ts";
 import { checkRedirectUriAllowed, type TrustedTarget } from "./redirect-allowed.ts";
+import { runSteps, type Step } from "./trust-steps.ts";
 
 const MAX_STATE_LENGTH = 2048;
 
-/** Step 1: client_id and redirect_uri are well-formed URLs (spec 3.3), each given once. */
+/** client_id and redirect_uri are well-formed URLs (spec 3.3), each given once. */
 function checkClientIdAndRedirectUri(params: URLSearchParams): TrustedTarget {
   for (const name of ["client_id", "redirect_uri"]) {
     const count = params.getAll(name).length;
@@ -26,7 +29,7 @@ function checkClientIdAndRedirectUri(params: URLSearchParams): TrustedTarget {
   return { clientId: clientId.url, redirectUri: redirectUri.url, rawClientId: params.get("client_id")! };
 }
 
-/** Step 2: what the client publishes (spec 4.2). A Client ID Metadata Document speaks only for
+/** What the client publishes (spec 4.2). A Client ID Metadata Document speaks only for
  * the client_id it names exactly as the request does (simple string comparison, CIMD draft 3):
  * for a request that spells it otherwise (https://App.example/c for https://app.example/c),
  * the document is refused. */
@@ -52,8 +55,8 @@ async function discoverClient(target: TrustedTarget, input: PipelineInput): Prom
   return client;
 }
 
-/** Step 4: no parameter twice (a second value could be read differently by another party).
- * `resource` may repeat in RFC 8707: step 9 refuses that with its own error. */
+/** No parameter twice (a second value could be read differently by another party).
+ * `resource` may repeat in RFC 8707: checkResource refuses that with its own error. */
 function checkNoDuplicateParameters(params: URLSearchParams): void {
   const seen = new Set<string>();
   for (const name of params.keys()) {
@@ -63,14 +66,14 @@ function checkNoDuplicateParameters(params: URLSearchParams): void {
   }
 }
 
-/** Step 5: response_type=code (the legacy `id` is read as `code`). */
+/** response_type=code (the legacy `id` is read as `code`). */
 function checkResponseType(params: URLSearchParams): void {
   const responseType = params.get("response_type");
   if (responseType === null || responseType === "") throw new InvalidRequest("response_type is required and must be code.");
   if (responseType !== "code" && responseType !== "id") throw new UnsupportedResponseType(`response_type ${responseType} is not supported; use code.`);
 }
 
-/** Step 6: state is required and comes back unchanged. */
+/** state is required and comes back unchanged. */
 function checkState(params: URLSearchParams): string {
   const state = params.get("state");
   if (state === null || state === "") throw new InvalidRequest("state is required.");
@@ -78,7 +81,7 @@ function checkState(params: URLSearchParams): string {
   return state;
 }
 
-/** Step 7: PKCE with S256 is required; plain is refused. */
+/** PKCE with S256 is required; plain is refused. */
 function checkPkce(params: URLSearchParams): string {
   const challenge = params.get("code_challenge");
   const method = params.get("code_challenge_method");
@@ -89,14 +92,14 @@ function checkPkce(params: URLSearchParams): string {
   return challenge;
 }
 
-/** Step 8: scopes, split on spaces. */
+/** Scopes, split on spaces. */
 function checkScope(params: URLSearchParams): string[] {
   const parsed = parseScope(params.get("scope"));
   if (!parsed.ok) throw new InvalidScope(parsed.reason);
   return parsed.scopes;
 }
 
-/** Step 9: `me` is only a hint. When it names someone else, the page says so and the sign-in
+/** `me` is only a hint. When it names someone else, the page says so and the sign-in
  * continues as the owner (spec 5.2). Only a valid profile URL is shown, and only as a short
  * parsed URL: the raw text could carry lines of its own ("VERIFIED APP, press Approve"). */
 function checkMe(params: URLSearchParams, ownerMe: string): string | undefined {
@@ -111,8 +114,8 @@ function checkMe(params: URLSearchParams, ownerMe: string): string | undefined {
   return shownUrl(canonical);
 }
 
-/** Step 9b: the resource the token is to be for (RFC 8707), if any. A request for a resource
- * that names no scope granting access there gets the resource's own default (step 11); without
+/** The resource the token is to be for (RFC 8707), if any. A request for a resource
+ * that names no scope granting access there gets the resource's own default (withDefaultScopes); without
  * a resource, `offline_access` alone would end in a token good for nothing, and is refused. */
 function checkResource(params: URLSearchParams, scopes: readonly string[]): string | undefined {
   const resource = requestedResource(params);
@@ -122,14 +125,14 @@ function checkResource(params: URLSearchParams, scopes: readonly string[]): stri
   return resource;
 }
 
-/** Step 10: a client with a ceiling on its scopes (this deployment's self-test) asks for no more. */
+/** A client with a ceiling on its scopes (this deployment's self-test) asks for no more. */
 function checkScopeCeiling(scopes: readonly string[], client: ClientInfo | null): void {
   const ceiling = client?.own?.scopes;
   const beyond = ceiling ? scopes.filter((scope) => !ceiling.includes(scope)) : [];
   if (beyond.length > 0) throw new InvalidScope(`The self-test may ask for ${ceiling!.join(" ")} at most, not ${beyond.join(" ")}.`);
 }
 
-/** Step 11: a request for a resource that names no scope granting access there (none at all, or
+/** A request for a resource that names no scope granting access there (none at all, or
  * offline_access alone: what MCP hosts send when the resource names none) gets the resource's
  * default (RFC 6749 3.3), looked up by `defaultScopes`, which throws InvalidScope where there is
  * none. The defaults come first, as the scopes the page shows. */
@@ -142,14 +145,7 @@ async function withDefaultScopes(checked: CheckedParameters, input: PipelineInpu
   return { ...checked, scopes: [...defaults, ...checked.scopes.filter((scope) => !defaults.includes(scope))], defaultScopes: defaults };
 }
 
-/** A verified redirect URI; `trusted` when errors may be sent there without asking the person. */
-interface VerifiedTarget {
-  redirectUri: string;
-  state?: string;
-  trusted: boolean;
-}
-
-interface PipelineInput {
+export interface PipelineInput {
   params: URLSearchParams;
   ownerMe: string;
   discover: (clientId: URL) => Promise<ClientInfo>;
@@ -160,15 +156,15 @@ interface PipelineInput {
   errorsMayRedirect: (clientId: string, redirectUri: string) => Promise<boolean>;
   /** Called once the redirect URI is verified: from then on, errors go back to the client,
    * by redirect when the URI is trusted, else by a link the person may follow. */
-  onRedirectUriVerified: (target: VerifiedTarget) => void;
-  /** The default scopes of a resource the request names without any (step 11); throws
+  onRedirectUriVerified: (target: ClientReply) => void;
+  /** The default scopes of a resource the request names without any (withDefaultScopes); throws
    * InvalidScope where there are none. Without it, such a request is refused. */
   defaultScopes?: (resource: string) => Promise<string[]>;
 }
 
 type CheckedParameters = Pick<AuthorizationRequest, "state" | "codeChallenge" | "scopes" | "meMismatch" | "resource" | "defaultScopes" | "prompt">;
 
-/** Steps 4 to 9: no network, so they run before the client's page is fetched. */
+/** The parameters: no network, so a failure is known before the client's page is fetched. */
 function checkParameters(params: URLSearchParams, ownerMe: string): CheckedParameters {
   checkNoDuplicateParameters(params);
   checkResponseType(params);
@@ -182,41 +178,67 @@ function checkParameters(params: URLSearchParams, ownerMe: string): CheckedParam
   return checked;
 }
 
-/** Runs the steps. Until the redirect URI is verified, failures are UntrustedRedirect (shown
- * to the person); after that, they are OAuth errors for the client, sent to it automatically
- * only when `errorsMayRedirect` says so (RFC 9700 4.11.2: never merely because the client
- * publishes the URI, which anyone naming their own site as the client can). The cheap checks
- * run first: a bad request costs a fetch only when its redirect URI is on another origin. */
-export async function checkAuthorizationRequest(input: PipelineInput): Promise<AuthorizationRequest> {
-  const { params } = input;
-  const target = checkClientIdAndRedirectUri(params);
-  let checked: CheckedParameters | OAuthError;
+/** The client, known without a fetch or discovered. The cheap checks first: a request whose
+ * parameters fail anyway, with its redirect URI on the client's own origin, costs no fetch. */
+async function clientOf(target: TrustedTarget, input: PipelineInput): Promise<ClientInfo | null> {
+  const known = input.knownClient(target.clientId);
+  if (known || !sameOrigin(target.clientId, target.redirectUri)) return known ?? discoverClient(target, input);
   try {
-    checked = checkParameters(params, input.ownerMe);
+    checkParameters(input.params, input.ownerMe);
   } catch (error) {
-    if (!(error instanceof OAuthError)) throw error;
-    checked = error;
+    if (error instanceof AnsweredError) return null;
+    throw error;
   }
-  const failed = checked instanceof OAuthError;
-  const needsClient = !(failed && sameOrigin(target.clientId, target.redirectUri));
-  const client = input.knownClient(target.clientId) ?? (needsClient ? await discoverClient(target, input) : null);
-  if (client) checkRedirectUriAllowed(target, client);
+  return discoverClient(target, input);
+}
+
+/** What the steps learn, in order. */
+export interface CheckState {
+  input: PipelineInput;
+  target?: TrustedTarget;
+  /** Null only for a request whose parameters fail anyway (clientOf). */
+  client?: ClientInfo | null;
+  checked?: CheckedParameters;
+  request?: AuthorizationRequest;
+}
+
+/** The checks of GET /auth, in order. Before the line, failures are UntrustedRedirect, shown to
+ * the person; at it (`redirectUriVerified`) the redirect URI is verified; after it, failures are
+ * OAuth errors for the client, redirected only where `errorsMayRedirect` says (RFC 9700 4.11.2). */
+export const AUTHORIZATION_REQUEST_STEPS: readonly Step<CheckState>[] = [
+  { name: "client_id and redirect_uri", known: "unverified", run: (s) => void (s.target = checkClientIdAndRedirectUri(s.input.params)) },
+  { name: "client", known: "unverified", run: async (s) => void (s.client = await clientOf(s.target!, s.input)) },
+  { name: "redirect_uri allowed", known: "unverified", run: (s) => (s.client ? checkRedirectUriAllowed(s.target!, s.client) : undefined) },
+  { name: "parameters", known: "verified", run: (s) => void (s.checked = checkParameters(s.input.params, s.input.ownerMe)) },
+  { name: "scope ceiling", known: "verified", run: (s) => checkScopeCeiling(s.checked!.scopes, s.client!) },
+  { name: "default scopes", known: "verified", run: async (s) => void (s.checked = await withDefaultScopes(s.checked!, s.input)) },
+  { name: "request", known: "verified", run: (s) => void (s.request = requestOf(s.input.params, s.target!, s.checked!, s.client!)) },
+];
+
+/** The line: the redirect URI is verified; whether errors may be redirected there is decided. */
+export async function redirectUriVerified({ input, target }: CheckState): Promise<void> {
   // The state goes back with an error only when it was given once.
-  const states = params.getAll("state");
-  const trusted = await input.errorsMayRedirect(target.clientId.href, target.redirectUri.href);
-  input.onRedirectUriVerified({ redirectUri: params.get("redirect_uri")!, ...(states.length === 1 ? { state: states[0]! } : {}), trusted });
-  if (checked instanceof OAuthError) throw checked;
-  checkScopeCeiling(checked.scopes, client);
-  const scoped = await withDefaultScopes(checked, input);
-  const clientRead = clientReadOf(client!);
+  const states = input.params.getAll("state");
+  const trusted = await input.errorsMayRedirect(target!.clientId.href, target!.redirectUri.href);
+  input.onRedirectUriVerified({ redirectUri: input.params.get("redirect_uri")!, ...(states.length === 1 ? { state: states[0]! } : {}), trusted });
+}
+
+function requestOf(params: URLSearchParams, target: TrustedTarget, scoped: CheckedParameters, client: ClientInfo): AuthorizationRequest {
+  const clientRead = clientReadOf(client);
   return {
     clientId: target.clientId.href,
     // Kept exactly as sent: the code redemption must present the very same string.
     redirectUri: params.get("redirect_uri")!,
     ...scoped,
-    client: clientDisplay(client!),
+    client: clientDisplay(client),
     ...(clientRead ? { clientRead } : {}),
-    ...(client?.authentication ? { authentication: client.authentication } : {}),
-    ...(client?.unread ? { documentUnread: true as const } : {}),
+    ...(client.authentication ? { authentication: client.authentication } : {}),
+    ...(client.unread ? { documentUnread: true as const } : {}),
   };
+}
+
+export async function checkAuthorizationRequest(input: PipelineInput): Promise<AuthorizationRequest> {
+  const state: CheckState = { input };
+  await runSteps(AUTHORIZATION_REQUEST_STEPS, state, redirectUriVerified);
+  return state.request!;
 }

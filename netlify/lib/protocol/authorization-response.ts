@@ -11,3 +11,12 @@ export function redirectToClient(redirectUri: string, params: Record<string, str
   url.searchParams.append("iss", issuer);
   return url.href;
 }
+
+/** A verified redirect URI, and what goes back with every answer sent there (RFC 6749 4.1.2.1). */
+export interface ClientReply {
+  redirectUri: string;
+  state?: string;
+  /** Whether errors may be redirected there without the person choosing to go
+   * (endpoints/error-redirects.ts); else the page that shows them links there. */
+  trusted: boolean;
+}

@@ -36,5 +36,5 @@ export const protectedResourceMetadataHandler: ResourceServer["protectedResource
 export { resourceServer };
 export type { ResourceServer, ResourceServerOptions } from "./server.ts";
 export type { ProtectedResourceMetadata, ResourceDescription } from "./metadata.ts";
-export { ResourceSetupError, TokenCheckUnavailable } from "./types.ts";
-export type { ActiveToken, InactiveReason, InactiveToken, RequireOptions, TokenVerification, VerifyOptions } from "./types.ts";
+export { ResourceSetupError, ResourceUsageError, TokenCheckUnavailable } from "./types.ts";
+export type { ActiveToken, InactiveReason, ResourceErrorCode, InactiveToken, RequireOptions, TokenVerification, VerifyOptions } from "./types.ts";

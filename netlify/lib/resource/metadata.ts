@@ -1,6 +1,7 @@
 // RFC 9728 protected resource metadata: the document that names this IndieAuth server as the
 // authorization server of a resource (a Micropub endpoint, an MCP server), and where it lives:
 // /.well-known/oauth-protected-resource followed by the resource's path (RFC 9728 3.1).
+import { ResourceUsageError } from "./types.ts";
 
 export interface ResourceDescription {
   /** The resource's identifier: an absolute URL, or a path on the site (e.g. "/micropub"),
@@ -32,10 +33,10 @@ export function resolveResource(resource: string, origin: string | undefined): s
   try {
     url = resource.startsWith("/") && !resource.startsWith("//") ? new URL(resource, origin) : new URL(resource);
   } catch {
-    throw new TypeError(`resource must be an absolute http(s) URL, or a path with a known origin: ${JSON.stringify(resource)}`);
+    throw new ResourceUsageError(`resource must be an absolute http(s) URL, or a path with a known origin: ${JSON.stringify(resource)}`);
   }
   if ((url.protocol !== "https:" && url.protocol !== "http:") || url.hash) {
-    throw new TypeError(`resource must be an http(s) URL without a fragment (RFC 9728 1.2): ${JSON.stringify(resource)}`);
+    throw new ResourceUsageError(`resource must be an http(s) URL without a fragment (RFC 9728 1.2): ${JSON.stringify(resource)}`);
   }
   return url.href;
 }

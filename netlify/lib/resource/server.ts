@@ -2,7 +2,7 @@
 // the functions of the one made from process.env; `resourceServer()` makes others (tests, or a
 // function that configures itself in code).
 import { BearerRefusal, InsufficientScope, InvalidBearerRequest, InvalidToken, MethodNotAllowed, MissingBearerToken, NotFound, SetupIncomplete, TemporarilyUnavailable, type AnsweredError } from "../errors.ts";
-import { answerError } from "../http/answer-error.ts";
+import { errorResponse } from "../http/error-response.ts";
 import { preflight, readableByAnyOrigin } from "../http/cors.ts";
 import { json } from "../http/responses.ts";
 import { blobStore, StorageUnavailable, type KeyValueStore } from "../platform/store.ts";
@@ -12,7 +12,7 @@ import { refusalLog } from "./refusal-log.ts";
 import { tokenOfRequest } from "./request-token.ts";
 import { verifySameSite } from "./same-site.ts";
 import { readResourceSettings, type ResourceSettings } from "./settings.ts";
-import { ResourceSetupError, TokenCheckUnavailable, type ActiveToken, type RequireOptions, type TokenVerification, type VerifyOptions } from "./types.ts";
+import { ResourceSetupError, ResourceUsageError, TokenCheckUnavailable, type ActiveToken, type RequireOptions, type TokenVerification, type VerifyOptions } from "./types.ts";
 
 export interface ResourceServerOptions {
   /** Where the settings come from; by default process.env. */
@@ -81,7 +81,7 @@ function verifierFor(settings: ResourceSettings, options: ResourceServerOptions)
  * metadata is and the scope the request needs. */
 function refusal(error: AnsweredError, challenge: { resourceMetadata?: string | undefined; scope?: string | undefined }): Response {
   if (error instanceof BearerRefusal) error.withResourceChallenge(challenge);
-  return answerError(error, "json");
+  return errorResponse(error, "json");
 }
 
 function unavailable(error: unknown): AnsweredError {
@@ -104,13 +104,13 @@ export function resourceServer(options: ResourceServerOptions = {}): ResourceSer
   const issuerFor = (request?: Request): string => {
     if (settings?.issuer) return settings.issuer;
     if (request) return `${new URL(request.url).origin}/`;
-    throw new TypeError("The IndieAuth server's address is not known here: set BASE_URL (or pass the request)");
+    throw new ResourceUsageError("The IndieAuth server's address is not known here: set BASE_URL (or pass the request)");
   };
   const originFor = (request?: Request) => (request ? new URL(request.url).origin : settings?.issuer ? new URL(settings.issuer).origin : undefined);
 
   async function verifyToken(token: string, resource: string | undefined, requireAudience = false): Promise<TokenVerification> {
     if (!settings) throw setupError!;
-    if (requireAudience && resource === undefined) throw new TypeError("requireAudience needs the resource to check the token's audience against");
+    if (requireAudience && resource === undefined) throw new ResourceUsageError("requireAudience needs the resource to check the token's audience against");
     verify ??= verifierFor(settings, options);
     const answer = await verify(token);
     if (answer.active && !forResource(answer, resource, requireAudience)) return { active: false, reason: "wrong-resource" };
@@ -131,7 +131,7 @@ export function resourceServer(options: ResourceServerOptions = {}): ResourceSer
 
     async requireToken(request, requireOptions = {}) {
       const resource = requireOptions.resource === undefined ? undefined : resolveResource(requireOptions.resource, originFor(request));
-      if (requireOptions.requireAudience && resource === undefined) throw new TypeError("requireAudience needs the resource to check the token's audience against");
+      if (requireOptions.requireAudience && resource === undefined) throw new ResourceUsageError("requireAudience needs the resource to check the token's audience against");
       const needed = neededScopes(requireOptions.scope);
       const challenge = { resourceMetadata: resource === undefined ? undefined : metadataUrlOf(resource), scope: needed.join(" ") };
       const found = await tokenOfRequest(request);
@@ -170,7 +170,7 @@ export function resourceServer(options: ResourceServerOptions = {}): ResourceSer
         const url = new URL(request.url);
         let response: Response;
         if (request.method !== "GET" && request.method !== "HEAD") {
-          response = answerError(new MethodNotAllowed(["GET", "HEAD", "OPTIONS"]), "json");
+          response = errorResponse(new MethodNotAllowed(["GET", "HEAD", "OPTIONS"]), "json");
         } else {
           const path = resourcePathOf(url);
           const described = path === null ? undefined : list.find((d) => {
@@ -179,7 +179,7 @@ export function resourceServer(options: ResourceServerOptions = {}): ResourceSer
           });
           response = described
             ? json(server.protectedResourceMetadata(described, request))
-            : answerError(new NotFound(`No protected resource is described at ${url.pathname}.`), "json");
+            : errorResponse(new NotFound(`No protected resource is described at ${url.pathname}.`), "json");
         }
         return readableByAnyOrigin(response);
       };

@@ -64,9 +64,14 @@ export interface RequireOptions extends VerifyOptions {
   scope?: string | readonly string[];
 }
 
+/** The stable codes of what the API throws, to switch on (`err.code`, as jose's errors): the
+ * messages are for people and may change. docs/resource-api.md lists them. */
+export type ResourceErrorCode = "ERR_TOKEN_CHECK_UNAVAILABLE" | "ERR_RESOURCE_SETUP" | "ERR_RESOURCE_USAGE";
+
 /** A token could not be checked: storage, or the server's /introspect, did not answer in
  * time or answered nonsense. Nothing is known about the token; `requireToken` answers 503. */
 export class TokenCheckUnavailable extends Error {
+  readonly code: ResourceErrorCode = "ERR_TOKEN_CHECK_UNAVAILABLE";
   constructor(what: string, cause?: unknown) {
     super(`token verification unavailable: ${what}`, { cause });
     this.name = "TokenCheckUnavailable";
@@ -76,8 +81,19 @@ export class TokenCheckUnavailable extends Error {
 /** The API is not set up right (INDIEAUTH_SERVER, INTROSPECTION_TOKEN): the message names the
  * variable and what to do. `requireToken` answers 500 `server_error` with it. */
 export class ResourceSetupError extends TokenCheckUnavailable {
+  override readonly code = "ERR_RESOURCE_SETUP";
   constructor(readonly variable: string, message: string) {
     super(message);
     this.name = "ResourceSetupError";
+  }
+}
+
+/** The blog's code asked something the API cannot answer (requireAudience without a resource,
+ * an issuer that cannot be known): a bug to fix there, thrown at once. */
+export class ResourceUsageError extends TypeError {
+  readonly code: ResourceErrorCode = "ERR_RESOURCE_USAGE";
+  constructor(message: string) {
+    super(message);
+    this.name = "ResourceUsageError";
   }
 }

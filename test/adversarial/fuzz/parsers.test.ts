@@ -9,7 +9,7 @@ import { checkAuthorizationRequest } from "../../../netlify/lib/protocol/authori
 import { redirectToClient } from "../../../netlify/lib/protocol/authorization-response.ts";
 import { parseClientDocument } from "../../../netlify/lib/clients/client-info.ts";
 import { linkTargets, parseLinkHeader } from "../../../netlify/lib/clients/link-header.ts";
-import { OAuthError, UntrustedRedirect } from "../../../netlify/lib/errors.ts";
+import { AnsweredError, UntrustedRedirect } from "../../../netlify/lib/errors.ts";
 import { escapeHtml, renderMessagePage } from "../../../netlify/lib/http/message-page.ts";
 import { readForm, type BodyRule } from "../../../netlify/lib/http/body.ts";
 import { bearerToken, isSameOriginPost } from "../../../netlify/lib/http/request.ts";
@@ -240,8 +240,8 @@ describe("the authorization request pipeline", () => {
             expect(verified).toBeUndefined();
             return;
           }
-          expect(error).toBeInstanceOf(OAuthError);
-          expect((error as OAuthError).toClient).toBe(true);
+          expect(error).toBeInstanceOf(AnsweredError);
+          expect((error as AnsweredError).allowRedirect).toBe(true);
           expect(verified?.redirectUri).toBe(params.get("redirect_uri"));
           expect(verified?.trusted).toBe(trustedFor(params));
         }
@@ -300,8 +300,8 @@ describe("request bodies and headers", () => {
             expect(new Set(names).size).toBe(names.length);
           }
         } catch (error) {
-          expect(error).toBeInstanceOf(OAuthError);
-          expect((error as OAuthError).status).toBe(tooLarge ? 413 : 400);
+          expect(error).toBeInstanceOf(AnsweredError);
+          expect((error as AnsweredError).status).toBe(tooLarge ? 413 : 400);
         }
       }),
       fuzzRuns(RUNS.readForm),

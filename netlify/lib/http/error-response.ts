@@ -1,4 +1,4 @@
-// The one place that decides how a refusal is answered (after panva/oidc-provider's
+// The one place that decides how a refusal (errors.ts) is answered (after panva/oidc-provider's
 // authorization error handler): back to the client's redirect_uri when the error may go there
 // and that URI has been verified and is trusted; a verified but untrusted one only as a link on
 // the page that shows the error (no open redirector); otherwise a page for a person, or the
@@ -7,7 +7,8 @@
 // answered as "try again", never with a stack trace.
 import { AnsweredError, TemporarilyUnavailable } from "../errors.ts";
 import { StorageUnavailable } from "../platform/store.ts";
-import { redirectToClient } from "../protocol/authorization-response.ts";
+import { redirectToClient, type ClientReply } from "../protocol/authorization-response.ts";
+import { refusalPage } from "./message-page.ts";
 import { formEncoded, json, page, redirect } from "./responses.ts";
 
 /** How an endpoint answers: JSON for clients and scripts, pages for a person's browser. */
@@ -21,14 +22,6 @@ export function wantsFormEncoding(req: Request | undefined): boolean {
   return accept.includes("application/x-www-form-urlencoded") && !accept.includes("application/json");
 }
 
-/** A verified redirect URI, and what goes back with every answer sent there. */
-export interface ClientReply {
-  redirectUri: string;
-  state?: string;
-  /** Whether errors may be redirected there without the person choosing to go. */
-  trusted: boolean;
-  issuer: string;
-}
 
 /** What the person reads when an error is not sent back to an untrusted redirect URI. */
 function untrustedNote(redirectUri: string): string {
@@ -46,20 +39,16 @@ function refusalOf(thrown: unknown): AnsweredError {
 }
 
 /** `req`: the request answered, whose Accept header may ask for a form-encoded refusal. */
-export function answerError(thrown: unknown, answers: Answers, reply?: ClientReply, req?: Request): Response {
+export function errorResponse(thrown: unknown, answers: Answers, reply?: ClientReply & { issuer: string }, req?: Request): Response {
   const error = refusalOf(thrown);
-  const untrusted = error.toClient && reply !== undefined && !reply.trusted;
-  if (error.toClient && reply) {
+  const untrusted = error.allowRedirect && reply !== undefined && !reply.trusted;
+  if (error.allowRedirect && reply) {
     const params = { error: error.error, error_description: error.description, state: reply.state };
     const back = redirectToClient(reply.redirectUri, params, reply.issuer);
     if (reply.trusted) return redirect(back, 302);
     error.withLink({ href: back, text: "Back to the app" });
   }
-  if (answers === "page") {
-    const paragraphs = untrusted ? [...error.paragraphs(), untrustedNote(reply.redirectUri)] : error.paragraphs();
-    const content = { title: error.title, paragraphs, ...(error.link ? { link: error.link } : {}) };
-    return page(content, error.status, error.headers());
-  }
+  if (answers === "page") return page(refusalPage(error, untrusted ? untrustedNote(reply.redirectUri) : undefined), error.status, error.headers());
   if (wantsFormEncoding(req)) return formEncoded(error.body(), error.status, error.headers());
   return json(error.body(), error.status, error.headers());
 }

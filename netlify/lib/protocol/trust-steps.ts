@@ -1,0 +1,33 @@
+// GET /auth and POST /auth/approve as ordered lists of named steps, each tagged by what is known
+// when it runs. Before the redirect URI is verified ("unverified"), a failure is shown to the
+// person and never sent to the client: no redirect target exists yet. The runner crosses the
+// line once, where the first "verified" step begins (the endpoint sets the redirect target
+// there, endpoints/error-redirects.ts deciding whether errors are redirected or only linked);
+// after it, failures may go back to the client. Moving a step across the line is an edit of
+// its tag, and test/adversarial/attacks/trust-line.test.ts fails every step before it.
+
+/** What is known when a step runs: whether the redirect URI is verified yet. */
+export type Known = "unverified" | "verified";
+
+export interface Step<S> {
+  readonly name: string;
+  readonly known: Known;
+  /** Does its part; a Response ends the request with it. */
+  run(state: S): void | Response | Promise<void | Response>;
+}
+
+/** Runs the steps in order, calling `crossLine` once before the first verified step; the first
+ * Response a step gives ends the run. An unverified step after the line is a bug, refused. */
+export async function runSteps<S>(steps: readonly Step<S>[], state: S, crossLine: (state: S) => void | Promise<void>): Promise<Response | undefined> {
+  let crossed = false;
+  for (const step of steps) {
+    if (step.known === "unverified" && crossed) throw new TypeError(`the step "${step.name}" runs before the redirect URI is verified, yet comes after the line`);
+    if (step.known === "verified" && !crossed) {
+      crossed = true;
+      await crossLine(state);
+    }
+    const answer = await step.run(state);
+    if (answer) return answer;
+  }
+  return undefined;
+}
