@@ -57,7 +57,6 @@ export const STORAGE_BUDGET = {
     roundTrips: 1,
     operations: 2,
     why: "what the sign-in page offers: the app's earlier approval and whether the owner has passkeys, read at once",
-    above: "the app's approval is read while the request is checked (may errors redirect to its redirect_uri?), the passkeys only when the offer is made, after it",
   },
   requestCheck: { roundTrips: 0, operations: 0, why: "the request's signature and age are checked; nothing is stored" },
   sessionApproval: { roundTrips: 2, operations: 4, why: "the app's approval, the session and its last-seen record read at once; then the code written if new" },

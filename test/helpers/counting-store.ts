@@ -17,6 +17,8 @@ export type OperationShape = "get" | "set" | "conditional" | "versioned" | "dele
  * sequence of events (an operation begun after another settled depended on it, or could have). */
 export interface TracedOperation {
   shape: OperationShape;
+  /** The key (or the prefix listed). */
+  key?: string;
   start: number;
   end: number;
 }
@@ -50,8 +52,8 @@ export class OperationCounter {
   }
 
   /** Records when `operation` begins and when it settles. */
-  private traced<T>(shape: OperationShape, operation: () => Promise<T>): Promise<T> {
-    const entry: TracedOperation = { shape, start: ++this.events, end: Number.POSITIVE_INFINITY };
+  private traced<T>(shape: OperationShape, key: string, operation: () => Promise<T>): Promise<T> {
+    const entry: TracedOperation = { shape, key, start: ++this.events, end: Number.POSITIVE_INFINITY };
     this.trace.push(entry);
     return operation().finally(() => void (entry.end = ++this.events));
   }
@@ -65,18 +67,18 @@ export class OperationCounter {
   wrap(inner: KeyValueStore): KeyValueStore {
     const count = (kind: OperationKind) => void this.counts[kind]++;
     return {
-      get: (key) => (count("reads"), this.traced("get", () => inner.get(key))),
-      getVersioned: (key) => (count("reads"), this.traced("get", () => inner.getVersioned(key))),
-      set: (key, value) => (count("writes"), this.traced("set", () => inner.set(key, value))),
-      setIfNew: (key, value) => (count("writes"), this.conditionalWrites++, this.traced("conditional", () => inner.setIfNew(key, value))),
+      get: (key) => (count("reads"), this.traced("get", key, () => inner.get(key))),
+      getVersioned: (key) => (count("reads"), this.traced("get", key, () => inner.getVersioned(key))),
+      set: (key, value) => (count("writes"), this.traced("set", key, () => inner.set(key, value))),
+      setIfNew: (key, value) => (count("writes"), this.conditionalWrites++, this.traced("conditional", key, () => inner.setIfNew(key, value))),
       setIfUnchanged: (key, value, version) => (
         count("writes"),
         this.conditionalWrites++,
         version.exists && this.versionedWrites++,
-        this.traced(version.exists ? "versioned" : "conditional", () => inner.setIfUnchanged(key, value, version))
+        this.traced(version.exists ? "versioned" : "conditional", key, () => inner.setIfUnchanged(key, value, version))
       ),
-      delete: (key) => (count("deletes"), this.traced("delete", () => inner.delete(key))),
-      list: (prefix) => (count("lists"), this.traced("list", () => inner.list(prefix))),
+      delete: (key) => (count("deletes"), this.traced("delete", key, () => inner.delete(key))),
+      list: (prefix) => (count("lists"), this.traced("list", prefix, () => inner.list(prefix))),
     };
   }
 }

@@ -71,7 +71,10 @@ export async function authorize(ctx: RequestContext): Promise<Response> {
     // Known without a fetch: this deployment itself, and an app that registered itself here
     // (its client_id carries its registration, signed; this server never fetches its own address).
     knownClient: (clientId: URL) => ownClientInfo(ctx.config.baseUrl, clientId) ?? registeredClientInfo(ctx.config.baseUrl, ctx.config.keys.registration, clientId),
-    errorsMayRedirect: (clientId: string, redirectUri: string) => errorsMayRedirect(ctx, clientId, redirectUri),
+    errorsMayRedirect: (clientId: string, redirectUri: string) => {
+      approvalPolicyOf(ctx).readAhead(); // what the sign-in page's offer needs, beside the approval
+      return errorsMayRedirect(ctx, clientId, redirectUri);
+    },
     onRedirectUriVerified: ctx.replyTo,
     defaultScopes: (resource: string) => defaultScopesFor(resource, ctx.config, ctx.rt.resourceScopes),
   };

@@ -49,6 +49,9 @@ export interface ApprovalPolicy {
   sessionApproves(request: PolicyRequest, scopes: readonly string[]): Promise<boolean>;
   /** What the page offers for the request (as its scopes are ticked by default). */
   offer(request: PolicyRequest): Promise<SignInOffer>;
+  /** Starts the reads `offer` will make beyond the approval (the passkeys, the session), so that
+   * they travel beside it: GET /auth then waits one round trip, not two. */
+  readAhead(): void;
   /** prompt=none: the refusal that applies (nothing is approved without a click). */
   silentRefusal(request: PolicyRequest): Promise<"login_required" | "consent_required">;
 }
@@ -122,6 +125,11 @@ function approvalPolicy({ req, config, rt: { store, now: clock } }: PolicyInput)
       const offer: SignInOffer = { session: false, passkey: known.length > 0, password: passwordLoginAllowed(config.passwordLogin, known) };
       if (decided !== "no-session" && (await policy.session())) offer.signedIn = decided;
       return offer;
+    },
+    readAhead() {
+      // A request refused on the way has read the passkeys for nothing; a failure of a read is
+      // answered where the offer awaits it, never as an unhandled rejection.
+      for (const read of [(passkeys ??= listPasskeys(store)), policy.session()]) read.catch(() => undefined);
     },
     async silentRefusal(request) {
       return (await verdict(request, tickedByDefault(request))) === "session" ? "consent_required" : "login_required";
