@@ -20,8 +20,9 @@ import { COUNTER_CAP } from "../core/policy.ts";
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** Conditional writes tried before an attempt gives up (the record is too busy: held back).
  * Each retry waits a random moment first (collision-pause.ts): the attempts of one burst all
- * count in the one census of the day, and retrying in step they met again until none was left. */
-const WRITE_TRIES = 8;
+ * write the overall count (and the day's census), and retrying in step they met again until
+ * none was left. */
+const WRITE_TRIES = 12;
 
 export interface Entry {
   at: number;
@@ -78,7 +79,7 @@ export async function readEntries(store: KeyValueStore, counter: Counter, now: n
 }
 
 /** Counts a record in today's census: "full" when today's and yesterday's hold the cap, "busy"
- * when the census kept changing (never a reason to let an attempt through uncounted). */
+ * when the census kept changing. */
 async function countInCensus(store: KeyValueStore, now: number): Promise<"counted" | "full" | "busy"> {
   const today = dayOf(now);
   const yesterday = (await store.get<CensusRecord>(RECORDS.throttleCensus.key(today - 1)))?.count ?? 0;
@@ -113,8 +114,9 @@ export async function reserve(store: KeyValueStore, counter: Counter, rule: Rule
     let day = value?.kind === "throttle-counter" ? value.day : undefined;
     if (counter.capped && day !== dayOf(now) && !counted) {
       const census = await countInCensus(store, now);
-      if (census === "busy") return "busy";
-      if (census === "full") return { ok: true, written: false, created: false };
+      // A census that stayed busy (a burst of new addresses at once) is taken as full for this
+      // write: the attempt was judged on what is stored, and the overall count still counts it.
+      if (census !== "counted") return { ok: true, written: false, created: false };
       counted = true;
     }
     if (counter.capped) day = dayOf(now);
