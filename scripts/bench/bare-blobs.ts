@@ -5,8 +5,8 @@ import { withLocalWriteLock } from "../../netlify/lib/platform/local-write-lock.
 import type { OperationShape, TracedOperation } from "../../test/helpers/counting-store.ts";
 import { range, sampleTimes, stats, timed, type Stats } from "./stats.ts";
 
-/** `conditional`: a write-if-new as the store makes it on the local server, under its key's
- * lock (production's condition is part of its one write). */
+/** `conditional`: a write-if-new as the store makes it on the local server: under its key's
+ * lock, a read, then a write (production's condition is part of its one write). */
 export type BareKind = "get" | "set" | "conditional" | "delete" | "list";
 export type BareOperations = Record<BareKind, Stats>;
 export type BareSamples = Record<BareKind, number[]>;
@@ -16,7 +16,7 @@ export const BARE_KINDS: readonly BareKind[] = ["get", "set", "conditional", "de
 /** Each replayed write creates a key of its own (a write-if-new to an existing key writes nothing). */
 let conditionalKeys = 0;
 const conditionalWrite = (blobs: Store, key: string, value: string) =>
-  withLocalWriteLock(`bench-bare\u0000${key}`, new AbortController().signal, () => blobs.set(key, value, { onlyIfNew: true }));
+  withLocalWriteLock(`bench-bare\u0000${key}`, new AbortController().signal, async () => (await blobs.get(key), blobs.set(key, value)));
 
 export interface BareBlobs {
   blobs: Store;

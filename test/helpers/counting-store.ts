@@ -31,8 +31,9 @@ export class OperationCounter {
    * atomic conditional write does not: the bench adds that read to the floor it judges by. */
   versionedWrites = 0;
   /** Conditional writes (setIfNew, setIfUnchanged). On the local Blobs server each holds its
-   * key's lock (platform/local-write-lock.ts: a folder made and removed), where production's
-   * condition is part of the one write: the bench's floor times them as such. */
+   * key's lock (platform/local-write-lock.ts: a folder made and removed) and reads the record
+   * first, where production's condition is part of the one write: the bench's floor times them
+   * as such. */
   conditionalWrites = 0;
   /** Every operation since the last reset, in the order they began. */
   trace: TracedOperation[] = [];

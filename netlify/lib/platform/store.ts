@@ -197,8 +197,11 @@ class BlobsKeyValueStore implements KeyValueStore {
 
   async setIfNew(key: string, value: unknown): Promise<boolean> {
     assertRegistered(key);
-    const result = await this.#write("set", key, (blobs) => blobs.set(key, JSON.stringify(value), { onlyIfNew: true }));
-    return written(result);
+    // The local server, under the key's lock: a read, then a plain write (whose failure throws).
+    // Its conditional PUT answers a write that a delete removed at that moment without an ETag,
+    // which the client reports as written and the store cannot tell from a failure.
+    if (this.#local !== null) return this.#write("set", key, async (blobs) => (await blobs.get(key, { type: "text" })) === null && (await blobs.set(key, JSON.stringify(value)), true));
+    return written(await this.#timed("set", (blobs) => blobs.set(key, JSON.stringify(value), { onlyIfNew: true })));
   }
 
   async getVersioned<T>(key: string): Promise<Versioned<T>> {
