@@ -34,7 +34,8 @@ export async function followPrintedSignIn(output: string, base: string, password
     headers: { Origin: base, "Sec-Fetch-Site": "same-origin" },
     redirect: "manual",
   });
-  expect(approved.status).toBe(302);
+  // On a failure, the page the person would have seen says why.
+  expect(approved.status, approved.status === 302 ? "" : (await approved.text()).replace(/\s+/g, " ").slice(0, 1500)).toBe(302);
   const code = new URL(approved.headers.get("location")!).searchParams.get("code")!;
   const ran = spawnSync("bash", ["-c", curl.replace("PASTE_THE_CODE", code)], { encoding: "utf8", timeout: 60_000 });
   expect(ran.status, ran.stderr).toBe(0);

@@ -77,6 +77,23 @@ describe("approving a sign-in", () => {
     expect(await rt.store.list(RECORDS.code.prefix)).toEqual([]);
   });
 
+  it("the same parameters sent twice in one moment are two requests: each approval gets its own code", async () => {
+    // As the README's sign-in by hand is, pasted twice: the same state and PKCE challenge, and
+    // (under the test's fixed clock) the same expiry. The first code is redeemed before the second approval.
+    const rt = await testRuntime();
+    const params = authorizationParams({ code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM", state: "abc" });
+    const [first, second] = [await signedRequest(rt, params), await signedRequest(rt, params)];
+    const firstCode = redirectParams(await approve(rt, first)).get("code");
+    await rt.store.setIfNew(RECORDS.usedCode.key(firstCode!), { usedAt: rt.now(), expiresAt: rt.now() + 60_000, grantId: "g" });
+    const again = await approve(rt, second);
+    expect(again.status).toBe(302);
+    const secondCode = redirectParams(again).get("code");
+    expect(secondCode).toEqual(expect.any(String));
+    expect(secondCode).not.toBe(firstCode);
+    // The same signed request approved again (a double-click) still answers its one code.
+    expect(redirectParams(await approve(rt, second)).get("code")).toBe(secondCode);
+  });
+
   it("refuses an altered request", async () => {
     const rt = await testRuntime();
     const request = await signedRequest(rt);

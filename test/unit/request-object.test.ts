@@ -23,6 +23,7 @@ describe("signed authorization requests", () => {
       request,
       offer: { session: false, passkey: false, password: true },
       expiresAt: now + 15 * 60_000,
+      rid: expect.stringMatching(/^[A-Za-z0-9_-]{16}$/),
     });
     const offer = { session: false, passkey: true, password: false, signedIn: "new-app" } as const;
     expect((await verifyRequest(await signRequest(request, key, issuer, now, { offer }), key, issuer, now))?.offer).toEqual(offer);

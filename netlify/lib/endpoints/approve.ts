@@ -32,7 +32,7 @@ import { removingRetiredSessionCookie } from "./retired-session-cookie.ts";
 async function backToSignIn(ctx: RequestContext, signed: SignedRequest, problem: SignInProblem): Promise<Response> {
   const offer = await approvalPolicyOf(ctx).offer(signed.request);
   const { keys, issuer } = ctx.config;
-  const token = await signRequest(signed.request, keys.requestObject, issuer, ctx.rt.now(), { offer, expiresAt: signed.expiresAt });
+  const token = await signRequest(signed.request, keys.requestObject, issuer, ctx.rt.now(), { offer, expiresAt: signed.expiresAt, rid: signed.rid });
   return redirect(`${SIGN_IN_PAGE}#${writeSignInFragment({ request: token, problem })}`, 303);
 }
 

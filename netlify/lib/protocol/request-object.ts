@@ -3,6 +3,7 @@
 // change to it is noticed, and it cannot be mistaken for any other token this server makes.
 // It also carries what the page offers (Approve alone, the password, a passkey), so that
 // nothing appended to the page's address can change the offer.
+import { randomBytes } from "node:crypto";
 import { readKeyAuthentication } from "../clients/client-keys.ts";
 import { signTyped, verifyTyped, type JwtKind } from "../crypto/typed-jwt.ts";
 import { readRequestShape, REQUEST_OBJECT_TYPE, type RequestProblem } from "../pages/request-object-shape.ts";
@@ -25,13 +26,16 @@ export function requestTooLarge(token: string): boolean {
   return token.length > MAX_REQUEST_OBJECT_LENGTH - OFFER_ROOM;
 }
 
-type RequestClaims = AuthorizationRequest & { offer: SignInOffer };
+type RequestClaims = AuthorizationRequest & { offer: SignInOffer; rid?: string };
 
 /** A verified request object: the request, the page's offer, and when it expires (ms). */
 export interface SignedRequest {
   request: AuthorizationRequest;
   offer: SignInOffer;
   expiresAt: number;
+  /** Drawn when GET /auth signs it, kept when it is signed again: two requests alike in every
+   * parameter (a client that sends one twice) are two requests ("" for one signed before). */
+  rid: string;
 }
 
 interface SignOptions {
@@ -39,6 +43,8 @@ interface SignOptions {
   offer?: SignInOffer;
   /** A request signed again (with a new offer) keeps its first expiry: it is never extended. */
   expiresAt?: number;
+  /** A request signed again keeps its id; without one, a new one is drawn. */
+  rid?: string;
 }
 
 function requestObjectKind(key: Uint8Array, issuer: string): JwtKind {
@@ -47,16 +53,18 @@ function requestObjectKind(key: Uint8Array, issuer: string): JwtKind {
 
 export function signRequest(request: AuthorizationRequest, key: Uint8Array, issuer: string, now: number, options: SignOptions = {}): Promise<string> {
   const latest = now + REQUEST_OBJECT_TTL_SECONDS * 1000;
-  const claims = options.offer ? { ...request, offer: options.offer } : { ...request };
+  const rid = options.rid ?? randomBytes(12).toString("base64url");
+  const claims = options.offer ? { ...request, offer: options.offer, rid } : { ...request, rid };
   return signTyped(claims, requestObjectKind(key, issuer), now, Math.min(options.expiresAt ?? latest, latest));
 }
 
 /** What names one signed sign-in request through its signings again with another offer (which
- * keep its expiry): the client's own request (its PKCE challenge and state) and that expiry.
+ * keep its expiry and id): the client's own request (its PKCE challenge and state), that expiry
+ * and the id GET /auth drew.
  * Approving it twice issues one code (protocol/codes.ts). */
 export function requestId(signed: SignedRequest): string {
   const { clientId, redirectUri, state, codeChallenge } = signed.request;
-  return JSON.stringify([clientId, redirectUri, state, codeChallenge, signed.expiresAt]);
+  return JSON.stringify([clientId, redirectUri, state, codeChallenge, signed.expiresAt, signed.rid]);
 }
 
 /** The request, or null when the signature, type, audience or expiry is wrong. */
@@ -78,7 +86,7 @@ export async function verifyRequest(token: string, key: Uint8Array, issuer: stri
   if (Array.isArray(defaultScopes)) request.defaultScopes = defaultScopes.filter((s): s is string => typeof s === "string");
   const prompt = signedPrompt(payload.prompt);
   if (prompt.length > 0) request.prompt = prompt;
-  return { request, offer: readOffer(payload.offer), expiresAt: payload.exp * 1000 };
+  return { request, offer: readOffer(payload.offer), expiresAt: payload.exp * 1000, rid: typeof payload.rid === "string" ? payload.rid : "" };
 }
 
 /** A request the approve step can use, or why not (with, for one this server signed that has
