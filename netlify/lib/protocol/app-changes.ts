@@ -32,8 +32,8 @@ export interface AppChange {
   expiresAt: number;
 }
 
-/** What a change needs of its grant. */
-interface ChangedGrant {
+/** What a change (and the summary it is folded into) needs of its grant. */
+export interface ChangedGrant {
   id: string;
   clientId: string;
   client?: ClientDisplay;

@@ -14,7 +14,7 @@ import { RECORDS } from "../platform/records.ts";
 import type { KeyValueStore } from "../platform/store.ts";
 import { appIdOf } from "./revocations.ts";
 import { collisionPause } from "../platform/collision-pause.ts";
-import { creationOf, type AppChange } from "./app-changes.ts";
+import { creationOf, type AppChange, type ChangedGrant } from "./app-changes.ts";
 import { countScopes, dayOf as dayNumberOf, daysAhead, type HeldScopes } from "./held-scopes.ts";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -43,16 +43,8 @@ export interface AppSummary extends HeldScopes {
   expiresAt: number;
 }
 
-/** What a summary needs of a grant. */
-export interface SummarisedGrant {
-  id: string;
-  clientId: string;
-  client?: ClientDisplay;
-  scopes: string[];
-  resource?: string;
-  createdAt: number;
-  expiresAt: number;
-}
+/** What a summary needs of a grant: what its changes need (app-changes.ts). */
+export type SummarisedGrant = ChangedGrant;
 
 export const summaryKey = (clientId: string) => RECORDS.appSummary.key(appIdOf(clientId));
 const dayOf = (at: number) => String(Math.floor(at / DAY_MS));
