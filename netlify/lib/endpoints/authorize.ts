@@ -18,8 +18,11 @@ import { runSteps, type Step } from "../protocol/trust-steps.ts";
 import { approvalPolicyOf } from "../owner/approval-policy.ts";
 import { errorsMayRedirect } from "./error-redirects.ts";
 
+/** GET /auth reads a client's document and a resource's default scopes: the `auth` function's. */
+export type AuthorizeContext = RequestContext<"discover" | "resourceScopes">;
+
 interface Authorizing extends CheckState {
-  ctx: RequestContext;
+  ctx: AuthorizeContext;
 }
 
 export const GET_AUTH_STEPS: readonly Step<Authorizing>[] = [
@@ -60,7 +63,7 @@ export const GET_AUTH_STEPS: readonly Step<Authorizing>[] = [
   },
 ];
 
-export async function authorize(ctx: RequestContext): Promise<Response> {
+export async function authorize(ctx: AuthorizeContext): Promise<Response> {
   const params = ctx.url.searchParams;
   // Someone who opens /auth by hand gets the home page, which explains what this is.
   if (params.size === 0) return redirect(HOME_PAGE, 302);
