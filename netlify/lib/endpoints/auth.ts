@@ -18,6 +18,5 @@ const signIn = removingRetiredSessionCookie(
 
 const clientLogo = endpoint<"fetchLogo">({ GET: { answers: "json", run: serveClientLogo } });
 
-/** Reads clients' documents, resources' default scopes and apps' logos: the `auth` function's. */
 export const authorizationEndpoint: Endpoint<"discover" | "resourceScopes" | "fetchLogo"> = (req, rt, requester) =>
   (new URL(req.url).pathname === CLIENT_LOGO_PATH ? clientLogo : signIn)(req, rt, requester);

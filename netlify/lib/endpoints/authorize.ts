@@ -18,11 +18,8 @@ import { runSteps, type Step } from "../protocol/trust-steps.ts";
 import { approvalPolicyOf } from "../owner/approval-policy.ts";
 import { errorsMayRedirect } from "./error-redirects.ts";
 
-/** GET /auth reads a client's document and a resource's default scopes: the `auth` function's. */
-export type AuthorizeContext = RequestContext<"discover" | "resourceScopes">;
-
 interface Authorizing extends CheckState {
-  ctx: AuthorizeContext;
+  ctx: RequestContext<"discover" | "resourceScopes">;
 }
 
 export const GET_AUTH_STEPS: readonly Step<Authorizing>[] = [
@@ -63,7 +60,7 @@ export const GET_AUTH_STEPS: readonly Step<Authorizing>[] = [
   },
 ];
 
-export async function authorize(ctx: AuthorizeContext): Promise<Response> {
+export async function authorize(ctx: RequestContext<"discover" | "resourceScopes">): Promise<Response> {
   const params = ctx.url.searchParams;
   // Someone who opens /auth by hand gets the home page, which explains what this is.
   if (params.size === 0) return redirect(HOME_PAGE, 302);

@@ -4,8 +4,7 @@
 // after the answer where the platform offers waitUntil (Netlify does), else within
 // LOG_DEADLINE_MS at most; a failure there never changes an answer.
 import { AnsweredError } from "../errors.ts";
-import type { Handler, RequestContext } from "../http/endpoint.ts";
-import type { Capability } from "../platform/runtime.ts";
+import type { Capability, Handler, RequestContext } from "../http/endpoint.ts";
 import { logConnectionSteps, type StepEvent } from "../owner/connection-log.ts";
 import { parseClientId } from "../core/urls.ts";
 

@@ -1,7 +1,6 @@
 // The functions that read the owner's session remove a session cookie of an earlier version
 // wherever one still comes with a request (owner/retired-session.ts), beside their own answer.
-import type { Endpoint } from "../http/endpoint.ts";
-import type { Capability } from "../platform/runtime.ts";
+import type { Capability, Endpoint } from "../http/endpoint.ts";
 import { withCookies } from "../http/responses.ts";
 import { retireSessionCookie } from "../owner/retired-session.ts";
 

@@ -1,7 +1,5 @@
 // GET /auth, the approve step and POST /auth, as the connection doctor logs them (connection-steps.ts).
-import type { RequestContext } from "../http/endpoint.ts";
-import type { Handler } from "../http/endpoint.ts";
-import type { Capability } from "../platform/runtime.ts";
+import type { Capability, Handler, RequestContext } from "../http/endpoint.ts";
 import { attemptLinks } from "../owner/connection-log.ts";
 import { SIGN_IN_PAGE } from "../pages/paths.ts";
 import { readSignInFragment } from "../pages/sign-in-fragment.ts";

@@ -1,7 +1,6 @@
 // POST /token, as the connection doctor logs it (connection-steps.ts). Apart from the sign-in's
 // steps: the token function must not reach the sign-in's modules.
-import type { Handler } from "../http/endpoint.ts";
-import type { Capability } from "../platform/runtime.ts";
+import type { Capability, Handler } from "../http/endpoint.ts";
 import { attemptLinks } from "../owner/connection-log.ts";
 import { grantIdOf } from "../protocol/grant-tokens.ts";
 import { logged, loggableClient, refusal, type Steps } from "./connection-steps.ts";

@@ -112,7 +112,6 @@ async function tokenRequest(ctx: RequestContext<"discover">): Promise<Response> 
   throw new UnsupportedGrantType(`grant_type ${grantType} is not supported; use authorization_code or refresh_token.`);
 }
 
-// A code issued while its client's document could not be read is redeemed with it read now.
 export const tokenEndpoint = endpoint<"discover">({
   cors: true,
   // The legacy token verification: the same answer as POST /introspect.

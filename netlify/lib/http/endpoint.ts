@@ -6,6 +6,7 @@
 import { AccessDenied, MethodNotAllowed, NotFound, SetupIncomplete } from "../errors.ts";
 import { describeProblems, type Config, type ConfigProblem } from "../platform/config.ts";
 import type { Capability, Runtime } from "../platform/runtime.ts";
+export type { Capability } from "../platform/runtime.ts";
 import type { ClientReply } from "../protocol/authorization-response.ts";
 import { errorResponse, type Answers } from "./error-response.ts";
 import { readForm, readJsonObject, type BodyRule } from "./body.ts";
@@ -20,7 +21,7 @@ interface Requester {
   waitUntil?: ((work: Promise<unknown>) => void) | undefined;
 }
 
-/** `C`: the capabilities the handler needs of its function (platform/runtime.ts). */
+/** `C`: the capabilities the handler needs of its function (platform/runtime.ts), and so its endpoint. */
 export interface RequestContext<C extends Capability = never> {
   readonly req: Request;
   readonly url: URL;
@@ -67,7 +68,6 @@ interface ActionsSpec<C extends Capability> {
   unknownAction: string;
 }
 
-/** `C`: the capabilities it needs of its function; asFunction (function-adapter.ts) takes it only with them. */
 export type Endpoint<C extends Capability = never> = (req: Request, rt: Runtime<C>, requester?: Partial<Requester>) => Promise<Response>;
 
 function setupIncomplete(problems: readonly ConfigProblem[], development: boolean): SetupIncomplete {

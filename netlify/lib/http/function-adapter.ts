@@ -7,7 +7,6 @@ import { defaultRuntime, type Capabilities, type Capability, type Runtime } from
  * the function finishes after the response, such as an alert: owner/alerts.ts). */
 type FunctionHandler = (req: Request, context?: { ip?: string; waitUntil?: (work: Promise<unknown>) => void }) => Promise<Response>;
 
-/** The capabilities `C`, and none other. */
 type Exactly<C extends Capability> = Pick<Capabilities, C> & Partial<Record<Exclude<Capability, C>, never>>;
 
 /** A function file passes exactly the capabilities its endpoint needs (platform/runtime.ts):

@@ -1,17 +1,16 @@
 // What every endpoint needs, injected so that tests can pass a clock, a store of their own
-// and a client fetcher that reaches their local servers. The functions use `defaultRuntime()`.
+// and a client fetcher that reaches their local servers. The functions use `defaultRuntime()`,
+// with the capabilities each is built with.
 import type { ClientInfo } from "../core/client-shape.ts";
 import { getConfig, type ConfigResult } from "./config.ts";
 import { blobStore, type KeyValueStore } from "./store.ts";
 
-/** What only some functions are built with: a function file passes the ones its endpoint
- * needs (http/function-adapter.ts), so that each function bundles and loads only those (the
- * fetcher, its address guard and the HTML parser would otherwise ship in every function). */
+/** What only some functions are built with, each passing those its endpoint needs (http/function-
+ * adapter.ts): the fetcher, its address guard and the HTML parser would otherwise ship in every function. */
 export interface Capabilities {
-  /** Client discovery: the `auth` and `token` functions (the latter only to redeem a code issued
-   * while a document could not be read). `store`: where discovery may remember what failed (the
-   * runtime's own). `atRedemption`: the document is fetched whatever was remembered
-   * (protocol/unread-document.ts). */
+  /** Client discovery (`auth`; `token`, to redeem a code issued while a document could not be read).
+   * `store`: where discovery may remember what failed. `atRedemption`: the document is fetched
+   * whatever was remembered (protocol/unread-document.ts). */
   discover: (clientId: URL, store: KeyValueStore, options?: { atRedemption?: boolean }) => Promise<ClientInfo>;
   /** Fetches an app's logo through the address guard (clients/client-logo.ts): the `auth` function. */
   fetchLogo: (url: URL) => Promise<{ contentType: string; bytes: Uint8Array; oversized?: true }>;
@@ -22,8 +21,7 @@ export interface Capabilities {
 
 export type Capability = keyof Capabilities;
 
-/** What every endpoint has, and the capabilities `C` of the function it runs in: a module that
- * needs discovery takes a `Runtime<"discover">`, which only a function built with it can give. */
+/** What every endpoint has, and the capabilities `C` its function is built with (`Runtime<"discover">`). */
 export type Runtime<C extends Capability = never> = {
   config: ConfigResult;
   store: KeyValueStore;
