@@ -1,19 +1,20 @@
 // Prebuilds the Netlify Functions with esbuild: one folder per function, holding a two-line
-// entry module, the function's bundle (our code and every package it uses, minified) and the
-// chunks that only some requests load. Netlify then deploys these files as they are.
+// entry module, the function's bundle (handler.mjs: our code and the packages every request may
+// need, minified) and chunks/, the packages that only some requests load. Netlify then deploys
+// these files as they are.
 //
 // Why: left to itself, `netlify build` bundles our modules into one file per function but ships
 // packages whole from node_modules, and inlines a dynamic import of one of our modules, so the
-// packages that module imports load at every cold start. Here each function's code splits at its
-// dynamic imports: the WebAuthn library loads only in a passkey ceremony, the HTML parser only
-// when a client's page is fetched, bcrypt only for a bcrypt hash. `npm run bench` measures it.
-// Import packages on use, never our own modules: a dynamic import of one of ours makes esbuild
-// move the code it shares with the handler into chunks that every cold start loads (each module
-// file costs about a millisecond); the function-build test holds each cold start to handler.mjs.
-import { mkdir, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
-import { dirname, join, relative } from "node:path";
+// packages that module imports load at every cold start. Here a package imported on use (a
+// dynamic `import("pkg")`) is built apart, as its own module in chunks/, which the handler imports
+// when a request first needs it: the WebAuthn library in a passkey ceremony, the HTML parser when
+// a client's page is fetched, bcrypt for a bcrypt hash. `npm run bench` measures it. Import
+// packages on use, never our own modules: a dynamic import of one of ours is inlined into the
+// handler, with the packages it imports; the function-build test holds each cold start to handler.mjs.
+import { mkdir, readdir, rm, stat, writeFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { build, type Metafile } from "esbuild";
+import { build, type Metafile, type Plugin } from "esbuild";
 import type { Build } from "../netlify/lib/platform/setup.ts";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -58,54 +59,35 @@ function packageOf(input: string): string | null {
   return /(?:^|\/)node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(input)?.[1] ?? null;
 }
 
-/** The outputs a cold start loads: the handler and what it imports statically (but `dropped`). */
-function coldStartOutputs(metafile: Metafile, handler: string, dropped: ReadonlySet<string> = new Set()): Set<string> {
-  const outputs = metafile.outputs;
-  const loaded = new Set<string>();
-  const visit = (path: string) => {
-    if (loaded.has(path) || !outputs[path]) return;
-    loaded.add(path);
-    for (const imported of outputs[path].imports) if (imported.kind === "import-statement" && !(path === handler && dropped.has(imported.path))) visit(imported.path);
-  };
-  visit(handler);
-  return loaded;
-}
-
-/** Which packages load at cold start and which on demand, from esbuild's metafile: the
- * outputs reachable from the handler by static imports load with it. */
-function packagesByLoad(metafile: Metafile, handler: string, dropped: ReadonlySet<string>): Pick<BuiltFunction, "coldStartPackages" | "onDemandPackages" | "coldStartFiles"> {
-  const outputs = metafile.outputs;
-  const loaded = coldStartOutputs(metafile, handler, dropped);
-  const packagesIn = (paths: string[]) => new Set(paths.flatMap((path) => Object.keys(outputs[path]!.inputs).map(packageOf).filter((p): p is string => p !== null)));
-  const cold = packagesIn([...loaded]);
-  const all = packagesIn(Object.keys(outputs));
-  const coldStartFiles = [...loaded].map((path) => relative(dirname(handler), path));
-  return { coldStartPackages: [...cold].sort(), onDemandPackages: [...all].filter((p) => !cold.has(p)).sort(), coldStartFiles };
-}
+const packagesIn = (metafile: Metafile | undefined) => new Set(Object.keys(metafile?.inputs ?? {}).flatMap((input) => packageOf(input) ?? []));
 
 // esbuild's ESM output keeps a CommonJS package's require() of Node's own modules: give it one.
 const REQUIRE_SHIM = 'import{createRequire as __indieauthRequire}from"node:module";const require=__indieauthRequire(import.meta.url);';
 
-/** Every module file costs a cold start about a millisecond (resolve, read, compile, link),
- * as much as 20 KB more code in one file. esbuild puts its helpers for CommonJS packages (which
- * only on-demand chunks use) in a chunk of their own, and the handler imports it for side
- * effects it does not have: that import is dropped. A chunk with no input is such a chunk (the
- * helpers are no module of ours or of a package); the chunks that use a helper import it by name. */
-async function dropHelperImports(metafile: Metafile, handler: string): Promise<Set<string>> {
-  const isHelpers = (path: string) => {
-    const inputs = metafile.outputs[path]?.inputs;
-    return inputs !== undefined && Object.keys(inputs).length === 0;
+/** What both passes share: one minified ESM file per entry, for Node. */
+const COMMON = { metafile: true, bundle: true, outExtension: { ".js": ".mjs" }, format: "esm", platform: "node", target: "node20", minify: true, banner: { js: REQUIRE_SHIM }, logLevel: "warning" } as const;
+
+/** Marks the import being resolved by the plugin itself, so that it does not take it again. */
+const RESOLVING = Symbol("lazy package");
+
+/** A package imported on use (`import("pkg")`) is left out of the handler, which imports it from
+ * chunks/<pkg>.mjs instead; `lazy` collects each such file's name and the package's entry (as
+ * esbuild resolves it here), which the second pass builds. */
+function lazyPackages(lazy: Map<string, string>): Plugin {
+  return {
+    name: "lazy-packages",
+    setup(build) {
+      build.onResolve({ filter: /^[^./]/ }, async (args) => {
+        if (args.kind !== "dynamic-import" || args.pluginData === RESOLVING) return undefined;
+        const resolved = await build.resolve(args.path, { kind: args.kind, importer: args.importer, resolveDir: args.resolveDir, pluginData: RESOLVING });
+        if (resolved.errors.length > 0 || resolved.external) return resolved.errors.length > 0 ? { errors: resolved.errors } : undefined;
+        const name = args.path.replace(/^@/, "").replaceAll("/", "-");
+        if (lazy.has(name) && lazy.get(name) !== resolved.path) return { errors: [{ text: `two packages imported on use would both be chunks/${name}.mjs` }] };
+        lazy.set(name, resolved.path);
+        return { path: `./chunks/${name}.mjs`, external: true };
+      });
+    },
   };
-  const dropped = new Set<string>();
-  let code = await readFile(handler, "utf8");
-  for (const { path, kind } of metafile.outputs[handler]!.imports) {
-    const statement = `import"./${relative(dirname(handler), path)}";`;
-    if (kind !== "import-statement" || !isHelpers(path) || !code.includes(statement)) continue;
-    code = code.replace(statement, "");
-    dropped.add(path);
-  }
-  if (dropped.size > 0) await writeFile(handler, code);
-  return dropped;
 }
 
 async function folderBytes(dir: string): Promise<number> {
@@ -130,25 +112,19 @@ export async function buildFunctions(outDir: string, options: FunctionBuildOptio
     const name = `${options.prefix ?? ""}${source}`;
     const dir = join(outDir, name);
     await rm(dir, { recursive: true, force: true });
+    // The handler: our code and the packages every request may need, in one file (each module
+    // file costs a cold start about a millisecond, as much as 20 KB more code in one file).
+    const lazy = new Map<string, string>();
     const { metafile } = await build({
-      metafile: true,
+      ...COMMON,
       entryPoints: { handler: join(sources, `${source}.ts`) },
       outdir: dir,
-      bundle: true,
-      // Each dynamic import becomes a chunk that loads when a request first needs it.
-      splitting: true,
-      chunkNames: "chunks/[name]-[hash]",
-      outExtension: { ".js": ".mjs" },
-      format: "esm",
-      platform: "node",
-      target: "node20",
-      minify: true,
-      banner: { js: REQUIRE_SHIM },
+      plugins: [lazyPackages(lazy)],
       define: { INDIEAUTH_BUILT_FOR: JSON.stringify(options.built ?? "standalone") },
-      logLevel: "warning",
     });
-    const handlerOutput = Object.keys(metafile.outputs).find((path) => path.endsWith(`${name}/handler.mjs`))!;
-    const dropped = await dropHelperImports(metafile, handlerOutput);
+    // The packages it imports on use, each a module of chunks/ (the code they share, and
+    // esbuild's helpers for CommonJS, in chunks of their own), loaded when a request first needs it.
+    const onDemand = lazy.size === 0 ? undefined : (await build({ ...COMMON, entryPoints: Object.fromEntries(lazy), outdir: join(dir, "chunks"), splitting: true, chunkNames: "[name]-[hash]" })).metafile;
     // The config a module exports (cleanup's schedule) is read from the built handler, and
     // written out as a literal in the entry module, where Netlify reads it without running code.
     const handler = pathToFileURL(join(dir, "handler.mjs")).href;
@@ -163,7 +139,11 @@ export async function buildFunctions(outDir: string, options: FunctionBuildOptio
     ].join("\n");
     await mkdir(dir, { recursive: true });
     await writeFile(join(dir, `${name}.mjs`), entry);
-    built.push({ name, dir, bytes: await folderBytes(dir), ...packagesByLoad(metafile, handlerOutput, dropped) });
+    const handlerOutput = Object.entries(metafile.outputs).find(([path]) => path.endsWith("/handler.mjs"))![1];
+    const coldStartPackages = packagesIn(metafile);
+    const coldStartFiles = ["handler.mjs", ...handlerOutput.imports.filter((i) => i.kind === "import-statement" && i.path.startsWith("./")).map((i) => i.path.slice(2))];
+    const onDemandPackages = [...packagesIn(onDemand)].filter((p) => !coldStartPackages.has(p)).sort();
+    built.push({ name, dir, bytes: await folderBytes(dir), coldStartPackages: [...coldStartPackages].sort(), onDemandPackages, coldStartFiles });
   }
   return built;
 }

@@ -10,12 +10,11 @@ import { recordSignInEvent } from "../../netlify/lib/owner/sign-in-events.ts";
 import { issueCode } from "../../netlify/lib/protocol/codes.ts";
 import { newGrantId } from "../../netlify/lib/protocol/grant-tokens.ts";
 import { createGrant, type IssuedTokens } from "../../netlify/lib/protocol/grants.ts";
-import type { Runtime } from "../../netlify/lib/platform/runtime.ts";
 import { OperationCounter } from "../../test/helpers/counting-store.ts";
 import { seedGrants, type SeededGrant } from "../../test/helpers/seed-grants.ts";
 import { testEnv } from "../../test/helpers/env.ts";
 import { CLIENT_ID, REDIRECT_URI } from "../../test/helpers/requests.ts";
-import { realClock, testRuntime } from "../../test/helpers/runtime.ts";
+import { realClock, testRuntime, type FullRuntime } from "../../test/helpers/runtime.ts";
 import { IP, SEED_CONCURRENCY, USER_AGENT } from "./settings.ts";
 import { mapBounded, range } from "./stats.ts";
 
@@ -25,7 +24,7 @@ export { endpoints, signedRequest } from "../../test/helpers/endpoints.ts";
 export const operations = new OperationCounter();
 
 export interface Bench {
-  rt: Runtime;
+  rt: FullRuntime;
   config: Config;
 }
 

@@ -1,7 +1,7 @@
 // (4) Scale: introspection with 10 grants stored versus 10,000, and 200 at once.
 import { performance } from "node:perf_hooks";
 import type { Env } from "../../netlify/lib/platform/config.ts";
-import type { Runtime } from "../../netlify/lib/platform/runtime.ts";
+import type { FullRuntime } from "../../test/helpers/runtime.ts";
 import { introspectionRequest } from "../../test/helpers/requests.ts";
 import { benchRuntime, endpoints, storedGrants } from "./calls.ts";
 import { check, printTable, say, verdict } from "./report.ts";
@@ -15,7 +15,7 @@ interface ScaleResult {
   concurrent: { calls: number; ok: number; wallMs: number; stats: Stats; failures: string[] };
 }
 
-async function introspectOnce(rt: Runtime, token: string): Promise<{ ms: number; ok: boolean; detail: string }> {
+async function introspectOnce(rt: FullRuntime, token: string): Promise<{ ms: number; ok: boolean; detail: string }> {
   const req = introspectionRequest(token);
   const start = performance.now();
   const response = await endpoints.introspect(req, rt);

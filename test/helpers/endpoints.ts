@@ -12,7 +12,7 @@ import { revocationEndpoint } from "../../netlify/lib/endpoints/revocation.ts";
 import { tokenEndpoint } from "../../netlify/lib/endpoints/token.ts";
 import { introspectionEndpoint } from "../../netlify/lib/endpoints/token-verification.ts";
 import { userinfoEndpoint } from "../../netlify/lib/endpoints/userinfo.ts";
-import type { Runtime } from "../../netlify/lib/platform/runtime.ts";
+import type { FullRuntime } from "./runtime.ts";
 import { type ApproveOptions, approveRequest, authorizationParams, authorizationRequest, CLIENT_IP, introspectionRequest, pkcePair, post, redirectParams, type SignedIn, userinfoRequest } from "./requests.ts";
 
 /** What the function adapter passes from Netlify's context: the client's address and device. */
@@ -26,15 +26,15 @@ export interface PlatformInfo {
   waitUntil?: (work: Promise<unknown>) => void;
 }
 
-type Endpoint = (req: Request, rt: Runtime, platform?: PlatformInfo) => Promise<Response>;
-type EndpointWithCaller = (req: Request, rt: Runtime, caller: CallerInfo & PlatformInfo) => Promise<Response>;
+type Endpoint = (req: Request, rt: FullRuntime, platform?: PlatformInfo) => Promise<Response>;
+type EndpointWithCaller = (req: Request, rt: FullRuntime, caller: CallerInfo & PlatformInfo) => Promise<Response>;
 
 /** Each endpoint as its Netlify function calls it. */
 export const endpoints: {
   metadata: Endpoint;
   authorize: Endpoint;
   /** The sign-in page's POST /auth/approve; userAgent may be "" (not sent). */
-  approve: (req: Request, rt: Runtime, caller: { ip: string; userAgent?: string } & PlatformInfo) => Promise<Response>;
+  approve: (req: Request, rt: FullRuntime, caller: { ip: string; userAgent?: string } & PlatformInfo) => Promise<Response>;
   /** POST /auth: a code redeemed for the profile URL only. */
   profileRedemption: Endpoint;
   /** /token: POST redeems a code or a refresh token, GET is the legacy verification. */
@@ -60,12 +60,12 @@ export const endpoints: {
   passkeys: (req, rt, caller) => passkeysApi(req, rt, caller),
 };
 
-export function authorize(rt: Runtime, params: URLSearchParams | string, headers: Record<string, string> = {}): Promise<Response> {
+export function authorize(rt: FullRuntime, params: URLSearchParams | string, headers: Record<string, string> = {}): Promise<Response> {
   return endpoints.authorize(authorizationRequest(params, headers), rt);
 }
 
 /** GET /auth, expecting the hand-over to the sign-in page; returns the signed request. */
-export async function signedRequest(rt: Runtime, params = authorizationParams()): Promise<string> {
+export async function signedRequest(rt: FullRuntime, params = authorizationParams()): Promise<string> {
   const response = await authorize(rt, params);
   const location = response.headers.get("location") ?? "";
   const token = location.startsWith("/indieauth/sign-in/#request=") ? new URLSearchParams(location.split("#")[1]).get("request") : null;
@@ -76,27 +76,27 @@ export async function signedRequest(rt: Runtime, params = authorizationParams())
 }
 
 /** The approve step (with the test password unless options.password says otherwise). */
-export function approve(rt: Runtime, request: string, options: ApproveOptions = {}): Promise<Response> {
+export function approve(rt: FullRuntime, request: string, options: ApproveOptions = {}): Promise<Response> {
   const caller = { ip: options.ip ?? CLIENT_IP, ...(options.userAgent === undefined ? {} : { userAgent: options.userAgent }) };
   return endpoints.approve(approveRequest(request, options), rt, caller);
 }
 
 /** A real sign-in through GET /auth and the approve step; the scopes are all ticked. */
-export async function signInForCode(rt: Runtime, scope: string | null = "profile email create"): Promise<SignedIn> {
+export async function signInForCode(rt: FullRuntime, scope: string | null = "profile email create"): Promise<SignedIn> {
   const { verifier, challenge } = pkcePair();
   const request = await signedRequest(rt, authorizationParams({ code_challenge: challenge, scope }));
   const response = await approve(rt, request, { scopes: scope ? scope.split(" ") : [] });
   return { code: redirectParams(response).get("code")!, verifier };
 }
 
-export const postToken = (rt: Runtime, fields: Record<string, string>, headers: Record<string, string> = {}) => endpoints.token(post("/token", fields, headers), rt);
-export const postAuth = (rt: Runtime, fields: Record<string, string>) => endpoints.profileRedemption(post("/auth", fields), rt);
-export const revoke = (rt: Runtime, fields: Record<string, string>) => endpoints.revoke(post("/revoke", fields), rt);
+export const postToken = (rt: FullRuntime, fields: Record<string, string>, headers: Record<string, string> = {}) => endpoints.token(post("/token", fields, headers), rt);
+export const postAuth = (rt: FullRuntime, fields: Record<string, string>) => endpoints.profileRedemption(post("/auth", fields), rt);
+export const revoke = (rt: FullRuntime, fields: Record<string, string>) => endpoints.revoke(post("/revoke", fields), rt);
 
-export function introspect(rt: Runtime, token: string | null, fields: Record<string, string> = {}, query = ""): Promise<Response> {
+export function introspect(rt: FullRuntime, token: string | null, fields: Record<string, string> = {}, query = ""): Promise<Response> {
   return endpoints.introspect(introspectionRequest(token, fields, query), rt);
 }
 
-export function userinfo(rt: Runtime, token: string | null): Promise<Response> {
+export function userinfo(rt: FullRuntime, token: string | null): Promise<Response> {
   return endpoints.userinfo(userinfoRequest(token), rt);
 }

@@ -9,7 +9,7 @@ import type { Config, Env } from "../../netlify/lib/platform/config.ts";
 import type { Runtime } from "../../netlify/lib/platform/runtime.ts";
 import { TEST_PASSWORD } from "./env.ts";
 import { BASE } from "./requests.ts";
-import { testRuntime, type TestRuntime } from "./runtime.ts";
+import { testRuntime, type FullRuntime, type TestRuntime } from "./runtime.ts";
 
 // ---------------------------------------------------------------------------------------
 // Seed, run counts, hang detector
@@ -84,7 +84,7 @@ export class Outcomes {
  * hundreds of generated sign-ins stay fast. */
 const CHEAP_PASSWORD_HASH = bcrypt.hashSync(TEST_PASSWORD, 4);
 
-export function fuzzRuntime(options: { env?: Env; discover?: Runtime["discover"] } = {}): Promise<TestRuntime> {
+export function fuzzRuntime(options: { env?: Env; discover?: FullRuntime["discover"] } = {}): Promise<TestRuntime> {
   return testRuntime({ ...options, env: { PASSWORD_HASH: CHEAP_PASSWORD_HASH, ...options.env } });
 }
 

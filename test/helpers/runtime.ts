@@ -5,7 +5,7 @@ import { randomUUID } from "node:crypto";
 import type { ClientInfo } from "../../netlify/lib/core/client-shape.ts";
 import { isLoopbackHost } from "../../netlify/lib/core/urls.ts";
 import { loadConfig, type Env } from "../../netlify/lib/platform/config.ts";
-import type { Runtime } from "../../netlify/lib/platform/runtime.ts";
+import type { Capability, Runtime } from "../../netlify/lib/platform/runtime.ts";
 import type { Build } from "../../netlify/lib/platform/setup.ts";
 import { blobStore, type BlobsConnection, type KeyValueStore } from "../../netlify/lib/platform/store.ts";
 import { testEnv } from "./env.ts";
@@ -15,10 +15,14 @@ export interface TestClock {
   advance(ms: number): void;
 }
 
-export interface TestRuntime extends Runtime {
+/** A runtime with every capability (platform/runtime.ts), as no one function has: tests call
+ * every endpoint with it. */
+export type FullRuntime = Runtime<Capability>;
+
+export type TestRuntime = FullRuntime & {
   clock: TestClock;
   storeName: string;
-}
+};
 
 export const START_TIME = Date.UTC(2026, 10, 21, 12, 0, 0);
 
@@ -59,11 +63,13 @@ export function pageClient(clientId: URL): Promise<ClientInfo> {
 export interface TestRuntimeOptions {
   env?: Env;
   /** By default pageClient: the app's page read, naming nothing. */
-  discover?: Runtime["discover"];
+  discover?: FullRuntime["discover"];
   /** How a client's jwks_uri is fetched (by default, through the address guard). */
-  fetchKeys?: Runtime["fetchKeys"];
+  fetchKeys?: FullRuntime["fetchKeys"];
   /** A resource's default scopes (clients/resource-scopes.ts); without it, none are found. */
-  resourceScopes?: Runtime["resourceScopes"];
+  resourceScopes?: FullRuntime["resourceScopes"];
+  /** How an app's logo is fetched; without it, none is. */
+  fetchLogo?: FullRuntime["fetchLogo"];
   storeName?: string;
   /** Where the store connects, instead of the run's Blobs (NETLIFY_BLOBS_CONTEXT): a production
    * double of the test's own, say, with latency or faults (production-blobs.ts). */
@@ -86,7 +92,8 @@ export async function testRuntime(options: TestRuntimeOptions = {}): Promise<Tes
     now: () => clock.now,
     discover: options.discover ?? pageClient,
     ...(options.fetchKeys ? { fetchKeys: options.fetchKeys } : {}),
-    ...(options.resourceScopes ? { resourceScopes: options.resourceScopes } : {}),
+    resourceScopes: options.resourceScopes ?? (() => Promise.resolve({ missing: "this test looks up no resource's metadata" })),
+    fetchLogo: options.fetchLogo ?? (() => Promise.reject(new Error("this test fetches no logos"))),
     clock,
     storeName,
   };

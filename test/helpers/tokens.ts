@@ -1,18 +1,18 @@
 // The token checks that assert with vitest's expect. The requests they send and the endpoint
 // calls behind them live in requests.ts and endpoints.ts (shared with the bench).
 import { expect } from "vitest";
-import type { Runtime } from "../../netlify/lib/platform/runtime.ts";
 import { introspect, postToken, signInForCode } from "./endpoints.ts";
 import { codeForm, type Tokens } from "./requests.ts";
+import type { FullRuntime } from "./runtime.ts";
 
-export async function introspection(rt: Runtime, token: string): Promise<Record<string, unknown>> {
+export async function introspection(rt: FullRuntime, token: string): Promise<Record<string, unknown>> {
   const response = await introspect(rt, token);
   expect(response.status).toBe(200);
   return (await response.json()) as Record<string, unknown>;
 }
 
 /** Signs in and redeems the code at /token. */
-export async function tokensFor(rt: Runtime, scope = "profile email create"): Promise<Tokens> {
+export async function tokensFor(rt: FullRuntime, scope = "profile email create"): Promise<Tokens> {
   const response = await postToken(rt, codeForm(await signInForCode(rt, scope)));
   expect(response.status).toBe(200);
   return (await response.json()) as Tokens;

@@ -14,10 +14,9 @@ import { logoSlot } from "../../netlify/lib/clients/logo-cache.ts";
 import { LOGO_NOT_SHOWN } from "../../netlify/lib/endpoints/client-logo.ts";
 import type { Fetcher } from "../../netlify/lib/clients/safe-fetch.ts";
 import { RECORDS } from "../../netlify/lib/platform/records.ts";
-import type { Runtime } from "../../netlify/lib/platform/runtime.ts";
 import { authorize, endpoints, signedRequest } from "../helpers/endpoints.ts";
 import { authorizationParams, BASE, decodePayload } from "../helpers/requests.ts";
-import { testRuntime, type TestRuntime } from "../helpers/runtime.ts";
+import { testRuntime, type FullRuntime, type TestRuntime } from "../helpers/runtime.ts";
 
 const onlyLocal: AddressPolicy = (ip) => ip === "127.0.0.1";
 
@@ -75,7 +74,7 @@ const localDocuments: Fetcher = async (url) => {
   const doc = await fetchClientDocument(toLocal(url), onlyLocal);
   return { ...doc, url: url.href };
 };
-const localLogos: NonNullable<Runtime["fetchLogo"]> = (url) => fetchLogoBytes(toLocal(url), onlyLocal);
+const localLogos: FullRuntime["fetchLogo"] = (url) => fetchLogoBytes(toLocal(url), onlyLocal);
 
 function metadata(path: string, extra: Record<string, unknown>): string {
   return JSON.stringify({ client_id: clientUrl(path), client_name: "Agent", ...extra });
@@ -87,12 +86,12 @@ async function runtime(): Promise<TestRuntime> {
 }
 
 /** The signed request GET /auth makes for a client whose document is at `path`. */
-async function requestFor(rt: Runtime, path: string, redirectUri: string): Promise<Record<string, unknown>> {
+async function requestFor(rt: FullRuntime, path: string, redirectUri: string): Promise<Record<string, unknown>> {
   const params = authorizationParams({ client_id: clientUrl(path), redirect_uri: redirectUri });
   return decodePayload(await signedRequest(rt, params));
 }
 
-const getLogo = (rt: Runtime, path: string) => endpoints.authorize(new Request(`${BASE}${path}`), rt);
+const getLogo = (rt: FullRuntime, path: string) => endpoints.authorize(new Request(`${BASE}${path}`), rt);
 
 describe("the loopback-only warning", () => {
   it("is signed into the request of a metadata document whose redirect URIs are all loopback", async () => {
@@ -152,7 +151,7 @@ describe("a metadata document read up to 5 KB and no further", () => {
 });
 
 describe("the app's logo, served from this origin", () => {
-  async function logoPathFor(rt: Runtime, logo: string): Promise<{ path: string; own: string }> {
+  async function logoPathFor(rt: FullRuntime, logo: string): Promise<{ path: string; own: string }> {
     answers.set("/app.json", { type: "application/json", body: metadata("/app.json", { redirect_uris: [`https://client.test:${port}/cb`], logo_uri: logo }) });
     clearClientCache();
     const request = await requestFor(rt, "/app.json", `https://client.test:${port}/cb`);

@@ -9,14 +9,14 @@ import { removingRetiredSessionCookie } from "./retired-session-cookie.ts";
 import { withAuthorizeLog, withProfileLog } from "./sign-in-steps.ts";
 
 const signIn = removingRetiredSessionCookie(
-  endpoint({
+  endpoint<"discover" | "resourceScopes">({
     GET: { answers: "page", run: withAuthorizeLog(authorize) },
     // The code's redemption, as at the token endpoint (spec 5.3.1): form-encoded, no parameter twice.
     POST: { answers: "json", body: { accepts: "oauth-form", repeatable: ["resource"] }, run: withProfileLog(redeemForProfile) },
   }),
 );
 
-const clientLogo = endpoint({ GET: { answers: "json", run: serveClientLogo } });
+const clientLogo = endpoint<"fetchLogo">({ GET: { answers: "json", run: serveClientLogo } });
 
-export const authorizationEndpoint: Endpoint = (req, rt, requester) =>
+export const authorizationEndpoint: Endpoint<"discover" | "resourceScopes" | "fetchLogo"> = (req, rt, requester) =>
   (new URL(req.url).pathname === CLIENT_LOGO_PATH ? clientLogo : signIn)(req, rt, requester);

@@ -19,8 +19,6 @@ const IMAGE_HEADERS = {
   "Cache-Control": "private, max-age=86400",
 } as const;
 
-const noFetcher: LogoFetcher = () => Promise.reject(new Error("This function does not fetch logos."));
-
 /** Said of every logo that is not shown, whatever the reason: the reason may name what a host
  * resolves to or why a connection failed, which is nobody's business who can open this path. */
 export const LOGO_NOT_SHOWN = "The app's logo is not shown.";
@@ -33,10 +31,10 @@ async function readAndLog(source: URL, fetcher: LogoFetcher): ReturnType<typeof 
   return logo;
 }
 
-export async function serveClientLogo(ctx: RequestContext): Promise<Response> {
+export async function serveClientLogo(ctx: RequestContext<"fetchLogo">): Promise<Response> {
   const source = logoSource(ctx.url.searchParams, ctx.config.keys.logo);
   if (!source) throw new NotFound("There is no such logo here.");
-  const logo = await cachedLogo(ctx.rt.store, source.href, ctx.rt.now(), () => readAndLog(source, ctx.rt.fetchLogo ?? noFetcher));
+  const logo = await cachedLogo(ctx.rt.store, source.href, ctx.rt.now(), () => readAndLog(source, ctx.rt.fetchLogo));
   if (!logo.ok) throw new NotFound(LOGO_NOT_SHOWN);
   return new Response(new Blob([new Uint8Array(logo.bytes)]), { status: 200, headers: { "Content-Type": logo.type, "Content-Length": String(logo.bytes.length), ...IMAGE_HEADERS } });
 }

@@ -4,7 +4,7 @@
 // after the answer where the platform offers waitUntil (Netlify does), else within
 // LOG_DEADLINE_MS at most; a failure there never changes an answer.
 import { AnsweredError } from "../errors.ts";
-import type { Handler, RequestContext } from "../http/endpoint.ts";
+import type { Capability, Handler, RequestContext } from "../http/endpoint.ts";
 import { logConnectionSteps, type StepEvent } from "../owner/connection-log.ts";
 import { parseClientId } from "../core/urls.ts";
 
@@ -12,7 +12,7 @@ type Outcome = { response: Response } | { error: unknown };
 export type Steps = (ctx: RequestContext, outcome: Outcome, at: number) => Promise<StepEvent[]>;
 
 /** Runs the handler, then (after the answer) logs the steps its outcome shows. */
-export function logged(run: Handler, steps: Steps): Handler {
+export function logged<C extends Capability>(run: Handler<C>, steps: Steps): Handler<C> {
   return async (ctx) => {
     const at = ctx.rt.now();
     const target = { store: ctx.rt.store, waitUntil: ctx.requester.waitUntil };

@@ -11,7 +11,7 @@ import { profileFor } from "../protocol/profile.ts";
 import { assertionContext, discoverNow } from "./assertion-context.ts";
 import { declaredAtRedemption } from "../protocol/unread-document.ts";
 
-export async function redeemForProfile(ctx: RequestContext): Promise<Response> {
+export async function redeemForProfile(ctx: RequestContext<"discover">): Promise<Response> {
   const form = withClientCredentials(ctx.req, await ctx.form());
   const now = ctx.rt.now();
   const assertions = assertionContext(ctx, now, "/auth");

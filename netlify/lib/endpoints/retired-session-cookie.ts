@@ -1,10 +1,10 @@
 // The functions that read the owner's session remove a session cookie of an earlier version
 // wherever one still comes with a request (owner/retired-session.ts), beside their own answer.
-import type { Endpoint } from "../http/endpoint.ts";
+import type { Capability, Endpoint } from "../http/endpoint.ts";
 import { withCookies } from "../http/responses.ts";
 import { retireSessionCookie } from "../owner/retired-session.ts";
 
-export function removingRetiredSessionCookie(endpoint: Endpoint): Endpoint {
+export function removingRetiredSessionCookie<C extends Capability>(endpoint: Endpoint<C>): Endpoint<C> {
   return async (req, rt, requester) => {
     const response = await endpoint(req, rt, requester);
     if (!rt.config.ok) return response;

@@ -1,6 +1,5 @@
 // GET /auth, the approve step and POST /auth, as the connection doctor logs them (connection-steps.ts).
-import type { RequestContext } from "../http/endpoint.ts";
-import type { Handler } from "../http/endpoint.ts";
+import type { Capability, Handler, RequestContext } from "../http/endpoint.ts";
 import { attemptLinks } from "../owner/connection-log.ts";
 import { SIGN_IN_PAGE } from "../pages/paths.ts";
 import { readSignInFragment } from "../pages/sign-in-fragment.ts";
@@ -66,6 +65,6 @@ const profileSteps: Steps = async (ctx, outcome, at) => {
   return outcome.response.ok ? [{ clientId, step: "profile", ok: true, at, links, approvedClient: true }] : [];
 };
 
-export const withAuthorizeLog = (run: Handler): Handler => logged(run, authorizeSteps);
-export const withProfileLog = (run: Handler): Handler => logged(run, profileSteps);
+export const withAuthorizeLog = <C extends Capability>(run: Handler<C>): Handler<C> => logged(run, authorizeSteps);
+export const withProfileLog = <C extends Capability>(run: Handler<C>): Handler<C> => logged(run, profileSteps);
 export const withApproveLog = (run: Handler): Handler => logged(run, approveSteps);

@@ -1,6 +1,6 @@
 // POST /token, as the connection doctor logs it (connection-steps.ts). Apart from the sign-in's
 // steps: the token function must not reach the sign-in's modules.
-import type { Handler } from "../http/endpoint.ts";
+import type { Capability, Handler } from "../http/endpoint.ts";
 import { attemptLinks } from "../owner/connection-log.ts";
 import { grantIdOf } from "../protocol/grant-tokens.ts";
 import { logged, loggableClient, refusal, type Steps } from "./connection-steps.ts";
@@ -34,4 +34,4 @@ const tokenSteps: Steps = async (ctx, outcome, at) => {
   return [{ clientId, step, ok: true, at, links: grantId ? [...links, attemptLinks.grant(grantId)] : links, approvedClient: true }];
 };
 
-export const withTokenLog = (run: Handler): Handler => logged(run, tokenSteps);
+export const withTokenLog = <C extends Capability>(run: Handler<C>): Handler<C> => logged(run, tokenSteps);

@@ -41,7 +41,7 @@ function tokenResponse(req: Request, config: Config, issued: IssuedTokens, now: 
  * its document declared (read now, for a code issued while it could not be read), checked
  * before the code is used up (a refused client can try again). `declared` receives what the
  * grant is to carry. */
-function tokenWorthy(ctx: RequestContext, form: URLSearchParams, assertions: AssertionContext, declared: { authentication?: KeyAuthentication }): (code: CodeRecord) => Promise<void> {
+function tokenWorthy(ctx: RequestContext<"discover">, form: URLSearchParams, assertions: AssertionContext, declared: { authentication?: KeyAuthentication }): (code: CodeRecord) => Promise<void> {
   const resource = requestedResource(form);
   return async (code) => {
     // Spec 5.3.3: a code issued with no scope proves identity only; it never buys a token, and
@@ -54,7 +54,7 @@ function tokenWorthy(ctx: RequestContext, form: URLSearchParams, assertions: Ass
   };
 }
 
-async function authorizationCodeGrant(ctx: RequestContext, form: URLSearchParams): Promise<Response> {
+async function authorizationCodeGrant(ctx: RequestContext<"discover">, form: URLSearchParams): Promise<Response> {
   const { req, rt, config } = ctx;
   const now = rt.now();
   const declared: { authentication?: KeyAuthentication } = {};
@@ -101,7 +101,7 @@ async function refreshTokenGrant(ctx: RequestContext, form: URLSearchParams): Pr
   throw new InvalidGrant(REFRESH_ERRORS[outcome.reason]);
 }
 
-async function tokenRequest(ctx: RequestContext): Promise<Response> {
+async function tokenRequest(ctx: RequestContext<"discover">): Promise<Response> {
   // A Basic credential is checked before anything is redeemed, so a refused one consumes nothing.
   const form = withClientCredentials(ctx.req, await ctx.form());
   if (form.get("action") === "revoke") return revokeToken(ctx, form, "/token");
@@ -112,7 +112,7 @@ async function tokenRequest(ctx: RequestContext): Promise<Response> {
   throw new UnsupportedGrantType(`grant_type ${grantType} is not supported; use authorization_code or refresh_token.`);
 }
 
-export const tokenEndpoint = endpoint({
+export const tokenEndpoint = endpoint<"discover">({
   cors: true,
   // The legacy token verification: the same answer as POST /introspect.
   GET: { answers: "json", run: (ctx) => verifyToken(ctx, null) },

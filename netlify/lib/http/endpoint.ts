@@ -5,7 +5,8 @@
 // accept, storage outages and anything thrown; the handlers only do their own work.
 import { AccessDenied, MethodNotAllowed, NotFound, SetupIncomplete } from "../errors.ts";
 import { describeProblems, type Config, type ConfigProblem } from "../platform/config.ts";
-import type { Runtime } from "../platform/runtime.ts";
+import type { Capability, Runtime } from "../platform/runtime.ts";
+export type { Capability } from "../platform/runtime.ts";
 import type { ClientReply } from "../protocol/authorization-response.ts";
 import { errorResponse, type Answers } from "./error-response.ts";
 import { readForm, readJsonObject, type BodyRule } from "./body.ts";
@@ -20,10 +21,11 @@ interface Requester {
   waitUntil?: ((work: Promise<unknown>) => void) | undefined;
 }
 
-export interface RequestContext {
+/** `C`: the capabilities the handler needs of its function (platform/runtime.ts), and so its endpoint. */
+export interface RequestContext<C extends Capability = never> {
   readonly req: Request;
   readonly url: URL;
-  readonly rt: Runtime;
+  readonly rt: Runtime<C>;
   readonly config: Config;
   readonly requester: Requester;
   /** The body as form fields, read once, as the route's `body` rule reads it. */
@@ -35,11 +37,11 @@ export interface RequestContext {
   replyTo(target: ClientReply): void;
 }
 
-export type Handler = (ctx: RequestContext) => Promise<Response>;
+export type Handler<C extends Capability = never> = (ctx: RequestContext<C>) => Promise<Response>;
 
-export interface Route {
+export interface Route<C extends Capability = never> {
   answers: Answers;
-  run: Handler;
+  run: Handler<C>;
   /** Posts from other sites are refused (403), with these words. */
   sameOriginOnly?: string;
   /** The body it accepts (http/body.ts). Unsaid: urlencoded or multipart fields, and a flat JSON
@@ -51,28 +53,28 @@ export interface Route {
 }
 
 type Method = "GET" | "POST";
-export type Methods = Partial<Record<Method, Route>>;
+export type Methods<C extends Capability = never> = Partial<Record<Method, Route<C>>>;
 
-interface EndpointSpec extends Methods {
+interface EndpointSpec<C extends Capability> extends Methods<C> {
   /** Readable from any origin, for browser-based clients. Such endpoints never use cookies. */
   cors?: boolean;
 }
 
 /** An API with actions under one path, e.g. /indieauth/api/account/sign-in. */
-interface ActionsSpec {
+interface ActionsSpec<C extends Capability> {
   base: string;
-  actions: Record<string, Methods>;
+  actions: Record<string, Methods<C>>;
   /** The words for a path that is no action. */
   unknownAction: string;
 }
 
-export type Endpoint = (req: Request, rt: Runtime, requester?: Partial<Requester>) => Promise<Response>;
+export type Endpoint<C extends Capability = never> = (req: Request, rt: Runtime<C>, requester?: Partial<Requester>) => Promise<Response>;
 
 function setupIncomplete(problems: readonly ConfigProblem[], development: boolean): SetupIncomplete {
   return new SetupIncomplete(describeProblems(problems), problems, development);
 }
 
-async function runRoute(route: Route, req: Request, rt: Runtime, requester: Requester): Promise<Response> {
+async function runRoute<C extends Capability>(route: Route<C>, req: Request, rt: Runtime<C>, requester: Requester): Promise<Response> {
   let reply: (ClientReply & { issuer: string }) | undefined;
   try {
     if (!rt.config.ok) throw setupIncomplete(rt.config.problems, rt.config.development);
@@ -81,7 +83,7 @@ async function runRoute(route: Route, req: Request, rt: Runtime, requester: Requ
     let form: Promise<URLSearchParams> | undefined;
     let body: Promise<Record<string, unknown>> | undefined;
     const { jsonBody } = route;
-    const ctx: RequestContext = {
+    const ctx: RequestContext<C> = {
       req,
       url: new URL(req.url),
       rt,
@@ -117,7 +119,7 @@ function servedElsewhere(req: Request, rt: Runtime): NotFound | null {
   return new URL(req.url).host === home.host ? null : new NotFound(`This IndieAuth server answers at ${home.origin} only.`);
 }
 
-function serve(methods: (req: Request) => Methods | NotFound, cors: boolean): Endpoint {
+function serve<C extends Capability>(methods: (req: Request) => Methods<C> | NotFound, cors: boolean): Endpoint<C> {
   return async (req, rt, requester) => {
     const elsewhere = servedElsewhere(req, rt);
     if (elsewhere) return secureTransport(errorResponse(elsewhere, "json", undefined, req), rt);
@@ -132,12 +134,12 @@ function serve(methods: (req: Request) => Methods | NotFound, cors: boolean): En
   };
 }
 
-export function endpoint(spec: EndpointSpec): Endpoint {
+export function endpoint<C extends Capability = never>(spec: EndpointSpec<C>): Endpoint<C> {
   const { cors = false, ...methods } = spec;
   return serve(() => methods, cors);
 }
 
-export function actionsEndpoint(spec: ActionsSpec): Endpoint {
+export function actionsEndpoint<C extends Capability = never>(spec: ActionsSpec<C>): Endpoint<C> {
   return serve((req) => {
     const action = new URL(req.url).pathname.slice(spec.base.length).replace(/\/$/, "");
     return Object.hasOwn(spec.actions, action) ? spec.actions[action]! : new NotFound(spec.unknownAction);

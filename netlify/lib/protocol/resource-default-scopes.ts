@@ -4,12 +4,11 @@
 // scope, claude.ai ` offline_access` (docs/research/mcp-hosts.md). The default is what the
 // resource lists in its own RFC 9728 metadata, looked up only for a resource on the owner's
 // site: nobody else's metadata decides what the owner is asked to grant.
-import { metadataUrlFor, type ResourceScopes } from "../clients/resource-scopes.ts";
+import { metadataUrlFor } from "../clients/resource-scopes.ts";
 import { isLoopbackHost } from "../core/urls.ts";
 import { InvalidScope } from "../errors.ts";
 import type { Config } from "../platform/config.ts";
-
-export type ResourceScopesLookup = (resource: string, options?: { localDevelopment?: boolean }) => Promise<ResourceScopes>;
+import type { Capabilities } from "../platform/runtime.ts";
 
 type Site = Pick<Config, "me" | "baseUrl" | "setup">;
 
@@ -23,14 +22,14 @@ export function onOwnerSite(resource: string, site: Site): boolean {
 
 /** The resource's default scopes; InvalidScope (sent to the verified redirect URI) saying what
  * the resource should publish where there are none. */
-export async function defaultScopesFor(resource: string, site: Site, lookup: ResourceScopesLookup | undefined): Promise<string[]> {
+export async function defaultScopesFor(resource: string, site: Site, lookup: Capabilities["resourceScopes"]): Promise<string[]> {
   const ask = "Ask for a scope, or publish the resource's scopes in scopes_supported of its protected resource metadata (RFC 9728)";
   if (!onOwnerSite(resource, site)) {
     throw new InvalidScope(`The request names no scope for ${resource}, which is not on ${new URL(site.me).origin}: no default scope is looked up there. Ask for a scope.`);
   }
   // ME is http only in local development (platform/config-values.ts): a site on this machine.
   const localDevelopment = new URL(site.me).protocol === "http:" && isLoopbackHost(new URL(resource).hostname);
-  const found: ResourceScopes = lookup ? await lookup(resource, { localDevelopment }) : { missing: "this server cannot look it up" };
+  const found = await lookup(resource, { localDevelopment });
   if ("scopes" in found) return found.scopes;
   throw new InvalidScope(`The request names no scope for ${resource}, and no default was found: ${found.missing}. ${ask} at ${metadataUrlFor(new URL(resource)).href}.`);
 }
