@@ -81,7 +81,7 @@ describe("password managers", () => {
     await page.goto(`${server.baseUrl}${path}`);
     const forms = await page.locator("form:has(input[type=password])").evaluateAll((found) =>
       found.map((form) => ({
-        username: (form.querySelector('input[autocomplete="username"]') as HTMLInputElement | null)?.value ?? null,
+        username: form.querySelector<HTMLInputElement>('input[autocomplete="username"]')?.value ?? null,
         password: form.querySelector("input[type=password]")?.getAttribute("autocomplete") ?? null,
       })),
     );
