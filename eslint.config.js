@@ -3,7 +3,13 @@
 // docs/tests.md says what each rule is for; a rule is off only with its reason here.
 import tseslint from "typescript-eslint";
 
-const UNSAFE_ANY = ["no-unsafe-argument", "no-unsafe-assignment", "no-unsafe-call", "no-unsafe-member-access", "no-unsafe-return"];
+const UNSAFE_ANY = [
+  "no-unsafe-argument",
+  "no-unsafe-assignment",
+  "no-unsafe-call",
+  "no-unsafe-member-access",
+  "no-unsafe-return",
+];
 const off = (rules) => Object.fromEntries(rules.map((rule) => [`@typescript-eslint/${rule}`, "off"]));
 
 export default tseslint.config(
@@ -13,7 +19,9 @@ export default tseslint.config(
     languageOptions: {
       parserOptions: {
         // The .mjs files (build plugin, packaged command) are outside tsconfig.json: typed as plain JS.
-        projectService: { allowDefaultProject: ["*.js", "netlify/plugin/*.mjs", "scripts/*.mjs", "test/helpers/*.mjs"] },
+        projectService: {
+          allowDefaultProject: ["*.js", "netlify/plugin/*.mjs", "scripts/*.mjs", "test/helpers/*.mjs"],
+        },
         tsconfigRootDir: import.meta.dirname,
       },
     },
@@ -23,9 +31,20 @@ export default tseslint.config(
       "@typescript-eslint/switch-exhaustiveness-check": "error",
       "@typescript-eslint/no-unnecessary-condition": "error",
       // A name starting with "_" is one left out on purpose (a rest pattern that omits a field).
-      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_", destructuredArrayIgnorePattern: "^_", ignoreRestSiblings: true }],
+      "@typescript-eslint/no-unused-vars": [
+        "error",
+        {
+          argsIgnorePattern: "^_",
+          varsIgnorePattern: "^_",
+          destructuredArrayIgnorePattern: "^_",
+          ignoreRestSiblings: true,
+        },
+      ],
       // Passing on what was caught, or an AbortSignal's reason, unchanged is right; a literal is still refused.
-      "@typescript-eslint/prefer-promise-reject-errors": ["error", { allowThrowingAny: true, allowThrowingUnknown: true }],
+      "@typescript-eslint/prefer-promise-reject-errors": [
+        "error",
+        { allowThrowingAny: true, allowThrowingUnknown: true },
+      ],
       // Off: an `async` function without `await` is how an implementation of a Promise-returning
       // interface turns a throw into a rejection; the rule would push toward sync throws.
       "@typescript-eslint/require-await": "off",
