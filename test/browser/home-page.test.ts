@@ -1,5 +1,5 @@
 // The home page and the functions' message pages as a person sees them on a phone, and the
-// self-test's request when no e-mail address is configured.
+// self-test's request when no e-mail address is configured, and what it says when it cannot start.
 import { mkdir } from "node:fs/promises";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Browser, BrowserContext, Page } from "playwright-core";
@@ -73,6 +73,14 @@ describe("the self-test", () => {
     await page.getByRole("button", { name: "Approve" }).waitFor();
     const scopes = await page.locator('input[name="scope"]').evaluateAll((boxes) => boxes.map((box) => (box as HTMLInputElement).value));
     expect(scopes).toEqual(["profile"]);
+  });
+
+  it("says so when it cannot start (no Web Crypto to hash its verifier), instead of doing nothing", async () => {
+    await page.addInitScript(() => Object.defineProperty(crypto, "subtle", { value: undefined }));
+    await page.goto(`${server.baseUrl}/`);
+    await page.getByRole("button", { name: "Test sign-in" }).click();
+    await expect.poll(() => page.locator("#link-report").textContent()).toContain("The test sign-in could not start");
+    expect(page.url()).toBe(`${server.baseUrl}/`);
   });
 });
 
