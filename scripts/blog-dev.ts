@@ -37,7 +37,7 @@ function netlifyToml(): NetlifyToml | undefined {
   const file = join(blog, "netlify.toml");
   if (!existsSync(file)) return undefined;
   try {
-    return parse(readFileSync(file, "utf8")) as NetlifyToml;
+    return parse(readFileSync(file, "utf8"));
   } catch {
     return undefined;
   }
@@ -104,8 +104,8 @@ const child = spawn(process.execPath, [...listen.nodeArgs, cli, ...serveArgument
   stdio: ["inherit", "pipe", "pipe"],
   env: childEnv,
 });
-pipeFiltered(child.stdout!, process.stdout);
-pipeFiltered(child.stderr!, process.stderr);
+pipeFiltered(child.stdout, process.stdout);
+pipeFiltered(child.stderr, process.stderr);
 // Its exit code, once its output has been passed on (or a moment after it ended, should a
 // process it started hold the output open).
 const exitLike = (code: number | null, signal: NodeJS.Signals | null) => process.exit(code ?? (signal ? 1 : 0));

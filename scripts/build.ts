@@ -72,9 +72,9 @@ export async function buildSite(env: Env = process.env, outDir = join(root, "dis
 
   // outputEscape: every value printed by a template is HTML-escaped unless marked raw.
   const liquid = new Liquid({ root: join(site, "templates"), extname: ".liquid", outputEscape: "escape", strictVariables: false });
-  const render = async (template: string, data: Record<string, unknown>, title: string, script?: string, head: Record<string, unknown> = {}) => {
-    const content = await liquid.renderFile(template, data);
-    return liquid.renderFile("layout", { title, script, content, assets: ASSETS, ...head });
+  const render = async (template: string, data: Record<string, unknown>, title: string, script?: string, head: Record<string, unknown> = {}): Promise<string> => {
+    const content = (await liquid.renderFile(template, data)) as string;
+    return (await liquid.renderFile("layout", { title, script, content, assets: ASSETS, ...head })) as string;
   };
   const write = async (path: string, html: string) => {
     await mkdir(dirname(join(outDir, path, "index.html")), { recursive: true });

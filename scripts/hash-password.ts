@@ -43,7 +43,7 @@ function askHidden(question: string): Promise<string> {
 
 async function readAll(): Promise<string> {
   const chunks: Buffer[] = [];
-  for await (const chunk of stdin) chunks.push(Buffer.from(chunk));
+  for await (const chunk of stdin as AsyncIterable<Buffer>) chunks.push(chunk);
   return Buffer.concat(chunks).toString("utf8").replace(/\r?\n$/, "");
 }
 

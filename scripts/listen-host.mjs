@@ -12,6 +12,7 @@ const host = process.env.NETLIFY_INDIEAUTH_LISTEN_HOST || "127.0.0.1";
 const ANY = new Set(["", "::", "0.0.0.0"]);
 
 if (!ANY.has(host)) {
+  // eslint-disable-next-line @typescript-eslint/unbound-method -- called below with the server as `this`.
   const listen = net.Server.prototype.listen;
   net.Server.prototype.listen = function listenOnHost(...args) {
     const [first, second] = args;

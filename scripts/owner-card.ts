@@ -55,7 +55,7 @@ const sameUrl = (a: string, b: string) => {
     return false;
   }
 };
-const text = (value: unknown): string | undefined => (typeof value === "string" ? value : typeof (value as { value?: unknown })?.value === "string" ? (value as { value: string }).value : undefined);
+const text = (value: unknown): string | undefined => (typeof value === "string" ? value : typeof (value as { value?: unknown } | null | undefined)?.value === "string" ? (value as { value: string }).value : undefined);
 
 /** The name and photo of ME's representative h-card: the page's first h-card, taken when its
  * u-url or u-uid is ME or one of the page's rel=me links (microformats.org/wiki/representative-h-card). */

@@ -17,7 +17,7 @@ interface Block {
   name: string;
   start: string;
   end: string;
-  render(figures: BenchFigures): string;
+  render: (figures: BenchFigures) => string;
 }
 
 const block = (name: string, tag: string, render: (f: BenchFigures) => string): Block => ({

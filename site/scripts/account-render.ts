@@ -101,7 +101,7 @@ function buttons(...nodes: HTMLButtonElement[]): HTMLDivElement {
  * how many (it leaves when they expire or are revoked). */
 function scopeChip(scope: string, app: AppView): HTMLElement {
   const chip = element("code", scope, "chip");
-  const holding = Object.hasOwn(app.scopeGrants ?? {}, scope) ? app.scopeGrants[scope]! : app.grants;
+  const holding = Object.hasOwn(app.scopeGrants, scope) ? app.scopeGrants[scope]! : app.grants;
   if (app.grants > 1 && holding < app.grants) chip.append(element("span", ` · ${holding} of ${app.grants} grants`, "muted"));
   return chip;
 }

@@ -5,11 +5,11 @@ import { challengeFor, randomValue, SELF_TEST_KEY, selfTestClient, type PendingS
 function setUpCopy(): void {
   const button = document.querySelector<HTMLButtonElement>("button[data-copy]");
   const status = document.getElementById("copy-status");
-  button?.addEventListener("click", async () => {
+  const copy = async (button: HTMLButtonElement) => {
     const source = document.getElementById(button.dataset.copy ?? "");
     if (!source || !status) return;
     try {
-      await navigator.clipboard.writeText(source.textContent ?? "");
+      await navigator.clipboard.writeText(source.textContent);
       status.textContent = "Copied.";
     } catch {
       // Clipboard refused (insecure context, permissions): select the text for a manual copy.
@@ -19,7 +19,9 @@ function setUpCopy(): void {
       getSelection()?.addRange(range);
       status.textContent = "Selected: press Ctrl+C (or ⌘C) to copy.";
     }
-  });
+  };
+  // copy() and check() below catch their own failures: the click need not wait for them.
+  button?.addEventListener("click", () => void copy(button));
 }
 
 function element<K extends keyof HTMLElementTagNameMap>(tag: K, text?: string, className?: string): HTMLElementTagNameMap[K] {
@@ -64,7 +66,7 @@ function renderReport(target: HTMLElement, report: ProfileLinksReport): void {
 function setUpLinkCheck(): void {
   const button = document.getElementById("check-links");
   const target = document.getElementById("link-report");
-  button?.addEventListener("click", async () => {
+  const check = async () => {
     if (!target) return;
     target.replaceChildren(element("p", "Checking…"));
     try {
@@ -75,12 +77,13 @@ function setUpLinkCheck(): void {
     } catch (error) {
       target.replaceChildren(element("p", `The check failed: ${error instanceof Error ? error.message : String(error)}`, "error"));
     }
-  });
+  };
+  button?.addEventListener("click", () => void check());
 }
 
 function setUpSelfTest(): void {
   const button = document.getElementById("test-sign-in");
-  button?.addEventListener("click", async () => {
+  const start = async (button: HTMLElement) => {
     const base = button.dataset.base || location.origin;
     const pending: PendingSignIn = { state: randomValue(), verifier: randomValue(), base };
     sessionStorage.setItem(SELF_TEST_KEY, JSON.stringify(pending));
@@ -96,7 +99,10 @@ function setUpSelfTest(): void {
       scope: button.dataset.email === "yes" ? "profile email" : "profile",
     });
     location.assign(`${base}/auth?${params}`);
-  });
+  };
+  // Hashing the verifier fails only where Web Crypto is missing (not a secure context): say so.
+  const report = (error: unknown) => document.getElementById("link-report")?.replaceChildren(element("p", `The test sign-in could not start: ${String(error)}`, "error"));
+  button?.addEventListener("click", () => void start(button).catch(report));
 }
 
 setUpCopy();

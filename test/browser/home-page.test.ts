@@ -1,5 +1,5 @@
 // The home page and the functions' message pages as a person sees them on a phone, and the
-// self-test's request when no e-mail address is configured.
+// self-test's request when no e-mail address is configured, and what it says when it cannot start.
 import { mkdir } from "node:fs/promises";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Browser, BrowserContext, Page } from "playwright-core";
@@ -74,6 +74,14 @@ describe("the self-test", () => {
     const scopes = await page.locator('input[name="scope"]').evaluateAll((boxes) => boxes.map((box) => (box as HTMLInputElement).value));
     expect(scopes).toEqual(["profile"]);
   });
+
+  it("says so when it cannot start (no Web Crypto to hash its verifier), instead of doing nothing", async () => {
+    await page.addInitScript(() => Object.defineProperty(crypto, "subtle", { value: undefined }));
+    await page.goto(`${server.baseUrl}/`);
+    await page.getByRole("button", { name: "Test sign-in" }).click();
+    await expect.poll(() => page.locator("#link-report").textContent()).toContain("The test sign-in could not start");
+    expect(page.url()).toBe(`${server.baseUrl}/`);
+  });
 });
 
 describe("password managers", () => {
@@ -81,7 +89,7 @@ describe("password managers", () => {
     await page.goto(`${server.baseUrl}${path}`);
     const forms = await page.locator("form:has(input[type=password])").evaluateAll((found) =>
       found.map((form) => ({
-        username: (form.querySelector('input[autocomplete="username"]') as HTMLInputElement | null)?.value ?? null,
+        username: form.querySelector<HTMLInputElement>('input[autocomplete="username"]')?.value ?? null,
         password: form.querySelector("input[type=password]")?.getAttribute("autocomplete") ?? null,
       })),
     );

@@ -150,7 +150,7 @@ async function consent(c: HostCase, d: Discovered): Promise<{ code: string; veri
   }
   expect(landed?.searchParams.get("state")).toBe(state);
   expect(landed?.searchParams.get("iss")).toBe(as.issuer);
-  return { code: landed!.searchParams.get("code")!, verifier, redirectUri };
+  return { code: landed.searchParams.get("code")!, verifier, redirectUri };
 }
 
 /** An MCP session with the real SDK client: initialize, tools/list, tools/call. */

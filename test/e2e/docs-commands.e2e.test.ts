@@ -244,6 +244,7 @@ const ELSEWHERE: [doc: string, start: string, where: string][] = [
   ["README.md", "npm install && npm start", "npm install: .ci/run (npm ci); npm start: test/e2e/npm-start.e2e.test.ts"],
   ["README.md", "npm test ", ".ci/run"],
   ["README.md", "npm run test:", ".ci/run"],
+  ["README.md", "npm run lint", ".ci/run"],
   ["README.md", "npm install", ".ci/run (npm ci); in a blog: test/helpers/blog.ts installBlog (the tarball; netlify-cli linked, not installed)"],
   ["README.md", "npm start", "test/e2e/npm-start.e2e.test.ts"],
   ["README.md", "npx netlify-indieauth hash-password", "test/e2e/local-trial.e2e.test.ts (the README's block), test/e2e/hugo-blog.e2e.test.ts"],
@@ -255,6 +256,7 @@ const ELSEWHERE: [doc: string, start: string, where: string][] = [
   ["docs/resource-api.md", "curl ", "the same requests by fetch in test/e2e/resource-blog.e2e.test.ts, against the doc's own functions in a blog"],
   ["docs/tests.md", "npm test", ".ci/run"],
   ["docs/tests.md", "npm run test:", ".ci/run"],
+  ["docs/tests.md", "npm run lint", ".ci/run"],
   ["docs/tests.md", "bash .ci/run", "CI itself"],
 ];
 

@@ -248,6 +248,7 @@ export interface BodySpec {
   contentType: string | null;
   bytes: Uint8Array<ArrayBuffer>;
   /** "truthful" sends the real length; a string is sent as is (a lie, or garbage). */
+  // eslint-disable-next-line @typescript-eslint/no-redundant-type-constituents -- the two words the helper reads, beside any string.
   contentLength: "none" | "truthful" | string;
 }
 

@@ -313,7 +313,7 @@ export async function startProductionBlobs(options: ProductionBlobsOptions = {})
     return `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
   };
   const [uncachedEdgeURL, edgeURL] = await Promise.all([listen("uncached"), listen("cached")]);
-  blobs.connection = { siteID, token, edgeURL: edgeURL!, uncachedEdgeURL: uncachedEdgeURL! };
+  blobs.connection = { siteID, token, edgeURL, uncachedEdgeURL };
   blobs.context = Buffer.from(JSON.stringify(blobs.connection)).toString("base64");
   return blobs;
 }

@@ -84,6 +84,7 @@ if (Object.keys(answers).length > 0 || Object.keys(routes).length > 0) {
   dns.lookup = stubLookup;
   syncBuiltinESMExports();
 
+  // eslint-disable-next-line @typescript-eslint/unbound-method -- called below with the socket as `this`.
   const realConnect = net.Socket.prototype.connect;
   net.Socket.prototype.connect = function connect(...args) {
     // net.connect() hands over its normalised [options, callback] array; others pass options.

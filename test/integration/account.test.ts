@@ -158,7 +158,7 @@ describe("revoking from the console", () => {
     expect(await response.json()).toEqual({ ok: true, revoked: 1 });
 
     expect(await introspection(rt, quill.access_token)).toEqual({ active: false });
-    const refresh = await postToken(rt, { grant_type: "refresh_token", refresh_token: quill.refresh_token!, client_id: "https://quill.example/" });
+    const refresh = await postToken(rt, { grant_type: "refresh_token", refresh_token: quill.refresh_token, client_id: "https://quill.example/" });
     expect(refresh.status).toBe(400);
     // The other app is untouched, and the list no longer shows the revoked one.
     expect(await introspection(rt, notes.access_token)).toMatchObject({ active: true });

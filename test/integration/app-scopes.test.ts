@@ -39,7 +39,7 @@ describe("an app's scopes in the console", () => {
     await tokensFor(rt, "profile");
     expect(await heldShown(rt)).toEqual({ scopes: ["create", "profile"], scopeGrants: { create: 1, profile: 1 }, grants: 2 });
 
-    expect((await revoke(rt, { token: create.refresh_token! })).status).toBe(200);
+    expect((await revoke(rt, { token: create.refresh_token })).status).toBe(200);
     expect(await heldShown(rt)).toEqual({ scopes: ["profile"], scopeGrants: { profile: 1 }, grants: 1 });
   });
 
@@ -49,7 +49,7 @@ describe("an app's scopes in the console", () => {
     const media = await tokensFor(rt, "media");
     rt.clock.advance(60 * DAY);
     await tokensFor(rt, "profile");
-    const refreshed = await postToken(rt, refreshForm(media.refresh_token!));
+    const refreshed = await postToken(rt, refreshForm(media.refresh_token));
     expect(refreshed.status).toBe(200);
     expect((await heldShown(rt)).scopes).toEqual(["create", "media", "profile"]);
 

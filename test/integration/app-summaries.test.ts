@@ -40,7 +40,7 @@ describe("app summaries", () => {
     expect(grantCounts(await overview(rt, cookie))).toEqual({ [CLIENT_ID]: 2 });
 
     rt.clock.advance(MINUTE);
-    expect((await postToken(rt, refreshForm(first.refresh_token!))).status).toBe(200);
+    expect((await postToken(rt, refreshForm(first.refresh_token))).status).toBe(200);
     const refreshed = await overview(rt, cookie);
     expect(grantCounts(refreshed)).toEqual({ [CLIENT_ID]: 2 });
     expect(refreshed.apps[0]!.lastUsedAt).toBe(rt.clock.now);

@@ -26,7 +26,7 @@ describe("a client that asks for form encoding gets its refusals form-encoded", 
     ["an unknown grant_type", { grant_type: "password" }, 400, "unsupported_grant_type"],
     ["a code that is not one", { grant_type: "authorization_code", code: "nope", client_id: "https://app.example.com/", redirect_uri: "https://app.example.com/callback", code_verifier: "a".repeat(43) }, 400, "invalid_grant"],
   ])("POST /token, %s: %i %s, form-encoded", async (_name, fields, status, error) => {
-    const response = await postToken(await testRuntime(), fields as Record<string, string>, FORM);
+    const response = await postToken(await testRuntime(), fields, FORM);
     expect(response.status).toBe(status);
     const body = await formBody(response);
     expect(body.get("error")).toBe(error);

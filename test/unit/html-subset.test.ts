@@ -27,7 +27,7 @@ function firstApp(items: Item[]): Item | undefined {
 /** What discovery reads of a page: the first h-app's name, url and logo, and the redirect URIs. */
 function read(html: string) {
   const parsed = mf2(`${html}<span></span>`, { baseUrl: BASE });
-  const app = firstApp(parsed.items as Item[]);
+  const app = firstApp(parsed.items);
   const pick = (p: string) => app?.properties[p]?.[0];
   return { name: pick("name"), url: pick("url"), logo: pick("logo"), redirects: parsed.rels.redirect_uri ?? [] };
 }

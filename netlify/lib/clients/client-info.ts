@@ -171,7 +171,7 @@ async function fromHtml(doc: FetchedDocument): Promise<{ app: Partial<ClientInfo
   const parsed = await parseMicroformats(doc.body, doc.url, { rels: ["redirect_uri"], roots: ["h-app", "h-x-app"] });
   if (!parsed) return { app: {}, redirects: [] };
   const app: Partial<ClientInfo> = {};
-  const item = findApp(parsed.items as MfItem[]);
+  const item = findApp(parsed.items);
   if (item !== undefined) {
     const name = cleanName(firstText(item, "name"));
     if (name !== undefined) app.name = name;

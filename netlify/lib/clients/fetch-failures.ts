@@ -55,7 +55,7 @@ const clientHash = (clientId: URL) => secretHash(clientId.href).slice(0, 22);
 
 function live(record: SlowClients | null, domain: string, now: number): SlowClients["slow"] {
   if (record?.kind !== "slow-client-fetches" || record.domain !== domain || !Array.isArray(record.slow)) return [];
-  return record.slow.filter((entry) => typeof entry?.client === "string" && entry.until > now);
+  return record.slow.filter((entry: SlowClients["slow"][number] | null) => typeof entry?.client === "string" && entry.until > now);
 }
 
 export function storedFetchFailures(store: KeyValueStore): FetchFailures {

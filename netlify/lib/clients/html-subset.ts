@@ -101,6 +101,7 @@ class Subtree {
     const outer = emitted === "a" ? this.open.findIndex((e) => e.emitted === "a") : -1;
     if (outer !== -1) this.popTo(outer);
     const leaf = VOID.has(tag) || tag === "iframe";
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- popTo() may have closed it (TS keeps the narrowing).
     if (this.closed || (this.open.length >= SUBSET_LIMITS.depth && !leaf)) return;
     if (++this.elements > SUBSET_LIMITS.subtreeElements) return this.close();
     // The root is an item; so may be those inside it, up to SUBSET_LIMITS.itemNesting.

@@ -34,7 +34,7 @@ export interface RequestContext<C extends Capability = never> {
   json(): Promise<Record<string, unknown>>;
   /** From here on, refusals that may go to the client go to this verified URI: redirected
    * when it is trusted, else as a link on the page that shows the refusal. */
-  replyTo(target: ClientReply): void;
+  replyTo: (target: ClientReply) => void;
 }
 
 export type Handler<C extends Capability = never> = (ctx: RequestContext<C>) => Promise<Response>;

@@ -52,7 +52,7 @@ const approvalKey = RECORDS.appApproval.key;
 /** The app's live approval, if any. */
 export async function approvalOf(store: KeyValueStore, clientId: string, now: number): Promise<AppApproval | null> {
   const record = await store.get<AppApproval>(approvalKey(clientId));
-  if (!record || record.kind !== "app-approval" || record.clientId !== clientId || !(record.expiresAt > now)) return null;
+  if (record?.kind !== "app-approval" || record.clientId !== clientId || !(record.expiresAt > now)) return null;
   return record;
 }
 
@@ -71,7 +71,7 @@ function includesRedirectUri(uris: readonly string[], redirectUri: string): bool
 /** The resources of a stored approval; none for a record that predates them or is malformed. */
 function approvedResources(approval: AppApproval): ApprovedResource[] {
   if (!Array.isArray(approval.resources)) return [];
-  return approval.resources.filter((entry) => Array.isArray(entry?.scopes) && (entry.resource === undefined || typeof entry.resource === "string"));
+  return approval.resources.filter((entry: ApprovedResource | null) => Array.isArray(entry?.scopes) && (entry.resource === undefined || typeof entry.resource === "string"));
 }
 
 /** Whether the approval covers this redirect URI, this resource (or none) and these scopes

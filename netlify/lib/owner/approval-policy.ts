@@ -37,7 +37,7 @@ interface PolicyInput {
   /** The request whose session cookie counts. */
   req: Request;
   config: Config;
-  rt: { store: KeyValueStore; now(): number };
+  rt: { store: KeyValueStore; now: () => number };
 }
 
 export interface ApprovalPolicy {

@@ -48,7 +48,7 @@ export function checkableUrl(raw: string, development: boolean): { ok: true; url
 
 const ok = (says: string): McpFindingView => ({ ok: true, says });
 const problem = (says: string, fix: string): McpFindingView => ({ ok: false, says, fix });
-const shown = (value: unknown) => logText(typeof value === "string" ? value : JSON.stringify(value) ?? "nothing");
+const shown = (value: unknown) => logText(typeof value === "string" ? value : value === undefined ? "nothing" : JSON.stringify(value));
 
 /** The parameters of the Bearer challenge, or null when there is none. */
 export function bearerChallenge(header: string | undefined): Record<string, string> | null {

@@ -136,7 +136,7 @@ export async function currentSession(store: KeyValueStore, req: Request, setting
   const id = await sessionIdOf(req, settings, now);
   if (!id) return null;
   const [session, seen] = await Promise.all([store.get<SessionRecord>(sessionKey(id)), readSeen(store, id)]);
-  if (!session || session.kind !== "session" || session.id !== id || session.expiresAt <= now) return null;
+  if (session?.kind !== "session" || session.id !== id || session.expiresAt <= now) return null;
   const lastSeenAt = seenAt(session, seen);
   if (now - lastSeenAt < TOUCH_INTERVAL_MS) return { ...session, lastSeenAt };
   await store.set(RECORDS.sessionSeen.key(id), { kind: "session-seen", lastSeenAt: now, expiresAt: session.expiresAt } satisfies SessionSeenRecord);
@@ -162,7 +162,7 @@ export async function endSession(store: KeyValueStore, id: string): Promise<void
 export async function listSessions(store: KeyValueStore, now: number): Promise<SessionRecord[]> {
   const keys = await store.list(RECORDS.session.prefix);
   const records = await Promise.all(keys.map((key) => store.get<SessionRecord>(key)));
-  const live = records.filter((s): s is SessionRecord => s !== null && s.kind === "session" && s.expiresAt > now);
+  const live = records.filter((s): s is SessionRecord => s?.kind === "session" && s.expiresAt > now);
   const seen = await Promise.all(live.map((s) => readSeen(store, s.id)));
   return live.map((s, i) => ({ ...s, lastSeenAt: seenAt(s, seen[i] ?? null) })).sort((a, b) => b.createdAt - a.createdAt);
 }

@@ -43,7 +43,7 @@ export async function signInHistory(store: KeyValueStore, now: number, before?: 
   const keys = pageKeys(older, limit);
   const records = await Promise.all(keys.map((key) => store.get<StoredEvent>(key)));
   const events = records
-    .filter((r): r is StoredEvent => r !== null && r.kind === "sign-in-event" && r.expiresAt > now)
+    .filter((r): r is StoredEvent => r?.kind === "sign-in-event" && r.expiresAt > now)
     .sort((a, b) => b.at - a.at)
     .map(({ kind: _kind, expiresAt: _expiresAt, ...event }) => event);
   if (events.length > limit) {

@@ -9,14 +9,14 @@ import type { KeyValueStore } from "./store.ts";
  * record: written now, or written before its answer was lost (`isThisWrite` recognises it by
  * what only this writer holds, compared in constant time where it is a secret). */
 export async function createOnce<T>(store: KeyValueStore, key: string, value: T, isThisWrite: (stored: T) => boolean): Promise<boolean> {
-  let failure: unknown = null;
+  let failure: { error: unknown } | null = null;
   try {
     if (await store.setIfNew(key, value)) return true;
   } catch (error) {
-    failure = error;
+    failure = { error };
   }
   const stored = await store.get<T>(key).catch(() => null);
   if (stored !== null && isThisWrite(stored)) return true;
-  if (failure !== null) throw failure;
+  if (failure !== null) throw failure.error;
   return false;
 }

@@ -85,12 +85,15 @@ export interface KeyValueStore {
 const DEFAULT_STORE_NAME = "indieauth";
 
 /** Where the environment's Blobs context points (as @netlify/blobs reads it), if anywhere. */
+/** @netlify/blobs types a text read as a string; a missing key reads as null. */
+const textOf = (blobs: Store, key: string) => blobs.get(key, { type: "text" }) as Promise<string | null>;
+
 function environmentConnection(): Partial<BlobsConnection> {
   const encoded = (globalThis as { netlifyBlobsContext?: unknown }).netlifyBlobsContext || process.env.NETLIFY_BLOBS_CONTEXT;
   if (typeof encoded !== "string" || !encoded) return {};
   try {
     const parsed: unknown = JSON.parse(Buffer.from(encoded, "base64").toString("utf8"));
-    return typeof parsed === "object" && parsed !== null ? (parsed as Partial<BlobsConnection>) : {};
+    return typeof parsed === "object" && parsed !== null ? parsed : {};
   } catch {
     return {};
   }
@@ -200,14 +203,14 @@ class BlobsKeyValueStore implements KeyValueStore {
     // The local server, under the key's lock: a read, then a plain write (whose failure throws).
     // Its conditional PUT answers a write that a delete removed at that moment without an ETag,
     // which the client reports as written and the store cannot tell from a failure.
-    if (this.#local !== null) return this.#write("set", key, async (blobs) => (await blobs.get(key, { type: "text" })) === null && (await blobs.set(key, JSON.stringify(value)), true));
+    if (this.#local !== null) return this.#write("set", key, async (blobs) => (await textOf(blobs, key)) === null && (await blobs.set(key, JSON.stringify(value)), true));
     return written(await this.#timed("set", (blobs) => blobs.set(key, JSON.stringify(value), { onlyIfNew: true })));
   }
 
   async getVersioned<T>(key: string): Promise<Versioned<T>> {
     if (this.#local !== null) {
       return this.#timed("get", async (blobs) => {
-        const text = await blobs.get(key, { type: "text" });
+        const text = await textOf(blobs, key);
         if (text === null) return { value: null, version: { exists: false } };
         return { value: JSON.parse(text) as T, version: { exists: true, etag: contentVersion(text) } };
       });
@@ -225,7 +228,7 @@ class BlobsKeyValueStore implements KeyValueStore {
     if (this.#local !== null) {
       // The local server: compare the content as it is now, and write, under the key's lock.
       return this.#write("set", key, async (blobs) => {
-        const current = await blobs.get(key, { type: "text" });
+        const current = await textOf(blobs, key);
         if (current === null || contentVersion(current) !== etag) return false;
         await blobs.set(key, JSON.stringify(value));
         return true;

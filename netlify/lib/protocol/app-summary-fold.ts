@@ -51,8 +51,8 @@ function notFolded(summary: AppSummary | null, listed: readonly string[]): strin
 /** A change as stored: "gone" (deleted since it was listed), "bad" (not a change of this app). */
 async function readStored(store: KeyValueStore, appId: string, id: string): Promise<AppChange | "gone" | "bad"> {
   const change = await store.get<AppChange>(changeKey(appId, id));
-  if (change === null) return "gone";
-  return change.kind === "app-change" && appIdOf(change.clientId) === appId && change.grantId === grantIdOfChange(id) ? change : "bad";
+  if (change?.kind !== "app-change") return change === null ? "gone" : "bad";
+  return appIdOf(change.clientId) === appId && change.grantId === grantIdOfChange(id) ? change : "bad";
 }
 
 type Verdict = "count" | "wait" | "drop";
@@ -84,7 +84,7 @@ async function sortOut(store: KeyValueStore, appId: string, ids: readonly string
     }),
   );
   return {
-    count: judged.flatMap((j) => (j.verdict === "count" && j.change ? [{ id: j.id, change: j.change }] : [])),
+    count: judged.flatMap((j) => (j.verdict === "count" ? [{ id: j.id, change: j.change }] : [])),
     drop: judged.filter((j) => j.verdict === "drop").map((j) => j.id),
     wait: judged.filter((j) => j.verdict === "wait").map((j) => j.id),
   };
@@ -141,7 +141,7 @@ export async function foldChanges(store: KeyValueStore, appId: string, now: numb
       if (next === null) continue;
     }
     const folding = more ? { by: me, until: now + FOLDING_MS } : undefined;
-    if (!(await store.setIfUnchanged(key, nextSummary(next!, listed, count.map((c) => c.id), folding, now), version))) {
+    if (!(await store.setIfUnchanged(key, nextSummary(next, listed, count.map((c) => c.id), folding, now), version))) {
       lost++;
       continue;
     }

@@ -68,7 +68,7 @@ function explain(error: unknown): Verified {
 async function verifyWith(assertion: string, keys: JsonWebKeySet, clientId: string, algorithms: string[], ctx: AssertionContext): Promise<Verified> {
   const [{ jwtVerify }, { createLocalJWKSet }] = await joseForAssertions();
   try {
-    const keySet = createLocalJWKSet(keys as Parameters<typeof createLocalJWKSet>[0]);
+    const keySet = createLocalJWKSet(keys);
     const { payload } = await jwtVerify(assertion, keySet, {
       algorithms,
       issuer: clientId,

@@ -177,7 +177,7 @@ export async function redeemCode(store: KeyValueStore, input: RedemptionInput, n
   if (!isSecretOfKind(code, "code")) throw new InvalidGrant("The authorization code is not valid.");
 
   const record = await store.get<CodeRecord>(RECORDS.code.key(code));
-  if (!record || record.kind !== "authorization_code") throw new InvalidGrant("The authorization code is not valid.");
+  if (record?.kind !== "authorization_code") throw new InvalidGrant("The authorization code is not valid.");
   await options.refuseBeforeUse?.(record);
   const refusal = refusalOf(record, input, now);
   const grantId = await consume(store, code, record, now, refusal === null && options.resumable === true);

@@ -26,7 +26,7 @@ export const appIdOf = (clientId: string): string => secretHash(clientId);
 
 export async function readRevocations(store: KeyValueStore): Promise<Revocations> {
   const record = await store.get<Revocations>(KEY);
-  return record?.kind === "revocations" && typeof record.all === "number" && typeof record.apps === "object" && record.apps !== null ? record : NONE;
+  return record?.kind === "revocations" && typeof record.all === "number" && typeof record.apps === "object" && (record.apps as unknown) !== null ? record : NONE;
 }
 
 /** Whether a revoke-all or revoke-app since killed a grant of this client created then. */

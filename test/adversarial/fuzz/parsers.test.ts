@@ -455,6 +455,7 @@ describe("client documents", () => {
       fc.asyncProperty(documentArb, fc.option(failure, { freq: 5 }), async (generated, thrown) => {
         const report = await answered("checkProfileLinks", () =>
           checkProfileLinks(config, async (url) => {
+            // eslint-disable-next-line @typescript-eslint/only-throw-error -- the fuzz throws what is not an Error on purpose.
             if (thrown !== null) throw thrown;
             return documentFor(generated, url.href);
           }),
