@@ -8,7 +8,9 @@ import { json } from "../http/responses.ts";
 import { blobStore, StorageUnavailable, type KeyValueStore } from "../platform/store.ts";
 import { IntrospectionClient } from "./introspection-client.ts";
 import { metadataDocument, metadataUrlOf, resolveResource, resourcePathOf, resourceScopes, type ProtectedResourceMetadata, type ResourceDescription } from "./metadata.ts";
-import { refusalLog } from "./refusal-log.ts";
+import { connectionLogSubscriber } from "../owner/connection-log.ts";
+import type { Emit } from "../platform/events.ts";
+import { grantIdOf } from "../protocol/grant-tokens.ts";
 import { tokenOfRequest } from "./request-token.ts";
 import { verifySameSite } from "./same-site.ts";
 import { readResourceSettings, type ResourceSettings } from "./settings.ts";
@@ -93,12 +95,26 @@ function unavailable(error: unknown): AnsweredError {
   return new TemporarilyUnavailable("Tokens cannot be checked right now");
 }
 
+/** A refused token, told to the connection doctor: on the same site only (where the function
+ * shares the server's store), and never awaited (the resource API has no waitUntil: the refusal
+ * is answered at once, the log written meanwhile). */
+function refusalLog(settings: ResourceSettings | undefined, options: ResourceServerOptions): (token: string, reason: string) => void {
+  if (settings?.mode !== "same-site") return () => {};
+  let shared: KeyValueStore | undefined;
+  let emit: Emit | undefined;
+  return (token, reason) => {
+    const grantId = grantIdOf(token, "access") ?? grantIdOf(token, "refresh");
+    emit ??= connectionLogSubscriber({ rt: { get store() { return (shared ??= options.store ?? blobStore(settings.storeName)); }, now: options.now ?? Date.now } });
+    if (grantId) void emit({ type: "resource-refused", grantId, reason });
+  };
+}
+
 export function resourceServer(options: ResourceServerOptions = {}): ResourceServer {
   const read = readResourceSettings(options.env ?? process.env);
   const settings = read.ok ? read.settings : undefined;
   const setupError = read.ok ? undefined : new ResourceSetupError(read.problem.variable, `${read.problem.message}. ${read.problem.fix}.`);
   let verify: Verify | undefined;
-  const logRefusal = refusalLog(settings, options.store, options.now ?? Date.now);
+  const logRefusal = refusalLog(settings, options);
 
   /** The issuer, and the origin relative resources are taken against. */
   const issuerFor = (request?: Request): string => {
