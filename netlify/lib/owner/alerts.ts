@@ -1,6 +1,6 @@
 // The owner hears about it: a short message to NOTIFY_URL when an app is approved for the first
 // time, a passkey is added or removed, the password signs in on a new device, or password
-// guessing is slowed down. Optional (off without NOTIFY_URL), and never in the way:
+// guessing is slowed down (the server's events of those moments: owner/event-subscribers.ts). Optional (off without NOTIFY_URL), and never in the way:
 // - at most one message per kind per minute, claimed with one conditional write in Blobs so
 //   that it holds across function instances (one small record per kind, swept once expired);
 // - sent through the address guard of client fetches (public addresses only; a loopback
@@ -25,7 +25,7 @@ export const ALERT_DEADLINE_MS = 1500;
 /** The receiver's whole budget (finished after the response where waitUntil exists). */
 const SEND_TIMEOUT_MS = 5000;
 
-/** What alert() needs: a RequestContext has it all; owner code without one passes rt and config. */
+/** What alert() needs (a RequestContext has it all). */
 export interface AlertContext {
   rt: Pick<Runtime, "store" | "now">;
   config: Pick<Config, "notify" | "me">;
