@@ -16,8 +16,9 @@ function sources(dir: string): string[] {
 
 const RULES: readonly { what: string; pattern: RegExp }[] = [
   { what: "clones a Response", pattern: /\.clone\(\)/ },
-  // ctx.json() reads the request's own body, once; anything else's .json() or .text() re-reads an answer.
-  { what: "re-reads a Response's body", pattern: /(?<!\bctx)\.(json|text|arrayBuffer|formData)\(\)/ },
+  // ctx.json() reads the request's own body, once (http/body.ts parses a multipart request's with
+  // formData); anything else's .json() or .text() re-reads an answer.
+  { what: "re-reads a Response's body", pattern: /(?<!\bctx)\.(json|text|arrayBuffer)\(\)/ },
   { what: "tests an error's words with a regular expression", pattern: /\/[a-z]*\.test\([^)]*\.(message|description|detail|error_description)\b/ },
   { what: "tests an error's words with includes or match", pattern: /\.(message|description|detail|error_description)\??\.(includes|match|startsWith|endsWith|search)\(/ },
   { what: "keeps a request's state in a module-level map", pattern: /new WeakMap<Request\b/ },
