@@ -88,7 +88,7 @@ async function issue(ctx: RequestContext, signed: SignedRequest, scopes: string[
     const approved = { clientId: request.clientId, redirectUri: request.redirectUri, ...(request.resource ? { resource: request.resource } : {}), scopes };
     // The password or a passkey approved this much: a session may approve it again.
     if (approver === "session") await recordAttempt(rt, attempt, "session");
-    else if ((await rememberApproval(rt.store, { ...approved, method: approver }, now)).first) await ctx.emit({ type: "first-approval", clientId: request.clientId });
+    else if ((await rememberApproval(rt.store, { ...approved, method: approver }, now)).first) await ctx.emit({ type: "app-approved", clientId: request.clientId });
   }
   // Also on a repeat: the same code sent back again.
   await ctx.emit({ type: "approved", clientId: request.clientId, challenge: request.codeChallenge, code: issued.code });
@@ -100,6 +100,11 @@ async function issue(ctx: RequestContext, signed: SignedRequest, scopes: string[
   }
   // The known device's cookies, after the session's (the browser keeps them all).
   return withCookies(response, setCookies);
+}
+
+async function deny(ctx: RequestContext, { request }: SignedRequest): Promise<never> {
+  await ctx.emit({ type: "denied", clientId: request.clientId, challenge: request.codeChallenge });
+  throw new AccessDenied("The owner denied the request.");
 }
 
 /** Said on a page; a request this server signed, now expired, links back to its app. */
@@ -122,15 +127,7 @@ export const APPROVE_STEPS: readonly Step<Approving>[] = [
       s.signed = checked.signed;
     },
   },
-  {
-    name: "deny",
-    known: "verified",
-    async run({ ctx, form, signed }) {
-      if (form.get("decision") !== "deny") return;
-      await ctx.emit({ type: "denied", clientId: signed!.request.clientId, challenge: signed!.request.codeChallenge });
-      throw new AccessDenied("The owner denied the request.");
-    },
-  },
+  { name: "deny", known: "verified", run: ({ ctx, form, signed }) => (form.get("decision") === "deny" ? deny(ctx, signed!) : undefined) },
   { name: "decision", known: "verified", run: ({ ctx, form, signed }) => (form.get("decision") !== "approve" ? backToSignIn(ctx, signed!, "decision") : undefined) },
   {
     name: "who approves",

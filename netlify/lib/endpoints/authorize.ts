@@ -84,9 +84,7 @@ export async function authorize(ctx: RequestContext): Promise<Response> {
   // document is read at the "client" step, everything else is the request's.
   const clientId = params.get("client_id");
   const challenge = params.get("code_challenge");
-  const subject = (step: Step<Authorizing>) => {
-    if (clientId) ctx.knows({ clientId, stage: step.name === "client" ? "document" : "request", ...(challenge ? { challenge } : {}) });
-  };
+  const subject = (step: Step<Authorizing>) => ctx.knows(clientId ? { clientId, stage: step.name === "client" ? "document" : "request", ...(challenge ? { challenge } : {}) } : null);
   const answer = await runSteps(GET_AUTH_STEPS, { ctx, input }, redirectUriVerified, subject);
   if (!answer) throw new TypeError("GET /auth ended without an answer");
   return answer;

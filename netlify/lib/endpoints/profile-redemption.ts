@@ -15,7 +15,7 @@ export async function redeemForProfile(ctx: RequestContext): Promise<Response> {
   // The sign-in this code is part of, as the client names it (the connection doctor's log).
   const [clientId, code] = [(await ctx.form()).get("client_id"), (await ctx.form()).get("code")];
   const subject = clientId ? { clientId, stage: "profile" as const, ...(code ? { code } : {}) } : null;
-  if (subject) ctx.knows(subject);
+  ctx.knows(subject);
   const form = withClientCredentials(ctx.req, await ctx.form());
   const now = ctx.rt.now();
   const assertions = assertionContext(ctx, now, "/auth");

@@ -109,16 +109,15 @@ async function refreshTokenGrant(ctx: RequestContext, form: URLSearchParams, sub
 /** The sign-in a code or refresh request is part of, as the client named it (the connection
  * doctor's log follows it): the code, or the grant of the refresh token. */
 function subjectOf(sent: URLSearchParams): Subject | null {
-  const [clientId, grantType, code] = [sent.get("client_id"), sent.get("grant_type"), sent.get("code")];
+  const [clientId, grantType, code, grantId] = [sent.get("client_id"), sent.get("grant_type"), sent.get("code"), grantIdOf(sent.get("refresh_token") ?? "", "refresh")];
   if (!clientId || sent.get("action") === "revoke") return null;
   if (grantType === "authorization_code") return { clientId, stage: "code", ...(code ? { code } : {}) };
-  const grantId = grantIdOf(sent.get("refresh_token") ?? "", "refresh");
   return grantType === "refresh_token" ? { clientId, stage: "refresh", ...(grantId ? { grantId } : {}) } : null;
 }
 
 async function tokenRequest(ctx: RequestContext): Promise<Response> {
   const subject = subjectOf(await ctx.form());
-  if (subject) ctx.knows(subject);
+  ctx.knows(subject);
   // A Basic credential is checked before anything is redeemed, so a refused one consumes nothing.
   const form = withClientCredentials(ctx.req, await ctx.form());
   if (form.get("action") === "revoke") return revokeToken(ctx, form, "/token");

@@ -38,7 +38,7 @@ export interface RequestContext {
   /** Tells the subscribers what happened, when the handler knows it (platform/events.ts). */
   emit: Emit;
   /** What the handler knows so far of the sign-in it answers: a refusal is emitted with it. */
-  knows(subject: Subject): void;
+  knows(subject: Subject | null): void;
   /** State of this request under `key`, made once by `make` however often it is asked for. */
   once<T>(key: object, make: () => T): T;
 }
@@ -103,7 +103,7 @@ async function runRoute(route: Route, req: Request, rt: Runtime, requester: Requ
       json: () => (body ??= jsonBody ? readJsonObject(req, jsonBody.maxBytes) : Promise.reject(new TypeError("this route reads no JSON object"))),
       replyTo: (target) => (reply = { ...target, issuer: config.issuer }),
       emit,
-      knows: (known) => void (subject = known),
+      knows: (known) => void (subject = known ?? undefined),
       once: <T>(key: object, make: () => T): T => (made.has(key) ? made.get(key) : made.set(key, make()).get(key)) as T,
     };
     // Every body is read, and refused when too large, malformed or not what the route accepts,

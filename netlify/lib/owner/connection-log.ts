@@ -99,11 +99,8 @@ function loggable(subject: Subject): Subject | null {
   return parsed.ok ? { ...subject, clientId: parsed.url.href } : null;
 }
 
-/** The events the log follows (a new event's type must be placed here). */
-const FOLLOWED: Record<ServerEvent["type"], boolean> = {
-  "document-read": true, "consent-shown": true, approved: true, denied: true, redeemed: true, refused: true, "resource-refused": true,
-  "first-approval": false, "passkey-added": false, "passkey-removed": false, "new-device-sign-in": false, "throttle-engaged": false, "sign-in": false, "sign-in-throttled": false,
-};
+/** The events the log follows (stepsOf's cases). */
+const FOLLOWED = new Set<ServerEvent["type"]>(["document-read", "consent-shown", "approved", "denied", "redeemed", "refused", "resource-refused"]);
 
 /** The steps an event adds to its client's log (none for the events the log does not follow). */
 async function stepsOf(store: KeyValueStore, event: ServerEvent, at: number): Promise<StepEvent[]> {
@@ -120,10 +117,9 @@ async function stepsOf(store: KeyValueStore, event: ServerEvent, at: number): Pr
     case "denied":
       return [{ clientId: event.clientId, step: "denied", ok: false, at, error: "access_denied", links: linksOf(event) }];
     case "redeemed": {
-      const subject = loggable(event.subject);
-      const links = subject ? linksOf(subject) : [];
-      const grant = event.grantId ? attemptLinks.grant(event.grantId) : undefined;
-      return subject ? [{ clientId: subject.clientId, step: subject.stage, ok: true, at, links: grant && !links.includes(grant) ? [...links, grant] : links, approvedClient: true }] : [];
+      // The grant made or renewed: the one a refresh named, or the code's new one.
+      const subject = loggable({ ...event.subject, ...(event.grantId ? { grantId: event.grantId } : {}) });
+      return subject ? [{ clientId: subject.clientId, step: subject.stage, ok: true, at, links: linksOf(subject), approvedClient: true }] : [];
     }
     case "refused": {
       const subject = loggable(event.subject);
@@ -145,7 +141,7 @@ async function stepsOf(store: KeyValueStore, event: ServerEvent, at: number): Pr
 export function connectionLogSubscriber(target: { rt: { readonly store: KeyValueStore; now(): number }; waitUntil?: WaitUntil }): Emit {
   let logged: Promise<void> = Promise.resolve();
   return async (...events) => {
-    const followed = events.filter((event) => FOLLOWED[event.type]);
+    const followed = events.filter((event) => FOLLOWED.has(event.type));
     if (followed.length === 0) return;
     const at = target.rt.now();
     logged = logged

@@ -1,13 +1,12 @@
 // Who hears the server's events (platform/events.ts), and when: the connection log, the alerts
-// and the sign-in history, each turning an event into its own writes. A subscriber's failure is
-// logged, never answered. What the answer need not wait for goes to the platform's waitUntil
-// where it offers one (Netlify does), else is waited for within each subscriber's deadline.
+// and the sign-in history, each making its own writes; a failure is logged, never answered. What
+// the answer need not wait for goes to waitUntil where the platform has it, else within a deadline.
 import { afterAnswer, type WaitUntil } from "../platform/after-answer.ts";
 import type { Config } from "../platform/config.ts";
 import type { Emit, ServerEvent } from "../platform/events.ts";
 import type { Runtime } from "../platform/runtime.ts";
 import { SIGN_IN_FAILURES } from "../pages/sign-in-failures.ts";
-import { alert, type AlertEvent } from "./alerts.ts";
+import { alert, isAlert } from "./alerts.ts";
 import { connectionLogSubscriber } from "./connection-log.ts";
 import { countRefused, recordSignInEvent } from "./sign-in-events.ts";
 
@@ -15,25 +14,6 @@ export interface EventTarget {
   rt: Pick<Runtime, "store" | "now">;
   config: Pick<Config, "notify" | "me">;
   waitUntil?: WaitUntil;
-}
-
-const warned = (what: string) => (error: unknown) => console.warn(`indieauth: ${what}: ${error instanceof Error ? error.message : String(error)}`);
-
-/** The alert an event is worth to the owner, if any. */
-function alertOf(event: ServerEvent): AlertEvent | null {
-  switch (event.type) {
-    case "first-approval":
-      return { kind: "app-approved", clientId: event.clientId };
-    case "passkey-added":
-    case "passkey-removed":
-      return { kind: event.type, name: event.name };
-    case "new-device-sign-in":
-      return { kind: event.type, device: event.device };
-    case "throttle-engaged":
-      return { kind: event.type };
-    default:
-      return null;
-  }
 }
 
 /** The sign-in history's write for an event, and whether the answer waits for it. */
@@ -59,11 +39,12 @@ export function eventSubscribers(target: EventTarget): Emit {
   return async (...events) => {
     const work: Promise<void>[] = [log(...events)];
     for (const event of events) {
-      const message = alertOf(event);
-      if (message) work.push(alert({ rt: target.rt, config: target.config, requester: { waitUntil } }, message));
+      if (isAlert(event)) work.push(alert({ rt: target.rt, config: target.config, requester: { waitUntil } }, event));
       const history = historyOf(target, event);
       if (!history) continue;
-      const written = Promise.resolve().then(async () => void (await history.work())).catch(warned("the sign-in history was not written"));
+      const written = Promise.resolve()
+        .then(async () => void (await history.work()))
+        .catch((error: unknown) => console.warn(`indieauth: the sign-in history was not written: ${error instanceof Error ? error.message : String(error)}`));
       work.push(history.beforeAnswer ? written : afterAnswer(waitUntil, written));
     }
     await Promise.all(work);

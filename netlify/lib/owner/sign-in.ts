@@ -16,7 +16,7 @@ import type { Emit } from "../platform/events.ts";
 import { knownDevice, rememberDevice } from "./known-device.ts";
 import { deviceLabel } from "./user-agent.ts";
 import { passkeyAnswer, verifyAuthentication } from "./webauthn.ts";
-import { attemptSucceeded, beginAttempt, sourceSucceeded, type AttemptScope, type AttemptSource, type OverallState, type ThrottleVerdict } from "./throttle.ts";
+import { attemptSucceeded, beginAttempt, sourceSucceeded, type AttemptSource, type OverallState, type ThrottleVerdict } from "./throttle.ts";
 
 type OwnerCredential =
   | { method: "password"; password: string }
@@ -64,10 +64,6 @@ type Device = Awaited<ReturnType<typeof deviceOf>>;
 
 const sourceOf = (context: AttemptContext, device: Device): AttemptSource => ({ ip: context.ip, ...(device.throttleId ? { device: device.throttleId } : {}) });
 
-async function begin(rt: Runtime, context: AttemptContext, device: Device, scope: AttemptScope): Promise<ThrottleVerdict> {
-  return beginAttempt(rt.store, sourceOf(context, device), rt.now(), scope);
-}
-
 /** Held back by the throttle: nothing was checked. The refusal is counted in the history after
  * the answer (sign-in-events.ts bounds what that writes), so the owner sees it happened. */
 async function refused(context: AttemptContext, verdict: Extract<ThrottleVerdict, { allowed: false }>, method: OwnerCredential["method"]): Promise<SignInResult> {
@@ -106,7 +102,7 @@ async function checkPassword(rt: Runtime, config: Config, password: string, cont
   // The throttle comes before anything is recorded, on every path. A password that is off is
   // never checked, so it guesses nothing: it counts against its address only (against floods).
   const device = await deviceOf(config, context, rt.now());
-  const verdict = await begin(rt, context, device, off ? "address" : "overall");
+  const verdict = await beginAttempt(rt.store, sourceOf(context, device), rt.now(), off ? "address" : "overall");
   if (!verdict.allowed) return refused(context, verdict, "password");
   if (off) {
     await recordAttempt(rt, context, "password", "password-off");
@@ -139,7 +135,7 @@ async function checkPasskey(rt: Runtime, config: Config, ticket: string, respons
     await recordPasskeyUse(rt.store, verified.passkey.id, verified.counter, now);
     return succeeded(rt, config, context, device, sourceSucceeded(rt.store, sourceOf(context, device)), "not-counted", "passkey");
   }
-  const verdict = await begin(rt, context, device, "overall");
+  const verdict = await beginAttempt(rt.store, sourceOf(context, device), rt.now(), "overall");
   if (!verdict.allowed) return refused(context, verdict, "passkey");
   await recordAttempt(rt, context, "passkey", "passkey");
   if (verdict.overall === "engaged") await context.emit({ type: "throttle-engaged" });

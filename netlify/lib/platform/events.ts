@@ -1,7 +1,6 @@
-// The server's events, as node-oidc-provider emits them: each handler says what happened at the
-// moment it knows it (on its request context: http/endpoint.ts `emit`), and the connection log,
-// the alerts and the sign-in history subscribe (owner/event-subscribers.ts), each turning them
-// into its own writes. Nothing reads an answer back or sorts a refusal by its words.
+// The server's events, as node-oidc-provider emits them: a handler says what happened when it
+// knows it (its request context's `emit`, http/endpoint.ts); the connection log, the alerts and
+// the sign-in history subscribe (owner/event-subscribers.ts). No answer is read back.
 import type { SignInEventView } from "../pages/account-view.ts";
 import type { SignInFailure } from "../pages/sign-in-failures.ts";
 
@@ -33,7 +32,7 @@ export type ServerEvent =
   /** The blog's function refused a token of this grant (resource/server.ts), for this reason. */
   | { type: "resource-refused"; grantId: string; reason: string }
   /** The password or a passkey approved an app for the first time. */
-  | { type: "first-approval"; clientId: string }
+  | { type: "app-approved"; clientId: string }
   | { type: "passkey-added"; name: string }
   | { type: "passkey-removed"; name: string }
   | { type: "new-device-sign-in"; device: string }

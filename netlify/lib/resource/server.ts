@@ -95,26 +95,20 @@ function unavailable(error: unknown): AnsweredError {
   return new TemporarilyUnavailable("Tokens cannot be checked right now");
 }
 
-/** A refused token, told to the connection doctor: on the same site only (where the function
- * shares the server's store), and never awaited (the resource API has no waitUntil: the refusal
- * is answered at once, the log written meanwhile). */
-function refusalLog(settings: ResourceSettings | undefined, options: ResourceServerOptions): (token: string, reason: string) => void {
-  if (settings?.mode !== "same-site") return () => {};
-  let shared: KeyValueStore | undefined;
-  let emit: Emit | undefined;
-  return (token, reason) => {
-    const grantId = grantIdOf(token, "access") ?? grantIdOf(token, "refresh");
-    emit ??= connectionLogSubscriber({ rt: { get store() { return (shared ??= options.store ?? blobStore(settings.storeName)); }, now: options.now ?? Date.now } });
-    if (grantId) void emit({ type: "resource-refused", grantId, reason });
-  };
-}
-
 export function resourceServer(options: ResourceServerOptions = {}): ResourceServer {
   const read = readResourceSettings(options.env ?? process.env);
   const settings = read.ok ? read.settings : undefined;
   const setupError = read.ok ? undefined : new ResourceSetupError(read.problem.variable, `${read.problem.message}. ${read.problem.fix}.`);
   let verify: Verify | undefined;
-  const logRefusal = refusalLog(settings, options);
+  let log: Emit | undefined;
+  /** A refused token, told to the connection doctor: on the same site only (where the function
+   * shares the server's store), never awaited (no waitUntil here: the refusal is answered at once). */
+  const logRefusal = (token: string, reason: string) => {
+    const grantId = grantIdOf(token, "access") ?? grantIdOf(token, "refresh");
+    if (settings?.mode !== "same-site" || !grantId) return;
+    log ??= connectionLogSubscriber({ rt: { store: options.store ?? blobStore(settings.storeName), now: options.now ?? Date.now } });
+    void log({ type: "resource-refused", grantId, reason });
+  };
 
   /** The issuer, and the origin relative resources are taken against. */
   const issuerFor = (request?: Request): string => {
