@@ -16,37 +16,26 @@ export interface EventTarget {
   waitUntil?: WaitUntil;
 }
 
-/** The sign-in history's write for an event, and whether the answer waits for it. */
-function historyOf(target: EventTarget, event: ServerEvent): { work: () => Promise<unknown>; beforeAnswer: boolean } | null {
-  const { store } = target.rt;
-  if (event.type === "sign-in-throttled") {
-    // A refusal stays cheap: counted after its answer (sign-in-events.ts bounds the writes).
-    return { work: () => countRefused(store, event.heldBySince), beforeAnswer: false };
-  }
-  if (event.type !== "sign-in") return null;
+/** The sign-in history's write for an event, if any. A credential's attempt is in the history by
+ * its answer (the console's next read shows it); a session's approval (the person waits only for
+ * the code) and a throttled attempt (kept cheap: sign-in-events.ts bounds the writes) after it. */
+function toHistory({ rt: { store }, waitUntil }: EventTarget, event: ServerEvent): Promise<void> | undefined {
+  const written = (work: () => Promise<unknown>) =>
+    Promise.resolve().then(work).then(() => undefined, (error: unknown) => console.warn(`indieauth: the sign-in history was not written: ${error instanceof Error ? error.message : String(error)}`));
+  if (event.type === "sign-in-throttled") return afterAnswer(waitUntil, written(() => countRefused(store, event.heldBySince)));
+  if (event.type !== "sign-in") return undefined;
   const { attempt, failure } = event;
   const view = { ...attempt, outcome: failure ? ("failure" as const) : ("success" as const), ...(failure ? { reason: SIGN_IN_FAILURES[failure].logged } : {}) };
-  // A credential's attempt is in the history by its answer (the console's next read shows it);
-  // a session's approval after it, where the person waits only for the code.
-  return { work: () => recordSignInEvent(store, view), beforeAnswer: attempt.method !== "session" };
+  const write = written(() => recordSignInEvent(store, view));
+  return attempt.method === "session" ? afterAnswer(waitUntil, write) : write;
 }
 
 /** The events of one request, to every subscriber (the blog's functions have the log's alone:
  * resource/server.ts). */
 export function eventSubscribers(target: EventTarget): Emit {
-  const { waitUntil } = target;
   const log = connectionLogSubscriber(target);
   return async (...events) => {
-    const work: Promise<void>[] = [log(...events)];
-    for (const event of events) {
-      if (isAlert(event)) work.push(alert({ rt: target.rt, config: target.config, requester: { waitUntil } }, event));
-      const history = historyOf(target, event);
-      if (!history) continue;
-      const written = Promise.resolve()
-        .then(async () => void (await history.work()))
-        .catch((error: unknown) => console.warn(`indieauth: the sign-in history was not written: ${error instanceof Error ? error.message : String(error)}`));
-      work.push(history.beforeAnswer ? written : afterAnswer(waitUntil, written));
-    }
-    await Promise.all(work);
+    const alerts = events.filter(isAlert).map((event) => alert({ rt: target.rt, config: target.config, requester: target }, event));
+    await Promise.all([log(...events), ...alerts, ...events.map((event) => toHistory(target, event))]);
   };
 }
