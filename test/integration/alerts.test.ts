@@ -103,8 +103,8 @@ describe("alerts: each kind reaches the owner's webhook, with no secret in it", 
   it("the kinds the sign-in raises (a new device, the overall throttle) and the console's test", async () => {
     const rt = await alertingRuntime();
     const ctx = { rt, config: rt.config.ok ? rt.config.config : ({} as never) };
-    await alert(ctx, { kind: "new-device-sign-in", device: "Firefox on Linux" });
-    await alert(ctx, { kind: "throttle-engaged" });
+    await alert(ctx, { type: "new-device-sign-in", device: "Firefox on Linux" });
+    await alert(ctx, { type: "throttle-engaged" });
     const cookie = await consoleSignIn(rt);
     const tested = await consoleCall(rt, ACCOUNT_API, "/alerts/test", {}, cookie);
     expect(tested.status).toBe(200);
@@ -168,8 +168,8 @@ describe("alerts: at most one per kind per minute", () => {
     const rt = await alertingRuntime();
     const config = rt.config.ok ? rt.config.config : ({} as never);
     const background = platform();
-    await Promise.all(Array.from({ length: 10 }, () => alert({ rt, config, requester: background }, { kind: "throttle-engaged" })));
-    await alert({ rt, config, requester: background }, { kind: "passkey-added", name: "Phone" });
+    await Promise.all(Array.from({ length: 10 }, () => alert({ rt, config, requester: background }, { type: "throttle-engaged" })));
+    await alert({ rt, config, requester: background }, { type: "passkey-added", name: "Phone" });
     await background.settled();
     expect(receiver.messages.map((m) => event(m).event).sort()).toEqual(["passkey-added", "throttle-engaged"]);
   });

@@ -4,11 +4,11 @@ import { describe, expect, it } from "vitest";
 import { shownValue, webhookMessage, type AlertEvent } from "../../netlify/lib/owner/alert-messages.ts";
 
 const SENT = { me: "https://jane.example/", at: Date.UTC(2026, 10, 25, 2, 0, 0) };
-const APP: AlertEvent = { kind: "app-approved", clientId: "https://app.example/ <!channel> @everyone **bold** [x](https://evil.example)" };
+const APP: AlertEvent = { type: "app-approved", clientId: "https://app.example/ <!channel> @everyone **bold** [x](https://evil.example)" };
 
 describe("alert messages", () => {
   it("ntfy: the text as the body, a title, tags and a priority in headers", () => {
-    const message = webhookMessage("ntfy", { kind: "passkey-removed", name: "Phone" }, SENT);
+    const message = webhookMessage("ntfy", { type: "passkey-removed", name: "Phone" }, SENT);
     expect(message).toEqual({
       contentType: "text/plain; charset=utf-8",
       body: "A passkey was removed: Phone",
@@ -33,12 +33,12 @@ describe("alert messages", () => {
   });
 
   it("Matrix (hookshot): {text, username}", () => {
-    const parsed = JSON.parse(webhookMessage("matrix", { kind: "test" }, SENT).body) as Record<string, string>;
+    const parsed = JSON.parse(webhookMessage("matrix", { type: "test" }, SENT).body) as Record<string, string>;
     expect(parsed).toEqual({ text: "IndieAuth (jane.example): Test alert. Alerts from your IndieAuth server reach you here.", username: "IndieAuth" });
   });
 
   it("generic JSON: the kind, words, subject, server and time", () => {
-    expect(JSON.parse(webhookMessage("json", { kind: "new-device-sign-in", device: "Firefox on Linux" }, SENT).body)).toEqual({
+    expect(JSON.parse(webhookMessage("json", { type: "new-device-sign-in", device: "Firefox on Linux" }, SENT).body)).toEqual({
       event: "new-device-sign-in",
       title: "Sign-in from a new device",
       message: "Your password signed in on a device not seen before: Firefox on Linux",

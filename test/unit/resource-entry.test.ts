@@ -21,7 +21,7 @@ describe("the resource entry's bundle", () => {
     expect(inputs).toContain("netlify/lib/protocol/verification.ts");
     expect(inputs).toContain("netlify/lib/protocol/grants.ts");
     // The connection log (storage, and how a step joins its attempt) is the one owner module it
-    // holds: a refused token is told to the owner's connection doctor (resource/refusal-log.ts).
+    // holds: a refused token is told to the owner's connection doctor (a resource-refused event, resource/server.ts).
     const connectionLog = ["netlify/lib/owner/connection-log.ts", "netlify/lib/owner/connection-attempts.ts"];
     for (const path of connectionLog) expect(inputs).toContain(path);
     const foreign = inputs.filter((path) => !connectionLog.includes(path)).filter((path) =>

@@ -5,7 +5,6 @@ import { InvalidRequest, NotFound } from "../errors.ts";
 import { actionsEndpoint, type Handler, type RequestContext, type Route } from "../http/endpoint.ts";
 import { json, withCookies } from "../http/responses.ts";
 import { logoPath } from "../clients/logo-link.ts";
-import { alert } from "../owner/alerts.ts";
 import { sharesOriginWithSite } from "../owner/app-approvals.ts";
 import { listAuthorisedApps, revokeAllApps, revokeApp } from "../owner/authorised-apps.ts";
 import { listPasskeys, passkeyName, passkeyView, passwordLoginAllowed, removePasskey, renamePasskey } from "../owner/passkey-records.ts";
@@ -75,7 +74,7 @@ async function history(ctx: RequestContext): Promise<Response> {
 async function signIn(ctx: RequestContext): Promise<Response> {
   const { rt, config, requester } = ctx;
   const form = await ctx.form();
-  const result = await signInOwner(rt, config, { method: "password", password: form.get("password") ?? "" }, { ip: requester.ip, where: "account", req: ctx.req, userAgent: requester.userAgent, waitUntil: requester.waitUntil });
+  const result = await signInOwner(rt, config, { method: "password", password: form.get("password") ?? "" }, { ip: requester.ip, where: "account", req: ctx.req, userAgent: requester.userAgent, emit: ctx.emit });
   if (!result.ok) throw refusalFor(result);
   const session = { method: "password", persistent: rememberRequested(form), ip: requester.ip, userAgent: requester.userAgent } as const;
   const { setCookies } = await startSession(rt.store, config, session, rt.now());
@@ -86,7 +85,7 @@ async function signIn(ctx: RequestContext): Promise<Response> {
  * `passkey_response`), for a change a session alone may not make. */
 async function confirmOwner(ctx: RequestContext, session: SessionRecord): Promise<{ setCookies: string[] }> {
   const { rt, config, requester } = ctx;
-  const confirmed = await signInOwner(rt, config, credentialFrom(await ctx.form()), { ip: requester.ip, where: "account", req: ctx.req, sessionId: session.id, userAgent: requester.userAgent, waitUntil: requester.waitUntil }, "confirm");
+  const confirmed = await signInOwner(rt, config, credentialFrom(await ctx.form()), { ip: requester.ip, where: "account", req: ctx.req, sessionId: session.id, userAgent: requester.userAgent, emit: ctx.emit }, "confirm");
   if (!confirmed.ok) throw refusalFor(confirmed);
   return confirmed;
 }
@@ -136,7 +135,7 @@ async function deleteKey(ctx: RequestContext, session: SessionRecord): Promise<R
   const confirmed = await confirmOwner(ctx, session);
   const removed = await removePasskey(ctx.rt.store, (await ctx.form()).get("id") ?? "");
   if (!removed) throw new NotFound("No such passkey.");
-  await alert(ctx, { kind: "passkey-removed", name: removed.name });
+  await ctx.emit({ type: "passkey-removed", name: removed.name });
   return withCookies(json({ ok: true }), confirmed.setCookies);
 }
 

@@ -10,10 +10,9 @@
 import { AccessDenied, SignInAlreadyAnswered, UnusableSignInRequest } from "../errors.ts";
 import { actionsEndpoint, type RequestContext } from "../http/endpoint.ts";
 import { redirect, withCookies } from "../http/responses.ts";
-import { alert } from "../owner/alerts.ts";
 import { rememberApproval } from "../owner/app-approvals.ts";
 import { hasSessionCookie, rememberRequested, startSession } from "../owner/sessions.ts";
-import { credentialFrom, recordAttemptAfterAnswer, signInOwner, throttled, type AttemptContext } from "../owner/sign-in.ts";
+import { credentialFrom, recordAttempt, signInOwner, throttled, type AttemptContext } from "../owner/sign-in.ts";
 import { APPROVE_PATH, SIGN_IN_PAGE } from "../pages/paths.ts";
 import { writeSignInFragment, type SignInProblem } from "../pages/sign-in-fragment.ts";
 import { redirectToClient } from "../protocol/authorization-response.ts";
@@ -22,7 +21,6 @@ import { checkRequest, requestId, signRequest, type SignedRequest } from "../pro
 import { grantedScopes, OFFLINE_ACCESS } from "../protocol/scopes.ts";
 import { runSteps, type Step } from "../protocol/trust-steps.ts";
 import { approvalPolicyOf } from "../owner/approval-policy.ts";
-import { withApproveLog } from "./sign-in-steps.ts";
 import { errorsMayRedirect } from "./error-redirects.ts";
 import { requestCheck } from "./request-check.ts";
 import { removingRetiredSessionCookie } from "./retired-session-cookie.ts";
@@ -89,9 +87,11 @@ async function issue(ctx: RequestContext, signed: SignedRequest, scopes: string[
   if (!issued.repeat) {
     const approved = { clientId: request.clientId, redirectUri: request.redirectUri, ...(request.resource ? { resource: request.resource } : {}), scopes };
     // The password or a passkey approved this much: a session may approve it again.
-    if (approver === "session") await recordAttemptAfterAnswer(rt, attempt, "session");
-    else if ((await rememberApproval(rt.store, { ...approved, method: approver }, now)).first) await alert(ctx, { kind: "app-approved", clientId: request.clientId });
+    if (approver === "session") await recordAttempt(rt, attempt, "session");
+    else if ((await rememberApproval(rt.store, { ...approved, method: approver }, now)).first) await ctx.emit({ type: "app-approved", clientId: request.clientId });
   }
+  // Also on a repeat: the same code sent back again.
+  await ctx.emit({ type: "approved", clientId: request.clientId, challenge: request.codeChallenge, code: issued.code });
   const response = redirect(redirectToClient(request.redirectUri, { code: issued.code, state: request.state }, config.issuer), 302);
   // Also on a repeat: the browser shows the last answer, and the first one's cookie may be lost with it.
   if (approver !== "session" && rememberRequested(form)) {
@@ -100,6 +100,11 @@ async function issue(ctx: RequestContext, signed: SignedRequest, scopes: string[
   }
   // The known device's cookies, after the session's (the browser keeps them all).
   return withCookies(response, setCookies);
+}
+
+async function deny(ctx: RequestContext, { request }: SignedRequest): Promise<never> {
+  await ctx.emit({ type: "denied", clientId: request.clientId, challenge: request.codeChallenge });
+  throw new AccessDenied("The owner denied the request.");
 }
 
 /** Said on a page; a request this server signed, now expired, links back to its app. */
@@ -122,7 +127,7 @@ export const APPROVE_STEPS: readonly Step<Approving>[] = [
       s.signed = checked.signed;
     },
   },
-  { name: "deny", known: "verified", run: ({ form }) => { if (form.get("decision") === "deny") throw new AccessDenied("The owner denied the request."); } },
+  { name: "deny", known: "verified", run: ({ ctx, form, signed }) => (form.get("decision") === "deny" ? deny(ctx, signed!) : undefined) },
   { name: "decision", known: "verified", run: ({ ctx, form, signed }) => (form.get("decision") !== "approve" ? backToSignIn(ctx, signed!, "decision") : undefined) },
   {
     name: "who approves",
@@ -130,7 +135,7 @@ export const APPROVE_STEPS: readonly Step<Approving>[] = [
     async run(s) {
       const { ctx, form, signed } = s;
       const { request } = signed!;
-      s.attempt = { ip: ctx.requester.ip, where: "authorization", clientId: request.clientId, req: ctx.req, userAgent: ctx.requester.userAgent, waitUntil: ctx.requester.waitUntil };
+      s.attempt = { ip: ctx.requester.ip, where: "authorization", clientId: request.clientId, req: ctx.req, userAgent: ctx.requester.userAgent, emit: ctx.emit };
       s.scopes = grantedScopes(request.scopes, form.getAll("scope"));
       const approval = await whoApproves(s, signed!, s.scopes, s.attempt);
       if (approval instanceof Response) return approval;
@@ -159,7 +164,7 @@ export const approveEndpoint = removingRetiredSessionCookie(actionsEndpoint({
   base: APPROVE_PATH,
   unknownAction: "There is no such step of the sign-in.",
   actions: {
-    "": { POST: { answers: "page", sameOriginOnly: "This form can only be sent from this site's own sign-in page.", run: withApproveLog(approve) } },
+    "": { POST: { answers: "page", sameOriginOnly: "This form can only be sent from this site's own sign-in page.", run: approve } },
     "/check": { POST: requestCheck },
   },
 }));

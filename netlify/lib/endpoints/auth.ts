@@ -6,13 +6,12 @@ import { authorize } from "./authorize.ts";
 import { serveClientLogo } from "./client-logo.ts";
 import { redeemForProfile } from "./profile-redemption.ts";
 import { removingRetiredSessionCookie } from "./retired-session-cookie.ts";
-import { withAuthorizeLog, withProfileLog } from "./sign-in-steps.ts";
 
 const signIn = removingRetiredSessionCookie(
-  endpoint<"discover" | "resourceScopes">({
-    GET: { answers: "page", run: withAuthorizeLog(authorize) },
+endpoint<"discover" | "resourceScopes">({
+    GET: { answers: "page", run: authorize },
     // The code's redemption, as at the token endpoint (spec 5.3.1): form-encoded, no parameter twice.
-    POST: { answers: "json", body: { accepts: "oauth-form", repeatable: ["resource"] }, run: withProfileLog(redeemForProfile) },
+    POST: { answers: "json", body: { accepts: "oauth-form", repeatable: ["resource"] }, run: redeemForProfile },
   }),
 );
 

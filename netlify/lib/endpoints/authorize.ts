@@ -55,6 +55,8 @@ export const GET_AUTH_STEPS: readonly Step<Authorizing>[] = [
       const signed = await signRequest(request!, ctx.config.keys.requestObject, ctx.config.issuer, ctx.rt.now(), { offer });
       // Long state, client_id and client details can add up to more than the approve step reads.
       if (requestTooLarge(signed)) throw new InvalidRequest("The authorization request is too large.");
+      const { clientId, codeChallenge: challenge, client, documentUnread } = request!;
+      await ctx.emit({ type: "document-read", clientId, challenge, unread: documentUnread === true, ...(client.name ? { clientName: client.name } : {}) }, { type: "consent-shown", clientId, challenge });
       return redirect(`${SIGN_IN_PAGE}#${writeSignInFragment({ request: signed })}`, 303);
     },
   },
@@ -78,7 +80,12 @@ export async function authorize(ctx: RequestContext<"discover" | "resourceScopes
     onRedirectUriVerified: ctx.replyTo,
     defaultScopes: (resource: string) => defaultScopesFor(resource, ctx.config, ctx.rt.resourceScopes),
   };
-  const answer = await runSteps(GET_AUTH_STEPS, { ctx, input }, redirectUriVerified);
+  // A refusal is logged for the client it names, at the step that refused it: the client's
+  // document is read at the "client" step, everything else is the request's.
+  const clientId = params.get("client_id");
+  const challenge = params.get("code_challenge");
+  const subject = (step: Step<Authorizing>) => ctx.knows(clientId ? { clientId, stage: step.name === "client" ? "document" : "request", ...(challenge ? { challenge } : {}) } : null);
+  const answer = await runSteps(GET_AUTH_STEPS, { ctx, input }, redirectUriVerified, subject);
   if (!answer) throw new TypeError("GET /auth ended without an answer");
   return answer;
 }

@@ -4,7 +4,6 @@
 import { InvalidRequest } from "../errors.ts";
 import { actionsEndpoint, type Handler, type RequestContext, type Route } from "../http/endpoint.ts";
 import { json, withCookies } from "../http/responses.ts";
-import { alert } from "../owner/alerts.ts";
 import { addPasskey, listPasskeys, passkeyName, passkeyView } from "../owner/passkey-records.ts";
 import { rememberRequested, startSession, type SessionRecord } from "../owner/sessions.ts";
 import { refusalFor, signInOwner } from "../owner/sign-in.ts";
@@ -19,7 +18,7 @@ import { MAX_PASSKEYS } from "../core/policy.ts";
 async function registrationOptions(ctx: RequestContext, session: SessionRecord): Promise<Response> {
   const { rt, config, requester } = ctx;
   const password = (await ctx.form()).get("password") ?? "";
-  const confirmed = await signInOwner(rt, config, { method: "password", password }, { ip: requester.ip, where: "account", req: ctx.req, sessionId: session.id, userAgent: requester.userAgent, waitUntil: requester.waitUntil }, "confirm");
+  const confirmed = await signInOwner(rt, config, { method: "password", password }, { ip: requester.ip, where: "account", req: ctx.req, sessionId: session.id, userAgent: requester.userAgent, emit: ctx.emit }, "confirm");
   if (!confirmed.ok) throw refusalFor(confirmed);
   const passkeys = await listPasskeys(rt.store);
   if (passkeys.length >= MAX_PASSKEYS) throw new InvalidRequest(`You have ${MAX_PASSKEYS} passkeys, the most this server keeps: remove one first.`);
@@ -33,7 +32,7 @@ async function registration(ctx: RequestContext): Promise<Response> {
   const passkey = await verifyRegistration(rt.store, config, { ticket: form.get("ticket") ?? "", response: form.get("response") ?? "", name }, rt.now());
   if (!passkey) throw new InvalidRequest("The passkey could not be verified. Please try again.");
   if (!(await addPasskey(rt.store, passkey))) throw new InvalidRequest("This passkey is already registered, or you have the most passkeys this server keeps.");
-  await alert(ctx, { kind: "passkey-added", name: passkey.name });
+  await ctx.emit({ type: "passkey-added", name: passkey.name });
   return json({ ok: true, passkey: passkeyView(passkey) });
 }
 
@@ -47,7 +46,7 @@ async function signIn(ctx: RequestContext): Promise<Response> {
   const { rt, config, requester } = ctx;
   const form = await ctx.form();
   const credential = { method: "passkey", ticket: form.get("ticket") ?? "", response: form.get("response") ?? "" } as const;
-  const result = await signInOwner(rt, config, credential, { ip: requester.ip, where: "account", req: ctx.req, userAgent: requester.userAgent, waitUntil: requester.waitUntil });
+  const result = await signInOwner(rt, config, credential, { ip: requester.ip, where: "account", req: ctx.req, userAgent: requester.userAgent, emit: ctx.emit });
   if (!result.ok) throw refusalFor(result);
   const session = { method: "passkey", persistent: rememberRequested(form), ip: requester.ip, userAgent: requester.userAgent } as const;
   const { setCookies } = await startSession(rt.store, config, session, rt.now());

@@ -12,6 +12,10 @@ import { assertionContext, discoverNow } from "./assertion-context.ts";
 import { declaredAtRedemption } from "../protocol/unread-document.ts";
 
 export async function redeemForProfile(ctx: RequestContext<"discover">): Promise<Response> {
+  // The sign-in this code is part of, as the client names it (the connection doctor's log).
+  const [clientId, code] = [(await ctx.form()).get("client_id"), (await ctx.form()).get("code")];
+  const subject = clientId ? { clientId, stage: "profile" as const, ...(code ? { code } : {}) } : null;
+  ctx.knows(subject);
   const form = withClientCredentials(ctx.req, await ctx.form());
   const now = ctx.rt.now();
   const assertions = assertionContext(ctx, now, "/auth");
@@ -19,6 +23,7 @@ export async function redeemForProfile(ctx: RequestContext<"discover">): Promise
     grantTypeOptional: true,
     refuseBeforeUse: async (code) => authenticateClient(form, code.clientId, await declaredAtRedemption(code, discoverNow(ctx), assertions.basicSent === true), assertions),
   });
+  if (subject) await ctx.emit({ type: "redeemed", subject });
   const profile = profileFor(record.scopes, ctx.config.profile);
   return json(profile ? { me: record.me, profile } : { me: record.me });
 }

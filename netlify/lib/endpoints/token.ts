@@ -16,7 +16,8 @@ import { redeemCode, redemptionInput, type CodeRecord } from "../protocol/codes.
 import { checkResourceWithin, outsideGrant, requestedResource } from "../protocol/resource.ts";
 import { accessScopes, parseScope } from "../protocol/scopes.ts";
 import { canonicalUrl } from "../core/urls.ts";
-import { withTokenLog } from "./token-steps.ts";
+import { grantIdOf } from "../protocol/grant-tokens.ts";
+import type { Subject } from "../platform/events.ts";
 import { revokeToken } from "./revocation.ts";
 import { verifyToken } from "./token-verification.ts";
 
@@ -54,7 +55,7 @@ function tokenWorthy(ctx: RequestContext<"discover">, form: URLSearchParams, ass
   };
 }
 
-async function authorizationCodeGrant(ctx: RequestContext<"discover">, form: URLSearchParams): Promise<Response> {
+async function authorizationCodeGrant(ctx: RequestContext<"discover">, form: URLSearchParams, subject: Subject | null): Promise<Response> {
   const { req, rt, config } = ctx;
   const now = rt.now();
   const declared: { authentication?: KeyAuthentication } = {};
@@ -65,6 +66,7 @@ async function authorizationCodeGrant(ctx: RequestContext<"discover">, form: URL
   // summary is counted after the answer (protocol/app-counting.ts).
   const ttl = code.refresh === false ? { ...config, refreshTokenTtlMs: 0 } : config;
   const issued = await createGrant(rt.store, granted, now, ttl, { writableUntil, waitUntil: ctx.requester.waitUntil });
+  if (subject) await ctx.emit({ type: "redeemed", subject, grantId });
   return tokenResponse(req, config, issued, now);
 }
 
@@ -76,7 +78,7 @@ const REFRESH_ERRORS = {
   conflict: "The refresh token was used by another request at the same time.",
 } as const;
 
-async function refreshTokenGrant(ctx: RequestContext, form: URLSearchParams): Promise<Response> {
+async function refreshTokenGrant(ctx: RequestContext, form: URLSearchParams, subject: Subject | null): Promise<Response> {
   const { req, rt, config } = ctx;
   const refreshToken = form.get("refresh_token");
   const clientId = form.get("client_id");
@@ -95,19 +97,33 @@ async function refreshTokenGrant(ctx: RequestContext, form: URLSearchParams): Pr
   const assertions = assertionContext(ctx, now, "/token");
   const authenticate = (grant: GrantRecord) => authenticateClient(form, grant.clientId, grant.authentication, assertions);
   const outcome = await rotateRefreshToken(rt.store, refreshToken, { clientId: canonicalUrl(clientId), scopes, resource, authenticate, waitUntil: ctx.requester.waitUntil }, now, config);
-  if (outcome.ok) return tokenResponse(req, config, outcome.tokens, now);
+  if (outcome.ok) {
+    if (subject) await ctx.emit({ type: "redeemed", subject, grantId: outcome.tokens.grant.id });
+    return tokenResponse(req, config, outcome.tokens, now);
+  }
   if (outcome.reason === "scope") throw new InvalidScope("The requested scope is wider than what was granted.");
   if (outcome.reason === "target") throw outsideGrant(outcome.granted);
   throw new InvalidGrant(REFRESH_ERRORS[outcome.reason]);
 }
 
+/** The sign-in a code or refresh request is part of, as the client named it (the connection
+ * doctor's log follows it): the code, or the grant of the refresh token. */
+function subjectOf(sent: URLSearchParams): Subject | null {
+  const [clientId, grantType, code, grantId] = [sent.get("client_id"), sent.get("grant_type"), sent.get("code"), grantIdOf(sent.get("refresh_token") ?? "", "refresh")];
+  if (!clientId || sent.get("action") === "revoke") return null;
+  if (grantType === "authorization_code") return { clientId, stage: "code", ...(code ? { code } : {}) };
+  return grantType === "refresh_token" ? { clientId, stage: "refresh", ...(grantId ? { grantId } : {}) } : null;
+}
+
 async function tokenRequest(ctx: RequestContext<"discover">): Promise<Response> {
+  const subject = subjectOf(await ctx.form());
+  ctx.knows(subject);
   // A Basic credential is checked before anything is redeemed, so a refused one consumes nothing.
   const form = withClientCredentials(ctx.req, await ctx.form());
   if (form.get("action") === "revoke") return revokeToken(ctx, form, "/token");
   const grantType = form.get("grant_type");
-  if (grantType === "authorization_code") return authorizationCodeGrant(ctx, form);
-  if (grantType === "refresh_token") return refreshTokenGrant(ctx, form);
+  if (grantType === "authorization_code") return authorizationCodeGrant(ctx, form, subject);
+  if (grantType === "refresh_token") return refreshTokenGrant(ctx, form, subject);
   if (grantType === null || grantType === "") throw new InvalidRequest("grant_type is required.");
   throw new UnsupportedGrantType(`grant_type ${grantType} is not supported; use authorization_code or refresh_token.`);
 }
@@ -118,5 +134,5 @@ export const tokenEndpoint = endpoint<"discover">({
   GET: { answers: "json", run: (ctx) => verifyToken(ctx, null) },
   // RFC 6749 3.1, 3.2: form-encoded, no parameter twice (RFC 8707's resource may repeat: refused
   // as invalid_target, one resource per grant).
-  POST: { answers: "json", body: { accepts: "oauth-form", repeatable: ["resource"] }, run: withTokenLog(tokenRequest) },
+  POST: { answers: "json", body: { accepts: "oauth-form", repeatable: ["resource"] }, run: tokenRequest },
 });

@@ -3,7 +3,7 @@
 // (CORS), and which posts must come from this site's own pages. The frame alone answers OPTIONS,
 // unknown paths, wrong methods, an incomplete setup, cross-site posts, bodies a route does not
 // accept, storage outages and anything thrown; the handlers only do their own work.
-import { AccessDenied, MethodNotAllowed, NotFound, SetupIncomplete } from "../errors.ts";
+import { AccessDenied, AnsweredError, MethodNotAllowed, NotFound, SetupIncomplete } from "../errors.ts";
 import { describeProblems, type Config, type ConfigProblem } from "../platform/config.ts";
 import type { Capability, Runtime } from "../platform/runtime.ts";
 export type { Capability } from "../platform/runtime.ts";
@@ -12,6 +12,8 @@ import { errorResponse, type Answers } from "./error-response.ts";
 import { readForm, readJsonObject, type BodyRule } from "./body.ts";
 import { preflight, readableByAnyOrigin } from "./cors.ts";
 import { isSameOriginPost } from "./request.ts";
+import type { Emit, Subject } from "../platform/events.ts";
+import { eventSubscribers } from "../owner/event-subscribers.ts";
 
 /** Who sent the request, as the platform reports it; and the platform's way to finish work
  * after the response has gone (Netlify's context.waitUntil), where it offers one. */
@@ -35,6 +37,12 @@ export interface RequestContext<C extends Capability = never> {
   /** From here on, refusals that may go to the client go to this verified URI: redirected
    * when it is trusted, else as a link on the page that shows the refusal. */
   replyTo: (target: ClientReply) => void;
+  /** Tells the subscribers what happened, when the handler knows it (platform/events.ts). */
+  emit: Emit;
+  /** What the handler knows so far of the sign-in it answers: a refusal is emitted with it. */
+  knows: (subject: Subject | null) => void;
+  /** State of this request under `key`, made once by `make` however often it is asked for. */
+  once: <T>(key: object, make: () => T) => T;
 }
 
 export type Handler<C extends Capability = never> = (ctx: RequestContext<C>) => Promise<Response>;
@@ -76,6 +84,8 @@ function setupIncomplete(problems: readonly ConfigProblem[], development: boolea
 
 async function runRoute<C extends Capability>(route: Route<C>, req: Request, rt: Runtime<C>, requester: Requester): Promise<Response> {
   let reply: (ClientReply & { issuer: string }) | undefined;
+  let subject: Subject | undefined;
+  let emit: Emit | undefined;
   try {
     if (!rt.config.ok) throw setupIncomplete(rt.config.problems, rt.config.development);
     const { config } = rt.config;
@@ -83,6 +93,8 @@ async function runRoute<C extends Capability>(route: Route<C>, req: Request, rt:
     let form: Promise<URLSearchParams> | undefined;
     let body: Promise<Record<string, unknown>> | undefined;
     const { jsonBody } = route;
+    const made = new Map<object, unknown>();
+    emit = eventSubscribers({ rt, config, waitUntil: requester.waitUntil });
     const ctx: RequestContext<C> = {
       req,
       url: new URL(req.url),
@@ -92,12 +104,17 @@ async function runRoute<C extends Capability>(route: Route<C>, req: Request, rt:
       form: () => (form ??= readForm(req, route.body ?? { accepts: "fields", json: route.answers === "json" })),
       json: () => (body ??= jsonBody ? readJsonObject(req, jsonBody.maxBytes) : Promise.reject(new TypeError("this route reads no JSON object"))),
       replyTo: (target) => (reply = { ...target, issuer: config.issuer }),
+      emit,
+      knows: (known) => void (subject = known ?? undefined),
+      once: <T>(key: object, make: () => T): T => (made.has(key) ? made.get(key) : made.set(key, make()).get(key)) as T,
     };
     // Every body is read, and refused when too large, malformed or not what the route accepts,
     // before any work is done.
     if (req.method === "POST") await (jsonBody ? ctx.json() : ctx.form());
     return await route.run(ctx);
   } catch (error) {
+    // The refusal as answered (its code and words as fields), at the stage the handler had reached.
+    if (emit && subject && error instanceof AnsweredError) await emit({ type: "refused", subject, error: error.error, description: error.description });
     return errorResponse(error, route.answers, reply, req);
   }
 }

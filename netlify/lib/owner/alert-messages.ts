@@ -5,16 +5,11 @@
 // for the receiver's markup so that it cannot mention @everyone or forge a link.
 import type { WebhookMessage } from "../clients/webhook.ts";
 import type { NotifyFormat } from "../platform/notify-config.ts";
+import type { ServerEvent } from "../platform/events.ts";
 
-export type AlertEvent =
-  | { kind: "app-approved"; clientId: string }
-  | { kind: "passkey-added"; name: string }
-  | { kind: "passkey-removed"; name: string }
-  | { kind: "new-device-sign-in"; device: string }
-  | { kind: "throttle-engaged" }
-  | { kind: "test" };
-
-export type AlertKind = AlertEvent["kind"];
+/** The server's events that are alerts (platform/events.ts), and the console's test. */
+export type AlertEvent = Extract<ServerEvent, { type: "app-approved" | "passkey-added" | "passkey-removed" | "new-device-sign-in" | "throttle-engaged" }> | { type: "test" };
+export type AlertKind = AlertEvent["type"];
 
 interface AlertText {
   title: string;
@@ -36,7 +31,7 @@ export function shownValue(value: string): string {
 }
 
 function textOf(event: AlertEvent): AlertText {
-  switch (event.kind) {
+  switch (event.type) {
     case "app-approved":
       return { title: "New app approved", lead: "An app was approved for the first time:", detail: event.clientId, tags: "key", urgent: false };
     case "passkey-added":
@@ -79,6 +74,6 @@ export function webhookMessage(format: NotifyFormat, event: AlertEvent, sent: Se
     case "matrix":
       return json({ text: `IndieAuth (${site}): ${title}. ${lead}${shown === undefined ? "" : ` ${escapeMarkdown(shown)}`}`, username: "IndieAuth" });
     case "json":
-      return json({ event: event.kind, title, message: plain, ...(shown === undefined ? {} : { subject: shown }), me: sent.me, at: new Date(sent.at).toISOString() });
+      return json({ event: event.type, title, message: plain, ...(shown === undefined ? {} : { subject: shown }), me: sent.me, at: new Date(sent.at).toISOString() });
   }
 }

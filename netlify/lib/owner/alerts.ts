@@ -1,6 +1,6 @@
 // The owner hears about it: a short message to NOTIFY_URL when an app is approved for the first
 // time, a passkey is added or removed, the password signs in on a new device, or password
-// guessing is slowed down. Optional (off without NOTIFY_URL), and never in the way:
+// guessing is slowed down (the server's events of those moments: owner/event-subscribers.ts). Optional (off without NOTIFY_URL), and never in the way:
 // - at most one message per kind per minute, claimed with one conditional write in Blobs so
 //   that it holds across function instances (one small record per kind, swept once expired);
 // - sent through the address guard of client fetches (public addresses only; a loopback
@@ -15,6 +15,7 @@ import type { Config } from "../platform/config.ts";
 import { RECORDS } from "../platform/records.ts";
 import type { Runtime } from "../platform/runtime.ts";
 import { webhookMessage, type AlertEvent, type AlertKind } from "./alert-messages.ts";
+import type { ServerEvent } from "../platform/events.ts";
 import { afterAnswer } from "../platform/after-answer.ts";
 import { ALERT_INTERVAL_MS } from "../core/policy.ts";
 
@@ -25,7 +26,7 @@ export const ALERT_DEADLINE_MS = 1500;
 /** The receiver's whole budget (finished after the response where waitUntil exists). */
 const SEND_TIMEOUT_MS = 5000;
 
-/** What alert() needs: a RequestContext has it all; owner code without one passes rt and config. */
+/** What alert() needs (a RequestContext has it all). */
 export interface AlertContext {
   rt: Pick<Runtime, "store" | "now">;
   config: Pick<Config, "notify" | "me">;
@@ -57,7 +58,7 @@ async function deliver(ctx: AlertContext, event: AlertEvent): Promise<AlertOutco
   if (!notify) return { sent: false, reason: "off" };
   const now = ctx.rt.now();
   try {
-    const claimed = await claim(ctx, event.kind, now);
+    const claimed = await claim(ctx, event.type, now);
     if (!claimed.ok) return { sent: false, reason: "rate-limited", retryAfterSeconds: claimed.retryAfterSeconds };
     const policy = notify.loopback ? loopbackOnlyPolicy : await publicOnlyPolicy();
     await postWebhook(new URL(notify.url), webhookMessage(notify.format, event, { me: ctx.config.me, at: now }), { policy, timeoutMs: SEND_TIMEOUT_MS });
@@ -65,10 +66,14 @@ async function deliver(ctx: AlertContext, event: AlertEvent): Promise<AlertOutco
   } catch (error) {
     // The message may name the receiver's host, never its URL (which is a secret of its own).
     const detail = error instanceof Error ? error.message : "unknown error";
-    console.warn(`indieauth: the ${event.kind} alert was not delivered: ${detail}`);
+    console.warn(`indieauth: the ${event.type} alert was not delivered: ${detail}`);
     return { sent: false, reason: "failed", detail };
   }
 }
+
+const ALERTS: ReadonlySet<ServerEvent["type"]> = new Set<ServerEvent["type"] & AlertKind>(["app-approved", "passkey-added", "passkey-removed", "new-device-sign-in", "throttle-engaged"]);
+/** Whether the owner is told of an event. */
+export const isAlert = (event: ServerEvent): event is Exclude<AlertEvent, { type: "test" }> => ALERTS.has(event.type);
 
 /** Tells the owner, without holding up the request beyond ALERT_DEADLINE_MS. Never throws. */
 export async function alert(ctx: AlertContext, event: AlertEvent): Promise<void> {
@@ -78,5 +83,5 @@ export async function alert(ctx: AlertContext, event: AlertEvent): Promise<void>
 
 /** The console's "send a test alert": awaited, so that the owner learns how it went. */
 export function testAlert(ctx: AlertContext): Promise<AlertOutcome> {
-  return deliver(ctx, { kind: "test" });
+  return deliver(ctx, { type: "test" });
 }

@@ -38,6 +38,8 @@ interface PolicyInput {
   req: Request;
   config: Config;
   rt: { store: KeyValueStore; now: () => number };
+  /** The request's own state (http/endpoint.ts): made once per request. */
+  once: <T>(key: object, make: () => T) => T;
 }
 
 export interface ApprovalPolicy {
@@ -86,14 +88,10 @@ async function verdictOf(facts: Facts): Promise<Verdict> {
   throw new TypeError("the approval table ends with a row that always holds");
 }
 
-const perRequest = new WeakMap<Request, ApprovalPolicy>();
-
 /** The policy of the request being answered, made once per request: GET /auth asks it several
  * times (the error-redirect trust rule, the offer, prompt=none), and each read is one round trip. */
 export function approvalPolicyOf(input: PolicyInput): ApprovalPolicy {
-  let policy = perRequest.get(input.req);
-  if (!policy) perRequest.set(input.req, (policy = approvalPolicy(input)));
-  return policy;
+  return input.once(approvalPolicy, () => approvalPolicy(input));
 }
 
 function approvalPolicy({ req, config, rt: { store, now: clock } }: PolicyInput): ApprovalPolicy {

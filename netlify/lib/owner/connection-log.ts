@@ -13,16 +13,20 @@
 // slots, and, naming an approved app, its anonymous tier: they never push an approved app's
 // log out, nor its signed-in attempts, nor add records.
 //
-// Best effort: logConnectionSteps hands the write to the platform's waitUntil where there is
-// one (Netlify has it), else waits LOG_DEADLINE_MS at most; a failure never reaches the answer,
-// and a write that loses a race is retried, then dropped.
+// Fed by the server's events (platform/events.ts: stepsOf turns each into its steps). Best
+// effort: the writes go to the platform's waitUntil where there is one (Netlify has it), else
+// are waited for LOG_DEADLINE_MS at most (owner/event-subscribers.ts); a failure never reaches
+// the answer, and a write that loses a race is retried, then dropped.
 import { secretHash } from "../crypto/secrets.ts";
 import { RECORDS } from "../platform/records.ts";
 import type { KeyValueStore, Version } from "../platform/store.ts";
 import { appIdOf } from "../protocol/revocations.ts";
 import { collisionPause } from "../platform/collision-pause.ts";
-import { afterAnswer } from "../platform/after-answer.ts";
-import { latestAt, mergeTiers, NO_ATTEMPTS, RETENTION_MS, tiersOf, withStep, type AttemptTiers, type StepEvent, type StoredAttempt } from "./connection-attempts.ts";
+import type { Emit, ServerEvent, Subject } from "../platform/events.ts";
+import { afterAnswer, type WaitUntil } from "../platform/after-answer.ts";
+import type { GrantRecord } from "../protocol/grants.ts";
+import { parseClientId } from "../core/urls.ts";
+import { attemptLinks, latestAt, mergeTiers, NO_ATTEMPTS, RETENTION_MS, tiersOf, withStep, type AttemptTiers, type StepEvent, type StoredAttempt } from "./connection-attempts.ts";
 import { CONNECTION_APPROVED_CEILING, CONNECTION_SLOTS } from "../core/policy.ts";
 
 export { attemptLinks, logText, type StepEvent, type StoredStep } from "./connection-attempts.ts";
@@ -65,7 +69,7 @@ async function write(store: KeyValueStore, key: string, event: StepEvent, approv
 }
 
 /** Adds one step to its client's log (see the bounds above). Throws on a storage failure:
- * callers go through logConnectionSteps, which never lets it reach an answer. */
+ * the events' subscriber (event-subscribers.ts) never lets it reach an answer. */
 export async function recordConnectionStep(store: KeyValueStore, event: StepEvent): Promise<void> {
   if (event.clientId.length > CLIENT_ID_LIMIT) return;
   const key = approvedKey(event.clientId);
@@ -81,26 +85,73 @@ export async function recordConnectionStep(store: KeyValueStore, event: StepEven
   return write(store, slot, event, false, await store.getVersioned(slot));
 }
 
-/** Where the steps are recorded from: the store, and the platform's waitUntil if it has one. */
-export interface LogTarget {
-  store: KeyValueStore;
-  waitUntil?: ((work: Promise<unknown>) => void) | undefined;
-}
-
 /** The longest an answer waits for its log where the platform has no waitUntil. */
 export const LOG_DEADLINE_MS = 1000;
 
-/** Records the steps that `steps` finds: handed to waitUntil where there is one (resolves at
- * once), else resolves when written or after LOG_DEADLINE_MS, whichever is first (the write
- * goes on). Never throws, never rejects. */
-export async function logConnectionSteps(target: LogTarget, steps: () => Promise<StepEvent[]> | StepEvent[]): Promise<void> {
-  const work = Promise.resolve()
-    .then(steps)
-    .then(async (events) => {
-      for (const event of events) await recordConnectionStep(target.store, event);
-    })
-    .catch((error: unknown) => console.warn(`indieauth: the connection log was not written: ${error instanceof Error ? error.message : String(error)}`));
-  await afterAnswer(target.waitUntil, work, LOG_DEADLINE_MS);
+/** The hashes that tie a subject's step to the rest of its attempt. */
+function linksOf({ clientId, challenge, code, grantId }: Omit<Subject, "stage">): string[] {
+  return [...(challenge ? [attemptLinks.challenge(clientId, challenge)] : []), ...(code ? [attemptLinks.code(code)] : []), ...(grantId ? [attemptLinks.grant(grantId)] : [])];
+}
+
+/** A client_id worth a log entry: one a sign-in could come from (what a refused request named may be anything). */
+function loggable(subject: Subject): Subject | null {
+  const parsed = parseClientId(subject.clientId);
+  return parsed.ok ? { ...subject, clientId: parsed.url.href } : null;
+}
+
+/** The events the log follows (stepsOf's cases). */
+const FOLLOWED = new Set<ServerEvent["type"]>(["document-read", "consent-shown", "approved", "denied", "redeemed", "refused", "resource-refused"]);
+
+/** The steps an event adds to its client's log (none for the events the log does not follow). */
+async function stepsOf(store: KeyValueStore, event: ServerEvent, at: number): Promise<StepEvent[]> {
+  switch (event.type) {
+    case "document-read": {
+      // For the owner's console only: a document not read now is read when the code is redeemed.
+      const read = event.unread ? { ok: false, detail: "it could not be read just now; it is read when the code is redeemed" } : { ok: true, ...(event.clientName ? { detail: `it calls itself ${event.clientName}` } : {}) };
+      return [{ clientId: event.clientId, step: "document", at, ...read, links: linksOf(event) }];
+    }
+    case "consent-shown":
+      return [{ clientId: event.clientId, step: "consent", ok: true, at, links: linksOf(event) }];
+    case "approved":
+      return [{ clientId: event.clientId, step: "approved", ok: true, at, links: linksOf(event), approvedClient: true }];
+    case "denied":
+      return [{ clientId: event.clientId, step: "denied", ok: false, at, error: "access_denied", links: linksOf(event) }];
+    case "redeemed": {
+      // The grant made or renewed: the one a refresh named, or the code's new one.
+      const subject = loggable({ ...event.subject, ...(event.grantId ? { grantId: event.grantId } : {}) });
+      return subject ? [{ clientId: subject.clientId, step: subject.stage, ok: true, at, links: linksOf(subject), approvedClient: true }] : [];
+    }
+    case "refused": {
+      const subject = loggable(event.subject);
+      return subject ? [{ clientId: subject.clientId, step: subject.stage, ok: false, at, error: event.error, detail: event.description, links: linksOf(subject) }] : [];
+    }
+    case "resource-refused": {
+      // The client is the grant's: read here, after the answer.
+      const grant = await store.get<GrantRecord>(RECORDS.grant.key(event.grantId));
+      return typeof grant?.clientId === "string" ? [{ clientId: grant.clientId, step: "resource", ok: false, at, error: event.reason, links: [attemptLinks.grant(event.grantId)] }] : [];
+    }
+    default:
+      return [];
+  }
+}
+
+/** The log's subscriber to the events of one request (or one use of the resource API): its
+ * steps written in the order they were emitted (those of one attempt share a record), after the
+ * answer where the platform has waitUntil, else within LOG_DEADLINE_MS. Never rejects. */
+export function connectionLogSubscriber(target: { rt: { readonly store: KeyValueStore; now(): number }; waitUntil?: WaitUntil }): Emit {
+  let logged: Promise<void> = Promise.resolve();
+  return async (...events) => {
+    const followed = events.filter((event) => FOLLOWED.has(event.type));
+    if (followed.length === 0) return;
+    const at = target.rt.now();
+    logged = logged
+      .then(async () => {
+        const { store } = target.rt;
+        for (const event of followed) for (const step of await stepsOf(store, event, at)) await recordConnectionStep(store, step);
+      })
+      .catch((error: unknown) => console.warn(`indieauth: the connection log was not written: ${error instanceof Error ? error.message : String(error)}`));
+    await afterAnswer(target.waitUntil, logged, LOG_DEADLINE_MS);
+  };
 }
 
 /** One log per client. A client approved while another step of it was being written (the

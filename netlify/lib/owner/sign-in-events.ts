@@ -115,11 +115,6 @@ async function addToHour(store: KeyValueStore, at: number, field: "count" | "ref
   return "added";
 }
 
-/** One more failure of the hour without a slot. */
-async function countUnlisted(store: KeyValueStore, at: number): Promise<void> {
-  await addToHour(store, at, "count");
-}
-
 /** One more attempt the throttle refused, held back by a failure made at `heldBySince`: counted
  * in that failure's hour, until the hour has counted REFUSED_COUNTED_PER_HOUR (which this
  * instance then remembers, so that further refusals cost nothing at all). */
@@ -135,7 +130,8 @@ export async function recordSignInEvent(store: KeyValueStore, event: SignInEvent
   const shown = event.clientId === undefined ? event : { ...event, clientId: clientText(event.clientId) };
   const record: SignInEventRecord = { kind: "sign-in-event", ...shown, expiresAt: event.at + EVENT_RETENTION_MS };
   if (await claimSlot(store, slotBase(event), EVENT_SLOTS_PER_HOUR[event.outcome], record)) return true;
-  if (event.outcome === "failure") await countUnlisted(store, event.at);
+  // One more failure of the hour without a slot.
+  if (event.outcome === "failure") await addToHour(store, event.at, "count");
   return false;
 }
 

@@ -1,8 +1,8 @@
 // How the owner proves it is them, wherever they sign in (an app's sign-in page or the
 // console): the password, under the guessing throttle, or a passkey, whose valid answer cannot
-// be guessed and so is never held back. Each real attempt lands in the sign-in history; one the
-// throttle refused is only counted there (one record an hour, after the answer), so an
-// attacker cannot flood it. A device that signed in before (its known-device cookie) or holds a
+// be guessed and so is never held back. Each real attempt is emitted for the sign-in history
+// (owner/event-subscribers.ts); one the throttle refused is only counted there (one record an
+// hour, after the answer), so an attacker cannot flood it. A device that signed in before (its known-device cookie) or holds a
 // live session is judged by its own failures only; every success marks the browser as known
 // (the caller sends the result's cookies).
 import { AccessDenied, InvalidRequest, TooManyAttempts, WrongCredentials, type AnsweredError } from "../errors.ts";
@@ -12,13 +12,11 @@ import { listPasskeys, passwordLoginAllowed, recordPasskeyUse } from "./passkey-
 import { verifyPassword } from "./password.ts";
 import type { Runtime } from "../platform/runtime.ts";
 import { SIGN_IN_FAILURES, type SignInFailure } from "../pages/sign-in-failures.ts";
-import { countRefused, recordSignInEvent } from "./sign-in-events.ts";
-import { alert } from "./alerts.ts";
+import type { Emit } from "../platform/events.ts";
 import { knownDevice, rememberDevice } from "./known-device.ts";
 import { deviceLabel } from "./user-agent.ts";
 import { passkeyAnswer, verifyAuthentication } from "./webauthn.ts";
-import { attemptSucceeded, beginAttempt, sourceSucceeded, type AttemptScope, type AttemptSource, type OverallState, type ThrottleVerdict } from "./throttle.ts";
-import { afterAnswer } from "../platform/after-answer.ts";
+import { attemptSucceeded, beginAttempt, sourceSucceeded, type AttemptSource, type OverallState, type ThrottleVerdict } from "./throttle.ts";
 
 type OwnerCredential =
   | { method: "password"; password: string }
@@ -50,13 +48,8 @@ export interface AttemptContext {
   sessionId?: string;
   /** The browser's User-Agent, to name the device in an alert. */
   userAgent?: string;
-  /** Netlify's context.waitUntil, so that an alert this attempt causes never holds it up. */
-  waitUntil?: ((work: Promise<unknown>) => void) | undefined;
-}
-
-/** Tells the owner (NOTIFY_URL), at most once a minute per kind: alert() never throws. */
-function tellOwner(rt: Runtime, config: Config, context: AttemptContext, event: Parameters<typeof alert>[1]): Promise<void> {
-  return alert({ rt, config, requester: { waitUntil: context.waitUntil } }, event);
+  /** The request's events: the attempt, for the history; a new device or the throttle, for the alerts. */
+  emit: Emit;
 }
 
 /** The device an attempt comes from, as the throttle counts it: a known device by its cookie's
@@ -71,18 +64,11 @@ type Device = Awaited<ReturnType<typeof deviceOf>>;
 
 const sourceOf = (context: AttemptContext, device: Device): AttemptSource => ({ ip: context.ip, ...(device.throttleId ? { device: device.throttleId } : {}) });
 
-async function begin(rt: Runtime, context: AttemptContext, device: Device, scope: AttemptScope): Promise<ThrottleVerdict> {
-  return beginAttempt(rt.store, sourceOf(context, device), rt.now(), scope);
-}
-
 /** Held back by the throttle: nothing was checked. The refusal is counted in the history after
  * the answer (sign-in-events.ts bounds what that writes), so the owner sees it happened. */
-async function refused(rt: Runtime, context: AttemptContext, verdict: Extract<ThrottleVerdict, { allowed: false }>, method: OwnerCredential["method"]): Promise<SignInResult> {
+async function refused(context: AttemptContext, verdict: Extract<ThrottleVerdict, { allowed: false }>, method: OwnerCredential["method"]): Promise<SignInResult> {
   const { heldBySince } = verdict;
-  if (heldBySince) {
-    const work = countRefused(rt.store, heldBySince).catch((error: unknown) => console.warn(`indieauth: a refused attempt was not counted: ${error instanceof Error ? error.message : String(error)}`));
-    await afterAnswer(context.waitUntil, work);
-  }
+  if (heldBySince) await context.emit({ type: "sign-in-throttled", heldBySince });
   return { ok: false, reason: "throttled", method, retryAfterSeconds: verdict.retryAfterSeconds, overall: verdict.overall, ...(verdict.busy ? { busy: true as const } : {}) };
 }
 
@@ -94,28 +80,15 @@ async function succeeded(rt: Runtime, config: Config, context: AttemptContext, d
     settle,
     recordAttempt(rt, context, method),
     // The password, from a browser that never signed in before: worth the owner's attention.
-    method === "password" && device.throttleId === undefined ? tellOwner(rt, config, context, { kind: "new-device-sign-in", device: deviceLabel(context.userAgent ?? "") }) : undefined,
+    method === "password" && device.throttleId === undefined ? context.emit({ type: "new-device-sign-in", device: deviceLabel(context.userAgent ?? "") }) : undefined,
   ]);
   return { ok: true, method, knownDevice: device.throttleId !== undefined, setCookies, overall };
 }
 
-export async function recordAttempt(
-  rt: Runtime,
-  context: AttemptContext,
-  method: SignInEventView["method"],
-  failure?: SignInFailure,
-): Promise<void> {
-  const event: SignInEventView = { at: rt.now(), ip: context.ip, where: context.where, method, outcome: failure ? "failure" : "success" };
-  if (context.clientId) event.clientId = context.clientId;
-  if (failure) event.reason = SIGN_IN_FAILURES[failure].logged;
-  await recordSignInEvent(rt.store, event);
-}
-
-/** The same, written after the answer where the platform allows it: a session's approval, where
- * the person waits only for the code. A failure is logged (the code is already issued). */
-export function recordAttemptAfterAnswer(rt: Runtime, context: AttemptContext, method: SignInEventView["method"]): Promise<void> {
-  const work = recordAttempt(rt, context, method).catch((error: unknown) => console.warn(`indieauth: the sign-in history was not written: ${error instanceof Error ? error.message : String(error)}`));
-  return afterAnswer(context.waitUntil, work);
+/** An attempt checked (or a session's approval), for the sign-in history. */
+export function recordAttempt(rt: Runtime, context: AttemptContext, method: SignInEventView["method"], failure?: SignInFailure): Promise<void> {
+  const attempt = { at: rt.now(), ip: context.ip, where: context.where, method, ...(context.clientId ? { clientId: context.clientId } : {}) };
+  return context.emit({ type: "sign-in", attempt, ...(failure ? { failure } : {}) });
 }
 
 /** "sign-in" starts something; "confirm" re-checks a signed-in owner before a sensitive change
@@ -129,8 +102,8 @@ async function checkPassword(rt: Runtime, config: Config, password: string, cont
   // The throttle comes before anything is recorded, on every path. A password that is off is
   // never checked, so it guesses nothing: it counts against its address only (against floods).
   const device = await deviceOf(config, context, rt.now());
-  const verdict = await begin(rt, context, device, off ? "address" : "overall");
-  if (!verdict.allowed) return refused(rt, context, verdict, "password");
+  const verdict = await beginAttempt(rt.store, sourceOf(context, device), rt.now(), off ? "address" : "overall");
+  if (!verdict.allowed) return refused(context, verdict, "password");
   if (off) {
     await recordAttempt(rt, context, "password", "password-off");
     return { ok: false, reason: "password-off", overall: verdict.overall };
@@ -138,7 +111,7 @@ async function checkPassword(rt: Runtime, config: Config, password: string, cont
   if (!(await verifyPassword(password, config.password))) {
     // The attempt's own entries are the failure count.
     await recordAttempt(rt, context, "password", "password");
-    if (verdict.overall === "engaged") await tellOwner(rt, config, context, { kind: "throttle-engaged" });
+    if (verdict.overall === "engaged") await context.emit({ type: "throttle-engaged" });
     return { ok: false, reason: "password", overall: verdict.overall };
   }
   return succeeded(rt, config, context, device, attemptSucceeded(rt.store, verdict.attempt, rt.now()), verdict.overall, "password");
@@ -162,10 +135,10 @@ async function checkPasskey(rt: Runtime, config: Config, ticket: string, respons
     await recordPasskeyUse(rt.store, verified.passkey.id, verified.counter, now);
     return succeeded(rt, config, context, device, sourceSucceeded(rt.store, sourceOf(context, device)), "not-counted", "passkey");
   }
-  const verdict = await begin(rt, context, device, "overall");
-  if (!verdict.allowed) return refused(rt, context, verdict, "passkey");
+  const verdict = await beginAttempt(rt.store, sourceOf(context, device), rt.now(), "overall");
+  if (!verdict.allowed) return refused(context, verdict, "passkey");
   await recordAttempt(rt, context, "passkey", "passkey");
-  if (verdict.overall === "engaged") await tellOwner(rt, config, context, { kind: "throttle-engaged" });
+  if (verdict.overall === "engaged") await context.emit({ type: "throttle-engaged" });
   return { ok: false, reason: "passkey", overall: verdict.overall };
 }
 

@@ -8,7 +8,9 @@ import { json } from "../http/responses.ts";
 import { blobStore, StorageUnavailable, type KeyValueStore } from "../platform/store.ts";
 import { IntrospectionClient } from "./introspection-client.ts";
 import { metadataDocument, metadataUrlOf, resolveResource, resourcePathOf, resourceScopes, type ProtectedResourceMetadata, type ResourceDescription } from "./metadata.ts";
-import { refusalLog } from "./refusal-log.ts";
+import { connectionLogSubscriber } from "../owner/connection-log.ts";
+import type { Emit } from "../platform/events.ts";
+import { grantIdOf } from "../protocol/grant-tokens.ts";
 import { tokenOfRequest } from "./request-token.ts";
 import { verifySameSite } from "./same-site.ts";
 import { readResourceSettings, type ResourceSettings } from "./settings.ts";
@@ -98,7 +100,15 @@ export function resourceServer(options: ResourceServerOptions = {}): ResourceSer
   const settings = read.ok ? read.settings : undefined;
   const setupError = read.ok ? undefined : new ResourceSetupError(read.problem.variable, `${read.problem.message}. ${read.problem.fix}.`);
   let verify: Verify | undefined;
-  const logRefusal = refusalLog(settings, options.store, options.now ?? Date.now);
+  let log: Emit | undefined;
+  /** A refused token, told to the connection doctor: on the same site only (where the function
+   * shares the server's store), never awaited (no waitUntil here: the refusal is answered at once). */
+  const logRefusal = (token: string, reason: string) => {
+    const grantId = grantIdOf(token, "access") ?? grantIdOf(token, "refresh");
+    if (settings?.mode !== "same-site" || !grantId) return;
+    log ??= connectionLogSubscriber({ rt: { store: options.store ?? blobStore(settings.storeName), now: options.now ?? Date.now } });
+    void log({ type: "resource-refused", grantId, reason });
+  };
 
   /** The issuer, and the origin relative resources are taken against. */
   const issuerFor = (request?: Request): string => {

@@ -204,10 +204,12 @@ describe("owner lock-out: a device that signed in before", () => {
     const { signInOwner } = await import("../../../netlify/lib/owner/sign-in.ts");
     if (!rt.config.ok) throw new Error("test config");
     const credential = { method: "password", password: TEST_PASSWORD } as const;
-    const first = await signInOwner(rt, rt.config.config, credential, { ip: OWNER_IP, where: "account", req: new Request("https://auth.jane.example/") });
+    const { eventSubscribers } = await import("../../../netlify/lib/owner/event-subscribers.ts");
+    const emit = eventSubscribers({ rt, config: rt.config.config });
+    const first = await signInOwner(rt, rt.config.config, credential, { ip: OWNER_IP, where: "account", req: new Request("https://auth.jane.example/"), emit });
     expect(first).toMatchObject({ ok: true, knownDevice: false });
     const cookie = first.ok ? first.setCookies[0]!.split(";", 1)[0]! : "";
-    const again = await signInOwner(rt, rt.config.config, credential, { ip: OWNER_IP, where: "account", req: new Request("https://auth.jane.example/", { headers: { cookie } }) });
+    const again = await signInOwner(rt, rt.config.config, credential, { ip: OWNER_IP, where: "account", req: new Request("https://auth.jane.example/", { headers: { cookie } }), emit });
     expect(again).toMatchObject({ ok: true, knownDevice: true });
   });
 });
