@@ -99,11 +99,27 @@ function loggable(subject: Subject): Subject | null {
   return parsed.ok ? { ...subject, clientId: parsed.url.href } : null;
 }
 
-/** The events the log follows (stepsOf's cases). */
-const FOLLOWED = new Set<ServerEvent["type"]>(["document-read", "consent-shown", "approved", "denied", "redeemed", "refused", "resource-refused"]);
+/** Whether the log follows each event (stepsOf's cases): a new event type must be decided here. */
+const FOLLOWED: Record<ServerEvent["type"], boolean> = {
+  "document-read": true,
+  "consent-shown": true,
+  approved: true,
+  denied: true,
+  redeemed: true,
+  refused: true,
+  "resource-refused": true,
+  "app-approved": false,
+  "passkey-added": false,
+  "passkey-removed": false,
+  "new-device-sign-in": false,
+  "throttle-engaged": false,
+  "sign-in": false,
+  "sign-in-throttled": false,
+};
 
 /** The steps an event adds to its client's log (none for the events the log does not follow). */
 async function stepsOf(store: KeyValueStore, event: ServerEvent, at: number): Promise<StepEvent[]> {
+  // eslint-disable-next-line @typescript-eslint/switch-exhaustiveness-check -- FOLLOWED, exhaustive by its type, lists the events left to the default
   switch (event.type) {
     case "document-read": {
       // For the owner's console only: a document not read now is read when the code is redeemed.
@@ -141,7 +157,7 @@ async function stepsOf(store: KeyValueStore, event: ServerEvent, at: number): Pr
 export function connectionLogSubscriber(target: { rt: { readonly store: KeyValueStore; now(): number }; waitUntil?: WaitUntil }): Emit {
   let logged: Promise<void> = Promise.resolve();
   return async (...events) => {
-    const followed = events.filter((event) => FOLLOWED.has(event.type));
+    const followed = events.filter((event) => FOLLOWED[event.type]);
     if (followed.length === 0) return;
     const at = target.rt.now();
     logged = logged
