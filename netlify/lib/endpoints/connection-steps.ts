@@ -9,10 +9,10 @@ import { logConnectionSteps, type StepEvent } from "../owner/connection-log.ts";
 import { parseClientId } from "../core/urls.ts";
 
 type Outcome = { response: Response } | { error: unknown };
-export type Steps = (ctx: RequestContext, outcome: Outcome, at: number) => Promise<StepEvent[]>;
+export type Steps<P extends string = never> = (ctx: RequestContext<P>, outcome: Outcome, at: number) => Promise<StepEvent[]>;
 
 /** Runs the handler, then (after the answer) logs the steps its outcome shows. */
-export function logged(run: Handler, steps: Steps): Handler {
+export function logged<P extends string>(run: Handler<P>, steps: Steps<P>): Handler<P> {
   return async (ctx) => {
     const at = ctx.rt.now();
     const target = { store: ctx.rt.store, waitUntil: ctx.requester.waitUntil };

@@ -37,7 +37,7 @@ const authorizeSteps: Steps = async (ctx, outcome, at) => {
 };
 
 /** POST /auth/approve: approved (the code sent back) or denied. */
-const approveSteps: Steps = async (ctx, outcome, at) => {
+const approveSteps: Steps<"request" | "decision"> = async (ctx, outcome, at) => {
   const form = await ctx.form();
   const signed = await signedRequestOf(ctx, form.get("request") ?? "");
   if (!signed) return [];
@@ -53,7 +53,7 @@ const approveSteps: Steps = async (ctx, outcome, at) => {
 };
 
 /** POST /auth: a code redeemed for the profile URL, or refused (with the exact OAuth error). */
-const profileSteps: Steps = async (ctx, outcome, at) => {
+const profileSteps: Steps<"client_id" | "code"> = async (ctx, outcome, at) => {
   const form = await ctx.form();
   const clientId = loggableClient(form.get("client_id"));
   const code = form.get("code");
@@ -67,5 +67,5 @@ const profileSteps: Steps = async (ctx, outcome, at) => {
 };
 
 export const withAuthorizeLog = (run: Handler): Handler => logged(run, authorizeSteps);
-export const withProfileLog = (run: Handler): Handler => logged(run, profileSteps);
-export const withApproveLog = (run: Handler): Handler => logged(run, approveSteps);
+export const withProfileLog = <P extends string>(run: Handler<P | "client_id" | "code">): Handler<P | "client_id" | "code"> => logged(run, profileSteps);
+export const withApproveLog = <P extends string>(run: Handler<P | "request" | "decision">): Handler<P | "request" | "decision"> => logged(run, approveSteps);

@@ -15,8 +15,10 @@ async function accessTokenOf(response: Response): Promise<string | null> {
   return new URLSearchParams(text).get("access_token");
 }
 
+type TokenLogField = "grant_type" | "client_id" | "code" | "refresh_token";
+
 /** POST /token: a code redeemed or refused (with the exact OAuth error), a refresh. */
-const tokenSteps: Steps = async (ctx, outcome, at) => {
+const tokenSteps: Steps<TokenLogField> = async (ctx, outcome, at) => {
   const form = await ctx.form();
   const grantType = form.get("grant_type");
   const clientId = loggableClient(form.get("client_id"));
@@ -34,4 +36,4 @@ const tokenSteps: Steps = async (ctx, outcome, at) => {
   return [{ clientId, step, ok: true, at, links: grantId ? [...links, attemptLinks.grant(grantId)] : links, approvedClient: true }];
 };
 
-export const withTokenLog = (run: Handler): Handler => logged(run, tokenSteps);
+export const withTokenLog = <P extends string>(run: Handler<P | TokenLogField>): Handler<P | TokenLogField> => logged(run, tokenSteps);

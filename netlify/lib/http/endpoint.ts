@@ -1,16 +1,19 @@
 // The frame every endpoint runs in. An endpoint declares what it is: its paths and methods,
-// whether each answers JSON or pages, the body each accepts, whether other origins may read it
-// (CORS), and which posts must come from this site's own pages. The frame alone answers OPTIONS,
-// unknown paths, wrong methods, an incomplete setup, cross-site posts, bodies a route does not
-// accept, storage outages and anything thrown; the handlers only do their own work.
+// whether each answers JSON or pages, and each route's contract (route()): who may call it, the
+// body it accepts and where its answers may send the browser; and whether other origins may read
+// it (CORS). The frame alone answers OPTIONS, unknown paths, wrong methods, an incomplete setup,
+// callers and bodies a route does not admit, a redirect it does not declare, storage outages and
+// anything thrown; the handlers only do their own work.
 import { AccessDenied, MethodNotAllowed, NotFound, SetupIncomplete } from "../errors.ts";
+import type { Fields } from "../core/fields.ts";
 import { describeProblems, type Config, type ConfigProblem } from "../platform/config.ts";
 import type { Runtime } from "../platform/runtime.ts";
 import type { ClientReply } from "../protocol/authorization-response.ts";
+import { withCookies } from "./responses.ts";
 import { errorResponse, type Answers } from "./error-response.ts";
-import { readForm, readJsonObject, type BodyRule } from "./body.ts";
+import { readBody, type BodyRule } from "./body.ts";
 import { preflight, readableByAnyOrigin } from "./cors.ts";
-import { isSameOriginPost } from "./request.ts";
+import { checkOrigin, confirmOwner, ownerSession, strayRedirect, type Owner, type Redirects } from "./route-checks.ts";
 
 /** Who sent the request, as the platform reports it; and the platform's way to finish work
  * after the response has gone (Netlify's context.waitUntil), where it offers one. */
@@ -20,34 +23,42 @@ interface Requester {
   waitUntil?: ((work: Promise<unknown>) => void) | undefined;
 }
 
-export interface RequestContext {
+/** `P`: the form fields the route declared, the only ones `form()` lets the handler read. */
+export interface RequestContext<P extends string = never> {
   readonly req: Request;
   readonly url: URL;
   readonly rt: Runtime;
   readonly config: Config;
   readonly requester: Requester;
-  /** The body as form fields, read once, as the route's `body` rule reads it. */
-  form(): Promise<URLSearchParams>;
-  /** The body as one JSON object of any members, for a route that says `jsonBody`; read once. */
+  /** The body's fields, as the route declared them; read (and checked) before the handler runs. */
+  form(): Promise<Fields<P>>;
+  /** The body as one JSON object of any members, for a route whose body is `{ json }`. */
   json(): Promise<Record<string, unknown>>;
   /** From here on, refusals that may go to the client go to this verified URI: redirected
    * when it is trusted, else as a link on the page that shows the refusal. */
   replyTo(target: ClientReply): void;
 }
 
-export type Handler = (ctx: RequestContext) => Promise<Response>;
+export type Handler<P extends string = never> = (ctx: RequestContext<P>) => Promise<Response>;
 
-export interface Route {
-  answers: Answers;
-  run: Handler;
-  /** Posts from other sites are refused (403), with these words. */
-  sameOriginOnly?: string;
-  /** The body it accepts (http/body.ts). Unsaid: urlencoded or multipart fields, and a flat JSON
-   * object where it answers JSON, as the owner's pages and console post them. */
-  body?: BodyRule;
-  /** The body is one JSON object of any members, up to this many bytes (RFC 7591 client
-   * metadata), read by ctx.json() instead of as form fields. */
-  jsonBody?: { maxBytes: number };
+/** The handler as the caller decides: a session route's gets the owner, an open route's none. */
+type Callers<P extends string> =
+  | { caller: "anyone"; run: Handler<P> }
+  | { caller: "same-origin"; crossSite: string; run: Handler<P> }
+  | { caller: "session"; crossSite: string; run: (ctx: RequestContext<P>, owner: Owner) => Promise<Response> }
+  | { caller: "reconfirmed"; crossSite: string; passwordOnly?: true; run: (ctx: RequestContext<P>, owner: Owner) => Promise<Response> };
+
+/** A route's whole contract; `crossSite`: the words a cross-site post is refused with. */
+export type RouteSpec<P extends string> = Callers<NoInfer<P>> & { answers: Answers; body: BodyRule<P>; redirects: Redirects };
+
+declare const declared: unique symbol;
+/** A route made by route(), the only way to make one: its contract is checked where it is written. */
+export type Route = RouteSpec<string> & { readonly [declared]: true };
+
+/** Declares a route; the field names in `body` type the handler's `ctx.form()`. */
+export function route<const P extends string = never>(spec: RouteSpec<P>): Route {
+  const checked: RouteSpec<string> = spec;
+  return checked as Route;
 }
 
 type Method = "GET" | "POST";
@@ -74,30 +85,39 @@ function setupIncomplete(problems: readonly ConfigProblem[], development: boolea
 
 async function runRoute(route: Route, req: Request, rt: Runtime, requester: Requester): Promise<Response> {
   let reply: (ClientReply & { issuer: string }) | undefined;
+  let response: Response;
   try {
     if (!rt.config.ok) throw setupIncomplete(rt.config.problems, rt.config.development);
     const { config } = rt.config;
-    if (route.sameOriginOnly !== undefined && !isSameOriginPost(req, config.baseUrl)) throw new AccessDenied(route.sameOriginOnly);
-    let form: Promise<URLSearchParams> | undefined;
-    let body: Promise<Record<string, unknown>> | undefined;
-    const { jsonBody } = route;
-    const ctx: RequestContext = {
+    checkOrigin(route.caller, "crossSite" in route ? route.crossSite : undefined, req, config);
+    // Every body is read, and refused when too large, malformed or not what the route accepts,
+    // before any work is done.
+    const body = req.method === "POST" ? await readBody(req, route.body, route.answers === "json") : { form: new URLSearchParams() };
+    const ctx: RequestContext<string> = {
       req,
       url: new URL(req.url),
       rt,
       config,
       requester,
-      form: () => (form ??= readForm(req, route.body ?? { accepts: "fields", json: route.answers === "json" })),
-      json: () => (body ??= jsonBody ? readJsonObject(req, jsonBody.maxBytes) : Promise.reject(new TypeError("this route reads no JSON object"))),
+      form: async () => body.form,
+      json: async () => body.json ?? Promise.reject(new TypeError("this route reads no JSON object")),
       replyTo: (target) => (reply = { ...target, issuer: config.issuer }),
     };
-    // Every body is read, and refused when too large, malformed or not what the route accepts,
-    // before any work is done.
-    if (req.method === "POST") await (jsonBody ? ctx.json() : ctx.form());
-    return await route.run(ctx);
+    if (route.caller === "anyone" || route.caller === "same-origin") response = await route.run(ctx);
+    else {
+      // Known only to a session route's handler: no other can read (or forget to check) the owner.
+      const session = await ownerSession(rt, config, req);
+      const owner = route.caller === "reconfirmed" ? await confirmOwner(rt, config, req, requester, session, body.form, route.passwordOnly) : { session, setCookies: [] };
+      response = withCookies(await route.run(ctx, owner), owner.setCookies);
+    }
   } catch (error) {
-    return errorResponse(error, route.answers, reply, req);
+    response = errorResponse(error, route.answers, reply, req);
   }
+  // The last line of defence: an answer that would send the browser where the route does not say.
+  const stray = rt.config.ok ? strayRedirect(response, route.redirects, rt.config.config, reply) : null;
+  if (stray === null) return response;
+  console.error(`indieauth: ${req.method} ${new URL(req.url).pathname} answered ${stray}; refused instead`);
+  return errorResponse(new AccessDenied("This step tried to send you somewhere it may not. Nothing was sent."), route.answers, undefined, req);
 }
 
 /** RFC 6797: once seen over https, browsers use nothing else here for a year. (Browsers

@@ -5,6 +5,7 @@
 // attacker cannot flood it. A device that signed in before (its known-device cookie) or holds a
 // live session is judged by its own failures only; every success marks the browser as known
 // (the caller sends the result's cookies).
+import type { Fields } from "../core/fields.ts";
 import { AccessDenied, InvalidRequest, TooManyAttempts, WrongCredentials, type AnsweredError } from "../errors.ts";
 import type { SignInEventView } from "../pages/account-view.ts";
 import type { Config } from "../platform/config.ts";
@@ -176,7 +177,7 @@ export async function signInOwner(rt: Runtime, config: Config, credential: Owner
 }
 
 /** The credential a form carries: a passkey answer when there is one, else the password. */
-export function credentialFrom(form: URLSearchParams): OwnerCredential {
+export function credentialFrom(form: Fields<"password" | "passkey_ticket" | "passkey_response">): OwnerCredential {
   const response = form.get("passkey_response");
   if (response) return { method: "passkey", ticket: form.get("passkey_ticket") ?? "", response };
   return { method: "password", password: form.get("password") ?? "" };
