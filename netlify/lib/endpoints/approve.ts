@@ -37,8 +37,7 @@ async function backToSignIn(ctx: RequestContext, signed: SignedRequest, problem:
   return redirect(`${SIGN_IN_PAGE}#${writeSignInFragment({ request: token, problem })}`, 303);
 }
 
-/** The sign-in page's form: the signed request, the owner's decision and the scopes ticked, the
- * password or a passkey's answer, "Keep me signed in". */
+/** The sign-in page's form: the request, Approve or Deny, the scopes ticked, who approves, "Keep me signed in". */
 const APPROVE_FIELDS = ["request", "decision", "scope", "password", "passkey_ticket", "passkey_response", "remember"] as const;
 export type ApproveField = (typeof APPROVE_FIELDS)[number];
 
@@ -165,16 +164,7 @@ export const approveEndpoint = removingRetiredSessionCookie(actionsEndpoint({
   base: APPROVE_PATH,
   unknownAction: "There is no such step of the sign-in.",
   actions: {
-    "": {
-      POST: route({
-        caller: "same-origin",
-        crossSite: "This form can only be sent from this site's own sign-in page.",
-        answers: "page",
-        body: { form: APPROVE_FIELDS, repeatable: ["scope"] },
-        redirects: "client",
-        run: withApproveLog(approve),
-      }),
-    },
+    "": { POST: route({ caller: "same-origin", crossSite: "This form can only be sent from this site's own sign-in page.", answers: "page", body: { form: APPROVE_FIELDS, repeatable: ["scope"] }, redirects: "client", run: withApproveLog(approve) }) },
     "/check": { POST: requestCheck },
   },
 }));

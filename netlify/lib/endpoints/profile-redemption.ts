@@ -11,8 +11,7 @@ import { profileFor } from "../protocol/profile.ts";
 import { assertionContext, discoverNow } from "./assertion-context.ts";
 import { declaredAtRedemption } from "../protocol/unread-document.ts";
 
-/** What POST /auth reads: the code's redemption and the client's authentication; `resource`
- * is declared to let it repeat as at the token endpoint, and is not read. */
+/** What POST /auth reads (`resource` is declared only to let it repeat, as at the token endpoint). */
 export const REDEMPTION_FIELDS = ["grant_type", "code", "client_id", "redirect_uri", "code_verifier", "client_secret", "client_assertion_type", "client_assertion", "resource"] as const;
 
 export async function redeemForProfile(ctx: RequestContext<(typeof REDEMPTION_FIELDS)[number]>): Promise<Response> {

@@ -21,8 +21,7 @@ import { withTokenLog } from "./token-steps.ts";
 import { revokeToken, REVOCATION_FIELDS } from "./revocation.ts";
 import { verifyToken } from "./token-verification.ts";
 
-/** What POST /token reads: a code's redemption or a refresh (RFC 6749 4.1.3, 6), the client's
- * authentication, RFC 8707's resource; with action=revoke, a revocation's. */
+/** What POST /token reads: a code's redemption or a refresh (RFC 6749 4.1.3, 6); with action=revoke, a revocation's. */
 const TOKEN_FIELDS = ["grant_type", "code", "redirect_uri", "code_verifier", "refresh_token", "scope", "resource", "action", ...REVOCATION_FIELDS] as const;
 type TokenField = (typeof TOKEN_FIELDS)[number];
 

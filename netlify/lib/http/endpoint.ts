@@ -13,15 +13,7 @@ import { withCookies } from "./responses.ts";
 import { errorResponse, type Answers } from "./error-response.ts";
 import { readBody, type BodyRule } from "./body.ts";
 import { preflight, readableByAnyOrigin } from "./cors.ts";
-import { checkOrigin, confirmOwner, ownerSession, strayRedirect, type Owner, type Redirects } from "./route-checks.ts";
-
-/** Who sent the request, as the platform reports it; and the platform's way to finish work
- * after the response has gone (Netlify's context.waitUntil), where it offers one. */
-interface Requester {
-  ip: string;
-  userAgent: string;
-  waitUntil?: ((work: Promise<unknown>) => void) | undefined;
-}
+import { checkOrigin, confirmOwner, ownerSession, strayRedirect, type Owner, type Redirects, type Requester } from "./route-checks.ts";
 
 /** `P`: the form fields the route declared, the only ones `form()` lets the handler read. */
 export interface RequestContext<P extends string = never> {

@@ -28,7 +28,9 @@ export interface Owner {
   setCookies: readonly string[];
 }
 
-interface Requester {
+/** Who sent the request, as the platform reports it; and the platform's way to finish work
+ * after the response has gone (Netlify's context.waitUntil), where it offers one. */
+export interface Requester {
   ip: string;
   userAgent: string;
   waitUntil?: ((work: Promise<unknown>) => void) | undefined;

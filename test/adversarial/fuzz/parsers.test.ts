@@ -315,7 +315,7 @@ describe("request bodies and headers", () => {
         // Bytes, not a string: a string body would get a text/plain type of its own.
         const req = new Request(`${BASE}/token`, { method: "POST", body: Buffer.from(encoded), headers: type ? { "content-type": type } : {} });
         const copy = req.clone();
-        const { form } = await answered("readForm", () => readBody(req, { form: [], repeatable: pairs.map(([name]) => name) }, false));
+        const { form } = await answered("readForm", () => readBody(req, { form: [], repeatable: [...new URLSearchParams(pairs).keys()] }, false));
         expect(form.toString()).toBe(new URLSearchParams(pairs).toString());
         // The OAuth endpoints read it the same, or refuse a name given twice, naming it.
         const repeated = pairs.map(([name]) => name).find((name, i, names) => names.indexOf(name) !== i);
