@@ -29,12 +29,18 @@ export interface ReadBody {
 
 const FORM_TYPE = "application/x-www-form-urlencoded";
 
+const isJson = (type: string): boolean => type === "application/json" || type.endsWith("+json");
+
 /** Reads a body as the route's rule says, refusing oversized bodies before parsing. */
-export async function readBody(req: Request, rule: BodyRule<string>, answersJson: boolean, maxBytes = MAX_BODY_BYTES): Promise<ReadBody> {
-  if (rule !== "none" && "json" in rule) return { form: new URLSearchParams(), json: await readJsonObject(req, rule.json.maxBytes) };
+export async function readBody(req: Request, rule: BodyRule<string>, answersJson: boolean): Promise<ReadBody> {
+  const maxBytes = rule !== "none" && "json" in rule ? rule.json.maxBytes : MAX_BODY_BYTES;
   const declared = Number(req.headers.get("content-length") ?? "0");
   if (declared > maxBytes) throw new PayloadTooLarge(`The request body is larger than ${maxBytes} bytes.`);
   const type = (req.headers.get("content-type") ?? "").split(";", 1)[0]!.trim().toLowerCase();
+  if (rule !== "none" && "json" in rule) {
+    if (!isJson(type)) throw new InvalidRequest("The body must be a JSON object, sent as application/json.");
+    return { form: new URLSearchParams(), json: jsonObject(await readLimited(req, maxBytes)) };
+  }
   // Read (up to the limit) before the type is judged: an oversized body is a 413 whatever it is.
   const body = await readLimited(req, maxBytes);
   if (body.length === 0) return { form: new URLSearchParams() };
@@ -46,7 +52,7 @@ export async function readBody(req: Request, rule: BodyRule<string>, answersJson
 async function fields(req: Request, type: string, body: Buffer, answersJson: boolean): Promise<URLSearchParams> {
   if (type === FORM_TYPE || type === "") return urlencoded(body);
   if (type === "multipart/form-data") return multipart(req, body);
-  if (answersJson && (type === "application/json" || type.endsWith("+json"))) return jsonToParams(body);
+  if (answersJson && isJson(type)) return jsonToParams(body);
   throw new InvalidRequest("The body must be application/x-www-form-urlencoded.");
 }
 
@@ -81,7 +87,7 @@ async function multipart(req: Request, body: Buffer): Promise<URLSearchParams> {
   }
 }
 
-/** A body that must be one JSON object. */
+/** A body that must be one JSON object (for `json` routes, of any members: RFC 7591 client metadata). */
 function jsonObject(body: Buffer): Record<string, unknown> {
   let value: unknown;
   try {
@@ -91,16 +97,6 @@ function jsonObject(body: Buffer): Record<string, unknown> {
   }
   if (typeof value !== "object" || value === null || Array.isArray(value)) throw new InvalidRequest("The JSON body must be an object.");
   return value as Record<string, unknown>;
-}
-
-/** A JSON object of any members (RFC 7591 client metadata: lists, objects, numbers), as sent
- * with Content-Type application/json, refused when larger than `maxBytes` before it is parsed. */
-async function readJsonObject(req: Request, maxBytes: number): Promise<Record<string, unknown>> {
-  const declared = Number(req.headers.get("content-length") ?? "0");
-  if (declared > maxBytes) throw new PayloadTooLarge(`The request body is larger than ${maxBytes} bytes.`);
-  const type = (req.headers.get("content-type") ?? "").split(";", 1)[0]!.trim().toLowerCase();
-  if (type !== "application/json" && !type.endsWith("+json")) throw new InvalidRequest("The body must be a JSON object, sent as application/json.");
-  return jsonObject(await readLimited(req, maxBytes));
 }
 
 /** A JSON body of string values (and arrays of strings), read as form fields. */
