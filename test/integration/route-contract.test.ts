@@ -6,6 +6,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { endpoint, route } from "../../netlify/lib/http/endpoint.ts";
 import { redirect } from "../../netlify/lib/http/responses.ts";
+import { ownerSession } from "../../netlify/lib/endpoints/owner-caller.ts";
 import { ACCOUNT_API } from "../../netlify/lib/pages/paths.ts";
 import { consolePost, consoleSignIn } from "../helpers/console.ts";
 import { approve, endpoints, signedRequest, signInForCode } from "../helpers/endpoints.ts";
@@ -66,7 +67,7 @@ describe("who may call a route", () => {
   it("a session route without a session is refused with the ways to sign in, before its handler runs", async () => {
     const rt = await testRuntime();
     let ran = false;
-    const probe = endpoint({ POST: route({ caller: "session", crossSite: "Own pages only.", answers: "json", body: { form: [] }, redirects: "none", run: async () => ((ran = true), new Response("ran")) }) });
+    const probe = endpoint({ POST: route({ caller: "session", crossSite: "Own pages only.", owner: ownerSession, answers: "json", body: { form: [] }, redirects: "none", run: async () => ((ran = true), new Response("ran")) }) });
     const response = await probe(post("/probe", {}, { Origin: BASE, "Sec-Fetch-Site": "same-origin" }), rt);
     expect(response.status).toBe(401);
     expect(await response.json()).toMatchObject({ error: "login_required", signIn: { password: true, passkey: false } });

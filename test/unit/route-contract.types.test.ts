@@ -4,6 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { route, type RequestContext } from "../../netlify/lib/http/endpoint.ts";
 import { json } from "../../netlify/lib/http/responses.ts";
+import { ownerSession } from "../../netlify/lib/endpoints/owner-caller.ts";
 
 const declared = route({
   caller: "same-origin",
@@ -41,9 +42,13 @@ route({ caller: "same-origin", answers: "json", body: "none", redirects: "none",
 route({ caller: "anyone", answers: "json", body: "none", run: async () => json({}) });
 
 // Only a session route's handler is given the owner.
-route({ caller: "session", crossSite: "Own pages only.", answers: "json", body: "none", redirects: "none", run: async (_ctx, owner) => json({ id: owner.session.id }) });
+route({ caller: "session", crossSite: "Own pages only.", owner: ownerSession, answers: "json", body: "none", redirects: "none", run: async (_ctx, owner) => json({ id: owner.sessionId }) });
 // @ts-expect-error an open route's handler has no owner to read
-route({ caller: "anyone", answers: "json", body: "none", redirects: "none", run: async (_ctx, owner) => json({ id: owner.session.id }) });
+route({ caller: "anyone", answers: "json", body: "none", redirects: "none", run: async (_ctx, owner) => json({ id: owner.sessionId }) });
+// @ts-expect-error a session route says how its owner is found
+route({ caller: "session", crossSite: "Own pages only.", answers: "json", body: "none", redirects: "none", run: async () => json({}) });
+// @ts-expect-error a route for the owner confirmed again is not satisfied by a session alone
+route({ caller: "reconfirmed", crossSite: "Own pages only.", owner: ownerSession, answers: "json", body: "none", redirects: "none", run: async () => json({}) });
 
 describe("the route contract's types", () => {
   it("are checked by tsc; a declared route is what route() returns", () => {

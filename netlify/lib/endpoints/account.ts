@@ -4,15 +4,16 @@
 // own pages) and the fields it reads; the frame checks both before the handler runs.
 import { InvalidRequest, NotFound } from "../errors.ts";
 import { actionsEndpoint, route, type RequestContext } from "../http/endpoint.ts";
-import { confirmOwner, signInMethods, type Owner } from "../http/route-checks.ts";
+import type { Owner } from "../http/route-checks.ts";
+import { confirmOwner, ownerReconfirmed, ownerSession, signInMethods } from "./owner-caller.ts";
 import { json, withCookies } from "../http/responses.ts";
 import { logoPath } from "../clients/logo-link.ts";
 import { alert } from "../owner/alerts.ts";
 import { sharesOriginWithSite } from "../owner/app-approvals.ts";
 import { listAuthorisedApps, revokeAllApps, revokeApp } from "../owner/authorised-apps.ts";
 import { listPasskeys, passkeyName, passkeyView, passwordLoginAllowed, removePasskey, renamePasskey } from "../owner/passkey-records.ts";
-import { clearSessionCookies, currentSession, endAllSessions, endSession, listSessions, rememberRequested, startSession, type SessionRecord } from "../owner/sessions.ts";
-import { refusalFor, signInOwner } from "../owner/sign-in.ts";
+import { clearSessionCookies, currentSession, endAllSessions, endSession, listSessions, rememberRequested, startSession } from "../owner/sessions.ts";
+import { credentialFrom, refusalFor, signInOwner } from "../owner/sign-in.ts";
 import { isHistoryCursor, signInHistory } from "../owner/sign-in-history.ts";
 import { deviceLabel } from "../owner/user-agent.ts";
 import type { AccountOverview, AccountSessionView } from "../pages/account-view.ts";
@@ -21,7 +22,7 @@ import { alertsStatus, sendTestAlert } from "./alerts-console.ts";
 import { connections, mcpCheck } from "./connections-console.ts";
 import { removingRetiredSessionCookie } from "./retired-session-cookie.ts";
 
-async function overviewOf(ctx: RequestContext, session: SessionRecord): Promise<AccountOverview> {
+async function overviewOf(ctx: RequestContext, sessionId: string): Promise<AccountOverview> {
   const { rt, config } = ctx;
   const now = rt.now();
   const [apps, sessions, passkeys, history] = await Promise.all([
@@ -41,7 +42,7 @@ async function overviewOf(ctx: RequestContext, session: SessionRecord): Promise<
     ...(history.before ? { moreEvents: history.before } : {}),
     devices: sessions.map((s) => ({
       id: s.id,
-      current: s.id === session.id,
+      current: s.id === sessionId,
       label: deviceLabel(s.userAgent),
       ip: s.ip,
       method: s.method,
@@ -55,14 +56,14 @@ async function overviewOf(ctx: RequestContext, session: SessionRecord): Promise<
   };
 }
 
-async function overview(ctx: RequestContext, { session }: Owner): Promise<Response> {
-  return json(await overviewOf(ctx, session));
+async function overview(ctx: RequestContext, { sessionId }: Owner): Promise<Response> {
+  return json(await overviewOf(ctx, sessionId));
 }
 
 /** The page's first question: the overview when signed in, else the ways to sign in (200 both). */
 async function sessionView(ctx: RequestContext): Promise<Response> {
   const session = await currentSession(ctx.rt.store, ctx.req, ctx.config, ctx.rt.now());
-  const view: AccountSessionView = session ? { signedIn: true, account: await overviewOf(ctx, session) } : { signedIn: false, signIn: await signInMethods(ctx.rt, ctx.config) };
+  const view: AccountSessionView = session ? { signedIn: true, account: await overviewOf(ctx, session.id) } : { signedIn: false, signIn: await signInMethods(ctx) };
   return json(view);
 }
 
@@ -91,13 +92,13 @@ const CONFIRMING = ["password", "passkey_ticket", "passkey_response"] as const;
  * the owner's session: there, cutting off apps or other devices (one by one, as well as all at
  * once, which a script could repeat one by one) takes the password or a passkey again, as passkey
  * changes do everywhere. Signing this device out does not. */
-async function confirmIfShared(ctx: RequestContext<Confirming>, session: SessionRecord): Promise<readonly string[]> {
-  return sharesOriginWithSite(ctx.config) ? (await confirmOwner(ctx.rt, ctx.config, ctx.req, ctx.requester, session, await ctx.form())).setCookies : [];
+async function confirmIfShared(ctx: RequestContext<Confirming>, sessionId: string): Promise<readonly string[]> {
+  return sharesOriginWithSite(ctx.config) ? (await confirmOwner(ctx, sessionId, credentialFrom(await ctx.form()))).setCookies : [];
 }
 
-async function signOut(ctx: RequestContext<"device" | Confirming>, { session }: Owner): Promise<Response> {
-  const device = (await ctx.form()).get("device") ?? session.id;
-  const confirmed = device !== session.id ? await confirmIfShared(ctx, session) : [];
+async function signOut(ctx: RequestContext<"device" | Confirming>, { sessionId }: Owner): Promise<Response> {
+  const device = (await ctx.form()).get("device") ?? sessionId;
+  const confirmed = device !== sessionId ? await confirmIfShared(ctx, sessionId) : [];
   // Every copy of this device's cookie (one per path that reads it).
   const clear = await clearSessionCookies(ctx.config);
   if (device === "all") {
@@ -105,14 +106,14 @@ async function signOut(ctx: RequestContext<"device" | Confirming>, { session }: 
     return withCookies(json({ ok: true }), [...clear, ...confirmed]);
   }
   await endSession(ctx.rt.store, device);
-  return withCookies(json({ ok: true }), [...(device === session.id ? clear : []), ...confirmed]);
+  return withCookies(json({ ok: true }), [...(device === sessionId ? clear : []), ...confirmed]);
 }
 
-async function revoke(ctx: RequestContext<"app" | Confirming>, { session }: Owner): Promise<Response> {
+async function revoke(ctx: RequestContext<"app" | Confirming>, { sessionId }: Owner): Promise<Response> {
   const { rt } = ctx;
   const app = (await ctx.form()).get("app");
   if (!app) throw new InvalidRequest("Say which app to revoke (app), or all.");
-  const confirmed = await confirmIfShared(ctx, session);
+  const confirmed = await confirmIfShared(ctx, sessionId);
   if (app === "all") return withCookies(json({ ok: true, revoked: await revokeAllApps(rt.store, rt.now()) }), confirmed);
   if (!(await revokeApp(rt.store, app, rt.now()))) throw new NotFound("No such app holds a token.");
   return withCookies(json({ ok: true, revoked: 1 }), confirmed);
@@ -136,7 +137,7 @@ async function deleteKey(ctx: RequestContext<"id">): Promise<Response> {
 }
 
 const CROSS_SITE = "The console accepts requests from its own page only.";
-const view = (run: (ctx: RequestContext, owner: Owner) => Promise<Response>) => route({ caller: "session", crossSite: CROSS_SITE, answers: "json", body: "none", redirects: "none", run });
+const view = (run: (ctx: RequestContext, owner: Owner) => Promise<Response>) => route({ caller: "session", crossSite: CROSS_SITE, owner: ownerSession, answers: "json", body: "none", redirects: "none", run });
 
 export const accountApi = removingRetiredSessionCookie(actionsEndpoint({
   base: ACCOUNT_API,
@@ -146,13 +147,13 @@ export const accountApi = removingRetiredSessionCookie(actionsEndpoint({
     "/session": { GET: route({ caller: "anyone", answers: "json", body: "none", redirects: "none", run: sessionView }) },
     "/history": { GET: view(history) },
     "/sign-in": { POST: route({ caller: "same-origin", crossSite: CROSS_SITE, answers: "json", body: { form: ["password", "remember"] }, redirects: "none", run: signIn }) },
-    "/sign-out": { POST: route({ caller: "session", crossSite: CROSS_SITE, answers: "json", body: { form: ["device", ...CONFIRMING] }, redirects: "none", run: signOut }) },
-    "/revoke": { POST: route({ caller: "session", crossSite: CROSS_SITE, answers: "json", body: { form: ["app", ...CONFIRMING] }, redirects: "none", run: revoke }) },
-    "/passkeys/rename": { POST: route({ caller: "session", crossSite: CROSS_SITE, answers: "json", body: { form: ["id", "name"] }, redirects: "none", run: renameKey }) },
-    "/passkeys/delete": { POST: route({ caller: "reconfirmed", crossSite: CROSS_SITE, answers: "json", body: { form: ["id", ...CONFIRMING] }, redirects: "none", run: deleteKey }) },
+    "/sign-out": { POST: route({ caller: "session", crossSite: CROSS_SITE, owner: ownerSession, answers: "json", body: { form: ["device", ...CONFIRMING] }, redirects: "none", run: signOut }) },
+    "/revoke": { POST: route({ caller: "session", crossSite: CROSS_SITE, owner: ownerSession, answers: "json", body: { form: ["app", ...CONFIRMING] }, redirects: "none", run: revoke }) },
+    "/passkeys/rename": { POST: route({ caller: "session", crossSite: CROSS_SITE, owner: ownerSession, answers: "json", body: { form: ["id", "name"] }, redirects: "none", run: renameKey }) },
+    "/passkeys/delete": { POST: route({ caller: "reconfirmed", crossSite: CROSS_SITE, owner: ownerReconfirmed, answers: "json", body: { form: ["id", ...CONFIRMING] }, redirects: "none", run: deleteKey }) },
     "/alerts": { GET: view(alertsStatus) },
-    "/alerts/test": { POST: route({ caller: "session", crossSite: CROSS_SITE, answers: "json", body: { form: [] }, redirects: "none", run: sendTestAlert }) },
+    "/alerts/test": { POST: route({ caller: "session", crossSite: CROSS_SITE, owner: ownerSession, answers: "json", body: { form: [] }, redirects: "none", run: sendTestAlert }) },
     "/connections": { GET: view(connections) },
-    "/mcp-check": { POST: route({ caller: "session", crossSite: CROSS_SITE, answers: "json", body: { form: ["url"] }, redirects: "none", run: mcpCheck }) },
+    "/mcp-check": { POST: route({ caller: "session", crossSite: CROSS_SITE, owner: ownerSession, answers: "json", body: { form: ["url"] }, redirects: "none", run: mcpCheck }) },
   },
 }));

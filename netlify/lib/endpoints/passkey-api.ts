@@ -12,6 +12,7 @@ import { refusalFor, signInOwner } from "../owner/sign-in.ts";
 // session), so that refusals and cold starts stay light.
 import { authenticationOptions as ceremonyAuthenticationOptions, registrationOptions as ceremonyRegistrationOptions, verifyRegistration } from "../owner/webauthn.ts";
 import { PASSKEYS_API } from "../pages/paths.ts";
+import { ownerPasswordAgain, ownerSession } from "./owner-caller.ts";
 import { removingRetiredSessionCookie } from "./retired-session-cookie.ts";
 import { MAX_PASSKEYS } from "../core/policy.ts";
 
@@ -60,7 +61,7 @@ export const passkeysApi = removingRetiredSessionCookie(actionsEndpoint({
     "/authentication-options": { POST: route({ caller: "same-origin", crossSite: CROSS_SITE, answers: "json", body: { form: [] }, redirects: "none", run: authenticationOptions }) },
     "/sign-in": { POST: route({ caller: "same-origin", crossSite: CROSS_SITE, answers: "json", body: { form: ["ticket", "response", "remember"] }, redirects: "none", run: signIn }) },
     // The password again, as the console's form asks for it (not a passkey's answer).
-    "/registration-options": { POST: route({ caller: "reconfirmed", passwordOnly: true, crossSite: CROSS_SITE, answers: "json", body: { form: ["password"] }, redirects: "none", run: registrationOptions }) },
-    "/registration": { POST: route({ caller: "session", crossSite: CROSS_SITE, answers: "json", body: { form: ["name", "ticket", "response"] }, redirects: "none", run: registration }) },
+    "/registration-options": { POST: route({ caller: "reconfirmed", crossSite: CROSS_SITE, owner: ownerPasswordAgain, answers: "json", body: { form: ["password"] }, redirects: "none", run: registrationOptions }) },
+    "/registration": { POST: route({ caller: "session", crossSite: CROSS_SITE, owner: ownerSession, answers: "json", body: { form: ["name", "ticket", "response"] }, redirects: "none", run: registration }) },
   },
 }));

@@ -13,7 +13,7 @@ import { withCookies } from "./responses.ts";
 import { errorResponse, type Answers } from "./error-response.ts";
 import { readBody, type BodyRule } from "./body.ts";
 import { preflight, readableByAnyOrigin } from "./cors.ts";
-import { checkOrigin, confirmOwner, ownerSession, strayRedirect, type Owner, type Redirects, type Requester } from "./route-checks.ts";
+import { checkOrigin, strayRedirect, type Owner, type Redirects, type Requester } from "./route-checks.ts";
 
 /** `P`: the form fields the route declared, the only ones `form()` lets the handler read. */
 export interface RequestContext<P extends string = never> {
@@ -33,12 +33,19 @@ export interface RequestContext<P extends string = never> {
 
 export type Handler<P extends string = never> = (ctx: RequestContext<P>) => Promise<Response>;
 
+/** How a session route's owner is found (endpoints/owner-caller.ts), or refused, after the body
+ * is read and before the handler runs; `K`: what it checks. */
+export interface OwnerCheck<K extends "session" | "reconfirmed"> {
+  checks: K;
+  find: (ctx: RequestContext<"password" | "passkey_ticket" | "passkey_response">) => Promise<Owner>;
+}
+
 /** The handler as the caller decides: a session route's gets the owner, an open route's none. */
 type Callers<P extends string> =
   | { caller: "anyone"; run: Handler<P> }
   | { caller: "same-origin"; crossSite: string; run: Handler<P> }
-  | { caller: "session"; crossSite: string; run: (ctx: RequestContext<P>, owner: Owner) => Promise<Response> }
-  | { caller: "reconfirmed"; crossSite: string; passwordOnly?: true; run: (ctx: RequestContext<P>, owner: Owner) => Promise<Response> };
+  | { caller: "session"; crossSite: string; owner: OwnerCheck<"session">; run: (ctx: RequestContext<P>, owner: Owner) => Promise<Response> }
+  | { caller: "reconfirmed"; crossSite: string; owner: OwnerCheck<"reconfirmed">; run: (ctx: RequestContext<P>, owner: Owner) => Promise<Response> };
 
 /** A route's whole contract; `crossSite`: the words a cross-site post is refused with. */
 export type RouteSpec<P extends string> = Callers<NoInfer<P>> & { answers: Answers; body: BodyRule<P>; redirects: Redirects };
@@ -98,8 +105,7 @@ async function runRoute(route: Route, req: Request, rt: Runtime, requester: Requ
     if (route.caller === "anyone" || route.caller === "same-origin") response = await route.run(ctx);
     else {
       // Known only to a session route's handler: no other can read (or forget to check) the owner.
-      const session = await ownerSession(rt, config, req);
-      const owner = route.caller === "reconfirmed" ? await confirmOwner(rt, config, req, requester, session, body.form, route.passwordOnly) : { session, setCookies: [] };
+      const owner = await route.owner.find(ctx);
       response = withCookies(await route.run(ctx, owner), owner.setCookies);
     }
   } catch (error) {

@@ -21,7 +21,7 @@ import { passkeyAnswer, verifyAuthentication } from "./webauthn.ts";
 import { attemptSucceeded, beginAttempt, sourceSucceeded, type AttemptScope, type AttemptSource, type OverallState, type ThrottleVerdict } from "./throttle.ts";
 import { afterAnswer } from "../platform/after-answer.ts";
 
-type OwnerCredential =
+export type OwnerCredential =
   | { method: "password"; password: string }
   | { method: "passkey"; ticket: string; response: string };
 
