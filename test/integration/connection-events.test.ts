@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import type { ClientInfo } from "../../netlify/lib/core/client-shape.ts";
 import { authorizationEndpoint } from "../../netlify/lib/endpoints/auth.ts";
 import { InvalidRequest } from "../../netlify/lib/errors.ts";
-import { endpoint } from "../../netlify/lib/http/endpoint.ts";
+import { endpoint, route } from "../../netlify/lib/http/endpoint.ts";
 import { readConnectionLogs } from "../../netlify/lib/owner/connection-log.ts";
 import { authorizationParams, authorizationRequest, BASE, CLIENT_ID, CLIENT_IP, REDIRECT_URI } from "../helpers/requests.ts";
 import { testRuntime, type TestRuntime } from "../helpers/runtime.ts";
@@ -41,13 +41,16 @@ describe("a refusal in the connection log", () => {
     const rt = await testRuntime();
     // A handler that has reached the client's document and refuses in the request's words.
     const handler = endpoint({
-      GET: {
+      GET: route({
+        caller: "anyone",
         answers: "json",
+        body: "none",
+        redirects: "none",
         run: async (ctx) => {
           ctx.knows({ clientId: CLIENT_ID, stage: "document", challenge: "c".repeat(43) });
           throw new InvalidRequest("The sign-in request is malformed: a request parameter is wrong.");
         },
-      },
+      }),
     });
     const answer = await handler(new Request(`${BASE}/anything`), rt, caller);
     expect(answer.status).toBe(400);

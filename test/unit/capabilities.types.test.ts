@@ -7,7 +7,7 @@ import { discoverNow } from "../../netlify/lib/endpoints/assertion-context.ts";
 import { authorizationEndpoint } from "../../netlify/lib/endpoints/auth.ts";
 import { metadataEndpoint } from "../../netlify/lib/endpoints/metadata.ts";
 import { tokenEndpoint } from "../../netlify/lib/endpoints/token.ts";
-import { endpoint, type RequestContext } from "../../netlify/lib/http/endpoint.ts";
+import { endpoint, route, type RequestContext } from "../../netlify/lib/http/endpoint.ts";
 import { asFunction } from "../../netlify/lib/http/function-adapter.ts";
 import { bareClient } from "../helpers/runtime.ts";
 
@@ -29,16 +29,16 @@ export const wirings = [
   asFunction(metadataEndpoint, { discover }),
 ];
 
-const needsDiscovery = async (ctx: RequestContext<"discover">) => Response.json(await discoverNow(ctx)(new URL("https://app.example/")));
+const needsDiscovery = async (ctx: RequestContext<never, "discover">) => Response.json(await discoverNow(ctx)(new URL("https://app.example/")));
 // An endpoint needs what its handlers need, said or not.
-const discovering = endpoint({ POST: { answers: "json", run: needsDiscovery } });
+const discovering = endpoint({ POST: route({ caller: "anyone", answers: "json", body: "none", redirects: "none", run: needsDiscovery }) });
 
 export const endpoints = [
   asFunction(discovering, { discover }),
   // @ts-expect-error So a function without discovery cannot serve it.
   asFunction(discovering),
   // @ts-expect-error An endpoint that says it needs nothing cannot run a handler that needs discovery.
-  endpoint<never>({ POST: { answers: "json", run: needsDiscovery } }),
+  endpoint<never>({ POST: route({ caller: "anyone", answers: "json", body: "none", redirects: "none", run: needsDiscovery }) }),
 ];
 
 // @ts-expect-error A handler of an endpoint without discovery cannot read a client's document.

@@ -3,15 +3,15 @@
 import { describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
 import { parse } from "smol-toml";
-import { endpoint } from "../../netlify/lib/http/endpoint.ts";
+import { endpoint, route } from "../../netlify/lib/http/endpoint.ts";
 import { InvalidRequest } from "../../netlify/lib/errors.ts";
 import { BASE } from "../helpers/requests.ts";
 import { testRuntime } from "../helpers/runtime.ts";
 
 const probe = endpoint({
   cors: true,
-  GET: { answers: "json", run: async () => new Response("{}", { headers: { "Content-Type": "application/json" } }) },
-  POST: { answers: "page", run: async () => Promise.reject(new InvalidRequest("refused")) },
+  GET: route({ caller: "anyone", answers: "json", body: "none", redirects: "none", run: async () => new Response("{}", { headers: { "Content-Type": "application/json" } }) }),
+  POST: route({ caller: "anyone", answers: "page", body: "none", redirects: "none", run: async () => Promise.reject(new InvalidRequest("refused")) }),
 });
 
 const requests = (): [string, Request][] => [

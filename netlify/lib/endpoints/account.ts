@@ -1,14 +1,17 @@
 // The owner console's API (/indieauth/api/account): what is authorised, from where one is
-// signed in, what happened, and the means to cut any of it off. Everything but signing in
-// needs a live session; every POST must come from this site's own pages.
+// signed in, what happened, and the means to cut any of it off. Each action's route says who may
+// call it (everything but signing in needs a live session; every POST must come from this site's
+// own pages) and the fields it reads; the frame checks both before the handler runs.
 import { InvalidRequest, NotFound } from "../errors.ts";
-import { actionsEndpoint, type Handler, type RequestContext, type Route } from "../http/endpoint.ts";
+import { actionsEndpoint, route, type RequestContext } from "../http/endpoint.ts";
+import type { Owner } from "../http/route-checks.ts";
+import { confirmOwner, ownerReconfirmed, ownerSession, signInMethods } from "./owner-caller.ts";
 import { json, withCookies } from "../http/responses.ts";
 import { logoPath } from "../clients/logo-link.ts";
 import { sharesOriginWithSite } from "../owner/app-approvals.ts";
 import { listAuthorisedApps, revokeAllApps, revokeApp } from "../owner/authorised-apps.ts";
 import { listPasskeys, passkeyName, passkeyView, passwordLoginAllowed, removePasskey, renamePasskey } from "../owner/passkey-records.ts";
-import { clearSessionCookies, currentSession, endAllSessions, endSession, listSessions, rememberRequested, startSession, type SessionRecord } from "../owner/sessions.ts";
+import { clearSessionCookies, currentSession, endAllSessions, endSession, listSessions, rememberRequested, startSession } from "../owner/sessions.ts";
 import { credentialFrom, refusalFor, signInOwner } from "../owner/sign-in.ts";
 import { isHistoryCursor, signInHistory } from "../owner/sign-in-history.ts";
 import { deviceLabel } from "../owner/user-agent.ts";
@@ -16,10 +19,9 @@ import type { AccountOverview, AccountSessionView } from "../pages/account-view.
 import { ACCOUNT_API } from "../pages/paths.ts";
 import { alertsStatus, sendTestAlert } from "./alerts-console.ts";
 import { connections, mcpCheck } from "./connections-console.ts";
-import { signedIn, signInMethods } from "./console-session.ts";
 import { removingRetiredSessionCookie } from "./retired-session-cookie.ts";
 
-async function overviewOf(ctx: RequestContext, session: SessionRecord): Promise<AccountOverview> {
+async function overviewOf(ctx: RequestContext, sessionId: string): Promise<AccountOverview> {
   const { rt, config } = ctx;
   const now = rt.now();
   const [apps, sessions, passkeys, history] = await Promise.all([
@@ -39,7 +41,7 @@ async function overviewOf(ctx: RequestContext, session: SessionRecord): Promise<
     ...(history.before ? { moreEvents: history.before } : {}),
     devices: sessions.map((s) => ({
       id: s.id,
-      current: s.id === session.id,
+      current: s.id === sessionId,
       label: deviceLabel(s.userAgent),
       ip: s.ip,
       method: s.method,
@@ -53,14 +55,14 @@ async function overviewOf(ctx: RequestContext, session: SessionRecord): Promise<
   };
 }
 
-async function overview(ctx: RequestContext, session: SessionRecord): Promise<Response> {
-  return json(await overviewOf(ctx, session));
+async function overview(ctx: RequestContext, { sessionId }: Owner): Promise<Response> {
+  return json(await overviewOf(ctx, sessionId));
 }
 
 /** The page's first question: the overview when signed in, else the ways to sign in (200 both). */
 async function sessionView(ctx: RequestContext): Promise<Response> {
   const session = await currentSession(ctx.rt.store, ctx.req, ctx.config, ctx.rt.now());
-  const view: AccountSessionView = session ? { signedIn: true, account: await overviewOf(ctx, session) } : { signedIn: false, signIn: await signInMethods(ctx) };
+  const view: AccountSessionView = session ? { signedIn: true, account: await overviewOf(ctx, session.id) } : { signedIn: false, signIn: await signInMethods(ctx) };
   return json(view);
 }
 
@@ -71,7 +73,7 @@ async function history(ctx: RequestContext): Promise<Response> {
   return json(await signInHistory(ctx.rt.store, ctx.rt.now(), before));
 }
 
-async function signIn(ctx: RequestContext): Promise<Response> {
+async function signIn(ctx: RequestContext<"password" | "remember">): Promise<Response> {
   const { rt, config, requester } = ctx;
   const form = await ctx.form();
   const result = await signInOwner(rt, config, { method: "password", password: form.get("password") ?? "" }, { ip: requester.ip, where: "account", req: ctx.req, userAgent: requester.userAgent, emit: ctx.emit });
@@ -81,26 +83,21 @@ async function signIn(ctx: RequestContext): Promise<Response> {
   return withCookies(json({ ok: true }), [...setCookies, ...result.setCookies]);
 }
 
-/** The password or a passkey again, from the form (`password`, or `passkey_ticket` and
- * `passkey_response`), for a change a session alone may not make. */
-async function confirmOwner(ctx: RequestContext, session: SessionRecord): Promise<{ setCookies: string[] }> {
-  const { rt, config, requester } = ctx;
-  const confirmed = await signInOwner(rt, config, credentialFrom(await ctx.form()), { ip: requester.ip, where: "account", req: ctx.req, sessionId: session.id, userAgent: requester.userAgent, emit: ctx.emit }, "confirm");
-  if (!confirmed.ok) throw refusalFor(confirmed);
-  return confirmed;
-}
+/** The fields a confirmation reads (http/route-checks.ts). */
+type Confirming = "password" | "passkey_ticket" | "passkey_response";
+const CONFIRMING = ["password", "passkey_ticket", "passkey_response"] as const;
 
 /** Sharing the blog's origin (the plugin on the blog's own host), every script on the blog holds
  * the owner's session: there, cutting off apps or other devices (one by one, as well as all at
  * once, which a script could repeat one by one) takes the password or a passkey again, as passkey
  * changes do everywhere. Signing this device out does not. */
-async function confirmIfShared(ctx: RequestContext, session: SessionRecord): Promise<string[]> {
-  return sharesOriginWithSite(ctx.config) ? (await confirmOwner(ctx, session)).setCookies : [];
+async function confirmIfShared(ctx: RequestContext<Confirming>, sessionId: string): Promise<readonly string[]> {
+  return sharesOriginWithSite(ctx.config) ? (await confirmOwner(ctx, sessionId, credentialFrom(await ctx.form()))).setCookies : [];
 }
 
-async function signOut(ctx: RequestContext, session: SessionRecord): Promise<Response> {
-  const device = (await ctx.form()).get("device") ?? session.id;
-  const confirmed = device !== session.id ? await confirmIfShared(ctx, session) : [];
+async function signOut(ctx: RequestContext<"device" | Confirming>, { sessionId }: Owner): Promise<Response> {
+  const device = (await ctx.form()).get("device") ?? sessionId;
+  const confirmed = device !== sessionId ? await confirmIfShared(ctx, sessionId) : [];
   // Every copy of this device's cookie (one per path that reads it).
   const clear = await clearSessionCookies(ctx.config);
   if (device === "all") {
@@ -108,20 +105,20 @@ async function signOut(ctx: RequestContext, session: SessionRecord): Promise<Res
     return withCookies(json({ ok: true }), [...clear, ...confirmed]);
   }
   await endSession(ctx.rt.store, device);
-  return withCookies(json({ ok: true }), [...(device === session.id ? clear : []), ...confirmed]);
+  return withCookies(json({ ok: true }), [...(device === sessionId ? clear : []), ...confirmed]);
 }
 
-async function revoke(ctx: RequestContext, session: SessionRecord): Promise<Response> {
+async function revoke(ctx: RequestContext<"app" | Confirming>, { sessionId }: Owner): Promise<Response> {
   const { rt } = ctx;
   const app = (await ctx.form()).get("app");
   if (!app) throw new InvalidRequest("Say which app to revoke (app), or all.");
-  const confirmed = await confirmIfShared(ctx, session);
+  const confirmed = await confirmIfShared(ctx, sessionId);
   if (app === "all") return withCookies(json({ ok: true, revoked: await revokeAllApps(rt.store, rt.now()) }), confirmed);
   if (!(await revokeApp(rt.store, app, rt.now()))) throw new NotFound("No such app holds a token.");
   return withCookies(json({ ok: true, revoked: 1 }), confirmed);
 }
 
-async function renameKey(ctx: RequestContext): Promise<Response> {
+async function renameKey(ctx: RequestContext<"id" | "name">): Promise<Response> {
   const form = await ctx.form();
   const name = passkeyName(form.get("name") ?? "");
   if (!name) throw new InvalidRequest("Give the passkey a name.");
@@ -131,31 +128,31 @@ async function renameKey(ctx: RequestContext): Promise<Response> {
 
 /** Removing a passkey weakens sign-in (the last one gone, PASSWORD_LOGIN=off no longer holds),
  * so, like adding one, it takes the password or a passkey again: a session alone is not enough. */
-async function deleteKey(ctx: RequestContext, session: SessionRecord): Promise<Response> {
-  const confirmed = await confirmOwner(ctx, session);
+async function deleteKey(ctx: RequestContext<"id">): Promise<Response> {
   const removed = await removePasskey(ctx.rt.store, (await ctx.form()).get("id") ?? "");
   if (!removed) throw new NotFound("No such passkey.");
   await ctx.emit({ type: "passkey-removed", name: removed.name });
-  return withCookies(json({ ok: true }), confirmed.setCookies);
+  return json({ ok: true });
 }
 
-const action = (run: Handler): Route => ({ answers: "json", sameOriginOnly: "The console accepts requests from its own page only.", run });
+const CROSS_SITE = "The console accepts requests from its own page only.";
+const view = (run: (ctx: RequestContext, owner: Owner) => Promise<Response>) => route({ caller: "session", crossSite: CROSS_SITE, owner: ownerSession, answers: "json", body: "none", redirects: "none", run });
 
 export const accountApi = removingRetiredSessionCookie(actionsEndpoint({
   base: ACCOUNT_API,
   unknownAction: "There is no such console action.",
   actions: {
-    "": { GET: { answers: "json", run: signedIn(overview) } },
-    "/session": { GET: { answers: "json", run: sessionView } },
-    "/history": { GET: { answers: "json", run: signedIn(history) } },
-    "/sign-in": { POST: action(signIn) },
-    "/sign-out": { POST: action(signedIn(signOut)) },
-    "/revoke": { POST: action(signedIn(revoke)) },
-    "/passkeys/rename": { POST: action(signedIn(renameKey)) },
-    "/passkeys/delete": { POST: action(signedIn(deleteKey)) },
-    "/alerts": { GET: { answers: "json", run: signedIn(alertsStatus) } },
-    "/alerts/test": { POST: action(signedIn(sendTestAlert)) },
-    "/connections": { GET: { answers: "json", run: signedIn(connections) } },
-    "/mcp-check": { POST: action(signedIn(mcpCheck)) },
+    "": { GET: view(overview) },
+    "/session": { GET: route({ caller: "anyone", answers: "json", body: "none", redirects: "none", run: sessionView }) },
+    "/history": { GET: view(history) },
+    "/sign-in": { POST: route({ caller: "same-origin", crossSite: CROSS_SITE, answers: "json", body: { form: ["password", "remember"] }, redirects: "none", run: signIn }) },
+    "/sign-out": { POST: route({ caller: "session", crossSite: CROSS_SITE, owner: ownerSession, answers: "json", body: { form: ["device", ...CONFIRMING] }, redirects: "none", run: signOut }) },
+    "/revoke": { POST: route({ caller: "session", crossSite: CROSS_SITE, owner: ownerSession, answers: "json", body: { form: ["app", ...CONFIRMING] }, redirects: "none", run: revoke }) },
+    "/passkeys/rename": { POST: route({ caller: "session", crossSite: CROSS_SITE, owner: ownerSession, answers: "json", body: { form: ["id", "name"] }, redirects: "none", run: renameKey }) },
+    "/passkeys/delete": { POST: route({ caller: "reconfirmed", crossSite: CROSS_SITE, owner: ownerReconfirmed, answers: "json", body: { form: ["id", ...CONFIRMING] }, redirects: "none", run: deleteKey }) },
+    "/alerts": { GET: view(alertsStatus) },
+    "/alerts/test": { POST: route({ caller: "session", crossSite: CROSS_SITE, owner: ownerSession, answers: "json", body: { form: [] }, redirects: "none", run: sendTestAlert }) },
+    "/connections": { GET: view(connections) },
+    "/mcp-check": { POST: route({ caller: "session", crossSite: CROSS_SITE, owner: ownerSession, answers: "json", body: { form: ["url"] }, redirects: "none", run: mcpCheck }) },
   },
 }));

@@ -1,6 +1,6 @@
 // The owner console's alerts (/indieauth/api/account/alerts): whether they are on and where they
-// go (the receiver's host only: the URL itself is a secret), and "send a test alert". Both need a
-// live session; the test is a same-origin POST like every console action.
+// go (the receiver's host only: the URL itself is a secret), and "send a test alert". Their routes
+// (account.ts) need a live session; the test is a same-origin POST like every console action.
 import { InvalidRequest, TemporarilyUnavailable, TooManyAttempts } from "../errors.ts";
 import type { RequestContext } from "../http/endpoint.ts";
 import { json } from "../http/responses.ts";

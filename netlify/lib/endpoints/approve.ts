@@ -7,8 +7,9 @@
 // anything else needs the password or a passkey, and is then remembered for the app.
 // (The frame refuses cross-site posts.) The same function answers the page's check of a
 // request before it asks for the password (POST /auth/approve/check, request-check.ts).
+import type { Fields } from "../core/fields.ts";
 import { AccessDenied, SignInAlreadyAnswered, UnusableSignInRequest } from "../errors.ts";
-import { actionsEndpoint, type RequestContext } from "../http/endpoint.ts";
+import { actionsEndpoint, route, type RequestContext } from "../http/endpoint.ts";
 import { redirect, withCookies } from "../http/responses.ts";
 import { rememberApproval } from "../owner/app-approvals.ts";
 import { hasSessionCookie, rememberRequested, startSession } from "../owner/sessions.ts";
@@ -34,10 +35,14 @@ async function backToSignIn(ctx: RequestContext, signed: SignedRequest, problem:
   return redirect(`${SIGN_IN_PAGE}#${writeSignInFragment({ request: token, problem })}`, 303);
 }
 
+/** The sign-in page's form: the request, Approve or Deny, the scopes ticked, who approves, "Keep me signed in". */
+const APPROVE_FIELDS = ["request", "decision", "scope", "password", "passkey_ticket", "passkey_response", "remember"] as const;
+export type ApproveField = (typeof APPROVE_FIELDS)[number];
+
 /** The form, and what the steps learn of it in order: the signed request it sends back, who approves. */
 interface Approving {
-  ctx: RequestContext;
-  form: URLSearchParams;
+  ctx: RequestContext<ApproveField>;
+  form: Fields<ApproveField>;
   token: string;
   signed?: SignedRequest;
   scopes?: string[];
@@ -73,7 +78,7 @@ async function whoApproves({ ctx, form, token }: Approving, signed: SignedReques
   return backToSignIn(ctx, signed, problem);
 }
 
-async function issue(ctx: RequestContext, signed: SignedRequest, scopes: string[], form: URLSearchParams, { approver, setCookies }: Approval, attempt: AttemptContext): Promise<Response> {
+async function issue(ctx: RequestContext, signed: SignedRequest, scopes: string[], form: Fields<"remember">, { approver, setCookies }: Approval, attempt: AttemptContext): Promise<Response> {
   const { config, rt } = ctx;
   const { request } = signed;
   const now = rt.now();
@@ -153,7 +158,7 @@ async function redirectUriVerified({ ctx, signed }: Approving): Promise<void> {
   ctx.replyTo({ redirectUri: request.redirectUri, state: request.state, trusted });
 }
 
-async function approve(ctx: RequestContext): Promise<Response> {
+async function approve(ctx: RequestContext<ApproveField>): Promise<Response> {
   const form = await ctx.form();
   const answer = await runSteps(APPROVE_STEPS, { ctx, form, token: form.get("request") ?? "" }, redirectUriVerified);
   if (!answer) throw new TypeError("POST /auth/approve ended without an answer");
@@ -164,7 +169,7 @@ export const approveEndpoint = removingRetiredSessionCookie(actionsEndpoint({
   base: APPROVE_PATH,
   unknownAction: "There is no such step of the sign-in.",
   actions: {
-    "": { POST: { answers: "page", sameOriginOnly: "This form can only be sent from this site's own sign-in page.", run: approve } },
+    "": { POST: route({ caller: "same-origin", crossSite: "This form can only be sent from this site's own sign-in page.", answers: "page", body: { form: APPROVE_FIELDS, repeatable: ["scope"] }, redirects: "client", run: approve }) },
     "/check": { POST: requestCheck },
   },
 }));

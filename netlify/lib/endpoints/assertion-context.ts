@@ -14,6 +14,6 @@ export function assertionContext(ctx: RequestContext, now: number, endpointPath:
 
 /** Reads a client's document at a code's redemption (one issued while it could not be read),
  * whatever discovery remembered of it. */
-export function discoverNow(ctx: RequestContext<"discover">): DiscoverNow {
+export function discoverNow(ctx: RequestContext<never, "discover">): DiscoverNow {
   return (clientId) => ctx.rt.discover(clientId, ctx.rt.store, { atRedemption: true });
 }

@@ -1,21 +1,23 @@
 // /auth: GET starts a sign-in, in the person's browser; POST redeems a code for the profile URL.
 // /auth/logo: an app's logo, served from here (client-logo.ts).
-import { endpoint, type Endpoint } from "../http/endpoint.ts";
+import { endpoint, route, type Endpoint } from "../http/endpoint.ts";
 import { CLIENT_LOGO_PATH } from "../pages/paths.ts";
 import { authorize } from "./authorize.ts";
 import { serveClientLogo } from "./client-logo.ts";
-import { redeemForProfile } from "./profile-redemption.ts";
+import { redeemForProfile, REDEMPTION_FIELDS } from "./profile-redemption.ts";
 import { removingRetiredSessionCookie } from "./retired-session-cookie.ts";
 
 const signIn = removingRetiredSessionCookie(
-endpoint<"discover" | "resourceScopes">({
-    GET: { answers: "page", run: authorize },
+  endpoint<"discover" | "resourceScopes">({
+    // Reads its query (protocol/authorization-request.ts); sends the browser to the sign-in page, or
+    // back to the client once its redirect URI is verified.
+    GET: route({ caller: "anyone", answers: "page", body: "none", redirects: "client", run: authorize }),
     // The code's redemption, as at the token endpoint (spec 5.3.1): form-encoded, no parameter twice.
-    POST: { answers: "json", body: { accepts: "oauth-form", repeatable: ["resource"] }, run: redeemForProfile },
+    POST: route({ caller: "anyone", answers: "json", body: { oauthForm: REDEMPTION_FIELDS, repeatable: ["resource"] }, redirects: "none", run: redeemForProfile }),
   }),
 );
 
-const clientLogo = endpoint<"fetchLogo">({ GET: { answers: "json", run: serveClientLogo } });
+const clientLogo = endpoint<"fetchLogo">({ GET: route({ caller: "anyone", answers: "json", body: "none", redirects: "none", run: serveClientLogo }) });
 
 export const authorizationEndpoint: Endpoint<"discover" | "resourceScopes" | "fetchLogo"> = (req, rt, requester) =>
   (new URL(req.url).pathname === CLIENT_LOGO_PATH ? clientLogo : signIn)(req, rt, requester);

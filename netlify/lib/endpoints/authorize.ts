@@ -19,7 +19,7 @@ import { approvalPolicyOf } from "../owner/approval-policy.ts";
 import { errorsMayRedirect } from "./error-redirects.ts";
 
 interface Authorizing extends CheckState {
-  ctx: RequestContext<"discover" | "resourceScopes">;
+  ctx: RequestContext<never, "discover" | "resourceScopes">;
 }
 
 export const GET_AUTH_STEPS: readonly Step<Authorizing>[] = [
@@ -62,7 +62,7 @@ export const GET_AUTH_STEPS: readonly Step<Authorizing>[] = [
   },
 ];
 
-export async function authorize(ctx: RequestContext<"discover" | "resourceScopes">): Promise<Response> {
+export async function authorize(ctx: RequestContext<never, "discover" | "resourceScopes">): Promise<Response> {
   const params = ctx.url.searchParams;
   // Someone who opens /auth by hand gets the home page, which explains what this is.
   if (params.size === 0) return redirect(HOME_PAGE, 302);

@@ -31,7 +31,7 @@ async function readAndLog(source: URL, fetcher: LogoFetcher): ReturnType<typeof 
   return logo;
 }
 
-export async function serveClientLogo(ctx: RequestContext<"fetchLogo">): Promise<Response> {
+export async function serveClientLogo(ctx: RequestContext<never, "fetchLogo">): Promise<Response> {
   const source = logoSource(ctx.url.searchParams, ctx.config.keys.logo);
   if (!source) throw new NotFound("There is no such logo here.");
   const logo = await cachedLogo(ctx.rt.store, source.href, ctx.rt.now(), () => readAndLog(source, ctx.rt.fetchLogo));

@@ -1,7 +1,7 @@
 // The owner console's connection doctor (/indieauth/api/account/connections and /mcp-check):
 // each app's last attempts to connect, read only when the owner opens the view (a bounded
-// number of records: owner/connection-log.ts), and the check of the owner's MCP server. Both
-// need a live session; the check is a same-origin POST like every console action.
+// number of records: owner/connection-log.ts), and the check of the owner's MCP server. Their
+// routes (account.ts) need a live session; the check is a same-origin POST like every console action.
 import { InvalidRequest, TooManyAttempts } from "../errors.ts";
 import type { RequestContext } from "../http/endpoint.ts";
 import { json } from "../http/responses.ts";
@@ -18,7 +18,7 @@ export async function connections(ctx: RequestContext): Promise<Response> {
   return json(view);
 }
 
-export async function mcpCheck(ctx: RequestContext): Promise<Response> {
+export async function mcpCheck(ctx: RequestContext<"url">): Promise<Response> {
   const { config, rt } = ctx;
   const url = (await ctx.form()).get("url") ?? "";
   const checked = checkableUrl(url, config.development);

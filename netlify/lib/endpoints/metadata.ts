@@ -1,6 +1,6 @@
 // GET /.well-known/oauth-authorization-server: RFC 8414 metadata with the IndieAuth fields.
 import type { Config } from "../platform/config.ts";
-import { endpoint } from "../http/endpoint.ts";
+import { endpoint, route } from "../http/endpoint.ts";
 import { json } from "../http/responses.ts";
 import { SUPPORTED_SCOPES } from "../protocol/scopes.ts";
 import { ASSERTION_ALGORITHMS } from "../clients/client-keys.ts";
@@ -43,5 +43,5 @@ export function metadataDocument(config: Config): Record<string, unknown> {
 // Readable from any origin: clients running in a browser discover the server too.
 export const metadataEndpoint = endpoint({
   cors: true,
-  GET: { answers: "json", run: async (ctx) => json(metadataDocument(ctx.config)) },
+  GET: route({ caller: "anyone", answers: "json", body: "none", redirects: "none", run: async (ctx) => json(metadataDocument(ctx.config)) }),
 });

@@ -2,30 +2,28 @@
 // and the password asked again), and signing in to the console with one. Signing in to an app
 // with a passkey goes through the approve step, which verifies the same way.
 import { InvalidRequest } from "../errors.ts";
-import { actionsEndpoint, type Handler, type RequestContext, type Route } from "../http/endpoint.ts";
+import { actionsEndpoint, route, type RequestContext } from "../http/endpoint.ts";
 import { json, withCookies } from "../http/responses.ts";
 import { addPasskey, listPasskeys, passkeyName, passkeyView } from "../owner/passkey-records.ts";
-import { rememberRequested, startSession, type SessionRecord } from "../owner/sessions.ts";
+import { rememberRequested, startSession } from "../owner/sessions.ts";
 import { refusalFor, signInOwner } from "../owner/sign-in.ts";
 // The WebAuthn library in it loads with the first ceremony, after the cheap checks (same origin,
 // session), so that refusals and cold starts stay light.
 import { authenticationOptions as ceremonyAuthenticationOptions, registrationOptions as ceremonyRegistrationOptions, verifyRegistration } from "../owner/webauthn.ts";
 import { PASSKEYS_API } from "../pages/paths.ts";
-import { signedIn } from "./console-session.ts";
+import { ownerPasswordAgain, ownerSession } from "./owner-caller.ts";
 import { removingRetiredSessionCookie } from "./retired-session-cookie.ts";
 import { MAX_PASSKEYS } from "../core/policy.ts";
 
-async function registrationOptions(ctx: RequestContext, session: SessionRecord): Promise<Response> {
-  const { rt, config, requester } = ctx;
-  const password = (await ctx.form()).get("password") ?? "";
-  const confirmed = await signInOwner(rt, config, { method: "password", password }, { ip: requester.ip, where: "account", req: ctx.req, sessionId: session.id, userAgent: requester.userAgent, emit: ctx.emit }, "confirm");
-  if (!confirmed.ok) throw refusalFor(confirmed);
+/** The password again (the frame checks it: `reconfirmed`), then the ceremony's options. */
+async function registrationOptions(ctx: RequestContext): Promise<Response> {
+  const { rt, config } = ctx;
   const passkeys = await listPasskeys(rt.store);
   if (passkeys.length >= MAX_PASSKEYS) throw new InvalidRequest(`You have ${MAX_PASSKEYS} passkeys, the most this server keeps: remove one first.`);
-  return withCookies(json(await ceremonyRegistrationOptions(config, passkeys, rt.now())), confirmed.setCookies);
+  return json(await ceremonyRegistrationOptions(config, passkeys, rt.now()));
 }
 
-async function registration(ctx: RequestContext): Promise<Response> {
+async function registration(ctx: RequestContext<"name" | "ticket" | "response">): Promise<Response> {
   const { rt, config } = ctx;
   const form = await ctx.form();
   const name = passkeyName(form.get("name") ?? "") ?? "Passkey";
@@ -42,7 +40,7 @@ async function authenticationOptions(ctx: RequestContext): Promise<Response> {
   return json(await ceremonyAuthenticationOptions(ctx.config, passkeys, ctx.rt.now()));
 }
 
-async function signIn(ctx: RequestContext): Promise<Response> {
+async function signIn(ctx: RequestContext<"ticket" | "response" | "remember">): Promise<Response> {
   const { rt, config, requester } = ctx;
   const form = await ctx.form();
   const credential = { method: "passkey", ticket: form.get("ticket") ?? "", response: form.get("response") ?? "" } as const;
@@ -53,15 +51,16 @@ async function signIn(ctx: RequestContext): Promise<Response> {
   return withCookies(json({ ok: true }), [...setCookies, ...result.setCookies]);
 }
 
-const action = (run: Handler): Route => ({ answers: "json", sameOriginOnly: "Passkeys can be used from this site's own pages only.", run });
+const CROSS_SITE = "Passkeys can be used from this site's own pages only.";
 
 export const passkeysApi = removingRetiredSessionCookie(actionsEndpoint({
   base: PASSKEYS_API,
   unknownAction: "There is no such passkey action.",
   actions: {
-    "/authentication-options": { POST: action(authenticationOptions) },
-    "/sign-in": { POST: action(signIn) },
-    "/registration-options": { POST: action(signedIn(registrationOptions)) },
-    "/registration": { POST: action(signedIn(registration)) },
+    "/authentication-options": { POST: route({ caller: "same-origin", crossSite: CROSS_SITE, answers: "json", body: { form: [] }, redirects: "none", run: authenticationOptions }) },
+    "/sign-in": { POST: route({ caller: "same-origin", crossSite: CROSS_SITE, answers: "json", body: { form: ["ticket", "response", "remember"] }, redirects: "none", run: signIn }) },
+    // The password again, as the console's form asks for it (not a passkey's answer).
+    "/registration-options": { POST: route({ caller: "reconfirmed", crossSite: CROSS_SITE, owner: ownerPasswordAgain, answers: "json", body: { form: ["password"] }, redirects: "none", run: registrationOptions }) },
+    "/registration": { POST: route({ caller: "session", crossSite: CROSS_SITE, owner: ownerSession, answers: "json", body: { form: ["name", "ticket", "response"] }, redirects: "none", run: registration }) },
   },
 }));

@@ -11,7 +11,10 @@ import { profileFor } from "../protocol/profile.ts";
 import { assertionContext, discoverNow } from "./assertion-context.ts";
 import { declaredAtRedemption } from "../protocol/unread-document.ts";
 
-export async function redeemForProfile(ctx: RequestContext<"discover">): Promise<Response> {
+/** What POST /auth reads (`resource` is declared only to let it repeat, as at the token endpoint). */
+export const REDEMPTION_FIELDS = ["grant_type", "code", "client_id", "redirect_uri", "code_verifier", "client_secret", "client_assertion_type", "client_assertion", "resource"] as const;
+
+export async function redeemForProfile(ctx: RequestContext<(typeof REDEMPTION_FIELDS)[number], "discover">): Promise<Response> {
   // The sign-in this code is part of, as the client names it (the connection doctor's log).
   const [clientId, code] = [(await ctx.form()).get("client_id"), (await ctx.form()).get("code")];
   const subject = clientId ? { clientId, stage: "profile" as const, ...(code ? { code } : {}) } : null;

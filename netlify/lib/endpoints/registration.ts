@@ -4,7 +4,7 @@
 // for anyone who wants to read what an app registered. Both readable from any origin: browser
 // hosts (MCP Inspector) register from their own page; no cookie is read here.
 import { NotFound } from "../errors.ts";
-import { endpoint, type Endpoint, type RequestContext } from "../http/endpoint.ts";
+import { endpoint, route, type Endpoint, type RequestContext } from "../http/endpoint.ts";
 import { json } from "../http/responses.ts";
 import { readRegistration } from "../protocol/client-registration.ts";
 import { readRegisteredClientId, registeredClientId, registeredDocument, REGISTRATION_PATH } from "../protocol/registered-clients.ts";
@@ -29,8 +29,8 @@ async function document(ctx: RequestContext): Promise<Response> {
   return answer;
 }
 
-const registrationEndpoint = endpoint({ cors: true, POST: { answers: "json", run: register, jsonBody: { maxBytes: MAX_REGISTRATION_BYTES } } });
-const documentEndpoint = endpoint({ cors: true, GET: { answers: "json", run: document } });
+const registrationEndpoint = endpoint({ cors: true, POST: route({ caller: "anyone", answers: "json", body: { json: { maxBytes: MAX_REGISTRATION_BYTES } }, redirects: "none", run: register }) });
+const documentEndpoint = endpoint({ cors: true, GET: route({ caller: "anyone", answers: "json", body: "none", redirects: "none", run: document }) });
 
 export const clientRegistration: Endpoint = (req, rt, requester) =>
   (new URL(req.url).pathname === REGISTRATION_PATH ? registrationEndpoint : documentEndpoint)(req, rt, requester);

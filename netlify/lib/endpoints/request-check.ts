@@ -4,14 +4,13 @@
 // expired one. It reads nothing from storage and writes nothing: the same check the approve
 // step makes, answered as JSON (never cached), to this site's own pages only. The approve
 // function serves it, so the function the form goes to is warm by the time it is sent.
-import type { Route } from "../http/endpoint.ts";
+import { route } from "../http/endpoint.ts";
 import { json } from "../http/responses.ts";
 import type { RequestCheckAnswer } from "../pages/request-problems.ts";
 import { checkRequest } from "../protocol/request-object.ts";
 
-export const requestCheck: Route = {
-  answers: "json",
-  sameOriginOnly: "Only this site's own sign-in page may check its requests.",
+export const requestCheck = route({
+  caller: "same-origin", crossSite: "Only this site's own sign-in page may check its requests.", answers: "json", body: { form: ["request"] }, redirects: "none",
   run: async (ctx) => {
     const token = (await ctx.form()).get("request") ?? "";
     const now = ctx.rt.now();
@@ -21,4 +20,4 @@ export const requestCheck: Route = {
       : { usable: false, problem: checked.problem };
     return json(answer);
   },
-};
+});

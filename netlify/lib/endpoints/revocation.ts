@@ -2,18 +2,23 @@
 // grant is revoked. Unknown tokens get 200 too, so that the answer reveals nothing. A client that
 // names itself (client_id, Basic credentials as the token endpoint accepts them) may revoke only
 // its own tokens, and a private_key_jwt client only with its assertion (protocol/revoking-client.ts).
+import type { Fields } from "../core/fields.ts";
 import { InvalidRequest } from "../errors.ts";
 import { grantOwningToken, revokeGrant } from "../protocol/grants.ts";
-import { endpoint, type RequestContext } from "../http/endpoint.ts";
+import { endpoint, route, type RequestContext } from "../http/endpoint.ts";
 import { json } from "../http/responses.ts";
 import { withClientCredentials } from "../protocol/client-authentication.ts";
 import { checkRevokingClient } from "../protocol/revoking-client.ts";
 import { assertionContext } from "./assertion-context.ts";
 
+/** What a revocation reads (RFC 7009 2.1; token_type_hint is not read) and the client's authentication. */
+export const REVOCATION_FIELDS = ["token", "client_id", "client_secret", "client_assertion_type", "client_assertion"] as const;
+type RevocationField = (typeof REVOCATION_FIELDS)[number];
+
 /** token_type_hint is ignored: the token's own prefix says what it is. A refresh token rotated
  * out revokes its grant here too: whoever holds it had the grant's token. `form` has the
  * client's Basic credentials applied; `at` is the path posted to (an assertion's audience). */
-export async function revokeToken(ctx: RequestContext, form: URLSearchParams, at: "/revoke" | "/token"): Promise<Response> {
+export async function revokeToken(ctx: RequestContext, form: Fields<RevocationField>, at: "/revoke" | "/token"): Promise<Response> {
   const { rt, config } = ctx;
   const token = form.get("token");
   if (token === null || token === "") throw new InvalidRequest("token is required.");
@@ -28,5 +33,5 @@ export async function revokeToken(ctx: RequestContext, form: URLSearchParams, at
 
 export const revocationEndpoint = endpoint({
   cors: true,
-  POST: { answers: "json", body: { accepts: "oauth-form" }, run: async (ctx) => revokeToken(ctx, withClientCredentials(ctx.req, await ctx.form()), "/revoke") },
+  POST: route({ caller: "anyone", answers: "json", body: { oauthForm: REVOCATION_FIELDS }, redirects: "none", run: async (ctx) => revokeToken(ctx, withClientCredentials(ctx.req, await ctx.form()), "/revoke") }),
 });

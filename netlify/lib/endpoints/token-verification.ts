@@ -8,9 +8,10 @@
 // is no resource server: answered active, it would be taken by any endpoint that verifies this
 // way (a Micropub endpoint does not know `aud`), so it is `{"active": false}` to it. Only the
 // resource-server credential gets the full answer, with `aud` to compare with its own URL.
+import type { Fields } from "../core/fields.ts";
 import type { Config } from "../platform/config.ts";
 import { InvalidRequest, InvalidToken, MissingBearerToken } from "../errors.ts";
-import { endpoint, type RequestContext } from "../http/endpoint.ts";
+import { endpoint, route, type RequestContext } from "../http/endpoint.ts";
 import { bearerToken } from "../http/request.ts";
 import { json } from "../http/responses.ts";
 import { constantTimeEqual } from "../crypto/secrets.ts";
@@ -31,7 +32,7 @@ interface Question {
 }
 
 /** The token to check, once the caller is known to be allowed to ask. */
-function tokenToCheck(req: Request, config: Config, form: URLSearchParams | null): Question {
+function tokenToCheck(req: Request, config: Config, form: Fields<"token"> | null): Question {
   const bearer = bearerToken(req);
   refuseTokenInUrl(req, bearer === "malformed" ? null : bearer);
   if (bearer === null) throw new MissingBearerToken("Send the token in an Authorization: Bearer header.");
@@ -48,7 +49,7 @@ function tokenToCheck(req: Request, config: Config, form: URLSearchParams | null
 }
 
 /** The introspection answer for the token the request asks about (`form`: the POST body). */
-export async function verifyToken(ctx: RequestContext, form: URLSearchParams | null): Promise<Response> {
+export async function verifyToken(ctx: RequestContext, form: Fields<"token"> | null): Promise<Response> {
   const { token, byResourceServer } = tokenToCheck(ctx.req, ctx.config, form);
   const grant = await liveGrantOfAccessToken(ctx.rt.store, token, ctx.rt.now());
   const answered = grant !== null && (byResourceServer || !isAudienceBound(grant)) ? grant : null;
@@ -58,5 +59,5 @@ export async function verifyToken(ctx: RequestContext, form: URLSearchParams | n
 export const introspectionEndpoint = endpoint({
   cors: true,
   // RFC 7662 2.1: form-encoded; RFC 6749 3.1: no parameter twice.
-  POST: { answers: "json", body: { accepts: "oauth-form" }, run: async (ctx) => verifyToken(ctx, await ctx.form()) },
+  POST: route({ caller: "anyone", answers: "json", body: { oauthForm: ["token"] }, redirects: "none", run: async (ctx) => verifyToken(ctx, await ctx.form()) }),
 });

@@ -1,7 +1,8 @@
 // /token: POST redeems a code (or a refresh token) for an access token, or revokes one with
 // the legacy action=revoke; GET is the legacy token verification.
 import { InvalidGrant, InvalidRequest, InvalidScope, UnsupportedGrantType } from "../errors.ts";
-import { endpoint, type RequestContext } from "../http/endpoint.ts";
+import { endpoint, route, type RequestContext } from "../http/endpoint.ts";
+import type { Fields } from "../core/fields.ts";
 import type { Config } from "../platform/config.ts";
 import { createGrant, rotateRefreshToken, type GrantRecord, type IssuedTokens } from "../protocol/grants.ts";
 import { wantsFormEncoding } from "../http/error-response.ts";
@@ -18,8 +19,12 @@ import { accessScopes, parseScope } from "../protocol/scopes.ts";
 import { canonicalUrl } from "../core/urls.ts";
 import { grantIdOf } from "../protocol/grant-tokens.ts";
 import type { Subject } from "../platform/events.ts";
-import { revokeToken } from "./revocation.ts";
+import { revokeToken, REVOCATION_FIELDS } from "./revocation.ts";
 import { verifyToken } from "./token-verification.ts";
+
+/** What POST /token reads: a code's redemption or a refresh (RFC 6749 4.1.3, 6); with action=revoke, a revocation's. */
+const TOKEN_FIELDS = ["grant_type", "code", "redirect_uri", "code_verifier", "refresh_token", "scope", "resource", "action", ...REVOCATION_FIELDS] as const;
+type TokenField = (typeof TOKEN_FIELDS)[number];
 
 function tokenResponse(req: Request, config: Config, issued: IssuedTokens, now: number): Response {
   const { grant } = issued;
@@ -42,7 +47,7 @@ function tokenResponse(req: Request, config: Config, issued: IssuedTokens, now: 
  * its document declared (read now, for a code issued while it could not be read), checked
  * before the code is used up (a refused client can try again). `declared` receives what the
  * grant is to carry. */
-function tokenWorthy(ctx: RequestContext<"discover">, form: URLSearchParams, assertions: AssertionContext, declared: { authentication?: KeyAuthentication }): (code: CodeRecord) => Promise<void> {
+function tokenWorthy(ctx: RequestContext<never, "discover">, form: Fields<TokenField>, assertions: AssertionContext, declared: { authentication?: KeyAuthentication }): (code: CodeRecord) => Promise<void> {
   const resource = requestedResource(form);
   return async (code) => {
     // Spec 5.3.3: a code issued with no scope proves identity only; it never buys a token, and
@@ -55,7 +60,7 @@ function tokenWorthy(ctx: RequestContext<"discover">, form: URLSearchParams, ass
   };
 }
 
-async function authorizationCodeGrant(ctx: RequestContext<"discover">, form: URLSearchParams, subject: Subject | null): Promise<Response> {
+async function authorizationCodeGrant(ctx: RequestContext<never, "discover">, form: Fields<TokenField>, subject: Subject | null): Promise<Response> {
   const { req, rt, config } = ctx;
   const now = rt.now();
   const declared: { authentication?: KeyAuthentication } = {};
@@ -78,7 +83,7 @@ const REFRESH_ERRORS = {
   conflict: "The refresh token was used by another request at the same time.",
 } as const;
 
-async function refreshTokenGrant(ctx: RequestContext, form: URLSearchParams, subject: Subject | null): Promise<Response> {
+async function refreshTokenGrant(ctx: RequestContext, form: Fields<TokenField>, subject: Subject | null): Promise<Response> {
   const { req, rt, config } = ctx;
   const refreshToken = form.get("refresh_token");
   const clientId = form.get("client_id");
@@ -108,14 +113,14 @@ async function refreshTokenGrant(ctx: RequestContext, form: URLSearchParams, sub
 
 /** The sign-in a code or refresh request is part of, as the client named it (the connection
  * doctor's log follows it): the code, or the grant of the refresh token. */
-function subjectOf(sent: URLSearchParams): Subject | null {
+function subjectOf(sent: Fields<TokenField>): Subject | null {
   const [clientId, grantType, code, grantId] = [sent.get("client_id"), sent.get("grant_type"), sent.get("code"), grantIdOf(sent.get("refresh_token") ?? "", "refresh")];
   if (!clientId || sent.get("action") === "revoke") return null;
   if (grantType === "authorization_code") return { clientId, stage: "code", ...(code ? { code } : {}) };
   return grantType === "refresh_token" ? { clientId, stage: "refresh", ...(grantId ? { grantId } : {}) } : null;
 }
 
-async function tokenRequest(ctx: RequestContext<"discover">): Promise<Response> {
+async function tokenRequest(ctx: RequestContext<TokenField, "discover">): Promise<Response> {
   const subject = subjectOf(await ctx.form());
   ctx.knows(subject);
   // A Basic credential is checked before anything is redeemed, so a refused one consumes nothing.
@@ -131,8 +136,8 @@ async function tokenRequest(ctx: RequestContext<"discover">): Promise<Response> 
 export const tokenEndpoint = endpoint<"discover">({
   cors: true,
   // The legacy token verification: the same answer as POST /introspect.
-  GET: { answers: "json", run: (ctx) => verifyToken(ctx, null) },
+  GET: route({ caller: "anyone", answers: "json", body: "none", redirects: "none", run: (ctx) => verifyToken(ctx, null) }),
   // RFC 6749 3.1, 3.2: form-encoded, no parameter twice (RFC 8707's resource may repeat: refused
   // as invalid_target, one resource per grant).
-  POST: { answers: "json", body: { accepts: "oauth-form", repeatable: ["resource"] }, run: tokenRequest },
+  POST: route({ caller: "anyone", answers: "json", body: { oauthForm: TOKEN_FIELDS, repeatable: ["resource"] }, redirects: "none", run: tokenRequest }),
 });

@@ -4,7 +4,7 @@
 // this server itself (its issuer, or this endpoint).
 import type { Config } from "../platform/config.ts";
 import { InsufficientScope, InvalidToken, MissingBearerToken } from "../errors.ts";
-import { endpoint, type RequestContext } from "../http/endpoint.ts";
+import { endpoint, route, type RequestContext } from "../http/endpoint.ts";
 import { bearerToken } from "../http/request.ts";
 import { json } from "../http/responses.ts";
 import { profileFor } from "../protocol/profile.ts";
@@ -28,4 +28,4 @@ async function userinfo(ctx: RequestContext): Promise<Response> {
   return json({ sub: grant.me, ...profile });
 }
 
-export const userinfoEndpoint = endpoint({ cors: true, GET: { answers: "json", run: userinfo } });
+export const userinfoEndpoint = endpoint({ cors: true, GET: route({ caller: "anyone", answers: "json", body: "none", redirects: "none", run: userinfo }) });

@@ -4,46 +4,74 @@
 import { InvalidRequest, PayloadTooLarge } from "../errors.ts";
 import { MAX_BODY_BYTES } from "../core/policy.ts";
 
-/** The body a route accepts.
- * - `oauth-form`: `application/x-www-form-urlencoded` only, each parameter at most once (RFC 6749
- *   3.1 and 3.2, RFC 7009 2.1, RFC 7662 2.1), but those named `repeatable` (RFC 8707 lets
- *   `resource` repeat; the handler then answers that its own way). A body without a Content-Type
- *   is read as a form (the only way it is read here; Python's requests sends a string body so),
- *   and an empty body as no parameters, whatever its type.
- * - `fields`: urlencoded or multipart, or a flat JSON object where `json` is true. */
-export type BodyRule = { accepts: "oauth-form"; repeatable?: readonly string[] } | { accepts: "fields"; json: boolean };
+/** The body a route accepts, and the field names its handler reads (http/endpoint.ts types
+ * `ctx.form()` by them; fields not named are never read, as RFC 6749 3.1 asks, and never refused).
+ * Each field at most once (RFC 6749 3.1: another party, a proxy or a library, may read the other
+ * value), but those named `repeatable` (RFC 8707's `resource`; the approve form's `scope`).
+ * - `oauthForm`: `application/x-www-form-urlencoded` only (RFC 6749 3.2, RFC 7009 2.1, RFC 7662
+ *   2.1). A body without a Content-Type is read as a form (Python's requests sends a string body
+ *   so), and an empty body as no fields, whatever its type.
+ * - `form`: urlencoded or multipart, or a flat JSON object on a route that answers JSON, as the
+ *   owner's pages and console post them.
+ * - `json`: one JSON object of any members (RFC 7591 client metadata), read by ctx.json().
+ * - `none`: no body (a GET). */
+export type BodyRule<P extends string> =
+  | "none"
+  | { oauthForm: readonly P[]; repeatable?: readonly P[] }
+  | { form: readonly P[]; repeatable?: readonly P[] }
+  | { json: { maxBytes: number } };
+
+/** The body as read: its fields (none for a JSON object), and the object. */
+export interface ReadBody {
+  form: URLSearchParams;
+  json?: Record<string, unknown>;
+}
 
 const FORM_TYPE = "application/x-www-form-urlencoded";
 
+const isJson = (type: string): boolean => type === "application/json" || type.endsWith("+json");
+
 /** Reads a body as the route's rule says, refusing oversized bodies before parsing. */
-export async function readForm(req: Request, rule: BodyRule, maxBytes = MAX_BODY_BYTES): Promise<URLSearchParams> {
+export async function readBody(req: Request, rule: BodyRule<string>, answersJson: boolean): Promise<ReadBody> {
+  const maxBytes = rule !== "none" && "json" in rule ? rule.json.maxBytes : MAX_BODY_BYTES;
   const declared = Number(req.headers.get("content-length") ?? "0");
   if (declared > maxBytes) throw new PayloadTooLarge(`The request body is larger than ${maxBytes} bytes.`);
   const type = (req.headers.get("content-type") ?? "").split(";", 1)[0]!.trim().toLowerCase();
+  if (rule !== "none" && "json" in rule) {
+    if (!isJson(type)) throw new InvalidRequest("The body must be a JSON object, sent as application/json.");
+    return { form: new URLSearchParams(), json: jsonObject(await readLimited(req, maxBytes)) };
+  }
   // Read (up to the limit) before the type is judged: an oversized body is a 413 whatever it is.
   const body = await readLimited(req, maxBytes);
-  if (rule.accepts === "oauth-form") return oauthForm(type, body, rule.repeatable ?? []);
-  if (type === FORM_TYPE || (type === "" && body.length > 0)) return urlencoded(body);
+  if (body.length === 0) return { form: new URLSearchParams() };
+  if (rule === "none") throw new InvalidRequest("This request takes no body.");
+  const form = "oauthForm" in rule ? oauthForm(type, body) : await fields(req, type, body, answersJson);
+  return { form: onceEach(form, rule.repeatable ?? []) };
+}
+
+async function fields(req: Request, type: string, body: Buffer, answersJson: boolean): Promise<URLSearchParams> {
+  if (type === FORM_TYPE || type === "") return urlencoded(body);
   if (type === "multipart/form-data") return multipart(req, body);
-  if (rule.json && (type === "application/json" || type.endsWith("+json"))) return jsonToParams(body);
-  if (body.length === 0) return new URLSearchParams();
+  if (answersJson && isJson(type)) return jsonToParams(body);
   throw new InvalidRequest("The body must be application/x-www-form-urlencoded.");
 }
 
-/** RFC 6749 3.2 (and 7009 2.1, 7662 2.1): the parameters come form-encoded; 3.1: none of them
- * twice, since another party (a proxy, a library) may read the other value. */
-function oauthForm(type: string, body: Buffer, repeatable: readonly string[]): URLSearchParams {
-  if (body.length === 0) return new URLSearchParams();
-  if (type !== FORM_TYPE && type !== "") {
-    throw new InvalidRequest("The body must be application/x-www-form-urlencoded (RFC 6749 3.2): a JSON, multipart or text body is not read here.");
-  }
-  const params = urlencoded(body);
+/** RFC 6749 3.1: no parameter twice, but those the route lets repeat. */
+function onceEach(params: URLSearchParams, repeatable: readonly string[]): URLSearchParams {
   const seen = new Set<string>();
   for (const name of params.keys()) {
     if (seen.has(name) && !repeatable.includes(name)) throw new InvalidRequest(`The parameter ${name} is given more than once.`);
     seen.add(name);
   }
   return params;
+}
+
+/** RFC 6749 3.2 (and 7009 2.1, 7662 2.1): the parameters come form-encoded. */
+function oauthForm(type: string, body: Buffer): URLSearchParams {
+  if (type !== FORM_TYPE && type !== "") {
+    throw new InvalidRequest("The body must be application/x-www-form-urlencoded (RFC 6749 3.2): a JSON, multipart or text body is not read here.");
+  }
+  return urlencoded(body);
 }
 
 const urlencoded = (body: Buffer): URLSearchParams => new URLSearchParams(new TextDecoder().decode(body));
@@ -59,7 +87,7 @@ async function multipart(req: Request, body: Buffer): Promise<URLSearchParams> {
   }
 }
 
-/** A body that must be one JSON object. */
+/** A body that must be one JSON object (for `json` routes, of any members: RFC 7591 client metadata). */
 function jsonObject(body: Buffer): Record<string, unknown> {
   let value: unknown;
   try {
@@ -69,16 +97,6 @@ function jsonObject(body: Buffer): Record<string, unknown> {
   }
   if (typeof value !== "object" || value === null || Array.isArray(value)) throw new InvalidRequest("The JSON body must be an object.");
   return value as Record<string, unknown>;
-}
-
-/** A JSON object of any members (RFC 7591 client metadata: lists, objects, numbers), as sent
- * with Content-Type application/json, refused when larger than `maxBytes` before it is parsed. */
-export async function readJsonObject(req: Request, maxBytes: number): Promise<Record<string, unknown>> {
-  const declared = Number(req.headers.get("content-length") ?? "0");
-  if (declared > maxBytes) throw new PayloadTooLarge(`The request body is larger than ${maxBytes} bytes.`);
-  const type = (req.headers.get("content-type") ?? "").split(";", 1)[0]!.trim().toLowerCase();
-  if (type !== "application/json" && !type.endsWith("+json")) throw new InvalidRequest("The body must be a JSON object, sent as application/json.");
-  return jsonObject(await readLimited(req, maxBytes));
 }
 
 /** A JSON body of string values (and arrays of strings), read as form fields. */

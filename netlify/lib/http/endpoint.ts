@@ -1,38 +1,34 @@
 // The frame every endpoint runs in. An endpoint declares what it is: its paths and methods,
-// whether each answers JSON or pages, the body each accepts, whether other origins may read it
-// (CORS), and which posts must come from this site's own pages. The frame alone answers OPTIONS,
-// unknown paths, wrong methods, an incomplete setup, cross-site posts, bodies a route does not
-// accept, storage outages and anything thrown; the handlers only do their own work.
+// whether each answers JSON or pages, and each route's contract (route()): who may call it, the
+// body it accepts and where its answers may send the browser; and whether other origins may read
+// it (CORS). The frame alone answers OPTIONS, unknown paths, wrong methods, an incomplete setup,
+// callers and bodies a route does not admit, a redirect it does not declare, storage outages and
+// anything thrown; the handlers only do their own work.
 import { AccessDenied, AnsweredError, MethodNotAllowed, NotFound, SetupIncomplete } from "../errors.ts";
+import type { Fields } from "../core/fields.ts";
 import { describeProblems, type Config, type ConfigProblem } from "../platform/config.ts";
 import type { Capability, Runtime } from "../platform/runtime.ts";
 export type { Capability } from "../platform/runtime.ts";
 import type { ClientReply } from "../protocol/authorization-response.ts";
+import { withCookies } from "./responses.ts";
 import { errorResponse, type Answers } from "./error-response.ts";
-import { readForm, readJsonObject, type BodyRule } from "./body.ts";
+import { readBody, type BodyRule } from "./body.ts";
 import { preflight, readableByAnyOrigin } from "./cors.ts";
-import { isSameOriginPost } from "./request.ts";
+import { checkOrigin, strayRedirect, type Owner, type Redirects, type Requester } from "./route-checks.ts";
 import type { Emit, Subject } from "../platform/events.ts";
 import { eventSubscribers } from "../owner/event-subscribers.ts";
 
-/** Who sent the request, as the platform reports it; and the platform's way to finish work
- * after the response has gone (Netlify's context.waitUntil), where it offers one. */
-interface Requester {
-  ip: string;
-  userAgent: string;
-  waitUntil?: ((work: Promise<unknown>) => void) | undefined;
-}
-
-/** `C`: the capabilities the handler needs of its function (platform/runtime.ts), and so its endpoint. */
-export interface RequestContext<C extends Capability = never> {
+/** `P`: the form fields the route declared, the only ones `form()` lets the handler read.
+ * `C`: the capabilities the handler needs of its function (platform/runtime.ts), and so its endpoint. */
+export interface RequestContext<P extends string = never, C extends Capability = never> {
   readonly req: Request;
   readonly url: URL;
   readonly rt: Runtime<C>;
   readonly config: Config;
   readonly requester: Requester;
-  /** The body as form fields, read once, as the route's `body` rule reads it. */
-  form(): Promise<URLSearchParams>;
-  /** The body as one JSON object of any members, for a route that says `jsonBody`; read once. */
+  /** The body's fields, as the route declared them; read (and checked) before the handler runs. */
+  form(): Promise<Fields<P>>;
+  /** The body as one JSON object of any members, for a route whose body is `{ json }`. */
   json(): Promise<Record<string, unknown>>;
   /** From here on, refusals that may go to the client go to this verified URI: redirected
    * when it is trusted, else as a link on the page that shows the refusal. */
@@ -45,19 +41,35 @@ export interface RequestContext<C extends Capability = never> {
   once: <T>(key: object, make: () => T) => T;
 }
 
-export type Handler<C extends Capability = never> = (ctx: RequestContext<C>) => Promise<Response>;
+export type Handler<P extends string = never, C extends Capability = never> = (ctx: RequestContext<P, C>) => Promise<Response>;
 
-export interface Route<C extends Capability = never> {
-  answers: Answers;
-  run: Handler<C>;
-  /** Posts from other sites are refused (403), with these words. */
-  sameOriginOnly?: string;
-  /** The body it accepts (http/body.ts). Unsaid: urlencoded or multipart fields, and a flat JSON
-   * object where it answers JSON, as the owner's pages and console post them. */
-  body?: BodyRule;
-  /** The body is one JSON object of any members, up to this many bytes (RFC 7591 client
-   * metadata), read by ctx.json() instead of as form fields. */
-  jsonBody?: { maxBytes: number };
+/** How a session route's owner is found (endpoints/owner-caller.ts), or refused, after the body
+ * is read and before the handler runs; `K`: what it checks. */
+export interface OwnerCheck<K extends "session" | "reconfirmed"> {
+  checks: K;
+  find: (ctx: RequestContext<"password" | "passkey_ticket" | "passkey_response">) => Promise<Owner>;
+}
+
+type OwnerHandler<P extends string, C extends Capability> = (ctx: RequestContext<P, C>, owner: Owner) => Promise<Response>;
+
+/** The handler as the caller decides: a session route's gets the owner, an open route's none. */
+type Callers<P extends string, C extends Capability> =
+  | { caller: "anyone"; run: Handler<P, C> }
+  | { caller: "same-origin"; crossSite: string; run: Handler<P, C> }
+  | { caller: "session"; crossSite: string; owner: OwnerCheck<"session">; run: OwnerHandler<P, C> }
+  | { caller: "reconfirmed"; crossSite: string; owner: OwnerCheck<"reconfirmed">; run: OwnerHandler<P, C> };
+
+/** A route's whole contract; `crossSite`: the words a cross-site post is refused with. */
+export type RouteSpec<P extends string, C extends Capability = never> = Callers<NoInfer<P>, C> & { answers: Answers; body: BodyRule<P>; redirects: Redirects };
+
+declare const declared: unique symbol;
+/** A route made by route(), the only way to make one: its contract is checked where it is written. */
+export type Route<C extends Capability = never> = RouteSpec<string, C> & { readonly [declared]: true };
+
+/** Declares a route; the field names in `body` type the handler's `ctx.form()`. */
+export function route<const P extends string = never, C extends Capability = never>(spec: RouteSpec<P, C>): Route<C> {
+  const checked: RouteSpec<string, C> = spec;
+  return checked as Route<C>;
 }
 
 type Method = "GET" | "POST";
@@ -86,37 +98,45 @@ async function runRoute<C extends Capability>(route: Route<C>, req: Request, rt:
   let reply: (ClientReply & { issuer: string }) | undefined;
   let subject: Subject | undefined;
   let emit: Emit | undefined;
+  let response: Response;
   try {
     if (!rt.config.ok) throw setupIncomplete(rt.config.problems, rt.config.development);
     const { config } = rt.config;
-    if (route.sameOriginOnly !== undefined && !isSameOriginPost(req, config.baseUrl)) throw new AccessDenied(route.sameOriginOnly);
-    let form: Promise<URLSearchParams> | undefined;
-    let body: Promise<Record<string, unknown>> | undefined;
-    const { jsonBody } = route;
-    const made = new Map<object, unknown>();
     emit = eventSubscribers({ rt, config, waitUntil: requester.waitUntil });
-    const ctx: RequestContext<C> = {
+    checkOrigin(route.caller, "crossSite" in route ? route.crossSite : undefined, req, config);
+    // Every body is read, and refused when too large, malformed or not what the route accepts,
+    // before any work is done.
+    const body = req.method === "POST" ? await readBody(req, route.body, route.answers === "json") : { form: new URLSearchParams() };
+    const made = new Map<object, unknown>();
+    const ctx: RequestContext<string, C> = {
       req,
       url: new URL(req.url),
       rt,
       config,
       requester,
-      form: () => (form ??= readForm(req, route.body ?? { accepts: "fields", json: route.answers === "json" })),
-      json: () => (body ??= jsonBody ? readJsonObject(req, jsonBody.maxBytes) : Promise.reject(new TypeError("this route reads no JSON object"))),
+      form: async () => body.form,
+      json: async () => body.json ?? Promise.reject(new TypeError("this route reads no JSON object")),
       replyTo: (target) => (reply = { ...target, issuer: config.issuer }),
       emit,
       knows: (known) => void (subject = known ?? undefined),
       once: <T>(key: object, make: () => T): T => (made.has(key) ? made.get(key) : made.set(key, make()).get(key)) as T,
     };
-    // Every body is read, and refused when too large, malformed or not what the route accepts,
-    // before any work is done.
-    if (req.method === "POST") await (jsonBody ? ctx.json() : ctx.form());
-    return await route.run(ctx);
+    if (route.caller === "anyone" || route.caller === "same-origin") response = await route.run(ctx);
+    else {
+      // Known only to a session route's handler: no other can read (or forget to check) the owner.
+      const owner = await route.owner.find(ctx);
+      response = withCookies(await route.run(ctx, owner), owner.setCookies);
+    }
   } catch (error) {
     // The refusal as answered (its code and words as fields), at the stage the handler had reached.
     if (emit && subject && error instanceof AnsweredError) await emit({ type: "refused", subject, error: error.error, description: error.description });
-    return errorResponse(error, route.answers, reply, req);
+    response = errorResponse(error, route.answers, reply, req);
   }
+  // The last line of defence: an answer that would send the browser where the route does not say.
+  const stray = rt.config.ok ? strayRedirect(response, route.redirects, rt.config.config, reply) : null;
+  if (stray === null) return response;
+  console.error(`indieauth: ${req.method} ${new URL(req.url).pathname} answered ${stray}; refused instead`);
+  return errorResponse(new AccessDenied("This step tried to send you somewhere it may not. Nothing was sent."), route.answers, undefined, req);
 }
 
 /** RFC 6797: once seen over https, browsers use nothing else here for a year. (Browsers

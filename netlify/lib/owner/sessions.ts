@@ -10,6 +10,7 @@
 // a token this server accepts, and every copy a request carries is checked, so it cannot hide
 // ours either (cookie-values.ts).
 import { randomBytes } from "node:crypto";
+import type { Fields } from "../core/fields.ts";
 import type { Config } from "../platform/config.ts";
 import { RECORDS } from "../platform/records.ts";
 import type { KeyValueStore } from "../platform/store.ts";
@@ -175,7 +176,7 @@ export async function endAllSessions(store: KeyValueStore): Promise<number> {
 }
 
 /** "Keep me signed in" ticked: the sign-in page's checkbox sends "on", the console "true". */
-export function rememberRequested(form: URLSearchParams): boolean {
+export function rememberRequested(form: Fields<"remember">): boolean {
   const value = form.get("remember");
   return value === "on" || value === "true";
 }

@@ -5,6 +5,7 @@
 // hour, after the answer), so an attacker cannot flood it. A device that signed in before (its known-device cookie) or holds a
 // live session is judged by its own failures only; every success marks the browser as known
 // (the caller sends the result's cookies).
+import type { Fields } from "../core/fields.ts";
 import { AccessDenied, InvalidRequest, TooManyAttempts, WrongCredentials, type AnsweredError } from "../errors.ts";
 import type { SignInEventView } from "../pages/account-view.ts";
 import type { Config } from "../platform/config.ts";
@@ -18,7 +19,7 @@ import { deviceLabel } from "./user-agent.ts";
 import { passkeyAnswer, verifyAuthentication } from "./webauthn.ts";
 import { attemptSucceeded, beginAttempt, sourceSucceeded, type AttemptSource, type OverallState, type ThrottleVerdict } from "./throttle.ts";
 
-type OwnerCredential =
+export type OwnerCredential =
   | { method: "password"; password: string }
   | { method: "passkey"; ticket: string; response: string };
 
@@ -149,7 +150,7 @@ export async function signInOwner(rt: Runtime, config: Config, credential: Owner
 }
 
 /** The credential a form carries: a passkey answer when there is one, else the password. */
-export function credentialFrom(form: URLSearchParams): OwnerCredential {
+export function credentialFrom(form: Fields<"password" | "passkey_ticket" | "passkey_response">): OwnerCredential {
   const response = form.get("passkey_response");
   if (response) return { method: "passkey", ticket: form.get("passkey_ticket") ?? "", response };
   return { method: "password", password: form.get("password") ?? "" };

@@ -9,6 +9,7 @@
 import type { JWTPayload } from "jose";
 import { ASSERTION_ALGORITHMS, type KeyAuthentication } from "../clients/client-keys.ts";
 import { clientKeySet, ClientKeysUnavailable, type JsonWebKeySet } from "../clients/jwks.ts";
+import type { Fields } from "../core/fields.ts";
 import { InvalidClient } from "../errors.ts";
 import { RECORDS } from "../platform/records.ts";
 import type { KeyFetcher } from "../platform/runtime.ts";
@@ -42,8 +43,11 @@ export interface AssertionContext {
   basicSent?: boolean;
 }
 
+/** The fields a client authenticates with (RFC 7523 2.2). */
+export type AssertionFields = Fields<"client_assertion_type" | "client_assertion">;
+
 /** The one value of a form field, or null; a field given twice is refused. */
-function single(form: URLSearchParams, name: string): string | null {
+function single(form: AssertionFields, name: "client_assertion_type" | "client_assertion"): string | null {
   const values = form.getAll(name).filter((value) => value !== "");
   if (values.length > 1) throw new AssertionRefused(`${name} is given more than once.`);
   return values[0] ?? null;
@@ -111,7 +115,7 @@ async function firstUse(clientId: string, payload: JWTPayload, ctx: AssertionCon
 /** Checks how the client authenticates at the token endpoint: `declared` is what its metadata
  * document said when the owner approved it (carried by the code, then the grant). Throws
  * InvalidClient (401) when it does not authenticate as declared. */
-export async function authenticateClient(form: URLSearchParams, clientId: string, declared: KeyAuthentication | undefined, ctx: AssertionContext): Promise<void> {
+export async function authenticateClient(form: AssertionFields, clientId: string, declared: KeyAuthentication | undefined, ctx: AssertionContext): Promise<void> {
   try {
     await checkAuthentication(form, clientId, declared, ctx);
   } catch (error) {
@@ -120,7 +124,7 @@ export async function authenticateClient(form: URLSearchParams, clientId: string
   }
 }
 
-async function checkAuthentication(form: URLSearchParams, clientId: string, declared: KeyAuthentication | undefined, ctx: AssertionContext): Promise<void> {
+async function checkAuthentication(form: AssertionFields, clientId: string, declared: KeyAuthentication | undefined, ctx: AssertionContext): Promise<void> {
   const type = single(form, "client_assertion_type");
   const assertion = single(form, "client_assertion");
   if (declared === undefined) {

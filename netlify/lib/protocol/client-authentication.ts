@@ -10,6 +10,7 @@
 // the same way (RFC 6749 2.3, OAuth 2.1 3.2.1); an empty one is no parameter (RFC 6749 3.1:
 // "sent without a value MUST be treated as if ... omitted"), as passport-oauth2 sends it for a
 // client without a secret.
+import type { Fields } from "../core/fields.ts";
 import { InvalidClient } from "../errors.ts";
 
 const BASIC = /^Basic +([A-Za-z0-9+/]+={0,2}) *$/i;
@@ -40,7 +41,7 @@ function basicClientId(credentials: string): string {
 /** The request's form with the client as it presented itself: unchanged without a Basic
  * credential, with client_id filled in from an accepted one. Other Authorization schemes are
  * not client authentication and are left to the endpoints that read them. */
-export function withClientCredentials(req: Request, form: URLSearchParams): URLSearchParams {
+export function withClientCredentials<P extends string>(req: Request, form: Fields<P> & Fields<"client_id" | "client_secret">): Fields<P> {
   const header = req.headers.get("authorization");
   const basic = header !== null && /^Basic(\s|$)/i.test(header);
   // RFC 6749 5.2: a challenge only for a client that tried the Authorization header.
@@ -55,7 +56,5 @@ export function withClientCredentials(req: Request, form: URLSearchParams): URLS
   if (inBody.length > 1) throw new InvalidClient("client_id is given more than once.");
   if (inBody.length === 1 && inBody[0] !== clientId) throw new InvalidClient("The Basic credentials name another client than the body's client_id.");
   if (inBody.length === 1) return form;
-  const completed = new URLSearchParams(form);
-  completed.set("client_id", clientId);
-  return completed;
+  return { get: (name) => (name === "client_id" ? clientId : form.get(name)), getAll: (name) => (name === "client_id" ? [clientId] : form.getAll(name)) };
 }

@@ -10,6 +10,7 @@
 // A signed sign-in request is answered with one code however often it is approved (a
 // double-clicked Approve posts it twice): its code is derived from it, and its record, written
 // only if new, is kept until the request expires (though redeemable for ten minutes only).
+import type { Fields } from "../core/fields.ts";
 import { InvalidGrant, InvalidRequest, UnsupportedGrantType, type AnsweredError } from "../errors.ts";
 import { derivedSecret, isSecretOfKind, newSecret } from "../crypto/secrets.ts";
 import { RECORDS } from "../platform/records.ts";
@@ -121,7 +122,7 @@ interface RedemptionInput {
   codeVerifier: string | null;
 }
 
-export function redemptionInput(form: URLSearchParams): RedemptionInput {
+export function redemptionInput(form: Fields<"grant_type" | "code" | "client_id" | "redirect_uri" | "code_verifier">): RedemptionInput {
   return {
     grantType: form.get("grant_type"),
     code: form.get("code"),

@@ -2,6 +2,7 @@
 // `resource` at /auth and again at /token. A grant is made for at most one resource (what MCP
 // hosts ask for); its access tokens are for that resource alone, and introspection answers it
 // as `aud`. The value is kept exactly as sent: a resource server compares it with its own URL.
+import type { Fields } from "../core/fields.ts";
 import { InvalidTarget } from "../errors.ts";
 import { isLoopbackHost } from "../core/urls.ts";
 
@@ -15,7 +16,7 @@ const NOT_HTTPS = "resource must be an absolute https URI (http only on this dev
  * plain http only to a loopback host, an MCP server on the owner's own machine). User
  * information (`https://jane.example@evil.example/mcp`) would make another host read as the
  * owner's: it has no place in a resource's identifier. */
-export function requestedResource(params: URLSearchParams): string | undefined {
+export function requestedResource(params: Fields<"resource">): string | undefined {
   const values = params.getAll("resource");
   if (values.length === 0) return undefined;
   if (values.length > 1) throw new InvalidTarget("Only one resource may be asked for at a time.");

@@ -16,7 +16,7 @@ import { revocationEndpoint } from "../../../netlify/lib/endpoints/revocation.ts
 import { tokenEndpoint } from "../../../netlify/lib/endpoints/token.ts";
 import { introspectionEndpoint } from "../../../netlify/lib/endpoints/token-verification.ts";
 import { userinfoEndpoint } from "../../../netlify/lib/endpoints/userinfo.ts";
-import { endpoint } from "../../../netlify/lib/http/endpoint.ts";
+import { endpoint, route } from "../../../netlify/lib/http/endpoint.ts";
 import { addPasskey } from "../../../netlify/lib/owner/passkey-records.ts";
 import { ACCOUNT_API, PASSKEYS_API } from "../../../netlify/lib/pages/paths.ts";
 import { THROTTLE_POLICY } from "../../../netlify/lib/owner/throttle.ts";
@@ -301,7 +301,7 @@ describe("framing and headers: pages the functions render", () => {
     const throttled = await fastRuntime();
     const throttledRequest = await signedRequest(throttled);
     for (let i = 0; i < THROTTLE_POLICY.freeFailuresPerIp; i++) await approve(throttled, throttledRequest, { password: "wrong" });
-    const failing = endpoint({ GET: { answers: "page", run: () => Promise.reject(new Error("storage down")) } });
+    const failing = endpoint({ GET: route({ caller: "anyone", answers: "page", body: "none", redirects: "none", run: () => Promise.reject(new Error("storage down")) }) });
     const quiet = console.error;
     console.error = () => undefined;
     try {

@@ -11,7 +11,7 @@ import { parseClientDocument } from "../../../netlify/lib/clients/client-info.ts
 import { linkTargets, parseLinkHeader } from "../../../netlify/lib/clients/link-header.ts";
 import { AnsweredError, UntrustedRedirect } from "../../../netlify/lib/errors.ts";
 import { escapeHtml, renderMessagePage } from "../../../netlify/lib/http/message-page.ts";
-import { readForm, type BodyRule } from "../../../netlify/lib/http/body.ts";
+import { readBody, type BodyRule } from "../../../netlify/lib/http/body.ts";
 import { bearerToken, isSameOriginPost } from "../../../netlify/lib/http/request.ts";
 import { passkeyName } from "../../../netlify/lib/owner/passkey-records.ts";
 import { checkProfileLinks, DISCOVERY_RELS } from "../../../netlify/lib/owner/profile-links.ts";
@@ -282,23 +282,22 @@ describe("scopes", () => {
 describe("request bodies and headers", () => {
   const anyForm = mutatedPairs(fc.constant<Pairs>([["grant_type", "authorization_code"], ["code", "ic_x"], ["client_id", CLIENT_ID]]), ["grant_type", "code", "client_id"], hostileString([CLIENT_ID]));
 
-  const ruleArb = fc.constantFrom<BodyRule>({ accepts: "fields", json: false }, { accepts: "fields", json: true }, { accepts: "oauth-form" }, { accepts: "oauth-form", repeatable: ["code"] });
+  const ruleArb = fc.constantFrom<[BodyRule<string>, boolean]>([{ form: [] }, false], [{ form: [] }, true], [{ oauthForm: [] }, true], [{ oauthForm: [], repeatable: ["code"] }, true]);
 
   it(`readForm: resolves to fields or refuses with 400, and with 413 exactly when the body or its declared length is over 64 KB ${seedNote(RUNS.readForm)}`, async () => {
     await fc.assert(
-      fc.asyncProperty(bodyArb(anyForm, { oversized: true }), ruleArb, async (body, rule) => {
+      fc.asyncProperty(bodyArb(anyForm, { oversized: true }), ruleArb, async (body, [rule, answersJson]) => {
         const req = buildRequest({ method: "POST", target: "/token", headers: {}, body });
         const declared = Number(req.headers.get("content-length") ?? "0");
         const tooLarge = body.bytes.byteLength > MAX_BODY_BYTES || declared > MAX_BODY_BYTES;
         try {
-          const form = await answered("readForm", () => readForm(req, rule));
+          const { form } = await answered("readForm", () => readBody(req, rule, answersJson));
           expect(form).toBeInstanceOf(URLSearchParams);
           expect(tooLarge).toBe(false);
-          if (rule.accepts === "oauth-form") {
-            // The standard's form: no name twice, but one the rule lets repeat.
-            const names = [...form.keys()].filter((name) => !(rule.repeatable ?? []).includes(name));
-            expect(new Set(names).size).toBe(names.length);
-          }
+          // No name twice, but one the rule lets repeat.
+          const repeatable: readonly string[] = (rule !== "none" && !("json" in rule) && rule.repeatable) || [];
+          const names = [...form.keys()].filter((name) => !repeatable.includes(name));
+          expect(new Set(names).size).toBe(names.length);
         } catch (error) {
           expect(error).toBeInstanceOf(AnsweredError);
           expect((error as AnsweredError).status).toBe(tooLarge ? 413 : 400);
@@ -316,11 +315,11 @@ describe("request bodies and headers", () => {
         // Bytes, not a string: a string body would get a text/plain type of its own.
         const req = new Request(`${BASE}/token`, { method: "POST", body: Buffer.from(encoded), headers: type ? { "content-type": type } : {} });
         const copy = req.clone();
-        const form = await answered("readForm", () => readForm(req, { accepts: "fields", json: false }));
+        const { form } = await answered("readForm", () => readBody(req, { form: [], repeatable: [...new URLSearchParams(pairs).keys()] }, false));
         expect(form.toString()).toBe(new URLSearchParams(pairs).toString());
         // The OAuth endpoints read it the same, or refuse a name given twice, naming it.
         const repeated = pairs.map(([name]) => name).find((name, i, names) => names.indexOf(name) !== i);
-        const oauth = await answered("readForm", () => readForm(copy, { accepts: "oauth-form" }).catch((error: unknown) => error));
+        const oauth = await answered("readForm", () => readBody(copy, { oauthForm: [] }, true).then(({ form: read }) => read, (error: unknown) => error));
         if (repeated === undefined) expect(String(oauth)).toBe(form.toString());
         else expect(oauth).toMatchObject({ status: 400, error: "invalid_request", description: expect.stringContaining("more than once") });
       }),
