@@ -28,9 +28,7 @@ export interface ApprovedResource {
 export interface AppApproval {
   kind: "app-approval";
   clientId: string;
-  /** The resources approved that way, each with its scopes, most recent first. A record written
-   * before resources were kept has none: it then covers no request at all, until the password
-   * or a passkey approves the app again (the safer reading of a record that does not say). */
+  /** The resources approved that way, each with its scopes, most recent first. */
   resources: ApprovedResource[];
   /** The redirect URIs approved that way (canonical form), most recent first. */
   redirectUris: string[];
@@ -68,17 +66,11 @@ function includesRedirectUri(uris: readonly string[], redirectUri: string): bool
   return uris.some((uri) => redirectUriMatches(uri, used));
 }
 
-/** The resources of a stored approval; none for a record that predates them or is malformed. */
-function approvedResources(approval: AppApproval): ApprovedResource[] {
-  if (!Array.isArray(approval.resources)) return [];
-  return approval.resources.filter((entry) => Array.isArray(entry?.scopes) && (entry.resource === undefined || typeof entry.resource === "string"));
-}
-
 /** Whether the approval covers this redirect URI, this resource (or none) and these scopes
  * there (identity alone: no scope). */
 export function approvalCovers(approval: AppApproval | null, redirectUri: string, resource: string | undefined, scopes: readonly string[]): boolean {
   if (!approval || !includesRedirectUri(approval.redirectUris, redirectUri)) return false;
-  const approved = approvedResources(approval).find((entry) => entry.resource === resource);
+  const approved = approval.resources.find((entry) => entry.resource === resource);
   return approved !== undefined && scopes.every((scope) => approved.scopes.includes(scope));
 }
 
@@ -97,7 +89,7 @@ export async function rememberApproval(store: KeyValueStore, approved: Approved,
   // A loopback URI on another port is the same one again, not another.
   const others = (previous?.redirectUris ?? []).filter((uri) => uri !== redirectUri && !includesRedirectUri([uri], redirectUri));
   const resource: ApprovedResource = approved.resource === undefined ? { scopes: approved.scopes } : { resource: approved.resource, scopes: approved.scopes };
-  const otherResources = (previous ? approvedResources(previous) : []).filter((entry) => entry.resource !== approved.resource);
+  const otherResources = (previous?.resources ?? []).filter((entry) => entry.resource !== approved.resource);
   const record: AppApproval = {
     kind: "app-approval",
     clientId: approved.clientId,
