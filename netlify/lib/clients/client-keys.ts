@@ -6,6 +6,7 @@
 // Shared secrets are refused: a document anyone can read cannot hold one.
 
 import { ASSERTION_ALGORITHMS, type ClientKeySource, type KeyAuthentication } from "../core/client-shape.ts";
+import { urlOf } from "../core/urls.ts";
 
 export { ASSERTION_ALGORITHMS, type ClientKeySource, type KeyAuthentication };
 
@@ -32,12 +33,8 @@ export function publicKeySet(value: unknown): { keys: Record<string, unknown>[] 
 /** An https URL without credentials, or undefined. */
 function httpsUrl(raw: unknown): string | undefined {
   if (typeof raw !== "string") return undefined;
-  try {
-    const url = new URL(raw);
-    return url.protocol === "https:" && url.username === "" && url.password === "" ? url.href : undefined;
-  } catch {
-    return undefined;
-  }
+  const url = urlOf(raw);
+  return url?.protocol === "https:" && url.username === "" && url.password === "" ? url.href : undefined;
 }
 
 function keySource(json: Record<string, unknown>): ClientKeySource | string {

@@ -9,7 +9,7 @@ import type { Config } from "../platform/config.ts";
 import { RECORDS } from "../platform/records.ts";
 import type { KeyValueStore } from "../platform/store.ts";
 import type { ClientRead } from "../core/client-shape.ts";
-import { canonicalUrl, isLoopbackRedirect, redirectUriMatches } from "../core/urls.ts";
+import { canonicalUrl, isLoopbackRedirect, redirectUriMatches, urlOf } from "../core/urls.ts";
 import { APPROVAL_TTL_MS } from "../core/policy.ts";
 
 /** Enough for any real app; keeps the record small. */
@@ -57,13 +57,8 @@ export async function approvalOf(store: KeyValueStore, clientId: string, now: nu
 /** Whether one of these URIs is this redirect URI (a native app's loopback one on any port: it
  * listens on a new one each time). */
 function includesRedirectUri(uris: readonly string[], redirectUri: string): boolean {
-  let used: URL;
-  try {
-    used = new URL(redirectUri);
-  } catch {
-    return false;
-  }
-  return uris.some((uri) => redirectUriMatches(uri, used));
+  const used = urlOf(redirectUri);
+  return used !== null && uris.some((uri) => redirectUriMatches(uri, used));
 }
 
 /** Whether the approval covers this redirect URI, this resource (or none) and these scopes
@@ -132,9 +127,6 @@ export function sharesOriginWithSite(config: Pick<Config, "setup">): boolean {
  * listens: Claude Code, VS Code), nor for an IndieAuth app known by its own page. */
 export function cannotTellAccountsApart(request: { clientRead?: ClientRead; redirectUri: string }): boolean {
   if (request.clientRead === "page") return false;
-  try {
-    return !isLoopbackRedirect(new URL(request.redirectUri));
-  } catch {
-    return true;
-  }
+  const url = urlOf(request.redirectUri);
+  return !url || !isLoopbackRedirect(url);
 }

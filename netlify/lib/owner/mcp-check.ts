@@ -8,7 +8,7 @@
 import { loopbackOnlyPolicy, publicOnlyPolicy, type AddressPolicy } from "../clients/address-guard.ts";
 import { probe, type ProbeAnswer } from "../clients/probe.ts";
 import type { McpCheckView, McpFindingView } from "../pages/connections-view.ts";
-import { isLoopbackHost } from "../core/urls.ts";
+import { isLoopbackHost, urlOf } from "../core/urls.ts";
 import { logText } from "./connection-log.ts";
 import { authorizationServerFindings } from "./mcp-check-server.ts";
 
@@ -29,12 +29,8 @@ export interface McpCheckInput {
 
 /** The URL to check and the guard for it, or why it cannot be checked. */
 export function checkableUrl(raw: string, development: boolean): { ok: true; url: URL; policy: () => Promise<AddressPolicy> } | { ok: false; reason: string } {
-  let url: URL;
-  try {
-    url = new URL(raw.trim());
-  } catch {
-    return { ok: false, reason: "Enter your MCP server's full URL, such as https://jane.example/mcp." };
-  }
+  const url = urlOf(raw.trim());
+  if (!url) return { ok: false, reason: "Enter your MCP server's full URL, such as https://jane.example/mcp." };
   if (raw.length > 2048 || url.username || url.password || url.hash) return { ok: false, reason: "Enter the MCP URL without a user name, password or #fragment." };
   const host = url.hostname.replace(/^\[|\]$/g, "");
   if (isLoopbackHost(url.hostname) || host === "localhost" || host === "::1") {

@@ -3,7 +3,7 @@
 // hosts ask for); its access tokens are for that resource alone, and introspection answers it
 // as `aud`. The value is kept exactly as sent: a resource server compares it with its own URL.
 import { InvalidTarget } from "../errors.ts";
-import { isLoopbackHost } from "../core/urls.ts";
+import { isLoopbackHost, urlOf } from "../core/urls.ts";
 
 const MAX_RESOURCE_LENGTH = 2048;
 const NOT_HTTPS = "resource must be an absolute https URI (http only on this device: localhost, 127.0.0.1, [::1]).";
@@ -28,12 +28,8 @@ export function requestedResource(params: URLSearchParams): string | undefined {
   if (!authority || /[\s\\]/.test(raw)) throw new InvalidTarget(NOT_HTTPS);
   // Checked as written: the URL parser drops an empty one ("https://@evil.example/").
   if (authority.includes("@")) throw new InvalidTarget("resource must not contain user information (a name and @ before the host).");
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new InvalidTarget(NOT_HTTPS);
-  }
+  const url = urlOf(raw);
+  if (!url) throw new InvalidTarget(NOT_HTTPS);
   if (url.protocol !== "https:" && !(url.protocol === "http:" && isLoopbackHost(url.hostname))) throw new InvalidTarget(NOT_HTTPS);
   return raw;
 }
