@@ -18,7 +18,6 @@ import { ACCOUNT_API } from "../pages/paths.ts";
 import { alertsStatus, sendTestAlert } from "./alerts-console.ts";
 import { connections, mcpCheck } from "./connections-console.ts";
 import { signedIn, signInMethods } from "./console-session.ts";
-import { removingRetiredSessionCookie } from "./retired-session-cookie.ts";
 
 async function overviewOf(ctx: RequestContext, session: SessionRecord): Promise<AccountOverview> {
   const { rt, config } = ctx;
@@ -142,7 +141,7 @@ async function deleteKey(ctx: RequestContext, session: SessionRecord): Promise<R
 
 const action = (run: Handler): Route => ({ answers: "json", sameOriginOnly: "The console accepts requests from its own page only.", run });
 
-export const accountApi = removingRetiredSessionCookie(actionsEndpoint({
+export const accountApi = actionsEndpoint({
   base: ACCOUNT_API,
   unknownAction: "There is no such console action.",
   actions: {
@@ -159,4 +158,4 @@ export const accountApi = removingRetiredSessionCookie(actionsEndpoint({
     "/connections": { GET: { answers: "json", run: signedIn(connections) } },
     "/mcp-check": { POST: action(signedIn(mcpCheck)) },
   },
-}));
+});

@@ -25,7 +25,6 @@ import { approvalPolicyOf } from "../owner/approval-policy.ts";
 import { withApproveLog } from "./sign-in-steps.ts";
 import { errorsMayRedirect } from "./error-redirects.ts";
 import { requestCheck } from "./request-check.ts";
-import { removingRetiredSessionCookie } from "./retired-session-cookie.ts";
 
 /** Back to the page with the same request, the problem, and what to offer now (signed into
  * the request again, which keeps its first expiry). */
@@ -155,11 +154,11 @@ async function approve(ctx: RequestContext): Promise<Response> {
   return answer;
 }
 
-export const approveEndpoint = removingRetiredSessionCookie(actionsEndpoint({
+export const approveEndpoint = actionsEndpoint({
   base: APPROVE_PATH,
   unknownAction: "There is no such step of the sign-in.",
   actions: {
     "": { POST: { answers: "page", sameOriginOnly: "This form can only be sent from this site's own sign-in page.", run: withApproveLog(approve) } },
     "/check": { POST: requestCheck },
   },
-}));
+});

@@ -5,16 +5,13 @@ import { CLIENT_LOGO_PATH } from "../pages/paths.ts";
 import { authorize } from "./authorize.ts";
 import { serveClientLogo } from "./client-logo.ts";
 import { redeemForProfile } from "./profile-redemption.ts";
-import { removingRetiredSessionCookie } from "./retired-session-cookie.ts";
 import { withAuthorizeLog, withProfileLog } from "./sign-in-steps.ts";
 
-const signIn = removingRetiredSessionCookie(
-  endpoint({
-    GET: { answers: "page", run: withAuthorizeLog(authorize) },
-    // The code's redemption, as at the token endpoint (spec 5.3.1): form-encoded, no parameter twice.
-    POST: { answers: "json", body: { accepts: "oauth-form", repeatable: ["resource"] }, run: withProfileLog(redeemForProfile) },
-  }),
-);
+const signIn = endpoint({
+  GET: { answers: "page", run: withAuthorizeLog(authorize) },
+  // The code's redemption, as at the token endpoint (spec 5.3.1): form-encoded, no parameter twice.
+  POST: { answers: "json", body: { accepts: "oauth-form", repeatable: ["resource"] }, run: withProfileLog(redeemForProfile) },
+});
 
 const clientLogo = endpoint({ GET: { answers: "json", run: serveClientLogo } });
 

@@ -13,7 +13,6 @@ import { refusalFor, signInOwner } from "../owner/sign-in.ts";
 import { authenticationOptions as ceremonyAuthenticationOptions, registrationOptions as ceremonyRegistrationOptions, verifyRegistration } from "../owner/webauthn.ts";
 import { PASSKEYS_API } from "../pages/paths.ts";
 import { signedIn } from "./console-session.ts";
-import { removingRetiredSessionCookie } from "./retired-session-cookie.ts";
 import { MAX_PASSKEYS } from "../core/policy.ts";
 
 async function registrationOptions(ctx: RequestContext, session: SessionRecord): Promise<Response> {
@@ -56,7 +55,7 @@ async function signIn(ctx: RequestContext): Promise<Response> {
 
 const action = (run: Handler): Route => ({ answers: "json", sameOriginOnly: "Passkeys can be used from this site's own pages only.", run });
 
-export const passkeysApi = removingRetiredSessionCookie(actionsEndpoint({
+export const passkeysApi = actionsEndpoint({
   base: PASSKEYS_API,
   unknownAction: "There is no such passkey action.",
   actions: {
@@ -65,4 +64,4 @@ export const passkeysApi = removingRetiredSessionCookie(actionsEndpoint({
     "/registration-options": { POST: action(signedIn(registrationOptions)) },
     "/registration": { POST: action(signedIn(registration)) },
   },
-}));
+});

@@ -24,8 +24,6 @@ import { BROWSER_SESSION_MS, PERSISTENT_SESSION_MS } from "../core/policy.ts";
 // Loaded with the first cookie to write (a CommonJS package: not at every cold start).
 const cookies = loadOnce(() => importCommonJs(() => import("cookie")));
 
-/** Not the type of earlier versions' tokens (retired-session.ts), which were sent to every path
- * of the host: one of those presented under the new cookie's name is no session. */
 export const SESSION_TYPE = "indieauth-owner-session+jwt";
 /** lastSeenAt is refreshed at most this often, so that a busy session costs no write per request. */
 const TOUCH_INTERVAL_MS = 5 * 60 * 1000;
@@ -148,8 +146,7 @@ export function hasSessionCookie(req: Request, settings: SessionSettings): boole
   return (req.headers.get("cookie") ?? "").includes(`${sessionCookieName(settings.development)}=`);
 }
 
-/** The Set-Cookie values that remove the cookie from this browser, on every path. (One of an
- * earlier version, at Path=/, is removed by retired-session.ts.) */
+/** The Set-Cookie values that remove the cookie from this browser, on every path. */
 export function clearSessionCookies(settings: SessionSettings): Promise<string[]> {
   return sessionCookies(settings, "", 0);
 }
