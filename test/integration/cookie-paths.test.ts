@@ -6,7 +6,7 @@
 // request. A cookie of the same name set by another host of the site cannot hide ours.
 import { parseSetCookie } from "cookie";
 import { describe, expect, it } from "vitest";
-import { THROTTLE_POLICY } from "../../netlify/lib/owner/throttle.ts";
+import { THROTTLE_POLICY } from "../../netlify/lib/core/policy.ts";
 import { RECORDS } from "../../netlify/lib/platform/records.ts";
 import { fastRuntime } from "../helpers/attack-kit.ts";
 import { consoleGet, consolePost, passkeysPost } from "../helpers/console.ts";

@@ -8,8 +8,6 @@
 import { ASSERTION_ALGORITHMS, type ClientKeySource, type KeyAuthentication } from "../core/client-shape.ts";
 import { urlOf } from "../core/urls.ts";
 
-export { ASSERTION_ALGORITHMS, type ClientKeySource, type KeyAuthentication };
-
 const SHARED_SECRET_METHODS = new Set(["client_secret_post", "client_secret_basic", "client_secret_jwt"]);
 /** JWK members that hold private or symmetric key material (RFC 7518 6.2.2, 6.3.2, 6.4.1). */
 const PRIVATE_JWK_MEMBERS = ["d", "p", "q", "dp", "dq", "qi", "oth", "k"];

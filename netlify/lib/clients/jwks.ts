@@ -5,7 +5,8 @@
 // makes the caller ask once more with `fresh`.
 import { publicOnlyPolicy } from "./address-guard.ts";
 import { cacheLifetimeMs } from "./cache-lifetime.ts";
-import { publicKeySet, type ClientKeySource } from "./client-keys.ts";
+import type { ClientKeySource } from "../core/client-shape.ts";
+import { publicKeySet } from "./client-keys.ts";
 import { fetchDocument, FetchFailed, FetchRefused, shareableReason } from "./safe-fetch.ts";
 import { RECORDS } from "../platform/records.ts";
 import type { KeyFetcher } from "../platform/runtime.ts";

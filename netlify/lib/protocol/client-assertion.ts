@@ -7,7 +7,7 @@
 // publishes. A client that declared no such method may not send one either.
 // jose is loaded only when an assertion is checked.
 import type { JWTPayload } from "jose";
-import { ASSERTION_ALGORITHMS, type KeyAuthentication } from "../clients/client-keys.ts";
+import { ASSERTION_ALGORITHMS, type KeyAuthentication } from "../core/client-shape.ts";
 import { clientKeySet, ClientKeysUnavailable, type JsonWebKeySet } from "../clients/jwks.ts";
 import { InvalidClient } from "../errors.ts";
 import { RECORDS } from "../platform/records.ts";

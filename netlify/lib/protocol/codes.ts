@@ -13,8 +13,7 @@
 import { InvalidGrant, InvalidRequest, UnsupportedGrantType, type AnsweredError } from "../errors.ts";
 import { derivedSecret, isSecretOfKind, newSecret } from "../crypto/secrets.ts";
 import { RECORDS } from "../platform/records.ts";
-import type { ClientDisplay } from "../core/client-shape.ts";
-import type { KeyAuthentication } from "../clients/client-keys.ts";
+import type { ClientDisplay, KeyAuthentication } from "../core/client-shape.ts";
 import type { KeyValueStore } from "../platform/store.ts";
 import { createOnce } from "../platform/create-once.ts";
 import { newGrantId } from "./grant-tokens.ts";

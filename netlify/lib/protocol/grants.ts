@@ -5,8 +5,7 @@
 // folded in afterwards: what the owner's console reads instead of it.
 import { grantIdOf, isRetiredRefreshToken, mintTokens, tokenHash, tokenKindOf, tokenMatches, type IssuedRefreshToken, type IssuedToken, type TokenKind, type TokenSettings } from "./grant-tokens.ts";
 import { constantTimeEqual } from "../crypto/secrets.ts";
-import type { ClientDisplay } from "../core/client-shape.ts";
-import type { KeyAuthentication } from "../clients/client-keys.ts";
+import type { ClientDisplay, KeyAuthentication } from "../core/client-shape.ts";
 import { InvalidGrant } from "../errors.ts";
 import { resourceWithin } from "./resource.ts";
 import { readRevocations, revokedByOwner, type Revocations } from "./revocations.ts";
