@@ -19,7 +19,7 @@ const INITIALIZE = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize",
 const WELL_KNOWN = "/.well-known/oauth-protected-resource";
 const REQUIRE_TOKEN = "Protect the function with requireToken(request, { resource: \"<your MCP URL>\", scope: \"…\" }) from netlify-indieauth/resource, and return its Response as it is.";
 
-export interface McpCheckInput {
+interface McpCheckInput {
   url: string;
   issuer: string;
   development: boolean;

@@ -58,7 +58,7 @@ export function sessionCookieName(development: boolean): string {
  * approve step below it (a cookie's path covers the paths under it): an app's sign-in reaches
  * GET /auth from the app's site, where a Strict cookie would not come, so Lax. The console's
  * APIs, which only this site's own pages call: Strict. */
-export const SESSION_COOKIE_PATHS = [
+const SESSION_COOKIE_PATHS = [
   { path: "/auth", sameSite: "lax" },
   { path: `${PAGES_PREFIX}/api`, sameSite: "strict" },
 ] as const;

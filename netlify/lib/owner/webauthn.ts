@@ -25,7 +25,7 @@ const simpleWebAuthn = loadOnce(() => import("@simplewebauthn/server"));
 
 export const TICKET_TYPE = "indieauth-webauthn+jwt";
 
-export type Ceremony = "registration" | "authentication";
+type Ceremony = "registration" | "authentication";
 
 interface RelyingParty {
   /** The base URL's host name (WebAuthn RP IDs carry no scheme or port). */
@@ -168,7 +168,7 @@ export async function authenticationOptions(config: Config, passkeys: readonly P
 
 /** A sign-in's answer worth verifying: well-formed, on a genuine current authentication ticket,
  * naming a registered passkey. */
-export interface PasskeyAnswer {
+interface PasskeyAnswer {
   response: AuthenticationResponseJSON;
   passkey: PasskeyRecord;
   ticket: TicketChallenge;

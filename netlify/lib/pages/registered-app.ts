@@ -5,7 +5,7 @@
 import { redirectKindOf } from "../core/redirect-kind.ts";
 import { urlOf } from "../core/urls.ts";
 
-export interface RegisteredAppWords {
+interface RegisteredAppWords {
   /** The heading's name for it: its registered name in quotes, or what it is. */
   heading: string;
   /** That it named itself, plainly. */

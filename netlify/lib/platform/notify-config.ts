@@ -28,7 +28,7 @@ function isLoopback(url: URL): boolean {
 
 /** Without NOTIFY_FORMAT, the shape follows the host: Slack's and Discord's webhook hosts,
  * ntfy.sh or a host named ntfy.*; anything else gets the generic JSON body. */
-export function formatForUrl(url: URL): NotifyFormat {
+function formatForUrl(url: URL): NotifyFormat {
   const host = url.hostname.toLowerCase();
   if (host === "hooks.slack.com") return "slack";
   if ((host === "discord.com" || host === "discordapp.com" || host.endsWith(".discord.com")) && url.pathname.startsWith("/api/webhooks/")) return "discord";

@@ -36,12 +36,12 @@ interface BlobStoreOptions {
   deadlineMs?: number;
 }
 
-export const STORAGE_DEADLINE_MS = 4000;
+const STORAGE_DEADLINE_MS = 4000;
 /** Against the local development server (`netlify dev`), a thread of netlify-cli on this very
  * machine: what it takes is this machine's queue (200 requests at once start 200 threads, and
  * its answers then take seconds: docs/performance.md). Its deadline only ends a server that
  * stopped, just before netlify dev's own 30-second function timeout would (with a 500). */
-export const LOCAL_STORAGE_DEADLINE_MS = 25_000;
+const LOCAL_STORAGE_DEADLINE_MS = 25_000;
 const LOCAL_WALL_MS = 28_000;
 
 /** A conditional write was asked to replace a record whose read gave no version (Blobs answered

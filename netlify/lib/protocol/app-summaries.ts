@@ -39,7 +39,7 @@ export interface AppSummary extends HeldScopes {
   expiresAt: number;
 }
 
-export const summaryKey = (clientId: string) => RECORDS.appSummary.key(appIdOf(clientId));
+const summaryKey = (clientId: string) => RECORDS.appSummary.key(appIdOf(clientId));
 const dayOf = (at: number) => String(Math.floor(at / DAY_MS));
 
 /** The summary with its expiry: swept once the day its last grant expires on has passed. */

@@ -18,7 +18,7 @@ import { CLOCK_SKEW_S, MAX_LIFETIME_S } from "../core/policy.ts";
 
 const joseForAssertions = loadOnce(() => Promise.all([import("jose/jwt/verify"), import("jose/jwks/local")]));
 
-export const JWT_BEARER_ASSERTION = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
+const JWT_BEARER_ASSERTION = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
 
 /** invalid_client for a client that authenticates (or should) in the body: RFC 6749 5.2 asks
  * for WWW-Authenticate only after an Authorization header, and a Basic challenge would send

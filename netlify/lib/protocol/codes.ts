@@ -85,7 +85,7 @@ export async function issueCode(
 
 /** What a signed sign-in request, approved, is answered with: its code, or null when it was
  * answered before and that code has since been redeemed or has expired. */
-export interface RequestCode {
+interface RequestCode {
   code: string;
   /** Approved before (a double-click): the answer repeats the first one, and nothing else is recorded. */
   repeat: boolean;

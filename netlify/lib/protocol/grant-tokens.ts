@@ -46,7 +46,7 @@ export function newRefreshToken(grantId: string, generation: number, key: Uint8A
 
 /** The generation of a refresh token this server issued (its tag checks out, in constant
  * time), or null for anything else: a forged or altered token. */
-export function refreshGenerationOf(token: string, key: Uint8Array): number | null {
+function refreshGenerationOf(token: string, key: Uint8Array): number | null {
   const match = SHAPE.exec(token);
   if (!match || match[1] !== "irt") return null;
   const bytes = Buffer.from(match[3]!, "base64url");

@@ -124,7 +124,7 @@ function isLive(grant: StoredGrant | null, now: number, revocations: Revocations
  * refresh; "revoked" and "expired" are said only of the grant's own current token. */
 export type DeadTokenReason = "malformed" | "unknown" | "revoked" | "expired";
 
-export type TokenCheck = { live: true; grant: GrantRecord } | { live: false; reason: DeadTokenReason };
+type TokenCheck = { live: true; grant: GrantRecord } | { live: false; reason: DeadTokenReason };
 
 /** Checks a token of this kind against its grant, with one round trip (the grant and the
  * revocations, read in parallel): live only if it is the grant's current token of that kind,

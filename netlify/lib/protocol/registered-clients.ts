@@ -26,7 +26,7 @@ const MAX_CLIENT_ID_LENGTH = 2000;
 
 /** Every registered app, in every metadata document and registration answer, is a public client
  * that may refresh its tokens (this server issues refresh tokens to every app). */
-export const REGISTERED_CLIENT_METADATA = {
+const REGISTERED_CLIENT_METADATA = {
   grant_types: ["authorization_code", "refresh_token"],
   response_types: ["code"],
   token_endpoint_auth_method: "none",
@@ -61,7 +61,7 @@ function registrationIn(payload: string, serverOrigin: URL): Registration | null
   return cleaned === undefined ? { redirectUris: uris } : { name: cleaned, redirectUris: uris };
 }
 
-export type RegisteredClientId = { registration: Registration } | { invalid: string };
+type RegisteredClientId = { registration: Registration } | { invalid: string };
 
 /** What a client_id at /register on this server's host carries (any scheme or port: such an
  * address is never fetched, this server's own least of all): its registration, or why it is not

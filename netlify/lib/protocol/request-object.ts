@@ -91,7 +91,7 @@ export async function verifyRequest(token: string, key: Uint8Array, issuer: stri
 
 /** A request the approve step can use, or why not (with, for one this server signed that has
  * expired, the app it came from: a genuine address to send the person back to). */
-export type RequestCheck = { ok: true; signed: SignedRequest } | { ok: false; problem: RequestProblem; clientId?: string };
+type RequestCheck = { ok: true; signed: SignedRequest } | { ok: false; problem: RequestProblem; clientId?: string };
 
 /** The request, or what is wrong with it: "expired" only for a request this server signed (its
  * signature holds at a moment before its expiry), so that a changed one is never called old. */

@@ -9,7 +9,7 @@ import { isLoopbackHost } from "../core/urls.ts";
 import { InvalidScope } from "../errors.ts";
 import type { Config } from "../platform/config.ts";
 
-export type ResourceScopesLookup = (resource: string, options?: { localDevelopment?: boolean }) => Promise<ResourceScopes>;
+type ResourceScopesLookup = (resource: string, options?: { localDevelopment?: boolean }) => Promise<ResourceScopes>;
 
 type Site = Pick<Config, "me" | "baseUrl" | "setup">;
 

@@ -25,7 +25,7 @@ export interface ProtectedResourceMetadata {
   resource_documentation?: string;
 }
 
-export const WELL_KNOWN = "/.well-known/oauth-protected-resource";
+const WELL_KNOWN = "/.well-known/oauth-protected-resource";
 
 /** The resource identifier as an absolute URL: http(s), no fragment. A path is taken against
  * `origin`; without one, a path cannot be resolved. */

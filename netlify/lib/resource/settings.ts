@@ -24,13 +24,13 @@ export type ResourceSettings =
       credential: string;
     };
 
-export interface SettingsProblem {
+interface SettingsProblem {
   variable: string;
   message: string;
   fix: string;
 }
 
-export type SettingsResult = { ok: true; settings: ResourceSettings } | { ok: false; problem: SettingsProblem };
+type SettingsResult = { ok: true; settings: ResourceSettings } | { ok: false; problem: SettingsProblem };
 
 function originOf(raw: string): string | null {
   const url = urlOf(raw);
