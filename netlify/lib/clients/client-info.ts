@@ -12,6 +12,7 @@ import { parseMicroformats } from "./microformats.ts";
 import type { ClientInfo } from "../core/client-shape.ts";
 import { declaredAuthentication } from "./client-keys.ts";
 import { MAX_METADATA_DOCUMENT_BYTES } from "../core/policy.ts";
+import { jsonOf } from "../core/json.ts";
 
 /** JWK members that hold private or symmetric key material (RFC 7518 6.2.2, 6.3.2, 6.4.1). */
 const PRIVATE_JWK_MEMBERS = ["d", "p", "q", "dp", "dq", "qi", "oth", "k"];
@@ -200,12 +201,8 @@ export async function parseClientDocument(doc: FetchedDocument, clientId: string
     if (looksLikeJson(doc)) {
       const refusal = responseRefusal(doc, clientId);
       if (refusal !== null) return refusedClient(clientId, refusal);
-      let json: unknown;
-      try {
-        json = JSON.parse(doc.body);
-      } catch {
-        return refusedClient(clientId, "the document is not valid JSON");
-      }
+      const json = jsonOf(doc.body);
+      if (json === undefined) return refusedClient(clientId, "the document is not valid JSON");
       // The metadata document is complete on its own; Link headers belong to the HTML form.
       return fromMetadata(json, doc, clientId);
     }

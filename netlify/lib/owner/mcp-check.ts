@@ -11,6 +11,7 @@ import type { McpCheckView, McpFindingView } from "../pages/connections-view.ts"
 import { isLoopbackHost, urlOf } from "../core/urls.ts";
 import { logText } from "./connection-log.ts";
 import { authorizationServerFindings } from "./mcp-check-server.ts";
+import { jsonOf } from "../core/json.ts";
 
 /** Each of the two requests; both within a function's 10 seconds. */
 const TIMEOUT_MS = 4000;
@@ -121,14 +122,9 @@ async function metadataFindings(input: McpCheckInput, url: URL, at: string, find
   const answer = await ask(checked.url, await checked.policy(), { headers: { Accept: "application/json" } });
   if (typeof answer === "string") return void findings.push(problem(`The protected-resource metadata (RFC 9728) could not be read at ${logText(at)} (${answer}).`, serve));
   if (answer.status !== 200) return void findings.push(problem(`There is no protected-resource metadata (RFC 9728) at ${logText(at)}: it answered ${answer.status}.`, serve));
-  let doc: Record<string, unknown>;
-  try {
-    const parsed: unknown = JSON.parse(answer.body);
-    if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) throw new Error("not an object");
-    doc = parsed as Record<string, unknown>;
-  } catch {
-    return void findings.push(problem(`The document at ${logText(at)} is not a JSON object.`, serve));
-  }
+  const parsed = jsonOf(answer.body);
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) return void findings.push(problem(`The document at ${logText(at)} is not a JSON object.`, serve));
+  const doc = parsed as Record<string, unknown>;
   findings.push(ok(`The protected-resource metadata is at ${logText(at)}.`));
   const servers = Array.isArray(doc.authorization_servers) ? doc.authorization_servers : [];
   if (servers[0] === input.issuer) findings.push(ok(`Its authorization_servers names this server (${input.issuer}).`));

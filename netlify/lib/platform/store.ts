@@ -13,6 +13,7 @@ import { getStore, type Store } from "@netlify/blobs";
 import { withLocalWriteLock } from "./local-write-lock.ts";
 import { assertRegistered, type PlainKey } from "./records.ts";
 import { withStorageDeadline } from "./storage-deadline.ts";
+import { jsonOf } from "../core/json.ts";
 
 /** Storage did not answer in time, or failed: endpoints answer 503, nothing half-done. */
 export class StorageUnavailable extends Error {
@@ -88,12 +89,8 @@ const DEFAULT_STORE_NAME = "indieauth";
 function environmentConnection(): Partial<BlobsConnection> {
   const encoded = (globalThis as { netlifyBlobsContext?: unknown }).netlifyBlobsContext || process.env.NETLIFY_BLOBS_CONTEXT;
   if (typeof encoded !== "string" || !encoded) return {};
-  try {
-    const parsed: unknown = JSON.parse(Buffer.from(encoded, "base64").toString("utf8"));
-    return typeof parsed === "object" && parsed !== null ? (parsed as Partial<BlobsConnection>) : {};
-  } catch {
-    return {};
-  }
+  const parsed = jsonOf(Buffer.from(encoded, "base64").toString("utf8"));
+  return typeof parsed === "object" && parsed !== null ? (parsed as Partial<BlobsConnection>) : {};
 }
 
 /** The local emulation (`netlify dev`, the tests) answers plain http on a loopback host;

@@ -14,6 +14,7 @@ import type { ClientInfo } from "../core/client-shape.ts";
 import { InvalidClientMetadata } from "../errors.ts";
 import { cleanRegisteredName, redirectUriRefusal, type Registration } from "./client-registration.ts";
 import { MAX_REGISTERED_REDIRECT_URIS } from "../core/policy.ts";
+import { jsonOf } from "../core/json.ts";
 
 /** POST registers; GET `<this>/<id>` is a registered app's metadata document. */
 export const REGISTRATION_PATH = "/register";
@@ -47,12 +48,7 @@ export function registeredClientId(baseUrl: string, key: Uint8Array, registratio
 
 /** The registration a payload holds, checked again as registration checks it, or null. */
 function registrationIn(payload: string, serverOrigin: URL): Registration | null {
-  let value: unknown;
-  try {
-    value = JSON.parse(Buffer.from(payload, "base64url").toString("utf8"));
-  } catch {
-    return null;
-  }
+  const value = jsonOf(Buffer.from(payload, "base64url").toString("utf8"));
   if (!Array.isArray(value) || value.length !== 3) return null;
   const [name, uris] = value as unknown[];
   if (typeof name !== "string" || !Array.isArray(uris) || uris.length === 0 || uris.length > MAX_REGISTERED_REDIRECT_URIS) return null;
