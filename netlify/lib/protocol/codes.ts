@@ -18,7 +18,7 @@ import type { KeyValueStore } from "../platform/store.ts";
 import { createOnce } from "../platform/create-once.ts";
 import { newGrantId } from "./grant-tokens.ts";
 import { CodeAlreadyUsed, revokeGrant } from "./grants.ts";
-import { isValidCodeVerifier, verifierMatches } from "./pkce.ts";
+import { isPkceValue, verifierMatches } from "./pkce.ts";
 import { canonicalUrl } from "../core/urls.ts";
 import { CODE_TTL_MS } from "../core/policy.ts";
 
@@ -169,7 +169,7 @@ export async function redeemCode(store: KeyValueStore, input: RedemptionInput, n
     if (value === null || value === "") throw new InvalidRequest(`${name} is required.`);
   }
   const code = input.code!;
-  if (input.codeVerifier !== null && !isValidCodeVerifier(input.codeVerifier)) {
+  if (input.codeVerifier !== null && !isPkceValue(input.codeVerifier)) {
     throw new InvalidRequest("code_verifier must be 43 to 128 characters of A-Z a-z 0-9 - . _ ~.");
   }
   // A value that is not a code (an access token, a refresh token, garbage) is never looked up.
