@@ -27,10 +27,10 @@ export async function seedGrants(store: KeyValueStore, me: string, apps: Readonl
       const refreshToken = newGrantToken("refresh", id);
       const createdAt = now - 1000 - (i % 300) * 60_000;
       const access = { hash: tokenHash(accessToken), issuedAt: createdAt, expiresAt: createdAt + 30 * DAY_MS };
-      const refresh = { hash: tokenHash(refreshToken), issuedAt: createdAt, expiresAt: createdAt + 90 * DAY_MS };
+      const refresh = { hash: tokenHash(refreshToken), issuedAt: createdAt, expiresAt: createdAt + 90 * DAY_MS, generation: 1 };
       records.push({
         kind: "grant", id, clientId, me, client: { name: `App at ${new URL(clientId).host}` }, scopes: ["profile", "create"], accessScopes: ["profile", "create"],
-        createdAt, lastUsedAt: createdAt, expiresAt: refresh.expiresAt, access, refresh, retiredRefreshHashes: [],
+        createdAt, lastUsedAt: createdAt, expiresAt: refresh.expiresAt, access, refresh,
       });
       seeded.push({ clientId, accessToken, refreshToken });
     }

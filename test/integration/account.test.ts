@@ -3,7 +3,7 @@
 // anything that does not come from its own page with a live session.
 import { describe, expect, it } from "vitest";
 import type { AccountOverview, AccountSessionView, LoginRequiredView } from "../../netlify/lib/pages/account-view.ts";
-import { THROTTLE_POLICY } from "../../netlify/lib/owner/throttle.ts";
+import { THROTTLE_POLICY } from "../../netlify/lib/core/policy.ts";
 import { consoleGet, consolePost, consoleSignIn, cookieFrom, passkeysPost } from "../helpers/console.ts";
 import { approve, postToken, signedRequest } from "../helpers/endpoints.ts";
 import { authorizationParams, CHROME_UA, CLIENT_ID, codeForm, CONSOLE_IP, pkcePair, redirectParams, type Tokens } from "../helpers/requests.ts";

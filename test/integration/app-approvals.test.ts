@@ -182,20 +182,6 @@ describe("a session alone approves again only for the resource approved before (
     expect(await offered(rt, cookie, "https://jane.example/mcp-0")).toMatchObject({ session: false });
     expect(await offered(rt, cookie, "https://jane.example/mcp-1")).toEqual({ session: true });
   });
-
-  it("an approval stored before resources were kept approves nothing with a session alone (for no resource either), yet still lets errors go back to its redirect URI", async () => {
-    const rt = await testRuntime();
-    const cookie = await consoleSignIn(rt, { remember: true });
-    const old = { kind: "app-approval", clientId: "https://app.example.com/", scopes: ["profile", "create"], redirectUris: ["https://app.example.com/callback"], method: "password", approvedAt: rt.now(), expiresAt: rt.now() + 90 * DAY };
-    await rt.store.set(RECORDS.appApproval.key("https://app.example.com/"), old);
-    for (const resource of [null, readonly]) expect(await offered(rt, cookie, resource)).toMatchObject({ session: false, signedIn: "new-app" });
-    await expectConfirmationAsked(rt, await approveWithSession(rt, cookie, "profile create"), 0);
-    const refused = await authorize(rt, authorizationParams({ response_type: "token" }));
-    expect(refused.headers.get("location")).toMatch(/^https:\/\/app\.example\.com\/callback\?error=unsupported_response_type/);
-    // The password approves it again, and the record then says for what.
-    await approvedFor(rt, null, "profile create", cookie);
-    expect(await offered(rt, cookie, null)).toEqual({ session: true });
-  });
 });
 
 describe("an app every user of a platform signs in as (a Client ID Metadata Document: claude.ai, chatgpt.com)", () => {

@@ -1,12 +1,8 @@
 // What an app holds, as the owner's console shows it: every scope of its live grants, each once
 // (issue 33: an app's earlier `create` grant looked gone once it signed in again for `profile`).
-// A grant's scopes leave when it expires or is revoked, and move with it when it is refreshed;
-// a summary written by an earlier version, which kept its latest grant's scopes only, still shows
-// them until its grants of then are gone.
+// A grant's scopes leave when it expires or is revoked, and move with it when it is refreshed.
 import { describe, expect, it } from "vitest";
 import type { AccountOverview, AppView } from "../../netlify/lib/pages/account-view.ts";
-import { RECORDS } from "../../netlify/lib/platform/records.ts";
-import { appIdOf } from "../../netlify/lib/protocol/revocations.ts";
 import { consoleGet, consoleSignIn } from "../helpers/console.ts";
 import { postToken, revoke, signInForCode } from "../helpers/endpoints.ts";
 import { CLIENT_ID, codeForm, refreshForm, type Tokens } from "../helpers/requests.ts";
@@ -89,29 +85,5 @@ describe("an app's scopes in the console", () => {
     const over = await shownApp(rt);
     expect(over!.scopes).toHaveLength(64);
     expect(over!.moreScopes).toBe(true);
-  });
-
-  it("a summary written by an earlier version (its latest grant's scopes only) still shows them, beside a new grant's, until its grants expire", async () => {
-    const rt = await testRuntime();
-    const expiryDay = Math.floor((rt.clock.now + 10 * DAY) / DAY);
-    const earlier = {
-      kind: "app-summary",
-      clientId: CLIENT_ID,
-      scopes: ["create", "media"],
-      firstUsedAt: rt.clock.now - DAY,
-      lastGrantAt: rt.clock.now - DAY,
-      lastUsedAt: rt.clock.now - DAY,
-      liveByDay: { [String(expiryDay)]: 2 },
-      expiresAt: (expiryDay + 1) * DAY,
-    };
-    expect(await rt.store.setIfNew(RECORDS.appSummary.key(appIdOf(CLIENT_ID)), earlier)).toBe(true);
-    expect(await heldShown(rt)).toEqual({ scopes: ["create", "media"], scopeGrants: { create: 2, media: 2 }, grants: 2 });
-
-    rt.clock.advance(DAY);
-    await tokensFor(rt, "profile");
-    expect(await heldShown(rt)).toEqual({ scopes: ["create", "media", "profile"], scopeGrants: { create: 2, media: 2, profile: 1 }, grants: 3 });
-
-    rt.clock.advance(11 * DAY);
-    expect(await heldShown(rt)).toEqual({ scopes: ["profile"], scopeGrants: { profile: 1 }, grants: 1 });
   });
 });

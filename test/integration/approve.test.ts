@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import type { CodeRecord } from "../../netlify/lib/protocol/codes.ts";
 import { approveEndpoint } from "../../netlify/lib/endpoints/approve.ts";
-import { THROTTLE_POLICY } from "../../netlify/lib/owner/throttle.ts";
+import { THROTTLE_POLICY } from "../../netlify/lib/core/policy.ts";
 import { approvedBefore } from "../helpers/approved-app.ts";
 import { approve, signedRequest } from "../helpers/endpoints.ts";
 import { authorizationParams, BASE, CLIENT_ID, REDIRECT_URI, redirectParams } from "../helpers/requests.ts";

@@ -3,20 +3,16 @@
 // proxies to other services never get the owner's session or known-device cookie. The session
 // still works everywhere it is read (GET /auth's offer, the approve step, the console's API,
 // sign-out), read through a browser-like jar that sends a cookie only where its Path covers the
-// request. A session cookie of an earlier version (`__Host-`, Path=/) is no credential and is
-// removed; and a cookie of the same name set by another host of the site cannot hide ours.
+// request. A cookie of the same name set by another host of the site cannot hide ours.
 import { parseSetCookie } from "cookie";
 import { describe, expect, it } from "vitest";
-import { deriveKey } from "../../netlify/lib/crypto/secrets.ts";
-import { signTyped } from "../../netlify/lib/crypto/typed-jwt.ts";
-import { startSession } from "../../netlify/lib/owner/sessions.ts";
-import { THROTTLE_POLICY } from "../../netlify/lib/owner/throttle.ts";
+import { THROTTLE_POLICY } from "../../netlify/lib/core/policy.ts";
 import { RECORDS } from "../../netlify/lib/platform/records.ts";
 import { fastRuntime } from "../helpers/attack-kit.ts";
 import { consoleGet, consolePost, passkeysPost } from "../helpers/console.ts";
 import { CookieJar, pathMatches } from "../helpers/cookie-jar.ts";
 import { approve, authorize, signedRequest } from "../helpers/endpoints.ts";
-import { TEST_PASSWORD, TEST_SECRET } from "../helpers/env.ts";
+import { TEST_PASSWORD } from "../helpers/env.ts";
 import { passkeyAnswer, passkeySignIn, withPasskey } from "../helpers/passkey-owner.ts";
 import { authorizationParams, offerIn } from "../helpers/requests.ts";
 import type { TestRuntime } from "../helpers/runtime.ts";
@@ -95,45 +91,6 @@ describe("every cookie of the server is scoped to the paths that read it", () =>
     expect(jar.list().every((c) => c.name === "__Secure-indieauth_device")).toBe(true);
     expect(offerIn(await authorize(rt, authorizationParams(), { Cookie: jar.header("/auth") }))).toMatchObject({ session: false });
     expect(await rt.store.list(RECORDS.session.prefix)).toEqual([]);
-  });
-});
-
-describe("a session cookie of an earlier version (__Host-, Path=/, sent to every path of the host)", () => {
-  /** A session record, and the cookie an earlier version set for it. */
-  async function earlierSession(rt: TestRuntime): Promise<{ id: string; token: string }> {
-    if (!rt.config.ok) throw new Error("test config");
-    const { session } = await startSession(rt.store, rt.config.config, { method: "password", persistent: true, ip: "192.0.2.5", userAgent: "old" }, rt.now());
-    const kind = { key: deriveKey(TEST_SECRET, "owner-session"), issuer: "https://auth.jane.example/", typ: "indieauth-session+jwt", audience: "https://auth.jane.example/session" };
-    return { id: session.id, token: await signTyped({ sid: session.id }, kind, rt.now(), session.expiresAt) };
-  }
-
-  it("is no session, under its own name or the new one: the console asks to sign in, the sign-in page asks for the password", async () => {
-    const rt = await fastRuntime();
-    await approve(rt, await signedRequest(rt), { scopes: ["profile", "create"] });
-    for (const name of ["__Host-indieauth_session", "__Secure-indieauth_session"]) {
-      const { token } = await earlierSession(rt);
-      expect((await consoleGet(rt, { cookie: `${name}=${token}` })).status).toBe(401);
-      expect(offerIn(await authorize(rt, authorizationParams(), { Cookie: `${name}=${token}` }))).toMatchObject({ session: false });
-    }
-  });
-
-  it("is removed by the next answer of a function that reads sessions, and the session it names is ended", async () => {
-    const rt = await fastRuntime();
-    for (const call of [
-      (cookie: string) => authorize(rt, authorizationParams(), { Cookie: cookie }),
-      (cookie: string) => consoleGet(rt, { cookie }, "/session"),
-      async (cookie: string) => approve(rt, await signedRequest(rt), { headers: { Cookie: cookie } }),
-      (cookie: string) => passkeysPost(rt, "/authentication-options", {}, { cookie }),
-    ]) {
-      const { id, token } = await earlierSession(rt);
-      const response = await call(`__Host-indieauth_session=${token}`);
-      expect(response.status).toBeLessThan(500);
-      const removal = response.headers.getSetCookie().map((c) => parseSetCookie(c)).find((c) => c.name === "__Host-indieauth_session");
-      expect(removal).toMatchObject({ value: "", maxAge: 0, path: "/", secure: true });
-      expect(await rt.store.get(RECORDS.session.key(id))).toBeNull();
-    }
-    // A request without one gets no such header.
-    expect((await consoleGet(rt, {}, "/session")).headers.getSetCookie()).toEqual([]);
   });
 });
 

@@ -11,7 +11,7 @@ import type {
 import { describe, expect, it } from "vitest";
 import type { AccountOverview, LoginRequiredView } from "../../netlify/lib/pages/account-view.ts";
 import { listPasskeys } from "../../netlify/lib/owner/passkey-records.ts";
-import { THROTTLE_POLICY } from "../../netlify/lib/owner/throttle.ts";
+import { THROTTLE_POLICY } from "../../netlify/lib/core/policy.ts";
 import { consoleGet, consolePost, consoleSignIn, cookieFrom, passkeysPost } from "../helpers/console.ts";
 import { approve, authorize, signedRequest } from "../helpers/endpoints.ts";
 import { authorizationParams, decodePayload, offerIn, REDIRECT_URI, redirectParams } from "../helpers/requests.ts";

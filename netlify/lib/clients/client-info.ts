@@ -6,12 +6,13 @@
 // an HTML page keeps IndieAuth's older rules. Everything here is untrusted input: URLs are
 // resolved and filtered, the name is cleaned, and nothing ever throws.
 import type { FetchedDocument } from "./safe-fetch.ts";
-import { parseRedirectUri, sameOrigin } from "../core/urls.ts";
+import { parseRedirectUri, sameOrigin, urlOf } from "../core/urls.ts";
 import { linkTargets } from "./link-header.ts";
 import { parseMicroformats } from "./microformats.ts";
 import type { ClientInfo } from "../core/client-shape.ts";
 import { declaredAuthentication } from "./client-keys.ts";
 import { MAX_METADATA_DOCUMENT_BYTES } from "../core/policy.ts";
+import { jsonOf } from "../core/json.ts";
 
 /** JWK members that hold private or symmetric key material (RFC 7518 6.2.2, 6.3.2, 6.4.1). */
 const PRIVATE_JWK_MEMBERS = ["d", "p", "q", "dp", "dq", "qi", "oth", "k"];
@@ -43,25 +44,17 @@ function cleanName(raw: unknown): string | undefined {
 /** An http(s) URL resolved against the document, or undefined (no javascript:, data:, ...). */
 function httpUrl(raw: unknown, base: string): URL | undefined {
   if (typeof raw !== "string" || raw.trim() === "") return undefined;
-  try {
-    const url = new URL(raw.trim(), base);
-    return url.protocol === "http:" || url.protocol === "https:" ? url : undefined;
-  } catch {
-    return undefined;
-  }
+  const url = urlOf(raw.trim(), base);
+  return url?.protocol === "http:" || url?.protocol === "https:" ? url : undefined;
 }
 
 /** A redirect URI resolved against the document and held to the same rules as the one in
  * the request (custom schemes allowed for native apps, never javascript: or data:). */
 function redirectUri(raw: unknown, base: string): string | undefined {
   if (typeof raw !== "string" || raw.trim() === "") return undefined;
-  let resolved: string;
-  try {
-    resolved = new URL(raw.trim(), base).href;
-  } catch {
-    return undefined;
-  }
-  const checked = parseRedirectUri(resolved);
+  const resolved = urlOf(raw.trim(), base);
+  if (!resolved) return undefined;
+  const checked = parseRedirectUri(resolved.href);
   return checked.ok ? checked.url.href : undefined;
 }
 
@@ -208,12 +201,8 @@ export async function parseClientDocument(doc: FetchedDocument, clientId: string
     if (looksLikeJson(doc)) {
       const refusal = responseRefusal(doc, clientId);
       if (refusal !== null) return refusedClient(clientId, refusal);
-      let json: unknown;
-      try {
-        json = JSON.parse(doc.body);
-      } catch {
-        return refusedClient(clientId, "the document is not valid JSON");
-      }
+      const json = jsonOf(doc.body);
+      if (json === undefined) return refusedClient(clientId, "the document is not valid JSON");
       // The metadata document is complete on its own; Link headers belong to the HTML form.
       return fromMetadata(json, doc, clientId);
     }

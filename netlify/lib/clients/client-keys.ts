@@ -6,8 +6,7 @@
 // Shared secrets are refused: a document anyone can read cannot hold one.
 
 import { ASSERTION_ALGORITHMS, type ClientKeySource, type KeyAuthentication } from "../core/client-shape.ts";
-
-export { ASSERTION_ALGORITHMS, type ClientKeySource, type KeyAuthentication };
+import { urlOf } from "../core/urls.ts";
 
 const SHARED_SECRET_METHODS = new Set(["client_secret_post", "client_secret_basic", "client_secret_jwt"]);
 /** JWK members that hold private or symmetric key material (RFC 7518 6.2.2, 6.3.2, 6.4.1). */
@@ -32,12 +31,8 @@ export function publicKeySet(value: unknown): { keys: Record<string, unknown>[] 
 /** An https URL without credentials, or undefined. */
 function httpsUrl(raw: unknown): string | undefined {
   if (typeof raw !== "string") return undefined;
-  try {
-    const url = new URL(raw);
-    return url.protocol === "https:" && url.username === "" && url.password === "" ? url.href : undefined;
-  } catch {
-    return undefined;
-  }
+  const url = urlOf(raw);
+  return url?.protocol === "https:" && url.username === "" && url.password === "" ? url.href : undefined;
 }
 
 function keySource(json: Record<string, unknown>): ClientKeySource | string {

@@ -5,7 +5,7 @@
 import { publicOnlyPolicy, type AddressPolicy } from "./address-guard.ts";
 import { fetchBytes } from "./safe-fetch.ts";
 
-export const MAX_LOGO_BYTES = 64 * 1024;
+const MAX_LOGO_BYTES = 64 * 1024;
 
 /** The types served, each known by its first bytes. */
 export const LOGO_TYPES = ["image/png", "image/jpeg", "image/gif", "image/webp"] as const;
@@ -20,7 +20,7 @@ export type Logo = { ok: true; type: LogoType; bytes: Uint8Array } | { ok: false
 const LOGO_BUDGET = { headersTimeoutMs: 1500, timeoutMs: 3000 } as const;
 
 /** The image type the bytes really are, or null. */
-export function sniffLogoType(bytes: Uint8Array): LogoType | null {
+function sniffLogoType(bytes: Uint8Array): LogoType | null {
   const starts = (...signature: number[]) => signature.every((byte, i) => bytes[i] === byte);
   if (starts(0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a)) return "image/png";
   if (starts(0xff, 0xd8, 0xff)) return "image/jpeg";

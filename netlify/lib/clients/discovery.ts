@@ -39,7 +39,7 @@ const cache = new Map<string, { info: ClientInfo; expires: number }>();
 /** How much of a client_id's answer is read: an HTML page (or an answer with no type, read as
  * one) up to the fetch's own limit; anything else can only be a metadata document, read up to
  * 5 KB and no further (client-info.ts refuses it then, saying why). */
-export function documentByteLimit(contentType: string): number {
+function documentByteLimit(contentType: string): number {
   const type = (contentType.split(";", 1)[0] ?? "").trim().toLowerCase();
   return type === "" || type === "text/html" || type === "application/xhtml+xml" ? Infinity : MAX_METADATA_DOCUMENT_BYTES;
 }

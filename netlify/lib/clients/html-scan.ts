@@ -5,7 +5,7 @@
 // a bounded number of times, whatever the page.
 export type Attributes = ReadonlyMap<string, string>;
 
-export interface HtmlHandler {
+interface HtmlHandler {
   /** Attribute names the handler reads; no others are kept. */
   attributes: ReadonlySet<string>;
   start(tag: string, attributes: Attributes): void;

@@ -15,7 +15,7 @@ export interface Wanted {
   roots: readonly string[];
 }
 
-export const SUBSET_LIMITS = {
+const SUBSET_LIMITS = {
   depth: 16,
   subtreeChars: 8 * 1024,
   subtreeElements: 250,

@@ -5,12 +5,14 @@
 // makes the caller ask once more with `fresh`.
 import { publicOnlyPolicy } from "./address-guard.ts";
 import { cacheLifetimeMs } from "./cache-lifetime.ts";
-import { publicKeySet, type ClientKeySource } from "./client-keys.ts";
+import type { ClientKeySource } from "../core/client-shape.ts";
+import { publicKeySet } from "./client-keys.ts";
 import { fetchDocument, FetchFailed, FetchRefused, shareableReason } from "./safe-fetch.ts";
 import { RECORDS } from "../platform/records.ts";
 import type { KeyFetcher } from "../platform/runtime.ts";
 import type { KeyValueStore } from "../platform/store.ts";
 import { MAX_JWKS_BYTES } from "../core/policy.ts";
+import { jsonOf } from "../core/json.ts";
 
 export type JsonWebKeySet = { keys: Record<string, unknown>[] };
 
@@ -43,12 +45,8 @@ async function fetchKeys(jwksUri: string, fetcher: KeyFetcher, now: number): Pro
     if (error instanceof FetchRefused || error instanceof FetchFailed) throw new ClientKeysUnavailable(`its jwks_uri could not be fetched (${shareableReason(error)})`);
     throw error;
   }
-  let json: unknown;
-  try {
-    json = JSON.parse(body);
-  } catch {
-    throw new ClientKeysUnavailable("its jwks_uri does not serve JSON");
-  }
+  const json = jsonOf(body);
+  if (json === undefined) throw new ClientKeysUnavailable("its jwks_uri does not serve JSON");
   const set = publicKeySet(json);
   if (typeof set === "string") throw new ClientKeysUnavailable(`the keys at its jwks_uri cannot be used: ${set}`);
   // Kept at least a minute even when the answer says no-store: a burst of token requests

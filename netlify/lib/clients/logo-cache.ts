@@ -9,8 +9,8 @@ import { RECORDS } from "../platform/records.ts";
 import type { KeyValueStore } from "../platform/store.ts";
 import { LOGO_TYPES, type Logo, type LogoType } from "./client-logo.ts";
 
-export const LOGO_TTL_MS = 24 * 60 * 60 * 1000;
-export const REFUSED_LOGO_TTL_MS = 10 * 60 * 1000;
+const LOGO_TTL_MS = 24 * 60 * 60 * 1000;
+const REFUSED_LOGO_TTL_MS = 10 * 60 * 1000;
 
 interface ClientLogoRecord {
   kind: "client-logo";

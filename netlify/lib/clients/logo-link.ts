@@ -4,6 +4,7 @@
 import { createHmac } from "node:crypto";
 import { constantTimeEqual } from "../crypto/secrets.ts";
 import { CLIENT_LOGO_PATH } from "../pages/paths.ts";
+import { urlOf } from "../core/urls.ts";
 
 function signature(source: string, key: Uint8Array): string {
   return createHmac("sha256", key).update(`client-logo\0${source}`).digest("base64url");
@@ -19,10 +20,6 @@ export function logoSource(params: URLSearchParams, key: Uint8Array): URL | null
   const source = params.get("src");
   const sig = params.get("sig");
   if (source === null || sig === null || !constantTimeEqual(sig, signature(source, key))) return null;
-  try {
-    const url = new URL(source);
-    return url.protocol === "https:" || url.protocol === "http:" ? url : null;
-  } catch {
-    return null;
-  }
+  const url = urlOf(source);
+  return url?.protocol === "https:" || url?.protocol === "http:" ? url : null;
 }

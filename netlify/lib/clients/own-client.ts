@@ -7,12 +7,12 @@
 import { SELF_TEST_PAGE } from "../pages/paths.ts";
 import type { ClientInfo } from "../core/client-shape.ts";
 
-export const OWN_CLIENT_NAME = "IndieAuth self-test";
+const OWN_CLIENT_NAME = "IndieAuth self-test";
 /** The most the self-test may ask for. */
-export const OWN_CLIENT_SCOPES: readonly string[] = ["profile", "email"];
+const OWN_CLIENT_SCOPES: readonly string[] = ["profile", "email"];
 
 /** The self-test's client_id and its one redirect URI. */
-export function ownClient(baseUrl: string): { clientId: string; redirectUri: string } {
+function ownClient(baseUrl: string): { clientId: string; redirectUri: string } {
   return { clientId: `${baseUrl}/`, redirectUri: `${baseUrl}${SELF_TEST_PAGE}` };
 }
 

@@ -14,7 +14,7 @@ export interface ProbeAnswer {
   cut: boolean;
 }
 
-export interface ProbeOptions {
+interface ProbeOptions {
   policy: AddressPolicy;
   method?: "GET" | "POST";
   headers?: Record<string, string>;

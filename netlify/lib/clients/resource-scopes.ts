@@ -6,6 +6,7 @@
 import { loopbackOnlyPolicy, publicOnlyPolicy } from "./address-guard.ts";
 import { fetchDocument, shareableReason, type Fetcher } from "./safe-fetch.ts";
 import { CLIENT_FETCH_BUDGET } from "../core/policy.ts";
+import { jsonOf } from "../core/json.ts";
 
 /** The scopes found, or why there are none (said to the app's developer). */
 export type ResourceScopes = { scopes: string[] } | { missing: string };
@@ -41,12 +42,8 @@ export function metadataUrlFor(resource: URL): URL {
  * naming another resource is not this one's). offline_access is the app's wish, not a scope of
  * the resource's, and is left out. */
 export function scopesOfMetadata(body: string, resource: string): ResourceScopes {
-  let doc: unknown;
-  try {
-    doc = JSON.parse(body);
-  } catch {
-    return { missing: "its metadata is not JSON" };
-  }
+  const doc = jsonOf(body);
+  if (doc === undefined) return { missing: "its metadata is not JSON" };
   if (typeof doc !== "object" || doc === null || Array.isArray(doc)) return { missing: "its metadata is not a JSON object" };
   const { resource: named, scopes_supported: listed } = doc as Record<string, unknown>;
   if (named !== resource) return { missing: `its metadata names the resource ${JSON.stringify(named)}, not ${resource}` };

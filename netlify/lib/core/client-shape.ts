@@ -1,7 +1,7 @@
 // What the server knows of a client app: what the sign-in page and the owner's console show
 // (its own claims, all optional and never trusted: shown as text only), and what discovery
 // (clients/) hands to the authorization request (protocol/) through the runtime (platform/).
-import { isLoopbackHost } from "./urls.ts";
+import { isLoopbackHost, urlOf } from "./urls.ts";
 
 export interface ClientDisplay {
   name?: string;
@@ -22,12 +22,8 @@ export interface ClientDisplay {
 type Discovered = ClientDisplay & { metadataDocument?: true; redirectUris?: readonly string[] };
 
 function isLoopbackUri(uri: string): boolean {
-  try {
-    const url = new URL(uri);
-    return url.protocol === "http:" && isLoopbackHost(url.hostname);
-  } catch {
-    return false;
-  }
+  const url = urlOf(uri);
+  return url?.protocol === "http:" && isLoopbackHost(url.hostname);
 }
 
 /** Only the fields shown, and only those that are set. */

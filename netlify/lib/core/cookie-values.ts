@@ -11,7 +11,7 @@ import { loadOnce } from "./load-once.ts";
 const cookies = loadOnce(() => importCommonJs(() => import("cookie")));
 
 /** Longest Cookie header read at all (browsers send a few KB; a longer one is refused whole). */
-export const COOKIE_HEADER_LIMIT = 8192;
+const COOKIE_HEADER_LIMIT = 8192;
 
 /** The values of every cookie named `name` in the header, in the order sent. */
 export async function cookieValues(header: string | null, name: string): Promise<string[]> {

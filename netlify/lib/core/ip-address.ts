@@ -1,5 +1,6 @@
 // IP address syntax, without node:net: loading that module costs a function ~5 ms of cold start,
 // and these checks are all the server needs of it. The URL parser validates IPv6 literals.
+import { urlOf } from "./urls.ts";
 
 const IPV4_PART = "(25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)";
 const IPV4 = new RegExp(`^${IPV4_PART}(\\.${IPV4_PART}){3}$`);
@@ -12,13 +13,7 @@ export function isIPv4(address: string): boolean {
 /** An IPv6 address (no brackets, no zone). */
 export function isIPv6(address: string): boolean {
   // The character check keeps anything but an address out of the URL below ("::1]@host").
-  if (!/^[0-9a-fA-F:.]+$/.test(address) || !address.includes(":")) return false;
-  try {
-    new URL(`http://[${address}]/`);
-    return true;
-  } catch {
-    return false;
-  }
+  return /^[0-9a-fA-F:.]+$/.test(address) && address.includes(":") && urlOf(`http://[${address}]/`) !== null;
 }
 
 export function isIP(address: string): boolean {

@@ -17,8 +17,6 @@ export const CODE_TTL_MS = 10 * MINUTE;
 export const REQUEST_OBJECT_TTL_SECONDS = 15 * 60;
 /** A revoked grant is kept this long (the owner's history) before housekeeping drops it. */
 export const REVOKED_RETENTION_MS = 7 * DAY;
-/** Retired refresh tokens of a grant from before generations remembered (their reuse revokes it). */
-export const MAX_RETIRED = 20;
 /** An app's usage is written at most this often per function instance: verification stays a read. */
 export const USAGE_WRITE_INTERVAL_MS = 5 * MINUTE;
 /** Scopes an app summary counts (one grant holds at most 33); past it the console says "and other scopes". */

@@ -4,7 +4,7 @@
 // (http to another host, javascript:, data:, a web or mail scheme that no app owns) is none.
 import { isLoopbackRedirect } from "./urls.ts";
 
-export type RedirectKind = "loopback" | "app" | "web";
+type RedirectKind = "loopback" | "app" | "web";
 
 /** Schemes that are no app's own: the web's, mail's, the browser's. A redirect there is not an
  * app link, whatever its host. */

@@ -10,6 +10,15 @@ function isIpLiteral(hostname: string): boolean {
   return hostname.startsWith("[") || IPV4.test(hostname);
 }
 
+/** The URL, or null where the parser refuses it (URL.parse is Node 22's). */
+export function urlOf(raw: string, base?: string | URL): URL | null {
+  try {
+    return new URL(raw, base);
+  } catch {
+    return null;
+  }
+}
+
 export function isLoopbackHost(hostname: string): boolean {
   return hostname === "127.0.0.1" || hostname === "[::1]" || hostname === "localhost";
 }
@@ -28,12 +37,8 @@ function parseHttpUrl(raw: string, what: string): UrlCheck {
   if (raw.length === 0) return { ok: false, reason: `${what} is empty` };
   if (raw.length > 2048) return { ok: false, reason: `${what} is too long` };
   if (/[\s\\]/.test(raw)) return { ok: false, reason: `${what} contains whitespace or a backslash` };
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    return { ok: false, reason: `${what} is not an absolute URL` };
-  }
+  const url = urlOf(raw);
+  if (!url) return { ok: false, reason: `${what} is not an absolute URL` };
   if (url.protocol !== "https:" && url.protocol !== "http:") {
     return { ok: false, reason: `${what} must use https or http` };
   }
@@ -79,12 +84,8 @@ export function parseRedirectUri(raw: string): UrlCheck {
   if (raw.length === 0) return { ok: false, reason: "redirect_uri is empty" };
   if (raw.length > 2048) return { ok: false, reason: "redirect_uri is too long" };
   if (/[\s\\]/.test(raw)) return { ok: false, reason: "redirect_uri contains whitespace or a backslash" };
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    return { ok: false, reason: "redirect_uri is not an absolute URL" };
-  }
+  const url = urlOf(raw);
+  if (!url) return { ok: false, reason: "redirect_uri is not an absolute URL" };
   if (["javascript:", "data:", "vbscript:", "file:", "blob:", "about:"].includes(url.protocol)) {
     return { ok: false, reason: `redirect_uri must not use the ${url.protocol} scheme` };
   }
@@ -102,24 +103,15 @@ const MAX_SHOWN_URL = 80;
  * punycode host, everything else percent-encoded, so no newline, control character or bidi
  * override survives), cut to 80 characters. For values a page shows but nobody vouches for. */
 export function shownUrl(raw: string): string | undefined {
-  let href: string;
-  try {
-    const url = new URL(raw);
-    if (url.protocol !== "https:" && url.protocol !== "http:") return undefined;
-    href = url.href;
-  } catch {
-    return undefined;
-  }
+  const url = urlOf(raw);
+  if (!url || (url.protocol !== "https:" && url.protocol !== "http:")) return undefined;
+  const href = url.href;
   return href.length <= MAX_SHOWN_URL ? href : `${href.slice(0, MAX_SHOWN_URL - 1)}…`;
 }
 
 /** Section 3.4: the form used for storing and comparing (host lowercased, "/" path added). */
 export function canonicalUrl(raw: string): string {
-  try {
-    return new URL(raw).href;
-  } catch {
-    return raw;
-  }
+  return urlOf(raw)?.href ?? raw;
 }
 
 /** Same scheme, host and port (section 5.2, redirect URI check). */
@@ -146,12 +138,8 @@ function withoutPort(url: URL): string {
  * written included: 127.0.0.1, [::1] and localhost are three different hosts here (localhost
  * may resolve elsewhere, RFC 8252 8.3), and the path and query must be the same. */
 export function redirectUriMatches(published: string, used: URL): boolean {
-  let listed: URL;
-  try {
-    listed = new URL(published);
-  } catch {
-    return false;
-  }
+  const listed = urlOf(published);
+  if (!listed) return false;
   if (listed.href === used.href) return true;
   return isLoopbackRedirect(listed) && isLoopbackRedirect(used) && withoutPort(listed) === withoutPort(used);
 }
@@ -168,12 +156,8 @@ export function onClientOrigin(clientId: URL, redirectUri: URL): boolean {
  * as a directory: /~alice/app/ holds /~alice/app/callback, not /~mallory/collect). Anything
  * unparseable is not. The same host can serve other people's pages at other paths. */
 export function isUnderClientPath(clientId: string, redirectUri: string): boolean {
-  try {
-    const client = new URL(clientId);
-    const redirect = new URL(redirectUri);
-    const directory = client.pathname.endsWith("/") ? client.pathname : `${client.pathname}/`;
-    return sameOrigin(client, redirect) && (redirect.pathname === client.pathname || redirect.pathname.startsWith(directory));
-  } catch {
-    return false;
-  }
+  const [client, redirect] = [urlOf(clientId), urlOf(redirectUri)];
+  if (!client || !redirect) return false;
+  const directory = client.pathname.endsWith("/") ? client.pathname : `${client.pathname}/`;
+  return sameOrigin(client, redirect) && (redirect.pathname === client.pathname || redirect.pathname.startsWith(directory));
 }

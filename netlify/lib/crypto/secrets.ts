@@ -4,7 +4,7 @@ import { createHash, createHmac, hkdfSync, randomBytes, timingSafeEqual } from "
 /** Every secret this server hands out carries its type in a prefix, and every lookup checks it,
  * so that a code can never be used as a token nor a token as a code. (Access and refresh
  * tokens also name their grant: see grant-tokens.ts.) */
-export const SECRET_PREFIX = {
+const SECRET_PREFIX = {
   code: "ic_",
 } as const;
 type SecretKind = keyof typeof SECRET_PREFIX;

@@ -19,7 +19,6 @@ import type { AccountOverview, AccountSessionView } from "../pages/account-view.
 import { ACCOUNT_API } from "../pages/paths.ts";
 import { alertsStatus, sendTestAlert } from "./alerts-console.ts";
 import { connections, mcpCheck } from "./connections-console.ts";
-import { removingRetiredSessionCookie } from "./retired-session-cookie.ts";
 
 async function overviewOf(ctx: RequestContext, sessionId: string): Promise<AccountOverview> {
   const { rt, config } = ctx;
@@ -138,7 +137,7 @@ async function deleteKey(ctx: RequestContext<"id">): Promise<Response> {
 const CROSS_SITE = "The console accepts requests from its own page only.";
 const view = (run: (ctx: RequestContext, owner: Owner) => Promise<Response>) => route({ caller: "session", crossSite: CROSS_SITE, owner: ownerSession, answers: "json", body: "none", redirects: "none", run });
 
-export const accountApi = removingRetiredSessionCookie(actionsEndpoint({
+export const accountApi = actionsEndpoint({
   base: ACCOUNT_API,
   unknownAction: "There is no such console action.",
   actions: {
@@ -155,4 +154,4 @@ export const accountApi = removingRetiredSessionCookie(actionsEndpoint({
     "/connections": { GET: view(connections) },
     "/mcp-check": { POST: route({ caller: "session", crossSite: CROSS_SITE, owner: ownerSession, answers: "json", body: { form: ["url"] }, redirects: "none", run: mcpCheck }) },
   },
-}));
+});

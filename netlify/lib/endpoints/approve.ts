@@ -24,7 +24,6 @@ import { runSteps, type Step } from "../protocol/trust-steps.ts";
 import { approvalPolicyOf } from "../owner/approval-policy.ts";
 import { errorsMayRedirect } from "./error-redirects.ts";
 import { requestCheck } from "./request-check.ts";
-import { removingRetiredSessionCookie } from "./retired-session-cookie.ts";
 
 /** Back to the page with the same request, the problem, and what to offer now (signed into
  * the request again, which keeps its first expiry). */
@@ -165,11 +164,11 @@ async function approve(ctx: RequestContext<ApproveField>): Promise<Response> {
   return answer;
 }
 
-export const approveEndpoint = removingRetiredSessionCookie(actionsEndpoint({
+export const approveEndpoint = actionsEndpoint({
   base: APPROVE_PATH,
   unknownAction: "There is no such step of the sign-in.",
   actions: {
     "": { POST: route({ caller: "same-origin", crossSite: "This form can only be sent from this site's own sign-in page.", answers: "page", body: { form: APPROVE_FIELDS, repeatable: ["scope"] }, redirects: "client", run: approve }) },
     "/check": { POST: requestCheck },
   },
-}));
+});

@@ -5,17 +5,14 @@ import { CLIENT_LOGO_PATH } from "../pages/paths.ts";
 import { authorize } from "./authorize.ts";
 import { serveClientLogo } from "./client-logo.ts";
 import { redeemForProfile, REDEMPTION_FIELDS } from "./profile-redemption.ts";
-import { removingRetiredSessionCookie } from "./retired-session-cookie.ts";
 
-const signIn = removingRetiredSessionCookie(
-  endpoint<"discover" | "resourceScopes">({
-    // Reads its query (protocol/authorization-request.ts); sends the browser to the sign-in page, or
-    // back to the client once its redirect URI is verified.
-    GET: route({ caller: "anyone", answers: "page", body: "none", redirects: "client", run: authorize }),
-    // The code's redemption, as at the token endpoint (spec 5.3.1): form-encoded, no parameter twice.
-    POST: route({ caller: "anyone", answers: "json", body: { oauthForm: REDEMPTION_FIELDS, repeatable: ["resource"] }, redirects: "none", run: redeemForProfile }),
-  }),
-);
+const signIn = endpoint<"discover" | "resourceScopes">({
+  // Reads its query (protocol/authorization-request.ts); sends the browser to the sign-in page, or
+  // back to the client once its redirect URI is verified.
+  GET: route({ caller: "anyone", answers: "page", body: "none", redirects: "client", run: authorize }),
+  // The code's redemption, as at the token endpoint (spec 5.3.1): form-encoded, no parameter twice.
+  POST: route({ caller: "anyone", answers: "json", body: { oauthForm: REDEMPTION_FIELDS, repeatable: ["resource"] }, redirects: "none", run: redeemForProfile }),
+});
 
 const clientLogo = endpoint<"fetchLogo">({ GET: route({ caller: "anyone", answers: "json", body: "none", redirects: "none", run: serveClientLogo }) });
 

@@ -3,7 +3,7 @@ import type { Config } from "../platform/config.ts";
 import { endpoint, route } from "../http/endpoint.ts";
 import { json } from "../http/responses.ts";
 import { SUPPORTED_SCOPES } from "../protocol/scopes.ts";
-import { ASSERTION_ALGORITHMS } from "../clients/client-keys.ts";
+import { ASSERTION_ALGORITHMS } from "../core/client-shape.ts";
 import { REGISTRATION_PATH } from "../protocol/registered-clients.ts";
 
 export function metadataDocument(config: Config): Record<string, unknown> {

@@ -12,7 +12,6 @@ import { refusalFor, signInOwner } from "../owner/sign-in.ts";
 import { authenticationOptions as ceremonyAuthenticationOptions, registrationOptions as ceremonyRegistrationOptions, verifyRegistration } from "../owner/webauthn.ts";
 import { PASSKEYS_API } from "../pages/paths.ts";
 import { ownerPasswordAgain, ownerSession } from "./owner-caller.ts";
-import { removingRetiredSessionCookie } from "./retired-session-cookie.ts";
 import { MAX_PASSKEYS } from "../core/policy.ts";
 
 /** The password again (the frame checks it: `reconfirmed`), then the ceremony's options. */
@@ -53,7 +52,7 @@ async function signIn(ctx: RequestContext<"ticket" | "response" | "remember">): 
 
 const CROSS_SITE = "Passkeys can be used from this site's own pages only.";
 
-export const passkeysApi = removingRetiredSessionCookie(actionsEndpoint({
+export const passkeysApi = actionsEndpoint({
   base: PASSKEYS_API,
   unknownAction: "There is no such passkey action.",
   actions: {
@@ -63,4 +62,4 @@ export const passkeysApi = removingRetiredSessionCookie(actionsEndpoint({
     "/registration-options": { POST: route({ caller: "reconfirmed", crossSite: CROSS_SITE, owner: ownerPasswordAgain, answers: "json", body: { form: ["password"] }, redirects: "none", run: registrationOptions }) },
     "/registration": { POST: route({ caller: "session", crossSite: CROSS_SITE, owner: ownerSession, answers: "json", body: { form: ["name", "ticket", "response"] }, redirects: "none", run: registration }) },
   },
-}));
+});

@@ -2,7 +2,7 @@
 // each with the security headers it needs.
 import { renderMessagePage, type MessagePage } from "./message-page.ts";
 
-export const COMMON_HEADERS = {
+const COMMON_HEADERS = {
   "X-Content-Type-Options": "nosniff",
   "Referrer-Policy": "no-referrer",
   // A window that opened one of these pages (a page, or a redirect on the way to the sign-in

@@ -9,7 +9,7 @@ import type { Config } from "../platform/config.ts";
 import { RECORDS } from "../platform/records.ts";
 import type { KeyValueStore } from "../platform/store.ts";
 import type { ClientRead } from "../core/client-shape.ts";
-import { canonicalUrl, isLoopbackRedirect, redirectUriMatches } from "../core/urls.ts";
+import { canonicalUrl, isLoopbackRedirect, redirectUriMatches, urlOf } from "../core/urls.ts";
 import { APPROVAL_TTL_MS } from "../core/policy.ts";
 
 /** Enough for any real app; keeps the record small. */
@@ -28,9 +28,7 @@ export interface ApprovedResource {
 export interface AppApproval {
   kind: "app-approval";
   clientId: string;
-  /** The resources approved that way, each with its scopes, most recent first. A record written
-   * before resources were kept has none: it then covers no request at all, until the password
-   * or a passkey approves the app again (the safer reading of a record that does not say). */
+  /** The resources approved that way, each with its scopes, most recent first. */
   resources: ApprovedResource[];
   /** The redirect URIs approved that way (canonical form), most recent first. */
   redirectUris: string[];
@@ -59,26 +57,15 @@ export async function approvalOf(store: KeyValueStore, clientId: string, now: nu
 /** Whether one of these URIs is this redirect URI (a native app's loopback one on any port: it
  * listens on a new one each time). */
 function includesRedirectUri(uris: readonly string[], redirectUri: string): boolean {
-  let used: URL;
-  try {
-    used = new URL(redirectUri);
-  } catch {
-    return false;
-  }
-  return uris.some((uri) => redirectUriMatches(uri, used));
-}
-
-/** The resources of a stored approval; none for a record that predates them or is malformed. */
-function approvedResources(approval: AppApproval): ApprovedResource[] {
-  if (!Array.isArray(approval.resources)) return [];
-  return approval.resources.filter((entry: ApprovedResource | null) => Array.isArray(entry?.scopes) && (entry.resource === undefined || typeof entry.resource === "string"));
+  const used = urlOf(redirectUri);
+  return used !== null && uris.some((uri) => redirectUriMatches(uri, used));
 }
 
 /** Whether the approval covers this redirect URI, this resource (or none) and these scopes
  * there (identity alone: no scope). */
 export function approvalCovers(approval: AppApproval | null, redirectUri: string, resource: string | undefined, scopes: readonly string[]): boolean {
   if (!approval || !includesRedirectUri(approval.redirectUris, redirectUri)) return false;
-  const approved = approvedResources(approval).find((entry) => entry.resource === resource);
+  const approved = approval.resources.find((entry) => entry.resource === resource);
   return approved !== undefined && scopes.every((scope) => approved.scopes.includes(scope));
 }
 
@@ -97,7 +84,7 @@ export async function rememberApproval(store: KeyValueStore, approved: Approved,
   // A loopback URI on another port is the same one again, not another.
   const others = (previous?.redirectUris ?? []).filter((uri) => uri !== redirectUri && !includesRedirectUri([uri], redirectUri));
   const resource: ApprovedResource = approved.resource === undefined ? { scopes: approved.scopes } : { resource: approved.resource, scopes: approved.scopes };
-  const otherResources = (previous ? approvedResources(previous) : []).filter((entry) => entry.resource !== approved.resource);
+  const otherResources = (previous?.resources ?? []).filter((entry) => entry.resource !== approved.resource);
   const record: AppApproval = {
     kind: "app-approval",
     clientId: approved.clientId,
@@ -140,9 +127,6 @@ export function sharesOriginWithSite(config: Pick<Config, "setup">): boolean {
  * listens: Claude Code, VS Code), nor for an IndieAuth app known by its own page. */
 export function cannotTellAccountsApart(request: { clientRead?: ClientRead; redirectUri: string }): boolean {
   if (request.clientRead === "page") return false;
-  try {
-    return !isLoopbackRedirect(new URL(request.redirectUri));
-  } catch {
-    return true;
-  }
+  const url = urlOf(request.redirectUri);
+  return !url || !isLoopbackRedirect(url);
 }

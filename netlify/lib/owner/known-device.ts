@@ -17,16 +17,16 @@ import { DEVICE_LIFETIME_MS } from "../core/policy.ts";
 
 const cookies = loadOnce(() => importCommonJs(() => import("cookie")));
 
-export const DEVICE_TYPE = "indieauth-device+jwt";
+const DEVICE_TYPE = "indieauth-device+jwt";
 /** The sign-in page's form (and its check), and the console's APIs. */
-export const DEVICE_COOKIE_PATHS = [APPROVE_PATH, `${PAGES_PREFIX}/api`] as const;
+const DEVICE_COOKIE_PATHS = [APPROVE_PATH, `${PAGES_PREFIX}/api`] as const;
 const DEVICE_ID = /^[A-Za-z0-9_-]{22}$/;
 
 type DeviceSettings = Pick<Config, "issuer" | "development"> & { keys: Pick<Config["keys"], "device"> };
 
 /** `__Secure-`: only ever set over HTTPS (a prefix browsers refuse without `Secure`, which
  * local http development cannot have). Not `__Host-`, which would need Path=/. */
-export function deviceCookieName(development: boolean): string {
+function deviceCookieName(development: boolean): string {
   return development ? "indieauth_device" : "__Secure-indieauth_device";
 }
 

@@ -8,9 +8,10 @@
 import { loopbackOnlyPolicy, publicOnlyPolicy, type AddressPolicy } from "../clients/address-guard.ts";
 import { probe, type ProbeAnswer } from "../clients/probe.ts";
 import type { McpCheckView, McpFindingView } from "../pages/connections-view.ts";
-import { isLoopbackHost } from "../core/urls.ts";
+import { isLoopbackHost, urlOf } from "../core/urls.ts";
 import { logText } from "./connection-log.ts";
 import { authorizationServerFindings } from "./mcp-check-server.ts";
+import { jsonOf } from "../core/json.ts";
 
 /** Each of the two requests; both within a function's 10 seconds. */
 const TIMEOUT_MS = 4000;
@@ -19,7 +20,7 @@ const INITIALIZE = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize",
 const WELL_KNOWN = "/.well-known/oauth-protected-resource";
 const REQUIRE_TOKEN = "Protect the function with requireToken(request, { resource: \"<your MCP URL>\", scope: \"…\" }) from netlify-indieauth/resource, and return its Response as it is.";
 
-export interface McpCheckInput {
+interface McpCheckInput {
   url: string;
   issuer: string;
   development: boolean;
@@ -29,12 +30,8 @@ export interface McpCheckInput {
 
 /** The URL to check and the guard for it, or why it cannot be checked. */
 export function checkableUrl(raw: string, development: boolean): { ok: true; url: URL; policy: () => Promise<AddressPolicy> } | { ok: false; reason: string } {
-  let url: URL;
-  try {
-    url = new URL(raw.trim());
-  } catch {
-    return { ok: false, reason: "Enter your MCP server's full URL, such as https://jane.example/mcp." };
-  }
+  const url = urlOf(raw.trim());
+  if (!url) return { ok: false, reason: "Enter your MCP server's full URL, such as https://jane.example/mcp." };
   if (raw.length > 2048 || url.username || url.password || url.hash) return { ok: false, reason: "Enter the MCP URL without a user name, password or #fragment." };
   const host = url.hostname.replace(/^\[|\]$/g, "");
   if (isLoopbackHost(url.hostname) || host === "localhost" || host === "::1") {
@@ -125,14 +122,9 @@ async function metadataFindings(input: McpCheckInput, url: URL, at: string, find
   const answer = await ask(checked.url, await checked.policy(), { headers: { Accept: "application/json" } });
   if (typeof answer === "string") return void findings.push(problem(`The protected-resource metadata (RFC 9728) could not be read at ${logText(at)} (${answer}).`, serve));
   if (answer.status !== 200) return void findings.push(problem(`There is no protected-resource metadata (RFC 9728) at ${logText(at)}: it answered ${answer.status}.`, serve));
-  let doc: Record<string, unknown>;
-  try {
-    const parsed: unknown = JSON.parse(answer.body);
-    if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) throw new Error("not an object");
-    doc = parsed as Record<string, unknown>;
-  } catch {
-    return void findings.push(problem(`The document at ${logText(at)} is not a JSON object.`, serve));
-  }
+  const parsed = jsonOf(answer.body);
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) return void findings.push(problem(`The document at ${logText(at)} is not a JSON object.`, serve));
+  const doc = parsed as Record<string, unknown>;
   findings.push(ok(`The protected-resource metadata is at ${logText(at)}.`));
   const servers = Array.isArray(doc.authorization_servers) ? doc.authorization_servers : [];
   if (servers[0] === input.issuer) findings.push(ok(`Its authorization_servers names this server (${input.issuer}).`));

@@ -27,7 +27,7 @@ interface PasskeyList {
 }
 
 const PASSKEYS_KEY = RECORDS.passkeys.key();
-export const MAX_NAME_LENGTH = 64;
+const MAX_NAME_LENGTH = 64;
 
 export async function listPasskeys(store: KeyValueStore): Promise<PasskeyRecord[]> {
   const list = await store.get<PasskeyList>(PASSKEYS_KEY);

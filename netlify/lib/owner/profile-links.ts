@@ -8,6 +8,7 @@ import { linkTargets } from "../clients/link-header.ts";
 import { parseMicroformats } from "../clients/microformats.ts";
 import { fetchDocument, shareableReason, type FetchedDocument } from "../clients/safe-fetch.ts";
 import type { Config } from "../platform/config.ts";
+import { urlOf } from "../core/urls.ts";
 
 export const DISCOVERY_RELS = ["indieauth-metadata", "authorization_endpoint", "token_endpoint"] as const;
 type DiscoveryRel = (typeof DISCOVERY_RELS)[number];
@@ -38,11 +39,7 @@ export function expectedTargets(baseUrl: string): Record<DiscoveryRel, string> {
 }
 
 function resolve(target: string, base: string): string | null {
-  try {
-    return new URL(target, base).href;
-  } catch {
-    return null;
-  }
+  return urlOf(target, base)?.href ?? null;
 }
 
 async function htmlRels(doc: FetchedDocument): Promise<Record<string, string[]>> {

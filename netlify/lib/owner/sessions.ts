@@ -25,8 +25,6 @@ import { BROWSER_SESSION_MS, PERSISTENT_SESSION_MS } from "../core/policy.ts";
 // Loaded with the first cookie to write (a CommonJS package: not at every cold start).
 const cookies = loadOnce(() => importCommonJs(() => import("cookie")));
 
-/** Not the type of earlier versions' tokens (retired-session.ts), which were sent to every path
- * of the host: one of those presented under the new cookie's name is no session. */
 export const SESSION_TYPE = "indieauth-owner-session+jwt";
 /** lastSeenAt is refreshed at most this often, so that a busy session costs no write per request. */
 const TOUCH_INTERVAL_MS = 5 * 60 * 1000;
@@ -61,7 +59,7 @@ export function sessionCookieName(development: boolean): string {
  * approve step below it (a cookie's path covers the paths under it): an app's sign-in reaches
  * GET /auth from the app's site, where a Strict cookie would not come, so Lax. The console's
  * APIs, which only this site's own pages call: Strict. */
-export const SESSION_COOKIE_PATHS = [
+const SESSION_COOKIE_PATHS = [
   { path: "/auth", sameSite: "lax" },
   { path: `${PAGES_PREFIX}/api`, sameSite: "strict" },
 ] as const;
@@ -149,8 +147,7 @@ export function hasSessionCookie(req: Request, settings: SessionSettings): boole
   return (req.headers.get("cookie") ?? "").includes(`${sessionCookieName(settings.development)}=`);
 }
 
-/** The Set-Cookie values that remove the cookie from this browser, on every path. (One of an
- * earlier version, at Path=/, is removed by retired-session.ts.) */
+/** The Set-Cookie values that remove the cookie from this browser, on every path. */
 export function clearSessionCookies(settings: SessionSettings): Promise<string[]> {
   return sessionCookies(settings, "", 0);
 }

@@ -57,7 +57,7 @@ export interface Counter {
 /** When the next attempt may go (0 or a past time: now), given the live entries. */
 export type Rule = (entries: Entry[], now: number) => number;
 
-export type Reservation =
+type Reservation =
   /** Let through; `written` false when the cap dropped the write. */
   | { ok: true; written: boolean; created: boolean }
   /** Held back until then, by the entries up to `since` (the latest). */

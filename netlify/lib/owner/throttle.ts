@@ -20,9 +20,6 @@ import type { KeyValueStore } from "../platform/store.ts";
 import { addressGroup, networkGroup } from "./address-groups.ts";
 import { clearCounter, latestOf, readEntries, reserve, takeBack, type Counter, type Entry, type Rule } from "./throttle-counter.ts";
 import { THROTTLE_POLICY } from "../core/policy.ts";
-export { THROTTLE_POLICY };
-
-export { addressGroup, networkGroup } from "./address-groups.ts";
 
 /** "overall": a password check (or a passkey answer that named a registered passkey and did not
  * verify), counted towards the overall limit too. "address": a password while password sign-in

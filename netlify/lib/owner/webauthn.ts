@@ -20,12 +20,13 @@ import type { KeyValueStore } from "../platform/store.ts";
 import { signTyped, verifyTyped, type JwtKind } from "../crypto/typed-jwt.ts";
 import { loadOnce } from "../core/load-once.ts";
 import { TICKET_TTL_SECONDS } from "../core/policy.ts";
+import { jsonOf } from "../core/json.ts";
 
 const simpleWebAuthn = loadOnce(() => import("@simplewebauthn/server"));
 
 export const TICKET_TYPE = "indieauth-webauthn+jwt";
 
-export type Ceremony = "registration" | "authentication";
+type Ceremony = "registration" | "authentication";
 
 interface RelyingParty {
   /** The base URL's host name (WebAuthn RP IDs carry no scheme or port). */
@@ -79,14 +80,9 @@ async function redeemTicket(store: KeyValueStore, config: Config, ticket: string
 
 function parseResponse<T>(raw: string): T | null {
   if (raw.length > 32_768) return null;
-  try {
-    const value: unknown = JSON.parse(raw);
-    if (typeof value !== "object" || value === null || typeof (value as { id?: unknown }).id !== "string") return null;
-    if (typeof (value as { response?: unknown }).response !== "object") return null;
-    return value as T;
-  } catch {
-    return null;
-  }
+  const value = jsonOf(raw);
+  if (typeof value !== "object" || value === null || typeof (value as { id?: unknown }).id !== "string") return null;
+  return typeof (value as { response?: unknown }).response === "object" ? (value as T) : null;
 }
 
 /** The browser reports transports; only known names are kept, since they are sent back to
@@ -168,7 +164,7 @@ export async function authenticationOptions(config: Config, passkeys: readonly P
 
 /** A sign-in's answer worth verifying: well-formed, on a genuine current authentication ticket,
  * naming a registered passkey. */
-export interface PasskeyAnswer {
+interface PasskeyAnswer {
   response: AuthenticationResponseJSON;
   passkey: PasskeyRecord;
   ticket: TicketChallenge;

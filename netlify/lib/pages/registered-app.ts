@@ -3,8 +3,9 @@
 // counts is where the answer goes (MCP: the server MUST show the redirect URI's host), said on a
 // line of its own, and what that place is.
 import { redirectKindOf } from "../core/redirect-kind.ts";
+import { urlOf } from "../core/urls.ts";
 
-export interface RegisteredAppWords {
+interface RegisteredAppWords {
   /** The heading's name for it: its registered name in quotes, or what it is. */
   heading: string;
   /** That it named itself, plainly. */
@@ -18,12 +19,8 @@ export interface RegisteredAppWords {
 export function registeredAppWords(name: string | undefined, redirectUri: string): RegisteredAppWords {
   const heading = name === undefined ? "an app that registered itself" : `"${name}"`;
   const claim = name === undefined ? "This app registered itself here, without a name." : `This app registered itself as "${name}"; this name is not verified.`;
-  let url: URL;
-  try {
-    url = new URL(redirectUri);
-  } catch {
-    return { heading, claim, target: redirectUri.slice(0, 80), means: "" };
-  }
+  const url = urlOf(redirectUri);
+  if (!url) return { heading, claim, target: redirectUri.slice(0, 80), means: "" };
   const kind = redirectKindOf(url);
   if (kind === "loopback") {
     return { heading, claim, target: `${url.host}, on this computer`, means: "It receives this sign-in at a local address on this computer, and any program there could receive it instead." };

@@ -29,7 +29,7 @@ function decodeJson(part: string): Record<string, unknown> | null {
 }
 
 /** A request as it reads before any signature check. */
-export interface RequestShape {
+interface RequestShape {
   /** The payload's claims, unverified. */
   claims: Record<string, unknown>;
   /** When the payload says it expires (ms). */

@@ -1,6 +1,7 @@
 // Readers of single environment variables for platform/config.ts: the deployment's origin, the
 // owner's profile, durations and on/off switches. Each adds a problem naming the variable rather
 // than throw; config.ts adds how to fix it.
+import { urlOf } from "../core/urls.ts";
 
 /** A problem as the readers of the environment find it; loadConfig adds the fix. */
 export interface Found {
@@ -29,10 +30,8 @@ export function readBaseUrl(env: Env, development: boolean, problems: Found[]): 
     problems.push({ variable: "BASE_URL", message: "BASE_URL is missing (and Netlify's URL is not set)" });
     return undefined;
   }
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
+  const url = urlOf(raw);
+  if (!url) {
     problems.push({ variable, message: `${variable} is not a URL: ${JSON.stringify(raw)}` });
     return undefined;
   }
@@ -54,13 +53,9 @@ export function readProfile(env: Env, me: string | undefined, problems: Found[])
   for (const [variable, key] of [["PROFILE_URL", "url"], ["PROFILE_PHOTO", "photo"]] as const) {
     const raw = env[variable]?.trim();
     if (!raw) continue;
-    try {
-      const url = new URL(raw, me);
-      if (url.protocol !== "https:" && url.protocol !== "http:") throw new Error("scheme");
-      profile[key] = url.href;
-    } catch {
-      problems.push({ variable, message: `${variable} must be an http(s) URL` });
-    }
+    const url = urlOf(raw, me);
+    if (url && (url.protocol === "https:" || url.protocol === "http:")) profile[key] = url.href;
+    else problems.push({ variable, message: `${variable} must be an http(s) URL` });
   }
   const email = env.PROFILE_EMAIL?.trim();
   if (email) {

@@ -64,7 +64,7 @@ export type { Env, Profile };
 
 export type ConfigResult = { ok: true; config: Config } | { ok: false; problems: ConfigProblem[]; development: boolean };
 
-export interface ConfigOptions {
+interface ConfigOptions {
   /** The command that makes a PASSWORD_HASH where the fixes are read. */
   hashPasswordCommand?: string;
 }

@@ -1,6 +1,7 @@
 // NOTIFY_URL and NOTIFY_FORMAT: where the owner's alerts go (owner/alerts.ts), read with the
 // rest of the environment (config.ts). The URL is a secret of its own (whoever holds a Slack or
 // Discord webhook URL can post there): it is never shown, only its host.
+import { urlOf } from "../core/urls.ts";
 
 /** The shape of the message body; see owner/alert-messages.ts. */
 export const NOTIFY_FORMATS = ["ntfy", "slack", "discord", "matrix", "json"] as const;
@@ -27,7 +28,7 @@ function isLoopback(url: URL): boolean {
 
 /** Without NOTIFY_FORMAT, the shape follows the host: Slack's and Discord's webhook hosts,
  * ntfy.sh or a host named ntfy.*; anything else gets the generic JSON body. */
-export function formatForUrl(url: URL): NotifyFormat {
+function formatForUrl(url: URL): NotifyFormat {
   const host = url.hostname.toLowerCase();
   if (host === "hooks.slack.com") return "slack";
   if ((host === "discord.com" || host === "discordapp.com" || host.endsWith(".discord.com")) && url.pathname.startsWith("/api/webhooks/")) return "discord";
@@ -45,10 +46,8 @@ export function readNotify(env: Record<string, string | undefined>, development:
     if (!format) problems.push({ variable: "NOTIFY_FORMAT", message: `NOTIFY_FORMAT must be one of ${NOTIFY_FORMATS.join(", ")}` });
   }
   if (!raw) return undefined;
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
+  const url = urlOf(raw);
+  if (!url) {
     problems.push({ variable: "NOTIFY_URL", message: "NOTIFY_URL is not a URL" });
     return undefined;
   }

@@ -12,7 +12,7 @@
 // builders of plain kinds return) and at run time (a key built otherwise).
 import { secretHash } from "../crypto/secrets.ts";
 
-export type WriteMode = "conditional" | "plain";
+type WriteMode = "conditional" | "plain";
 
 declare const plainWrites: unique symbol;
 /** A key of a kind declared plain(...): the only keys the store's plain `set` takes. */

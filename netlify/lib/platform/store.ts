@@ -13,6 +13,7 @@ import { getStore, type Store } from "@netlify/blobs";
 import { withLocalWriteLock } from "./local-write-lock.ts";
 import { assertRegistered, type PlainKey } from "./records.ts";
 import { withStorageDeadline } from "./storage-deadline.ts";
+import { jsonOf } from "../core/json.ts";
 
 /** Storage did not answer in time, or failed: endpoints answer 503, nothing half-done. */
 export class StorageUnavailable extends Error {
@@ -36,12 +37,12 @@ interface BlobStoreOptions {
   deadlineMs?: number;
 }
 
-export const STORAGE_DEADLINE_MS = 4000;
+const STORAGE_DEADLINE_MS = 4000;
 /** Against the local development server (`netlify dev`), a thread of netlify-cli on this very
  * machine: what it takes is this machine's queue (200 requests at once start 200 threads, and
  * its answers then take seconds: docs/performance.md). Its deadline only ends a server that
  * stopped, just before netlify dev's own 30-second function timeout would (with a 500). */
-export const LOCAL_STORAGE_DEADLINE_MS = 25_000;
+const LOCAL_STORAGE_DEADLINE_MS = 25_000;
 const LOCAL_WALL_MS = 28_000;
 
 /** A conditional write was asked to replace a record whose read gave no version (Blobs answered
@@ -91,12 +92,8 @@ const textOf = (blobs: Store, key: string) => blobs.get(key, { type: "text" }) a
 function environmentConnection(): Partial<BlobsConnection> {
   const encoded = (globalThis as { netlifyBlobsContext?: unknown }).netlifyBlobsContext || process.env.NETLIFY_BLOBS_CONTEXT;
   if (typeof encoded !== "string" || !encoded) return {};
-  try {
-    const parsed: unknown = JSON.parse(Buffer.from(encoded, "base64").toString("utf8"));
-    return typeof parsed === "object" && parsed !== null ? parsed : {};
-  } catch {
-    return {};
-  }
+  const parsed = jsonOf(Buffer.from(encoded, "base64").toString("utf8"));
+  return typeof parsed === "object" && parsed !== null ? (parsed as Partial<BlobsConnection>) : {};
 }
 
 /** The local emulation (`netlify dev`, the tests) answers plain http on a loopback host;

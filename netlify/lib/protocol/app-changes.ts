@@ -23,12 +23,12 @@ export interface AppChange {
   counted?: number;
   /** The grant is no longer counted at this expiry (a refresh, a revocation). */
   uncounted?: number;
-  /** A refresh's or a revocation's grant's scopes, which move with it (held-scopes.ts); absent
-   * from changes written by earlier versions. A creation's are in `created`. */
+  /** A refresh's or a revocation's grant's scopes, which move with it (held-scopes.ts). A
+   * creation's are in `created`. */
   scopes?: string[];
   /** A creation: the app as it signed in, and until when its grant may yet be written (a
    * redemption that failed after using its code up may be retried until the code's end). */
-  created?: { client?: ClientDisplay; scopes: string[]; resource?: string; writableUntil: number };
+  created?: { client?: ClientDisplay; scopes: string[]; writableUntil: number };
   expiresAt: number;
 }
 
@@ -38,7 +38,6 @@ export interface ChangedGrant {
   clientId: string;
   client?: ClientDisplay;
   scopes: string[];
-  resource?: string;
   createdAt: number;
   expiresAt: number;
 }
@@ -52,7 +51,7 @@ function expiring(change: Omit<AppChange, "expiresAt">): AppChange {
 const base = (grant: ChangedGrant, at: number) => ({ kind: "app-change" as const, clientId: grant.clientId, grantId: grant.id, grantCreatedAt: grant.createdAt, at });
 
 export function creationOf(grant: ChangedGrant, writableUntil: number): AppChange {
-  const created = { ...(grant.client ? { client: grant.client } : {}), scopes: grant.scopes, ...(grant.resource !== undefined ? { resource: grant.resource } : {}), writableUntil };
+  const created = { ...(grant.client ? { client: grant.client } : {}), scopes: grant.scopes, writableUntil };
   return expiring({ ...base(grant, grant.createdAt), counted: grant.expiresAt, created });
 }
 
@@ -72,7 +71,7 @@ export const grantIdOfChange = (id: string): string => id.slice(0, id.indexOf(".
 export const isCreation = (id: string): boolean => id.endsWith(".c");
 
 /** Where an app's changes are listed. */
-export const changesPrefix = (appId: string): string => `${RECORDS.appChange.prefix}${appId}/`;
+const changesPrefix = (appId: string): string => `${RECORDS.appChange.prefix}${appId}/`;
 export const changeKey = (appId: string, id: string): string => RECORDS.appChange.key(appId, id);
 
 /** Records a change, once: false when it was recorded before (a retry, or a race of two
@@ -92,9 +91,4 @@ export async function listChanges(store: KeyValueStore, appId?: string): Promise
     byApp.set(app, [...(byApp.get(app) ?? []), id]);
   }
   return byApp;
-}
-
-export async function readChange(store: KeyValueStore, appId: string, id: string): Promise<AppChange | null> {
-  const change = await store.get<AppChange>(changeKey(appId, id));
-  return change?.kind === "app-change" && appIdOf(change.clientId) === appId && change.grantId === grantIdOfChange(id) ? change : null;
 }

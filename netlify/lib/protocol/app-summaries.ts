@@ -24,10 +24,6 @@ export interface AppSummary extends HeldScopes {
   clientId: string;
   /** The app's name and logo as it claimed them at its latest sign-in. */
   client?: ClientDisplay;
-  /** The scopes of its latest grant (what earlier versions showed: the console now shows every
-   * live grant's, `heldScopes`, held-scopes.ts), and its resource (not shown). */
-  scopes: string[];
-  resource?: string;
   /** Its first grant still counted, and its latest. */
   firstUsedAt: number;
   lastGrantAt: number;
@@ -43,10 +39,7 @@ export interface AppSummary extends HeldScopes {
   expiresAt: number;
 }
 
-/** What a summary needs of a grant: what its changes need (app-changes.ts). */
-export type SummarisedGrant = ChangedGrant;
-
-export const summaryKey = (clientId: string) => RECORDS.appSummary.key(appIdOf(clientId));
+const summaryKey = (clientId: string) => RECORDS.appSummary.key(appIdOf(clientId));
 const dayOf = (at: number) => String(Math.floor(at / DAY_MS));
 
 /** The summary with its expiry: swept once the day its last grant expires on has passed. */
@@ -65,8 +58,8 @@ function counted(liveByDay: Record<string, number>, at: number, by: number): Rec
 /** A new grant counted: the app as its newest grant shows it. */
 function applyCreation(current: AppSummary | null, change: AppChange & { created: NonNullable<AppChange["created"]> }): AppSummary {
   const at = change.grantCreatedAt;
-  const { client, scopes, resource } = change.created;
-  const base: AppSummary = current ?? { kind: "app-summary", clientId: change.clientId, scopes, firstUsedAt: at, lastGrantAt: at, lastUsedAt: change.at, liveByDay: {}, heldScopes: {}, expiresAt: 0 };
+  const { client, scopes } = change.created;
+  const base: AppSummary = current ?? { kind: "app-summary", clientId: change.clientId, firstUsedAt: at, lastGrantAt: at, lastUsedAt: change.at, liveByDay: {}, heldScopes: {}, expiresAt: 0 };
   const next: AppSummary = {
     ...base,
     firstUsedAt: Math.min(base.firstUsedAt, at),
@@ -75,8 +68,8 @@ function applyCreation(current: AppSummary | null, change: AppChange & { created
     ...(change.counted === undefined ? {} : { liveByDay: counted(base.liveByDay, change.counted, 1), ...countScopes(base, scopes, change.counted, 1) }),
   };
   if (current && at < current.lastGrantAt) return next;
-  const { client: _client, resource: _resource, ...rest } = next;
-  return { ...rest, scopes, ...(client ? { client } : {}), ...(resource !== undefined ? { resource } : {}) };
+  const { client: _client, ...rest } = next;
+  return { ...rest, ...(client ? { client } : {}) };
 }
 
 function applyChange(current: AppSummary | null, change: AppChange): AppSummary | null {
@@ -84,7 +77,7 @@ function applyChange(current: AppSummary | null, change: AppChange): AppSummary 
   // A grant older than the summary's first was counted by a summary since forgotten (its app
   // revoked): its refresh or revocation changes nothing.
   if (!current || change.grantCreatedAt < current.firstUsedAt) return current;
-  // The grant's scopes move with it (a change written by an earlier version names none).
+  // The grant's scopes move with it.
   const scopes = change.scopes ?? [];
   let next = current;
   if (change.uncounted !== undefined) next = { ...next, liveByDay: counted(next.liveByDay, change.uncounted, -1), ...countScopes(next, scopes, change.uncounted, -1) };
@@ -118,10 +111,9 @@ async function update(store: KeyValueStore, clientId: string, change: (current: 
   throw new Error("an app summary kept changing during an update");
 }
 
-/** Counts several grants of one app found at once, into the summary itself: the rebuild of
- * grants stored before summaries existed (and the seeding of tests and the bench). Requests
- * write changes instead (app-changes.ts). */
-export function summariseGrants(store: KeyValueStore, grants: readonly SummarisedGrant[]): Promise<void> {
+/** Counts several grants of one app at once, into the summary itself: the seeding of tests
+ * and the bench. Requests write changes instead (app-changes.ts). */
+export function summariseGrants(store: KeyValueStore, grants: readonly ChangedGrant[]): Promise<void> {
   return update(store, grants[0]!.clientId, (current) => applyChanges(current, grants.map((grant) => creationOf(grant, grant.createdAt))));
 }
 

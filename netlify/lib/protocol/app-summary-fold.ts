@@ -30,10 +30,10 @@ const FOLDED_KEPT_MS = 10 * 60 * 1000;
 /** A creation whose grant is not stored waits this long past its writableUntil (a slow write). */
 const LATE_WRITE_MS = 60 * 1000;
 /** Changes a reader applies per app; more wait for the next fold (folds run after each write). */
-export const PENDING_READ = 100;
+const PENDING_READ = 100;
 
 /** A change this request wrote itself: not read again, and its grant known to be stored. */
-export interface OwnChange {
+interface OwnChange {
   id: string;
   change: AppChange;
 }

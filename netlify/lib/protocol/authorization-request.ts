@@ -3,7 +3,7 @@
 import { clientDisplay, clientReadOf, type ClientInfo } from "../core/client-shape.ts";
 import { refusedClient } from "../clients/client-info.ts";
 import { AnsweredError, InvalidRequest, InvalidScope, UnsupportedResponseType, UntrustedRedirect } from "../errors.ts";
-import { isValidCodeChallenge } from "./pkce.ts";
+import { isPkceValue } from "./pkce.ts";
 import type { AuthorizationRequest } from "./request-object.ts";
 import { requestedResource } from "./resource.ts";
 import { parsePrompt } from "./prompt.ts";
@@ -86,7 +86,7 @@ function checkPkce(params: URLSearchParams): string {
   const challenge = params.get("code_challenge");
   const method = params.get("code_challenge_method");
   if (challenge === null || challenge === "") throw new InvalidRequest("code_challenge is required (PKCE with S256).");
-  if (!isValidCodeChallenge(challenge)) throw new InvalidRequest("code_challenge must be 43 to 128 characters of A-Z a-z 0-9 - . _ ~.");
+  if (!isPkceValue(challenge)) throw new InvalidRequest("code_challenge must be 43 to 128 characters of A-Z a-z 0-9 - . _ ~.");
   if (method === null || method === "") throw new InvalidRequest("code_challenge_method is required and must be S256.");
   if (method !== "S256") throw new InvalidRequest(`code_challenge_method ${method} is not supported; use S256.`);
   return challenge;

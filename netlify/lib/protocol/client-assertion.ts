@@ -7,7 +7,7 @@
 // publishes. A client that declared no such method may not send one either.
 // jose is loaded only when an assertion is checked.
 import type { JWTPayload } from "jose";
-import { ASSERTION_ALGORITHMS, type KeyAuthentication } from "../clients/client-keys.ts";
+import { ASSERTION_ALGORITHMS, type KeyAuthentication } from "../core/client-shape.ts";
 import { clientKeySet, ClientKeysUnavailable, type JsonWebKeySet } from "../clients/jwks.ts";
 import type { Fields } from "../core/fields.ts";
 import { InvalidClient } from "../errors.ts";
@@ -19,7 +19,7 @@ import { CLOCK_SKEW_S, MAX_LIFETIME_S } from "../core/policy.ts";
 
 const joseForAssertions = loadOnce(() => Promise.all([import("jose/jwt/verify"), import("jose/jwks/local")]));
 
-export const JWT_BEARER_ASSERTION = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
+const JWT_BEARER_ASSERTION = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
 
 /** invalid_client for a client that authenticates (or should) in the body: RFC 6749 5.2 asks
  * for WWW-Authenticate only after an Authorization header, and a Basic challenge would send

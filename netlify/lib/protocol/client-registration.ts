@@ -20,7 +20,7 @@ export interface Registration {
 }
 
 /** A registered name, at most this many characters: enough for any app, short in the client_id. */
-export const MAX_REGISTERED_NAME = 60;
+const MAX_REGISTERED_NAME = 60;
 const MAX_REDIRECT_URI_LENGTH = 512;
 
 const SECRET_METHODS = new Set(["client_secret_basic", "client_secret_post", "client_secret_jwt"]);

@@ -14,13 +14,12 @@ import type { Fields } from "../core/fields.ts";
 import { InvalidGrant, InvalidRequest, UnsupportedGrantType, type AnsweredError } from "../errors.ts";
 import { derivedSecret, isSecretOfKind, newSecret } from "../crypto/secrets.ts";
 import { RECORDS } from "../platform/records.ts";
-import type { ClientDisplay } from "../core/client-shape.ts";
-import type { KeyAuthentication } from "../clients/client-keys.ts";
+import type { ClientDisplay, KeyAuthentication } from "../core/client-shape.ts";
 import type { KeyValueStore } from "../platform/store.ts";
 import { createOnce } from "../platform/create-once.ts";
 import { newGrantId } from "./grant-tokens.ts";
 import { CodeAlreadyUsed, revokeGrant } from "./grants.ts";
-import { isValidCodeVerifier, verifierMatches } from "./pkce.ts";
+import { isPkceValue, verifierMatches } from "./pkce.ts";
 import { canonicalUrl } from "../core/urls.ts";
 import { CODE_TTL_MS } from "../core/policy.ts";
 
@@ -87,7 +86,7 @@ export async function issueCode(
 
 /** What a signed sign-in request, approved, is answered with: its code, or null when it was
  * answered before and that code has since been redeemed or has expired. */
-export interface RequestCode {
+interface RequestCode {
   code: string;
   /** Approved before (a double-click): the answer repeats the first one, and nothing else is recorded. */
   repeat: boolean;
@@ -171,7 +170,7 @@ export async function redeemCode(store: KeyValueStore, input: RedemptionInput, n
     if (value === null || value === "") throw new InvalidRequest(`${name} is required.`);
   }
   const code = input.code!;
-  if (input.codeVerifier !== null && !isValidCodeVerifier(input.codeVerifier)) {
+  if (input.codeVerifier !== null && !isPkceValue(input.codeVerifier)) {
     throw new InvalidRequest("code_verifier must be 43 to 128 characters of A-Z a-z 0-9 - . _ ~.");
   }
   // A value that is not a code (an access token, a refresh token, garbage) is never looked up.

@@ -11,8 +11,7 @@
 // generation, without storing it: one of an earlier generation than the grant's current one
 // is a rotated-out token presented again (reuse), in constant space. The tag is no credential:
 // a refresh is granted only for the hash of the current token, so SECRET alone (without the
-// random bytes) mints nothing. Refresh tokens issued before generations (256 random bits) have
-// no valid tag; their grants keep the list of hashes they had (rotateRefreshToken).
+// random bytes) mints nothing.
 import { createHmac, randomBytes } from "node:crypto";
 import { constantTimeEqual, secretHash } from "../crypto/secrets.ts";
 
@@ -27,7 +26,7 @@ export function newGrantId(random: (size: number) => Buffer = randomBytes): stri
   return random(16).toString("base64url");
 }
 
-/** An access token (or a refresh token of the form before generations: 256 random bits). */
+/** A token of 256 random bits: an access token (a refresh token's are its generation and tag). */
 export function newGrantToken(kind: TokenKind, grantId: string, random: (size: number) => Buffer = randomBytes): string {
   return `${PREFIX[kind]}${grantId}.${random(32).toString("base64url")}`;
 }
@@ -46,8 +45,8 @@ export function newRefreshToken(grantId: string, generation: number, key: Uint8A
 }
 
 /** The generation of a refresh token this server issued (its tag checks out, in constant
- * time), or null for anything else: a forged or altered token, or one from before generations. */
-export function refreshGenerationOf(token: string, key: Uint8Array): number | null {
+ * time), or null for anything else: a forged or altered token. */
+function refreshGenerationOf(token: string, key: Uint8Array): number | null {
   const match = SHAPE.exec(token);
   if (!match || match[1] !== "irt") return null;
   const bytes = Buffer.from(match[3]!, "base64url");
@@ -56,14 +55,9 @@ export function refreshGenerationOf(token: string, key: Uint8Array): number | nu
   return constantTimeEqual(expected, match[3]!) ? generation : null;
 }
 
-/** Whether a refresh token that is not its grant's current one is one the grant had before:
- * its hash in the grant's list (tokens from before generations), or a tag of this server for
- * an earlier generation than the current token's. */
-export function isRetiredRefreshToken(token: string, grant: { retired: readonly string[]; generation: number | undefined }, key: Uint8Array): boolean {
-  const presented = tokenHash(token);
-  if (grant.retired.some((hash) => constantTimeEqual(presented, hash))) return true;
-  const current = grant.generation;
-  if (current === undefined) return false;
+/** Whether a refresh token that is not its grant's current one is one the grant had before: a
+ * tag of this server for an earlier generation than the current token's. */
+export function isRetiredRefreshToken(token: string, current: number, key: Uint8Array): boolean {
   const generation = refreshGenerationOf(token, key);
   return generation !== null && generation < current;
 }
@@ -73,8 +67,11 @@ export interface IssuedToken {
   hash: string;
   issuedAt: number;
   expiresAt: number;
-  /** A refresh token's generation in its grant; absent: issued before generations. */
-  generation?: number;
+}
+
+/** A refresh token also has its generation in its grant. */
+export interface IssuedRefreshToken extends IssuedToken {
+  generation: number;
 }
 
 /** The lifetimes, and the key of refresh tokens' tags (the config passes as it is). */
@@ -85,7 +82,7 @@ export interface TokenSettings {
 }
 
 /** A new access token and a refresh token of this generation, and what their grant keeps. */
-export function mintTokens(grantId: string, now: number, ttl: TokenSettings, generation: number): { accessToken: string; refreshToken: string; access: IssuedToken; refresh: IssuedToken } {
+export function mintTokens(grantId: string, now: number, ttl: TokenSettings, generation: number): { accessToken: string; refreshToken: string; access: IssuedToken; refresh: IssuedRefreshToken } {
   const accessToken = newGrantToken("access", grantId);
   const refreshToken = newRefreshToken(grantId, generation, ttl.keys.refreshToken);
   return {

@@ -3,10 +3,9 @@
 // revoke-all and revoke-app are moments in one record read beside it (revocations.ts). Its
 // app's summary (app-summaries.ts) follows it through a change record per event (app-changes.ts),
 // folded in afterwards: what the owner's console reads instead of it.
-import { grantIdOf, isRetiredRefreshToken, mintTokens, tokenHash, tokenKindOf, tokenMatches, type IssuedToken, type TokenKind, type TokenSettings } from "./grant-tokens.ts";
+import { grantIdOf, isRetiredRefreshToken, mintTokens, tokenHash, tokenKindOf, tokenMatches, type IssuedRefreshToken, type IssuedToken, type TokenKind, type TokenSettings } from "./grant-tokens.ts";
 import { constantTimeEqual } from "../crypto/secrets.ts";
-import type { ClientDisplay } from "../core/client-shape.ts";
-import type { KeyAuthentication } from "../clients/client-keys.ts";
+import type { ClientDisplay, KeyAuthentication } from "../core/client-shape.ts";
 import { InvalidGrant } from "../errors.ts";
 import { resourceWithin } from "./resource.ts";
 import { readRevocations, revokedByOwner, type Revocations } from "./revocations.ts";
@@ -17,7 +16,7 @@ import type { KeyValueStore, Versioned } from "../platform/store.ts";
 import { collisionPause } from "../platform/collision-pause.ts";
 import { createOnce } from "../platform/create-once.ts";
 import type { WaitUntil } from "../platform/after-answer.ts";
-import { MAX_RETIRED, REVOKED_RETENTION_MS } from "../core/policy.ts";
+import { REVOKED_RETENTION_MS } from "../core/policy.ts";
 
 export interface GrantRecord {
   kind: "grant";
@@ -41,11 +40,7 @@ export interface GrantRecord {
   expiresAt: number;
   revokedAt?: number;
   access: IssuedToken;
-  refresh: IssuedToken;
-  /** Refresh tokens from before generations, rotated out (at most MAX_RETIRED): presenting one
-   * again means it was stolen. Absent from grants created since: a rotated-out token of theirs
-   * is told by its generation, in constant space (grant-tokens.ts). */
-  retiredRefreshHashes?: string[];
+  refresh: IssuedRefreshToken;
 }
 
 /** Written when a grant is revoked before its record existed (a replayed code racing the
@@ -129,7 +124,7 @@ function isLive(grant: StoredGrant | null, now: number, revocations: Revocations
  * refresh; "revoked" and "expired" are said only of the grant's own current token. */
 export type DeadTokenReason = "malformed" | "unknown" | "revoked" | "expired";
 
-export type TokenCheck = { live: true; grant: GrantRecord } | { live: false; reason: DeadTokenReason };
+type TokenCheck = { live: true; grant: GrantRecord } | { live: false; reason: DeadTokenReason };
 
 /** Checks a token of this kind against its grant, with one round trip (the grant and the
  * revocations, read in parallel): live only if it is the grant's current token of that kind,
@@ -189,7 +184,7 @@ export async function rotateRefreshToken(
   if (!isLive(grant, now, revocations)) return { ok: false, reason: "unknown" };
   const presented = tokenHash(refreshToken);
   if (!constantTimeEqual(presented, grant.refresh.hash)) {
-    if (!isRetiredRefreshToken(refreshToken, retiredOf(grant), ttl.keys.refreshToken)) return { ok: false, reason: "unknown" };
+    if (!isRetiredRefreshToken(refreshToken, grant.refresh.generation, ttl.keys.refreshToken)) return { ok: false, reason: "unknown" };
     await revokeGrant(store, id, now, { read: { value: grant, version }, waitUntil: input.waitUntil });
     return { ok: false, reason: "reused" };
   }
@@ -200,8 +195,7 @@ export async function rotateRefreshToken(
   if (scopes.some((scope) => !grant.scopes.includes(scope))) return { ok: false, reason: "scope" };
   if (!resourceWithin(input.resource, grant.resource)) return { ok: false, reason: "target", granted: grant.resource };
 
-  const generation = grant.refresh.generation;
-  const minted = mintTokens(id, now, ttl, (generation ?? 0) + 1);
+  const minted = mintTokens(id, now, ttl, grant.refresh.generation + 1);
   const next: GrantRecord = {
     ...grant,
     accessScopes: scopes,
@@ -209,17 +203,12 @@ export async function rotateRefreshToken(
     access: minted.access,
     refresh: minted.refresh,
     expiresAt: Math.max(minted.access.expiresAt, minted.refresh.expiresAt),
-    // A token from before generations joins its grant's list; a later one is told by its tag.
-    ...(generation === undefined ? { retiredRefreshHashes: [presented, ...(grant.retiredRefreshHashes ?? [])].slice(0, MAX_RETIRED) } : {}),
   };
   // Two refreshes racing on production Blobs: only one write wins, the other is refused.
   if (!(await store.setIfUnchanged(grantKey(id), next, version))) return { ok: false, reason: "conflict" };
-  await afterward("follow a refresh", () => countChange(store, `g${minted.refresh.generation!}`, refreshOf(grant, next.expiresAt, now), now), input.waitUntil);
+  await afterward("follow a refresh", () => countChange(store, `g${minted.refresh.generation}`, refreshOf(grant, next.expiresAt, now), now), input.waitUntil);
   return { ok: true, tokens: { accessToken: minted.accessToken, refreshToken: minted.refreshToken, grant: next } };
 }
-
-/** What tells a grant's retired refresh tokens (grant-tokens.ts isRetiredRefreshToken). */
-const retiredOf = (grant: GrantRecord) => ({ retired: grant.retiredRefreshHashes ?? [], generation: grant.refresh.generation });
 
 /** The grant a token of either kind belongs to, if the token is (or was) really its own:
  * the current access or refresh token, or a retired refresh token; with the version read, for
@@ -232,5 +221,5 @@ export async function grantOwningToken(store: KeyValueStore, token: string, refr
   const grant = read.value;
   if (!grant || grant.kind !== "grant") return null;
   const current = constantTimeEqual(tokenHash(token), kind === "access" ? grant.access.hash : grant.refresh.hash);
-  return current || (kind === "refresh" && isRetiredRefreshToken(token, retiredOf(grant), refreshKey)) ? { id, grant, read } : null;
+  return current || (kind === "refresh" && isRetiredRefreshToken(token, grant.refresh.generation, refreshKey)) ? { id, grant, read } : null;
 }

@@ -10,32 +10,23 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 export type ScopeCounts = Record<string, Record<string, number>>;
 
 export interface HeldScopes {
-  /** Absent in summaries written by earlier versions: see `heldIn`. */
-  heldScopes?: ScopeCounts;
+  heldScopes: ScopeCounts;
   /** The last day a grant holding scopes past HELD_SCOPES lives to (they were not counted). */
   moreScopesUntil?: number;
 }
 
-/** What a summary holds besides: its latest grant's scopes and its live grants by day. */
+/** What a summary holds besides: its live grants by day. */
 interface Counted extends HeldScopes {
-  scopes: string[];
   liveByDay: Record<string, number>;
 }
 
 export const dayOf = (at: number): number => Math.floor(at / DAY_MS);
 
-/** The counts as stored; a summary written before scopes were counted (it kept its latest
- * grant's scopes only) is read as though each of its live grants held those, until its grants
- * of then have expired, been refreshed or revoked (each moves its own scopes). */
-export function heldIn(summary: Counted): ScopeCounts {
-  return summary.heldScopes ?? Object.fromEntries(summary.scopes.map((scope) => [scope, { ...summary.liveByDay }]));
-}
-
 /** One grant's scopes counted in (by 1) or out (by -1) at its expiry. (A Map: a scope is any
  * scope-token the owner approved, `__proto__` included, never an object's own property name.) */
 export function countScopes(summary: Counted, scopes: readonly string[], expiresAt: number, by: 1 | -1): HeldScopes {
   const day = String(dayOf(expiresAt));
-  const held = new Map(Object.entries(heldIn(summary)).map(([scope, days]) => [scope, new Map(Object.entries(days))]));
+  const held = new Map(Object.entries(summary.heldScopes).map(([scope, days]) => [scope, new Map(Object.entries(days))]));
   let moreScopesUntil = summary.moreScopesUntil;
   for (const scope of new Set(scopes)) {
     const days = held.get(scope);
@@ -58,7 +49,7 @@ export function countScopes(summary: Counted, scopes: readonly string[], expires
 /** The counts without the days before `day`: their grants have expired. */
 export function daysAhead(summary: Counted, day: number): Pick<Counted, "liveByDay" | "heldScopes" | "moreScopesUntil"> {
   const live = (days: Record<string, number>) => Object.fromEntries(Object.entries(days).filter(([d]) => Number(d) >= day));
-  const held = Object.entries(heldIn(summary)).flatMap(([scope, days]) => {
+  const held = Object.entries(summary.heldScopes).flatMap(([scope, days]) => {
     const left = live(days);
     return Object.keys(left).length > 0 ? [[scope, left] as const] : [];
   });
@@ -70,7 +61,7 @@ export function daysAhead(summary: Counted, day: number): Pick<Counted, "liveByD
  * some live grant holds scopes beyond those (past HELD_SCOPES). */
 export function liveScopes(summary: Counted, now: number): { scopes: Record<string, number>; more: boolean } {
   const today = dayOf(now);
-  const scopes = Object.entries(heldIn(summary)).flatMap(([scope, days]) => {
+  const scopes = Object.entries(summary.heldScopes).flatMap(([scope, days]) => {
     const grants = Object.entries(days).reduce((sum, [day, count]) => (Number(day) >= today ? sum + count : sum), 0);
     return grants > 0 ? [[scope, grants] as const] : [];
   });

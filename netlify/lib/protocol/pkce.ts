@@ -5,11 +5,8 @@ import { constantTimeEqual } from "../crypto/secrets.ts";
 /** 43 to 128 characters of the unreserved set: the shape of both a verifier and an S256 challenge. */
 const PKCE_VALUE = /^[A-Za-z0-9\-._~]{43,128}$/;
 
-export function isValidCodeChallenge(value: string): boolean {
-  return PKCE_VALUE.test(value);
-}
-
-export function isValidCodeVerifier(value: string): boolean {
+/** Whether a code_challenge or a code_verifier has that shape. */
+export function isPkceValue(value: string): boolean {
   return PKCE_VALUE.test(value);
 }
 
@@ -19,5 +16,5 @@ export function s256(verifier: string): string {
 
 /** Does the verifier hash to the stored challenge? Compared in constant time. */
 export function verifierMatches(verifier: string, challenge: string): boolean {
-  return isValidCodeVerifier(verifier) && constantTimeEqual(s256(verifier), challenge);
+  return isPkceValue(verifier) && constantTimeEqual(s256(verifier), challenge);
 }

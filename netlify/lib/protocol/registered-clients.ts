@@ -14,6 +14,7 @@ import type { ClientInfo } from "../core/client-shape.ts";
 import { InvalidClientMetadata } from "../errors.ts";
 import { cleanRegisteredName, redirectUriRefusal, type Registration } from "./client-registration.ts";
 import { MAX_REGISTERED_REDIRECT_URIS } from "../core/policy.ts";
+import { jsonOf } from "../core/json.ts";
 
 /** POST registers; GET `<this>/<id>` is a registered app's metadata document. */
 export const REGISTRATION_PATH = "/register";
@@ -26,7 +27,7 @@ const MAX_CLIENT_ID_LENGTH = 2000;
 
 /** Every registered app, in every metadata document and registration answer, is a public client
  * that may refresh its tokens (this server issues refresh tokens to every app). */
-export const REGISTERED_CLIENT_METADATA = {
+const REGISTERED_CLIENT_METADATA = {
   grant_types: ["authorization_code", "refresh_token"],
   response_types: ["code"],
   token_endpoint_auth_method: "none",
@@ -47,12 +48,7 @@ export function registeredClientId(baseUrl: string, key: Uint8Array, registratio
 
 /** The registration a payload holds, checked again as registration checks it, or null. */
 function registrationIn(payload: string, serverOrigin: URL): Registration | null {
-  let value: unknown;
-  try {
-    value = JSON.parse(Buffer.from(payload, "base64url").toString("utf8"));
-  } catch {
-    return null;
-  }
+  const value = jsonOf(Buffer.from(payload, "base64url").toString("utf8"));
   if (!Array.isArray(value) || value.length !== 3) return null;
   const [name, uris] = value as unknown[];
   if (typeof name !== "string" || !Array.isArray(uris) || uris.length === 0 || uris.length > MAX_REGISTERED_REDIRECT_URIS) return null;
@@ -61,7 +57,7 @@ function registrationIn(payload: string, serverOrigin: URL): Registration | null
   return cleaned === undefined ? { redirectUris: uris } : { name: cleaned, redirectUris: uris };
 }
 
-export type RegisteredClientId = { registration: Registration } | { invalid: string };
+type RegisteredClientId = { registration: Registration } | { invalid: string };
 
 /** What a client_id at /register on this server's host carries (any scheme or port: such an
  * address is never fetched, this server's own least of all): its registration, or why it is not

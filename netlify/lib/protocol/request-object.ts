@@ -26,7 +26,7 @@ export function requestTooLarge(token: string): boolean {
   return token.length > MAX_REQUEST_OBJECT_LENGTH - OFFER_ROOM;
 }
 
-type RequestClaims = AuthorizationRequest & { offer: SignInOffer; rid?: string };
+type RequestClaims = AuthorizationRequest & { offer: SignInOffer; rid: string };
 
 /** A verified request object: the request, the page's offer, and when it expires (ms). */
 export interface SignedRequest {
@@ -34,7 +34,7 @@ export interface SignedRequest {
   offer: SignInOffer;
   expiresAt: number;
   /** Drawn when GET /auth signs it, kept when it is signed again: two requests alike in every
-   * parameter (a client that sends one twice) are two requests ("" for one signed before). */
+   * parameter (a client that sends one twice) are two requests. */
   rid: string;
 }
 
@@ -72,7 +72,7 @@ export async function verifyRequest(token: string, key: Uint8Array, issuer: stri
   const payload = await verifyTyped<RequestClaims>(token, requestObjectKind(key, issuer), now, MAX_REQUEST_OBJECT_LENGTH);
   if (!payload || typeof payload.exp !== "number") return null;
   const { clientId, redirectUri, state, codeChallenge, scopes, meMismatch, resource, client, clientRead, unshownLogoUri, authentication, documentUnread, defaultScopes } = payload;
-  if (typeof clientId !== "string" || typeof redirectUri !== "string" || typeof state !== "string" || typeof codeChallenge !== "string" || !Array.isArray(scopes)) {
+  if (typeof clientId !== "string" || typeof redirectUri !== "string" || typeof state !== "string" || typeof codeChallenge !== "string" || !Array.isArray(scopes) || typeof payload.rid !== "string") {
     return null;
   }
   const request: AuthorizationRequest = { clientId, redirectUri, state, codeChallenge, scopes, client: client ?? {} };
@@ -86,12 +86,12 @@ export async function verifyRequest(token: string, key: Uint8Array, issuer: stri
   if (Array.isArray(defaultScopes)) request.defaultScopes = defaultScopes.filter((s): s is string => typeof s === "string");
   const prompt = signedPrompt(payload.prompt);
   if (prompt.length > 0) request.prompt = prompt;
-  return { request, offer: readOffer(payload.offer), expiresAt: payload.exp * 1000, rid: typeof payload.rid === "string" ? payload.rid : "" };
+  return { request, offer: readOffer(payload.offer), expiresAt: payload.exp * 1000, rid: payload.rid };
 }
 
 /** A request the approve step can use, or why not (with, for one this server signed that has
  * expired, the app it came from: a genuine address to send the person back to). */
-export type RequestCheck = { ok: true; signed: SignedRequest } | { ok: false; problem: RequestProblem; clientId?: string };
+type RequestCheck = { ok: true; signed: SignedRequest } | { ok: false; problem: RequestProblem; clientId?: string };
 
 /** The request, or what is wrong with it: "expired" only for a request this server signed (its
  * signature holds at a moment before its expiry), so that a changed one is never called old. */

@@ -4,7 +4,7 @@
 // as `aud`. The value is kept exactly as sent: a resource server compares it with its own URL.
 import type { Fields } from "../core/fields.ts";
 import { InvalidTarget } from "../errors.ts";
-import { isLoopbackHost } from "../core/urls.ts";
+import { isLoopbackHost, urlOf } from "../core/urls.ts";
 
 const MAX_RESOURCE_LENGTH = 2048;
 const NOT_HTTPS = "resource must be an absolute https URI (http only on this device: localhost, 127.0.0.1, [::1]).";
@@ -29,12 +29,8 @@ export function requestedResource(params: Fields<"resource">): string | undefine
   if (!authority || /[\s\\]/.test(raw)) throw new InvalidTarget(NOT_HTTPS);
   // Checked as written: the URL parser drops an empty one ("https://@evil.example/").
   if (authority.includes("@")) throw new InvalidTarget("resource must not contain user information (a name and @ before the host).");
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new InvalidTarget(NOT_HTTPS);
-  }
+  const url = urlOf(raw);
+  if (!url) throw new InvalidTarget(NOT_HTTPS);
   if (url.protocol !== "https:" && !(url.protocol === "http:" && isLoopbackHost(url.hostname))) throw new InvalidTarget(NOT_HTTPS);
   return raw;
 }

@@ -8,9 +8,9 @@ import { tokenKindOf } from "./grant-tokens.ts";
 import type { KeyValueStore } from "../platform/store.ts";
 
 /** Why a presented access token is not active (the resource API's own reasons: resource/types.ts). */
-export type AccessTokenRefusal = DeadTokenReason | "refresh-token" | "code";
+type AccessTokenRefusal = DeadTokenReason | "refresh-token" | "code";
 
-export type AccessTokenCheck = { active: true; grant: GrantRecord } | { active: false; reason: AccessTokenRefusal };
+type AccessTokenCheck = { active: true; grant: GrantRecord } | { active: false; reason: AccessTokenRefusal };
 
 /** What the token's shape alone says against it, before any read: a refresh token or an
  * authorization code presented as an access token, or something of no known shape. */

@@ -9,11 +9,11 @@ import { tokenFromIntrospection } from "./introspection-answer.ts";
 import { ResourceSetupError, TokenCheckUnavailable, type TokenVerification } from "./types.ts";
 
 /** The longest an answer is reused (the bound on how long a revocation can go unnoticed). */
-export const MAX_CACHE_MS = 60_000;
+const MAX_CACHE_MS = 60_000;
 const MAX_ENTRIES = 1000;
 const TIMEOUT_MS = 4000;
 
-export interface IntrospectionClientOptions {
+interface IntrospectionClientOptions {
   endpoint: string;
   credential: string;
   /** The clock (tests move it). */

@@ -1,6 +1,7 @@
 // RFC 9728 protected resource metadata: the document that names this IndieAuth server as the
 // authorization server of a resource (a Micropub endpoint, an MCP server), and where it lives:
 // /.well-known/oauth-protected-resource followed by the resource's path (RFC 9728 3.1).
+import { urlOf } from "../core/urls.ts";
 import { ResourceUsageError } from "./types.ts";
 
 export interface ResourceDescription {
@@ -24,17 +25,13 @@ export interface ProtectedResourceMetadata {
   resource_documentation?: string;
 }
 
-export const WELL_KNOWN = "/.well-known/oauth-protected-resource";
+const WELL_KNOWN = "/.well-known/oauth-protected-resource";
 
 /** The resource identifier as an absolute URL: http(s), no fragment. A path is taken against
  * `origin`; without one, a path cannot be resolved. */
 export function resolveResource(resource: string, origin: string | undefined): string {
-  let url: URL;
-  try {
-    url = resource.startsWith("/") && !resource.startsWith("//") ? new URL(resource, origin) : new URL(resource);
-  } catch {
-    throw new ResourceUsageError(`resource must be an absolute http(s) URL, or a path with a known origin: ${JSON.stringify(resource)}`);
-  }
+  const url = urlOf(resource, resource.startsWith("/") && !resource.startsWith("//") ? origin : undefined);
+  if (!url) throw new ResourceUsageError(`resource must be an absolute http(s) URL, or a path with a known origin: ${JSON.stringify(resource)}`);
   if ((url.protocol !== "https:" && url.protocol !== "http:") || url.hash) {
     throw new ResourceUsageError(`resource must be an http(s) URL without a fragment (RFC 9728 1.2): ${JSON.stringify(resource)}`);
   }

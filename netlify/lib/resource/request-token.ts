@@ -5,7 +5,7 @@
 // two different tokens let one party's token ride on another's request.
 import { bearerToken } from "../http/request.ts";
 
-export type RequestToken =
+type RequestToken =
   | { found: true; token: string }
   | { found: false; reason: "missing" | "malformed" | "invalid-request"; description: string };
 

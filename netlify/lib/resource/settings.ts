@@ -3,6 +3,7 @@
 //               site and Blobs store, and read the token's grant directly.
 //   other site  (INDIEAUTH_SERVER set): the functions run on another site, and ask this server's
 //               POST /introspect with the resource-server credential INTROSPECTION_TOKEN.
+import { isLoopbackHost, urlOf } from "../core/urls.ts";
 
 type Env = Record<string, string | undefined>;
 
@@ -23,25 +24,19 @@ export type ResourceSettings =
       credential: string;
     };
 
-export interface SettingsProblem {
+interface SettingsProblem {
   variable: string;
   message: string;
   fix: string;
 }
 
-export type SettingsResult = { ok: true; settings: ResourceSettings } | { ok: false; problem: SettingsProblem };
-
-const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]"]);
+type SettingsResult = { ok: true; settings: ResourceSettings } | { ok: false; problem: SettingsProblem };
 
 function originOf(raw: string): string | null {
-  try {
-    const url = new URL(raw);
-    const secure = url.protocol === "https:" || (url.protocol === "http:" && LOOPBACK.has(url.hostname));
-    if (!secure || url.username || url.password || url.search || url.hash || url.pathname !== "/") return null;
-    return url.origin;
-  } catch {
-    return null;
-  }
+  const url = urlOf(raw);
+  if (!url) return null;
+  const secure = url.protocol === "https:" || (url.protocol === "http:" && isLoopbackHost(url.hostname));
+  return !secure || url.username || url.password || url.search || url.hash || url.pathname !== "/" ? null : url.origin;
 }
 
 export function readResourceSettings(env: Env): SettingsResult {

@@ -19,7 +19,7 @@ import { userinfoEndpoint } from "../../../netlify/lib/endpoints/userinfo.ts";
 import { endpoint, route } from "../../../netlify/lib/http/endpoint.ts";
 import { addPasskey } from "../../../netlify/lib/owner/passkey-records.ts";
 import { ACCOUNT_API, PASSKEYS_API } from "../../../netlify/lib/pages/paths.ts";
-import { THROTTLE_POLICY } from "../../../netlify/lib/owner/throttle.ts";
+import { THROTTLE_POLICY } from "../../../netlify/lib/core/policy.ts";
 import { buildSite } from "../../../scripts/build.ts";
 import { fastRuntime, storeSnapshot } from "../../helpers/attack-kit.ts";
 import { consoleSignIn } from "../../helpers/console.ts";

@@ -7,7 +7,6 @@
 // it answers at once however long the history is.
 import { describe, expect, it } from "vitest";
 import { CLIENT_TEXT_LIMIT, recordSignInEvent } from "../../../netlify/lib/owner/sign-in-events.ts";
-import { THROTTLE_POLICY } from "../../../netlify/lib/owner/throttle.ts";
 import { approve, endpoints, signedRequest } from "../../helpers/endpoints.ts";
 import { authorizationParams, consolePostRequest } from "../../helpers/requests.ts";
 import { ACCOUNT_API } from "../../../netlify/lib/pages/paths.ts";
@@ -21,7 +20,7 @@ import { fastRuntime, storeSnapshot } from "../../helpers/attack-kit.ts";
 import { consoleGet, consolePost, consoleSignIn } from "../../helpers/console.ts";
 import { forgedAnswer, passkeyAnswer, passkeySignIn, withPasskey } from "../../helpers/passkey-owner.ts";
 import { START_TIME, type TestRuntime } from "../../helpers/runtime.ts";
-import { COUNTER_CAP, EVENT_SLOTS_PER_HOUR, REFUSED_COUNTED_PER_HOUR } from "../../../netlify/lib/core/policy.ts";
+import { COUNTER_CAP, EVENT_SLOTS_PER_HOUR, REFUSED_COUNTED_PER_HOUR, THROTTLE_POLICY } from "../../../netlify/lib/core/policy.ts";
 
 const MINUTE = 60 * 1000;
 const HOUR = 60 * MINUTE;

@@ -8,7 +8,7 @@
 // failures only: no number of failures from elsewhere keeps it out, nor keeps the owner from
 // confirming the password to add a passkey. (The guessing limits: password-guessing.test.ts.)
 import { describe, expect, it } from "vitest";
-import { THROTTLE_POLICY } from "../../../netlify/lib/owner/throttle.ts";
+import { THROTTLE_POLICY } from "../../../netlify/lib/core/policy.ts";
 import { fastRuntime } from "../../helpers/attack-kit.ts";
 import { consolePost, consoleSignIn, cookieFrom, passkeysPost } from "../../helpers/console.ts";
 import { approve, signedRequest } from "../../helpers/endpoints.ts";

@@ -9,7 +9,7 @@
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
-import { THROTTLE_POLICY } from "../../../netlify/lib/owner/throttle.ts";
+import { THROTTLE_POLICY } from "../../../netlify/lib/core/policy.ts";
 import { FAST_PASSWORD_HASH, fastRuntime, storeSnapshot } from "../../helpers/attack-kit.ts";
 import { consolePost, passkeysPost } from "../../helpers/console.ts";
 import { approve, signedRequest } from "../../helpers/endpoints.ts";

@@ -15,7 +15,7 @@ import { parseClientDocument } from "../../../netlify/lib/clients/client-info.ts
 import { approveEndpoint } from "../../../netlify/lib/endpoints/approve.ts";
 import { tokenEndpoint } from "../../../netlify/lib/endpoints/token.ts";
 import { renderMessagePage } from "../../../netlify/lib/http/message-page.ts";
-import { THROTTLE_POLICY } from "../../../netlify/lib/owner/throttle.ts";
+import { THROTTLE_POLICY } from "../../../netlify/lib/core/policy.ts";
 import { expectShownAsText, fastRuntime, publishingClient } from "../../helpers/attack-kit.ts";
 import { approvedBefore } from "../../helpers/approved-app.ts";
 import { approve, authorize, signedRequest, userinfo } from "../../helpers/endpoints.ts";

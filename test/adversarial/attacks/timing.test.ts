@@ -208,7 +208,6 @@ describe("timing: reading the code", () => {
     ["protocol/pkce.ts", "verifierMatches", "constantTimeEqual"],
     ["protocol/grant-tokens.ts", "tokenMatches", "constantTimeEqual"],
     ["protocol/grant-tokens.ts", "refreshGenerationOf", "constantTimeEqual"],
-    ["protocol/grant-tokens.ts", "isRetiredRefreshToken", "constantTimeEqual"],
     ["protocol/grants.ts", "checkGrantToken", "tokenMatches"],
     ["protocol/grants.ts", "rotateRefreshToken", "constantTimeEqual"],
     ["protocol/grants.ts", "grantOwningToken", "constantTimeEqual"],

@@ -213,7 +213,7 @@ describe("token confusion: a JWT re-signed to pass for another kind (each check 
 
   it("the control: a request signed as a request is accepted", async () => {
     const rt = await fastRuntime();
-    expect(await isRequestObject(rt, await signTyped({ ...request }, KINDS.request, rt.now(), rt.now() + 60_000))).toBe(true);
+    expect(await isRequestObject(rt, await signTyped({ ...request, rid: "r" }, KINDS.request, rt.now(), rt.now() + 60_000))).toBe(true);
   });
 
   it.each([
@@ -224,7 +224,7 @@ describe("token confusion: a JWT re-signed to pass for another kind (each check 
     ["issued by another server", { ...KINDS.request, issuer: "https://evil.example/" }],
   ])("an authorization request %s is refused at the approve step, with no code", async (_name, kind) => {
     const rt = await fastRuntime();
-    expect(await isRequestObject(rt, await signTyped({ ...request }, kind, rt.now(), rt.now() + 60_000))).toBe(false);
+    expect(await isRequestObject(rt, await signTyped({ ...request, rid: "r" }, kind, rt.now(), rt.now() + 60_000))).toBe(false);
     expect(await rt.store.list(RECORDS.code.prefix)).toEqual([]);
   });
 });

@@ -13,7 +13,7 @@ import { authorizationEndpoint } from "../../../netlify/lib/endpoints/auth.ts";
 import { HOME_PAGE, SIGN_IN_PAGE } from "../../../netlify/lib/pages/paths.ts";
 import { signRequest, verifyRequest, type AuthorizationRequest } from "../../../netlify/lib/protocol/request-object.ts";
 import { startSession } from "../../../netlify/lib/owner/sessions.ts";
-import { THROTTLE_POLICY } from "../../../netlify/lib/owner/throttle.ts";
+import { THROTTLE_POLICY } from "../../../netlify/lib/core/policy.ts";
 import { parseClientId, parseRedirectUri, sameOrigin } from "../../../netlify/lib/core/urls.ts";
 import { approvedBefore } from "../../helpers/approved-app.ts";
 import { TEST_PASSWORD } from "../../helpers/env.ts";

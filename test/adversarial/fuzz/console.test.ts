@@ -11,7 +11,7 @@ import { selfTestEndpoint } from "../../../netlify/lib/endpoints/self-test.ts";
 import { listPasskeys } from "../../../netlify/lib/owner/passkey-records.ts";
 import { ACCOUNT_API, PASSKEYS_API } from "../../../netlify/lib/pages/paths.ts";
 import { sessionCookieName, startSession } from "../../../netlify/lib/owner/sessions.ts";
-import { THROTTLE_POLICY } from "../../../netlify/lib/owner/throttle.ts";
+import { THROTTLE_POLICY } from "../../../netlify/lib/core/policy.ts";
 import { authenticationOptions } from "../../../netlify/lib/owner/webauthn.ts";
 import { consoleSignIn, passkeysPost } from "../../helpers/console.ts";
 import { BASE } from "../../helpers/requests.ts";
