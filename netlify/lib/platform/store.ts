@@ -93,7 +93,7 @@ function environmentConnection(): Partial<BlobsConnection> {
   const encoded = (globalThis as { netlifyBlobsContext?: unknown }).netlifyBlobsContext || process.env.NETLIFY_BLOBS_CONTEXT;
   if (typeof encoded !== "string" || !encoded) return {};
   const parsed = jsonOf(Buffer.from(encoded, "base64").toString("utf8"));
-  return typeof parsed === "object" && parsed !== null ? (parsed as Partial<BlobsConnection>) : {};
+  return typeof parsed === "object" && parsed !== null ? parsed : {};
 }
 
 /** The local emulation (`netlify dev`, the tests) answers plain http on a loopback host;
