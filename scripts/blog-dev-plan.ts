@@ -22,9 +22,15 @@ export function parseDevArguments(argv: readonly string[], env: NodeJS.ProcessEn
   }
   if (raw === undefined) raw = env.PORT ?? String(DEFAULT_PORT);
   const port = parsePort(raw);
-  if (port === undefined) return { error: `Not a port number (1-65535): ${JSON.stringify(raw)}. For example: npx netlify-indieauth dev --port 9000` };
+  if (port === undefined)
+    return {
+      error: `Not a port number (1-65535): ${JSON.stringify(raw)}. For example: npx netlify-indieauth dev --port 9000`,
+    };
   const host = rawHost === undefined ? LOOPBACK : parseHost(rawHost);
-  if (host === undefined) return { error: `Not an IP address to listen on: ${JSON.stringify(rawHost)}. For example: npx netlify-indieauth dev --host 0.0.0.0 (every network interface)` };
+  if (host === undefined)
+    return {
+      error: `Not an IP address to listen on: ${JSON.stringify(rawHost)}. For example: npx netlify-indieauth dev --host 0.0.0.0 (every network interface)`,
+    };
   return { port, host };
 }
 
@@ -35,14 +41,22 @@ const LOCAL_ME = /^http:\/\/localhost(:\d+)?\/$/;
  * blog's own home page) follows the port. Values set in the shell win at run time, as netlify-cli
  * lets them win over .env; `notes` say what changed and why. The build netlify serve runs reads
  * .env over the shell, so an INDIEAUTH_HOST there must name this very port (`error` otherwise). */
-export function localAddresses(port: number, dotEnv: Record<string, string>, shell: NodeJS.ProcessEnv): { env: Record<string, string>; notes: string[]; error?: string } {
+export function localAddresses(
+  port: number,
+  dotEnv: Record<string, string>,
+  shell: NodeJS.ProcessEnv,
+): { env: Record<string, string>; notes: string[]; error?: string } {
   const origin = `http://localhost:${port}`;
   const env: Record<string, string> = {};
   const notes: string[] = [];
   const authHost = (dotEnv.INDIEAUTH_HOST ?? shell.INDIEAUTH_HOST)?.trim().toLowerCase();
   if (authHost && !authHost.endsWith(`:${port}`)) {
     const fix = dotEnv.INDIEAUTH_HOST === undefined ? "set it" : "change it in .env";
-    return { env, notes, error: `INDIEAUTH_HOST=${authHost} is not on this port: ${fix} to ${authHost.replace(/:\d+$/, "")}:${port}, or run on its port (npx netlify-indieauth dev --port N, N its port).` };
+    return {
+      env,
+      notes,
+      error: `INDIEAUTH_HOST=${authHost} is not on this port: ${fix} to ${authHost.replace(/:\d+$/, "")}:${port}, or run on its port (npx netlify-indieauth dev --port N, N its port).`,
+    };
   }
   if (shell.BASE_URL === undefined) env.BASE_URL = authHost ? `http://${authHost}` : origin;
   const me = shell.ME ?? dotEnv.ME;

@@ -63,11 +63,15 @@ if ("error" in parsed) fail(parsed.error, 2);
 const { port, host } = parsed;
 
 if (!(await portIsFree(port))) {
-  fail(`Port ${port} is busy: another server listens there. Nothing was built.\nStop it, or use another port: npx netlify-indieauth dev --port ${port + 1}`);
+  fail(
+    `Port ${port} is busy: another server listens there. Nothing was built.\nStop it, or use another port: npx netlify-indieauth dev --port ${port + 1}`,
+  );
 }
 const toml = netlifyToml();
 if (!(toml?.plugins ?? []).some((plugin) => plugin.package === "netlify-indieauth")) {
-  fail('This folder\'s netlify.toml does not load the plugin, so the build would not add the server. Add to netlify.toml:\n\n[[plugins]]\n  package = "netlify-indieauth"');
+  fail(
+    'This folder\'s netlify.toml does not load the plugin, so the build would not add the server. Add to netlify.toml:\n\n[[plugins]]\n  package = "netlify-indieauth"',
+  );
 }
 const dotEnv = existsSync(join(blog, ".env")) ? parseEnv(readFileSync(join(blog, ".env"), "utf8")) : {};
 const committable = committableEnvFiles(blog);
@@ -82,7 +86,10 @@ if (existsSync(publish)) {
   if (check.refusal) fail(`Nothing was built or served: ${check.refusal}`);
 }
 const cli = netlifyCli();
-if (!cli) fail("netlify-cli is not installed in this folder. Install it beside the package:\n  npm install --save-dev netlify-cli@26");
+if (!cli)
+  fail(
+    "netlify-cli is not installed in this folder. Install it beside the package:\n  npm install --save-dev netlify-cli@26",
+  );
 
 const { env, notes, error } = localAddresses(port, dotEnv as Record<string, string>, process.env);
 if (error) fail(`Nothing was built: ${error}`, 2);
@@ -92,18 +99,30 @@ const [staticPort, functionsPort] = await innerPorts(port);
 const blogBase = `http://localhost:${port}`;
 /** The server's own address: the blog's, or its auth host's (INDIEAUTH_HOST, e.g. auth.localhost). */
 const base = (process.env.BASE_URL ?? env.BASE_URL ?? blogBase).replace(/\/$/, "");
-console.log(`Building the blog and the IndieAuth server, then serving them on ${blogBase}/ (netlify serve, offline)…\n`);
+console.log(
+  `Building the blog and the IndieAuth server, then serving them on ${blogBase}/ (netlify serve, offline)…\n`,
+);
 const listen = listenOn(host);
 // netlify-cli's output goes through a filter (scripts/serve-output.ts), in colour on a terminal.
-const colour = process.stdout.isTTY && process.env.FORCE_COLOR === undefined && process.env.NO_COLOR === undefined ? { FORCE_COLOR: "1" } : {};
+const colour =
+  process.stdout.isTTY && process.env.FORCE_COLOR === undefined && process.env.NO_COLOR === undefined
+    ? { FORCE_COLOR: "1" }
+    : {};
 const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env, ...listen.env, ...colour, BROWSER: "none" };
 // The functions see these before .env's values; the build plugin takes them from this variable.
-childEnv[DEV_ADDRESSES_VARIABLE] = devAddressesValue({ ME: childEnv.ME ?? dotEnv.ME, BASE_URL: childEnv.BASE_URL ?? dotEnv.BASE_URL });
-const child = spawn(process.execPath, [...listen.nodeArgs, cli, ...serveArguments({ port, staticPort, functionsPort })], {
-  cwd: blog,
-  stdio: ["inherit", "pipe", "pipe"],
-  env: childEnv,
+childEnv[DEV_ADDRESSES_VARIABLE] = devAddressesValue({
+  ME: childEnv.ME ?? dotEnv.ME,
+  BASE_URL: childEnv.BASE_URL ?? dotEnv.BASE_URL,
 });
+const child = spawn(
+  process.execPath,
+  [...listen.nodeArgs, cli, ...serveArguments({ port, staticPort, functionsPort })],
+  {
+    cwd: blog,
+    stdio: ["inherit", "pipe", "pipe"],
+    env: childEnv,
+  },
+);
 pipeFiltered(child.stdout, process.stdout);
 pipeFiltered(child.stderr, process.stderr);
 // Its exit code, once its output has been passed on (or a moment after it ended, should a
@@ -118,10 +137,19 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => ch
 function answers(): Promise<boolean> {
   const address = host === "0.0.0.0" || host === "::" ? LOOPBACK : host;
   return new Promise((done) => {
-    const asked = request({ host: address, port, path: "/.well-known/oauth-authorization-server", headers: { Host: new URL(base).host }, timeout: 5000 }, (res) => {
-      res.resume();
-      done(res.statusCode === 200);
-    });
+    const asked = request(
+      {
+        host: address,
+        port,
+        path: "/.well-known/oauth-authorization-server",
+        headers: { Host: new URL(base).host },
+        timeout: 5000,
+      },
+      (res) => {
+        res.resume();
+        done(res.statusCode === 200);
+      },
+    );
     asked.on("error", () => done(false));
     asked.on("timeout", () => asked.destroy());
     asked.end();

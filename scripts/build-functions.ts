@@ -59,13 +59,25 @@ function packageOf(input: string): string | null {
   return /(?:^|\/)node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(input)?.[1] ?? null;
 }
 
-const packagesIn = (metafile: Metafile | undefined) => new Set(Object.keys(metafile?.inputs ?? {}).flatMap((input) => packageOf(input) ?? []));
+const packagesIn = (metafile: Metafile | undefined) =>
+  new Set(Object.keys(metafile?.inputs ?? {}).flatMap((input) => packageOf(input) ?? []));
 
 // esbuild's ESM output keeps a CommonJS package's require() of Node's own modules: give it one.
-const REQUIRE_SHIM = 'import{createRequire as __indieauthRequire}from"node:module";const require=__indieauthRequire(import.meta.url);';
+const REQUIRE_SHIM =
+  'import{createRequire as __indieauthRequire}from"node:module";const require=__indieauthRequire(import.meta.url);';
 
 /** What both passes share: one minified ESM file per entry, for Node. */
-const COMMON = { metafile: true, bundle: true, outExtension: { ".js": ".mjs" }, format: "esm", platform: "node", target: "node20", minify: true, banner: { js: REQUIRE_SHIM }, logLevel: "warning" } as const;
+const COMMON = {
+  metafile: true,
+  bundle: true,
+  outExtension: { ".js": ".mjs" },
+  format: "esm",
+  platform: "node",
+  target: "node20",
+  minify: true,
+  banner: { js: REQUIRE_SHIM },
+  logLevel: "warning",
+} as const;
 
 /** Marks the import being resolved by the plugin itself, so that it does not take it again. */
 const RESOLVING = Symbol("lazy package");
@@ -79,10 +91,17 @@ function lazyPackages(lazy: Map<string, string>): Plugin {
     setup(build) {
       build.onResolve({ filter: /^[^./]/ }, async (args) => {
         if (args.kind !== "dynamic-import" || args.pluginData === RESOLVING) return undefined;
-        const resolved = await build.resolve(args.path, { kind: args.kind, importer: args.importer, resolveDir: args.resolveDir, pluginData: RESOLVING });
-        if (resolved.errors.length > 0 || resolved.external) return resolved.errors.length > 0 ? { errors: resolved.errors } : undefined;
+        const resolved = await build.resolve(args.path, {
+          kind: args.kind,
+          importer: args.importer,
+          resolveDir: args.resolveDir,
+          pluginData: RESOLVING,
+        });
+        if (resolved.errors.length > 0 || resolved.external)
+          return resolved.errors.length > 0 ? { errors: resolved.errors } : undefined;
         const name = args.path.replace(/^@/, "").replaceAll("/", "-");
-        if (lazy.has(name) && lazy.get(name) !== resolved.path) return { errors: [{ text: `two packages imported on use would both be chunks/${name}.mjs` }] };
+        if (lazy.has(name) && lazy.get(name) !== resolved.path)
+          return { errors: [{ text: `two packages imported on use would both be chunks/${name}.mjs` }] };
         lazy.set(name, resolved.path);
         return { path: `./chunks/${name}.mjs`, external: true };
       });
@@ -100,7 +119,10 @@ async function folderBytes(dir: string): Promise<number> {
 
 /** The function sources' names: every .ts module in `sources`. */
 export async function functionNames(sources = FUNCTION_SOURCES): Promise<string[]> {
-  return (await readdir(sources)).filter((file) => file.endsWith(".ts")).map((file) => file.slice(0, -3)).sort();
+  return (await readdir(sources))
+    .filter((file) => file.endsWith(".ts"))
+    .map((file) => file.slice(0, -3))
+    .sort();
 }
 
 /** Builds every function into its own folder of `outDir` and returns what was written. Nothing
@@ -124,13 +146,29 @@ export async function buildFunctions(outDir: string, options: FunctionBuildOptio
     });
     // The packages it imports on use, each a module of chunks/ (the code they share, and
     // esbuild's helpers for CommonJS, in chunks of their own), loaded when a request first needs it.
-    const onDemand = lazy.size === 0 ? undefined : (await build({ ...COMMON, entryPoints: Object.fromEntries(lazy), outdir: join(dir, "chunks"), splitting: true, chunkNames: "[name]-[hash]" })).metafile;
+    const onDemand =
+      lazy.size === 0
+        ? undefined
+        : (
+            await build({
+              ...COMMON,
+              entryPoints: Object.fromEntries(lazy),
+              outdir: join(dir, "chunks"),
+              splitting: true,
+              chunkNames: "[name]-[hash]",
+            })
+          ).metafile;
     // The config a module exports (cleanup's schedule) is read from the built handler, and
     // written out as a literal in the entry module, where Netlify reads it without running code.
     const handler = pathToFileURL(join(dir, "handler.mjs")).href;
     const exported = ((await import(handler)) as { config?: FunctionConfig }).config;
     // Netlify ships these files as they are: its own bundler would inline the chunks again.
-    const config = { ...exported, ...options.config?.(source), nodeBundler: "none", includedFiles: ["handler.mjs", "chunks/**"] };
+    const config = {
+      ...exported,
+      ...options.config?.(source),
+      nodeBundler: "none",
+      includedFiles: ["handler.mjs", "chunks/**"],
+    };
     const entry = [
       `// ${source}: built from netlify/functions/${source}.ts by netlify-indieauth (scripts/build-functions.ts).`,
       `export { default } from "./handler.mjs";`,
@@ -141,9 +179,21 @@ export async function buildFunctions(outDir: string, options: FunctionBuildOptio
     await writeFile(join(dir, `${name}.mjs`), entry);
     const handlerOutput = Object.entries(metafile.outputs).find(([path]) => path.endsWith("/handler.mjs"))![1];
     const coldStartPackages = packagesIn(metafile);
-    const coldStartFiles = ["handler.mjs", ...handlerOutput.imports.filter((i) => i.kind === "import-statement" && i.path.startsWith("./")).map((i) => i.path.slice(2))];
+    const coldStartFiles = [
+      "handler.mjs",
+      ...handlerOutput.imports
+        .filter((i) => i.kind === "import-statement" && i.path.startsWith("./"))
+        .map((i) => i.path.slice(2)),
+    ];
     const onDemandPackages = [...packagesIn(onDemand)].filter((p) => !coldStartPackages.has(p)).sort();
-    built.push({ name, dir, bytes: await folderBytes(dir), coldStartPackages: [...coldStartPackages].sort(), onDemandPackages, coldStartFiles });
+    built.push({
+      name,
+      dir,
+      bytes: await folderBytes(dir),
+      coldStartPackages: [...coldStartPackages].sort(),
+      onDemandPackages,
+      coldStartFiles,
+    });
   }
   return built;
 }

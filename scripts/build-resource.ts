@@ -32,7 +32,11 @@ export function resourceBundle(minify: boolean): BuildOptions {
 /** The declarations of the entry and of the modules its types name, by path under `outDir`. */
 function declarations(outDir: string): Map<string, string> {
   const configPath = join(ROOT, "tsconfig.json");
-  const parsed = ts.getParsedCommandLineOfConfigFile(configPath, {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => undefined });
+  const parsed = ts.getParsedCommandLineOfConfigFile(
+    configPath,
+    {},
+    { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => undefined },
+  );
   if (!parsed) throw new Error("tsconfig.json could not be read");
   const options: ts.CompilerOptions = {
     ...parsed.options,
@@ -46,7 +50,13 @@ function declarations(outDir: string): Map<string, string> {
   const result = ts.createProgram([RESOURCE_SOURCE], options).emit(undefined, (path, text) => files.set(path, text));
   const errors = result.diagnostics.filter((d) => d.category === ts.DiagnosticCategory.Error);
   if (result.emitSkipped || errors.length > 0) {
-    throw new Error(ts.formatDiagnostics(errors, { getCanonicalFileName: (f) => f, getCurrentDirectory: () => ROOT, getNewLine: () => "\n" }));
+    throw new Error(
+      ts.formatDiagnostics(errors, {
+        getCanonicalFileName: (f) => f,
+        getCurrentDirectory: () => ROOT,
+        getNewLine: () => "\n",
+      }),
+    );
   }
   return files;
 }
@@ -70,7 +80,8 @@ export async function buildResourceEntry(outDir = RESOURCE_OUT): Promise<void> {
     await writeFile(beside, contents);
     await rename(beside, path);
   }
-  for (const stale of await filesUnder(outDir)) if (!files.has(stale) && !stale.endsWith(".tmp")) await rm(stale, { force: true });
+  for (const stale of await filesUnder(outDir))
+    if (!files.has(stale) && !stale.endsWith(".tmp")) await rm(stale, { force: true });
 }
 
 if (process.argv[1] && import.meta.url === new URL(`file://${process.argv[1]}`).href) {

@@ -31,7 +31,9 @@ function discoveryLinks(baseUrl: string): { rel: string; href: string }[] {
 }
 
 function linkTags(baseUrl: string): string {
-  return discoveryLinks(baseUrl).map(({ rel, href }) => `<link rel="${rel}" href="${href}">`).join("\n");
+  return discoveryLinks(baseUrl)
+    .map(({ rel, href }) => `<link rel="${rel}" href="${href}">`)
+    .join("\n");
 }
 
 /** A URL in pieces that end after each "/" or ".", so a narrow screen breaks it only there. */
@@ -41,13 +43,22 @@ function urlParts(url: string): string[] {
 
 function endpoints(baseUrl: string): { url_parts: string[]; does: string }[] {
   const list = [
-    { url: `${baseUrl}/.well-known/oauth-authorization-server`, does: "Server metadata (RFC 8414) for clients to discover everything else." },
+    {
+      url: `${baseUrl}/.well-known/oauth-authorization-server`,
+      does: "Server metadata (RFC 8414) for clients to discover everything else.",
+    },
     { url: `${baseUrl}/auth`, does: "GET: the sign-in and consent page. POST: redeem a code for your profile URL." },
-    { url: `${baseUrl}/token`, does: "POST: redeem a code or refresh token for an access token. GET: legacy token verification." },
+    {
+      url: `${baseUrl}/token`,
+      does: "POST: redeem a code or refresh token for an access token. GET: legacy token verification.",
+    },
     { url: `${baseUrl}/introspect`, does: "POST: token verification (RFC 7662) for Micropub endpoints." },
     { url: `${baseUrl}/revoke`, does: "POST: token revocation (RFC 7009)." },
     { url: `${baseUrl}/userinfo`, does: "GET: your profile, for a token with the profile scope." },
-    { url: `${baseUrl}/register`, does: "POST: registration (RFC 7591) for apps without a client metadata document; it stores nothing." },
+    {
+      url: `${baseUrl}/register`,
+      does: "POST: registration (RFC 7591) for apps without a client metadata document; it stores nothing.",
+    },
   ];
   return list.map(({ url, does }) => ({ url_parts: urlParts(url), does }));
 }
@@ -61,7 +72,11 @@ interface BuildOptions {
   siteOrigins?: string[];
 }
 
-export async function buildSite(env: Env = process.env, outDir = join(root, "dist"), options: BuildOptions = {}): Promise<BuildResult> {
+export async function buildSite(
+  env: Env = process.env,
+  outDir = join(root, "dist"),
+  options: BuildOptions = {},
+): Promise<BuildResult> {
   const standalone = options.standalone ?? true;
   const result = loadConfig(env, standalone ? "standalone" : "plugin");
   const problems = result.ok ? [] : result.problems;
@@ -71,8 +86,19 @@ export async function buildSite(env: Env = process.env, outDir = join(root, "dis
   const profile = config?.profile;
 
   // outputEscape: every value printed by a template is HTML-escaped unless marked raw.
-  const liquid = new Liquid({ root: join(site, "templates"), extname: ".liquid", outputEscape: "escape", strictVariables: false });
-  const render = async (template: string, data: Record<string, unknown>, title: string, script?: string, head: Record<string, unknown> = {}): Promise<string> => {
+  const liquid = new Liquid({
+    root: join(site, "templates"),
+    extname: ".liquid",
+    outputEscape: "escape",
+    strictVariables: false,
+  });
+  const render = async (
+    template: string,
+    data: Record<string, unknown>,
+    title: string,
+    script?: string,
+    head: Record<string, unknown> = {},
+  ): Promise<string> => {
     const content = (await liquid.renderFile(template, data)) as string;
     return (await liquid.renderFile("layout", { title, script, content, assets: ASSETS, ...head })) as string;
   };
@@ -85,17 +111,36 @@ export async function buildSite(env: Env = process.env, outDir = join(root, "dis
   await mkdir(join(outDir, ASSETS), { recursive: true });
 
   const development = config?.development ?? false;
-  const place = { development, ...(options.siteOrigins ? { site: { origins: options.siteOrigins, dir: outDir } } : {}) };
+  const place = {
+    development,
+    ...(options.siteOrigins ? { site: { origins: options.siteOrigins, dir: outDir } } : {}),
+  };
   // ME as this deployment's own root (npm start) is a page of ours: no h-card to read there.
   const owner = await ownerShown(profile, me, { ...place, readCard: !(standalone && me === `${baseUrl}/`) });
   const name = owner.name;
-  const homeData = { me, base_url: baseUrl, problems, link_tags: linkTags(baseUrl), endpoints: endpoints(baseUrl), has_email: Boolean(profile?.email) };
+  const homeData = {
+    me,
+    base_url: baseUrl,
+    problems,
+    link_tags: linkTags(baseUrl),
+    endpoints: endpoints(baseUrl),
+    has_email: Boolean(profile?.email),
+  };
   await write(HOME_PAGE, await render("index", homeData, `IndieAuth for ${me}`, "home"));
   if (standalone) {
     // When ME is this deployment's own root (as in local development), "/" is the profile page
     // itself, so it carries the discovery links that clients look for there.
     const isProfile = me !== "" && me === `${baseUrl}/`;
-    await write("/", await render("index", homeData, `IndieAuth for ${me}`, "home", isProfile ? { discovery_links: discoveryLinks(baseUrl) } : {}));
+    await write(
+      "/",
+      await render(
+        "index",
+        homeData,
+        `IndieAuth for ${me}`,
+        "home",
+        isProfile ? { discovery_links: discoveryLinks(baseUrl) } : {},
+      ),
+    );
   }
   const warnings: string[] = [];
   let photo: string | undefined;
@@ -106,7 +151,12 @@ export async function buildSite(env: Env = process.env, outDir = join(root, "dis
   }
   await write(SIGN_IN_PAGE, await render("sign-in", { me, name, photo }, "Sign in", "sign-in"));
   await write(SELF_TEST_PAGE, await render("self-test", {}, "Self-test", "self-test"));
-  await write(ACCOUNT_PAGE, await render("account", { me, name, photo, assets: ASSETS }, "Your IndieAuth account", "account", { style: "account" }));
+  await write(
+    ACCOUNT_PAGE,
+    await render("account", { me, name, photo, assets: ASSETS }, "Your IndieAuth account", "account", {
+      style: "account",
+    }),
+  );
 
   await esbuild({
     entryPoints: {
@@ -126,7 +176,12 @@ export async function buildSite(env: Env = process.env, outDir = join(root, "dis
   });
   // The stylesheets are minified too: every page loads site.css, the sign-in page within its
   // byte budget; the account page adds the console's own.
-  await esbuild({ entryPoints: [join(site, "styles", "site.css"), join(site, "styles", "account.css")], outdir: join(outDir, ASSETS), minify: true, logLevel: "warning" });
+  await esbuild({
+    entryPoints: [join(site, "styles", "site.css"), join(site, "styles", "account.css")],
+    outdir: join(outDir, ASSETS),
+    minify: true,
+    logLevel: "warning",
+  });
   await copyFile(join(site, "styles", "icon.svg"), join(outDir, ASSETS, "icon.svg"));
   return { outDir, problems, warnings, notes: owner.note ? [owner.note] : [] };
 }
@@ -145,5 +200,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   }
   await rm(BUILT_FUNCTIONS, { recursive: true, force: true });
   const functions = await buildFunctions(BUILT_FUNCTIONS);
-  console.log(`Built ${outDir} (the pages) and ${relative(root, BUILT_FUNCTIONS)} (${functions.map((f) => f.name).join(", ")})`);
+  console.log(
+    `Built ${outDir} (the pages) and ${relative(root, BUILT_FUNCTIONS)} (${functions.map((f) => f.name).join(", ")})`,
+  );
 }

@@ -22,13 +22,16 @@ const COMMANDS = {
 const [command, ...rest] = process.argv.slice(2);
 const script = COMMANDS[command ?? ""];
 if (!script) {
-  const out = command === undefined || command === "help" || command === "--help" || command === "-h" ? process.stdout : process.stderr;
+  const out =
+    command === undefined || command === "help" || command === "--help" || command === "-h"
+      ? process.stdout
+      : process.stderr;
   out.write(
     [
       "Usage: npx netlify-indieauth <command>",
       "",
       "  hash-password   print the PASSWORD_HASH for a password (asks twice without echo;",
-      "                  `printf %s \"$PW\" | npx netlify-indieauth hash-password` prints only the hash)",
+      '                  `printf %s "$PW" | npx netlify-indieauth hash-password` prints only the hash)',
       "  check-config    check ME, SECRET, PASSWORD_HASH... (and ./.env) the way the functions will",
       "  dev [--port N]  try it locally: build the blog with the plugin and serve it on http://localhost:N/",
       "                  (8888 unless told; needs netlify-cli: npm install --save-dev netlify-cli@26);",

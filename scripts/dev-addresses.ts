@@ -10,7 +10,9 @@ const CARRIED = ["ME", "BASE_URL"] as const;
 
 /** The variable's value: the run's ME and BASE_URL, as its functions will see them. */
 export function devAddressesValue(run: Record<string, string | undefined>): string {
-  return JSON.stringify(Object.fromEntries(CARRIED.flatMap((key) => (run[key] === undefined ? [] : [[key, run[key]]]))));
+  return JSON.stringify(
+    Object.fromEntries(CARRIED.flatMap((key) => (run[key] === undefined ? [] : [[key, run[key]]]))),
+  );
 }
 
 /** Sets the run's values in `env` (the build's), outside production; says what changed. */
@@ -27,7 +29,9 @@ export function takeDevAddresses(env: NodeJS.ProcessEnv): string[] {
   for (const key of CARRIED) {
     const value = (run as Record<string, unknown> | null)?.[key];
     if (typeof value !== "string" || env[key] === value) continue;
-    notes.push(`${key}=${value} for this run of npx netlify-indieauth dev${env[key] === undefined ? "" : ` (not ${env[key]}, from .env)`}`);
+    notes.push(
+      `${key}=${value} for this run of npx netlify-indieauth dev${env[key] === undefined ? "" : ` (not ${env[key]}, from .env)`}`,
+    );
     env[key] = value;
   }
   return notes;

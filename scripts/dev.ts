@@ -21,18 +21,27 @@ import { innerPorts, listeningNote, listenOn, LOOPBACK, parseHost, parsePort, po
 
 const port = parsePort(process.env.PORT ?? "8888") ?? 0;
 if (port === 0) {
-  console.error(`PORT=${process.env.PORT} is not a port number (1-65535). Nothing was changed. For example: PORT=9000 npm start`);
+  console.error(
+    `PORT=${process.env.PORT} is not a port number (1-65535). Nothing was changed. For example: PORT=9000 npm start`,
+  );
   process.exit(2);
 }
 /** `--host ADDRESS` (npm start -- --host 0.0.0.0): where to listen; this machine only unless told. */
 function hostArgument(argv: readonly string[]): string | undefined {
   if (argv.length === 0) return LOOPBACK;
-  const raw = argv[0] === "--host" && argv.length === 2 ? argv[1] : argv.length === 1 && argv[0]!.startsWith("--host=") ? argv[0]!.slice("--host=".length) : undefined;
+  const raw =
+    argv[0] === "--host" && argv.length === 2
+      ? argv[1]
+      : argv.length === 1 && argv[0]!.startsWith("--host=")
+        ? argv[0]!.slice("--host=".length)
+        : undefined;
   return parseHost(raw);
 }
 const host = hostArgument(process.argv.slice(2));
 if (host === undefined) {
-  console.error(`Usage: npm start [-- --host ADDRESS]: ${JSON.stringify(process.argv.slice(2).join(" "))} is not an IP address to listen on. Nothing was changed.`);
+  console.error(
+    `Usage: npm start [-- --host ADDRESS]: ${JSON.stringify(process.argv.slice(2).join(" "))} is not an IP address to listen on. Nothing was changed.`,
+  );
   process.exit(2);
 }
 const root = resolve(import.meta.dirname, "..");
@@ -43,7 +52,9 @@ async function writeDevelopmentEnv(): Promise<string> {
   // Easy to type, still ~72 bits: three groups of four from an unambiguous alphabet.
   const alphabet = "abcdefghjkmnpqrstuvwxyz23456789";
   const bytes = randomBytes(12);
-  const password = Array.from(bytes, (b) => alphabet[b % alphabet.length]).join("").replace(/(.{4})(?!$)/g, "$1-");
+  const password = Array.from(bytes, (b) => alphabet[b % alphabet.length])
+    .join("")
+    .replace(/(.{4})(?!$)/g, "$1-");
   const lines = [
     WRITTEN_BY_US,
     `ME=http://localhost:${port}/`,
@@ -80,18 +91,27 @@ if (!(await portIsFree(port))) {
 }
 
 const fromEnvironment = new Set(Object.keys(process.env));
-let passwordSource = fromEnvironment.has("PASSWORD_HASH") ? "PASSWORD_HASH from your environment" : "PASSWORD_HASH in .env (the password npm start printed when it wrote .env)";
+let passwordSource = fromEnvironment.has("PASSWORD_HASH")
+  ? "PASSWORD_HASH from your environment"
+  : "PASSWORD_HASH in .env (the password npm start printed when it wrote .env)";
 if (!existsSync(ENV_FILE)) {
   const password = await writeDevelopmentEnv();
   console.log(`\nWrote ${ENV_FILE} for local development.`);
-  console.log(`Your development password is:  ${password}\n(It is shown only this once; delete .env to get a new one.)\n`);
+  console.log(
+    `Your development password is:  ${password}\n(It is shown only this once; delete .env to get a new one.)\n`,
+  );
   passwordSource = "the development password above";
 }
 loadEnvFile();
 // A .env that npm start wrote for another port: locally, your profile is this server's own page.
 const ownMe = `http://localhost:${port}/`;
 const writtenByUs = readFileSync(ENV_FILE, "utf8").startsWith(WRITTEN_BY_US);
-if (writtenByUs && !fromEnvironment.has("ME") && /^http:\/\/localhost:\d+\/$/.test(process.env.ME ?? "") && process.env.ME !== ownMe) {
+if (
+  writtenByUs &&
+  !fromEnvironment.has("ME") &&
+  /^http:\/\/localhost:\d+\/$/.test(process.env.ME ?? "") &&
+  process.env.ME !== ownMe
+) {
   console.log(`.env has ME=${process.env.ME}, written for another port; this run uses ME=${ownMe}.`);
   process.env.ME = ownMe;
 }
@@ -125,10 +145,32 @@ console.log(`Starting netlify dev (offline)…`);
 
 const [functionsPort, staticPort] = await innerPorts(port);
 const netlify = createRequire(import.meta.url).resolve("netlify-cli/bin/run.js");
-const args = ["dev", "--offline", "--internal-disable-edge-functions", "--no-open", "--port", String(port), "--functions-port", String(functionsPort), "--staticServerPort", String(staticPort), "--dir", pages, "--functions", functions];
+const args = [
+  "dev",
+  "--offline",
+  "--internal-disable-edge-functions",
+  "--no-open",
+  "--port",
+  String(port),
+  "--functions-port",
+  String(functionsPort),
+  "--staticServerPort",
+  String(staticPort),
+  "--dir",
+  pages,
+  "--functions",
+  functions,
+];
 const listen = listenOn(host);
-const child = spawn(process.execPath, [...listen.nodeArgs, netlify, ...args], { cwd: workDir, stdio: ["inherit", "pipe", "pipe"], env: { ...process.env, ...listen.env, BROWSER: "none" } });
-const ready = () => console.log(readyMessage(process.env.BASE_URL ?? `http://localhost:${port}`, listeningNote(host, "npm start -- --host")));
+const child = spawn(process.execPath, [...listen.nodeArgs, netlify, ...args], {
+  cwd: workDir,
+  stdio: ["inherit", "pipe", "pipe"],
+  env: { ...process.env, ...listen.env, BROWSER: "none" },
+});
+const ready = () =>
+  console.log(
+    readyMessage(process.env.BASE_URL ?? `http://localhost:${port}`, listeningNote(host, "npm start -- --host")),
+  );
 relay(child.stdout, process.stdout, ready);
 relay(child.stderr, process.stderr, ready);
 child.on("exit", (code) => process.exit(code ?? 0));

@@ -44,7 +44,9 @@ function askHidden(question: string): Promise<string> {
 async function readAll(): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of stdin as AsyncIterable<Buffer>) chunks.push(chunk);
-  return Buffer.concat(chunks).toString("utf8").replace(/\r?\n$/, "");
+  return Buffer.concat(chunks)
+    .toString("utf8")
+    .replace(/\r?\n$/, "");
 }
 
 /** On a terminal: a password that passes the checks, asked for until one does (or null). */

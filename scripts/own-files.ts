@@ -26,7 +26,9 @@ export interface FolderState {
 }
 
 async function sha256(file: string): Promise<string> {
-  return createHash("sha256").update(await readFile(file)).digest("hex");
+  return createHash("sha256")
+    .update(await readFile(file))
+    .digest("hex");
 }
 
 /** Every entry below `dir` that is not a folder (files, links, anything else), as "a/b" paths;
@@ -73,7 +75,8 @@ export async function folderState(publishDir: string, folder: string): Promise<F
   for (const path of await entriesUnder(folder)) {
     if (path === MANIFEST) continue;
     const isFile = (await lstat(join(folder, path))).isFile();
-    if (isFile && manifest[path] !== undefined && manifest[path] === (await sha256(join(folder, path)))) ours.push(path);
+    if (isFile && manifest[path] !== undefined && manifest[path] === (await sha256(join(folder, path))))
+      ours.push(path);
     else foreign.push(shown(path));
   }
   return { ours, foreign };
@@ -93,7 +96,8 @@ async function pruneEmpty(folder: string, under: string): Promise<void> {
   } catch {
     return;
   }
-  for (const entry of entries) if (entry.isDirectory()) await pruneEmpty(folder, under === "" ? entry.name : `${under}/${entry.name}`);
+  for (const entry of entries)
+    if (entry.isDirectory()) await pruneEmpty(folder, under === "" ? entry.name : `${under}/${entry.name}`);
   if (under !== "" && (await readdir(dir)).length === 0) await rmdir(dir);
 }
 

@@ -39,7 +39,10 @@ export function localFile(url: URL, site: LocalSite | undefined): string | undef
   return undefined;
 }
 
-async function pageOf(me: URL, options: { development: boolean; site?: LocalSite }): Promise<{ html: string; url: string }> {
+async function pageOf(
+  me: URL,
+  options: { development: boolean; site?: LocalSite },
+): Promise<{ html: string; url: string }> {
   const file = localFile(me, options.site);
   if (file) return { html: (await readFile(file, "utf8")).slice(0, MAX_PAGE_BYTES), url: me.href };
   const policy = options.development ? () => true : await publicOnlyPolicy();
@@ -55,11 +58,19 @@ const sameUrl = (a: string, b: string) => {
     return false;
   }
 };
-const text = (value: unknown): string | undefined => (typeof value === "string" ? value : typeof (value as { value?: unknown } | null | undefined)?.value === "string" ? (value as { value: string }).value : undefined);
+const text = (value: unknown): string | undefined =>
+  typeof value === "string"
+    ? value
+    : typeof (value as { value?: unknown } | null | undefined)?.value === "string"
+      ? (value as { value: string }).value
+      : undefined;
 
 /** The name and photo of ME's representative h-card: the page's first h-card, taken when its
  * u-url or u-uid is ME or one of the page's rel=me links (microformats.org/wiki/representative-h-card). */
-export async function readOwnerCard(me: string, options: { development: boolean; site?: LocalSite }): Promise<{ card: OwnerCard } | { problem: string }> {
+export async function readOwnerCard(
+  me: string,
+  options: { development: boolean; site?: LocalSite },
+): Promise<{ card: OwnerCard } | { problem: string }> {
   let page: { html: string; url: string };
   try {
     page = await pageOf(new URL(me), options);
@@ -69,7 +80,9 @@ export async function readOwnerCard(me: string, options: { development: boolean;
   const parsed = await parseMicroformats(page.html, page.url, { rels: ["me"], roots: ["h-card"] });
   const item = parsed?.items.find((i) => i.type?.includes("h-card"));
   if (!item) return { problem: `${me} has no h-card` };
-  const urls = [...(item.properties.url ?? []), ...(item.properties.uid ?? [])].map(text).filter((u): u is string => u !== undefined);
+  const urls = [...(item.properties.url ?? []), ...(item.properties.uid ?? [])]
+    .map(text)
+    .filter((u): u is string => u !== undefined);
   const relMe = parsed?.rels.me ?? [];
   if (!urls.some((u) => sameUrl(u, me) || sameUrl(u, page.url) || relMe.some((r) => sameUrl(u, r)))) {
     return { problem: `the h-card of ${me} is not its owner's (its u-url is neither ${me} nor a rel=me link)` };
@@ -89,18 +102,29 @@ export interface OwnerShown {
 
 /** Who the pages show as signing in: PROFILE_NAME and PROFILE_PHOTO where set, else the h-card's,
  * else ME's host and no photo. The h-card is read only for a value the variables leave out. */
-export async function ownerShown(profile: OwnerCard | undefined, me: string, options: { development: boolean; site?: LocalSite; readCard?: boolean }): Promise<OwnerShown> {
+export async function ownerShown(
+  profile: OwnerCard | undefined,
+  me: string,
+  options: { development: boolean; site?: LocalSite; readCard?: boolean },
+): Promise<OwnerShown> {
   const host = me ? new URL(me).host : "the owner";
   const env = { name: profile?.name, photo: profile?.photo };
-  if (!me || options.readCard === false || (env.name && env.photo)) return { name: env.name ?? host, ...(env.photo ? { photo: { url: env.photo, from: "PROFILE_PHOTO" } } : {}) };
+  if (!me || options.readCard === false || (env.name && env.photo))
+    return { name: env.name ?? host, ...(env.photo ? { photo: { url: env.photo, from: "PROFILE_PHOTO" } } : {}) };
   const read = await readOwnerCard(me, options);
   const card = "card" in read ? read.card : {};
-  const fields = [["name", "PROFILE_NAME"], ["photo", "PROFILE_PHOTO"]] as const;
+  const fields = [
+    ["name", "PROFILE_NAME"],
+    ["photo", "PROFILE_PHOTO"],
+  ] as const;
   const fromCard = fields.filter(([key]) => !env[key] && card[key]).map(([key]) => key);
   const without = fields.filter(([key]) => !env[key] && !card[key]);
   const said = [
     ...(fromCard.length > 0 ? [`the ${fromCard.join(" and ")} from the h-card of ${me}`] : []),
-    ...without.map(([key, variable]) => `no ${key} (${variable} is not set, and ${"problem" in read ? read.problem : `the h-card of ${me} has none`})${key === "name" ? `: ${host} instead` : ""}`),
+    ...without.map(
+      ([key, variable]) =>
+        `no ${key} (${variable} is not set, and ${"problem" in read ? read.problem : `the h-card of ${me} has none`})${key === "name" ? `: ${host} instead` : ""}`,
+    ),
   ];
   const photo = env.photo ?? card.photo;
   return {

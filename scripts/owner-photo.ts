@@ -30,7 +30,14 @@ interface PhotoOptions {
   from?: string;
 }
 
-const BY_EXTENSION: Record<string, string> = { ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".png": "image/png", ".gif": "image/gif", ".webp": "image/webp", ".avif": "image/avif" };
+const BY_EXTENSION: Record<string, string> = {
+  ".jpg": "image/jpeg",
+  ".jpeg": "image/jpeg",
+  ".png": "image/png",
+  ".gif": "image/gif",
+  ".webp": "image/webp",
+  ".avif": "image/avif",
+};
 
 async function photoBytes(url: URL, options: PhotoOptions): Promise<FetchedBytes> {
   const file = localFile(url, options.site);
@@ -40,12 +47,20 @@ async function photoBytes(url: URL, options: PhotoOptions): Promise<FetchedBytes
     return fetchBytes(url, { policy, maxBytes: MAX_BYTES, accept: Object.keys(TYPES).join(", ") });
   }
   if ((await stat(file)).size > MAX_BYTES) throw new Error(`it is larger than ${MAX_BYTES} bytes`);
-  return { url: url.href, status: 200, contentType: BY_EXTENSION[extname(file).toLowerCase()] ?? "", linkHeaders: [], bytes: await readFile(file) };
+  return {
+    url: url.href,
+    status: 200,
+    contentType: BY_EXTENSION[extname(file).toLowerCase()] ?? "",
+    linkHeaders: [],
+    bytes: await readFile(file),
+  };
 }
 
 /** Copies the photo into `assetsDir` as owner-photo.<ext>; returns the file name. */
 export async function copyOwnerPhoto(url: string, assetsDir: string, options: PhotoOptions): Promise<PhotoCopy> {
-  const failed = (reason: string): PhotoCopy => ({ warning: `${options.from ?? "PROFILE_PHOTO"} (${url}) was not copied into the site: ${reason}. The pages show no photo.` });
+  const failed = (reason: string): PhotoCopy => ({
+    warning: `${options.from ?? "PROFILE_PHOTO"} (${url}) was not copied into the site: ${reason}. The pages show no photo.`,
+  });
   let photo: FetchedBytes;
   try {
     photo = await photoBytes(new URL(url), options);

@@ -38,15 +38,20 @@ type Checker = (password: string) => { score: number; feedback: { warning: strin
 let checker: Promise<Checker> | undefined;
 
 async function loadChecker(): Promise<Checker> {
-  const [{ ZxcvbnFactory }, common] = await Promise.all([import("@zxcvbn-ts/core"), import("@zxcvbn-ts/language-common")]);
+  const [{ ZxcvbnFactory }, common] = await Promise.all([
+    import("@zxcvbn-ts/core"),
+    import("@zxcvbn-ts/language-common"),
+  ]);
   const zxcvbn = new ZxcvbnFactory({ dictionary: { ...common.dictionary }, graphs: common.adjacencyGraphs });
   return (password) => zxcvbn.check(password);
 }
 
 /** Length first (no library needed), then the guessability estimate. */
 export async function checkPasswordStrength(password: string): Promise<StrengthVerdict> {
-  if (password.length < MIN_LENGTH) return { ok: false, problem: `Use a password of at least ${MIN_LENGTH} characters.` };
-  if (password.length > MAX_LENGTH) return { ok: false, problem: `Use a password of at most ${MAX_LENGTH} characters.` };
+  if (password.length < MIN_LENGTH)
+    return { ok: false, problem: `Use a password of at least ${MIN_LENGTH} characters.` };
+  if (password.length > MAX_LENGTH)
+    return { ok: false, problem: `Use a password of at most ${MAX_LENGTH} characters.` };
   checker ??= loadChecker();
   const { score, feedback } = (await checker)(password);
   if (score >= MIN_SCORE) return { ok: true };

@@ -25,7 +25,13 @@ function docOf(node: ts.Node, source: ts.SourceFile): string {
   const last = comments.at(-1);
   if (!last) return "";
   const comment = text.slice(last.pos, last.end);
-  return comment.startsWith("/**") ? comment.replace(/^\/\*\*|\*\/$/g, "").replace(/\n\s*\*/g, " ").replace(/\s+/g, " ").trim() : "";
+  return comment.startsWith("/**")
+    ? comment
+        .replace(/^\/\*\*|\*\/$/g, "")
+        .replace(/\n\s*\*/g, " ")
+        .replace(/\s+/g, " ")
+        .trim()
+    : "";
 }
 
 /** Every exported constant of the policy module, its object fields one by one, with its reason. */
@@ -54,7 +60,12 @@ function isSmallObject(value: unknown): boolean {
   return typeof value === "object" && value !== null && Object.keys(value).length <= 2;
 }
 
-const UNITS: [number, string][] = [[86_400_000, "day"], [3_600_000, "hour"], [60_000, "minute"], [1000, "second"]];
+const UNITS: [number, string][] = [
+  [86_400_000, "day"],
+  [3_600_000, "hour"],
+  [60_000, "minute"],
+  [1000, "second"],
+];
 
 function duration(ms: number): string {
   const [size, unit] = UNITS.find(([size]) => ms % size === 0) ?? [1, "ms"];
@@ -63,7 +74,10 @@ function duration(ms: number): string {
 
 /** A value as a reader wants it: durations and sizes in their units. */
 export function shown(name: string, value: unknown): string {
-  if (typeof value === "object" && value !== null) return Object.entries(value).map(([key, v]) => `${key}: ${shown(key, v)}`).join(", ");
+  if (typeof value === "object" && value !== null)
+    return Object.entries(value)
+      .map(([key, v]) => `${key}: ${shown(key, v)}`)
+      .join(", ");
   if (typeof value !== "number") return String(value);
   if (/(_MS|Ms)$/.test(name)) return duration(value);
   if (/(_S|_SECONDS)$/.test(name)) return duration(value * 1000);

@@ -27,8 +27,10 @@ export function listenOn(host: string): { nodeArgs: string[]; env: Record<string
 
 /** What the ready message says about who can reach the server. `hostFlag`: how to open it up. */
 export function listeningNote(host: string, hostFlag: string): string {
-  if (EVERY_INTERFACE.has(host)) return `Listening on every network interface (${host}): other machines on your network can reach this server and its sign-in.`;
-  if (host === LOOPBACK) return `Listening on ${LOOPBACK} only: nothing but this machine can reach it (${hostFlag} 0.0.0.0 opens it to your network).`;
+  if (EVERY_INTERFACE.has(host))
+    return `Listening on every network interface (${host}): other machines on your network can reach this server and its sign-in.`;
+  if (host === LOOPBACK)
+    return `Listening on ${LOOPBACK} only: nothing but this machine can reach it (${hostFlag} 0.0.0.0 opens it to your network).`;
   return `Listening on ${host} only.`;
 }
 
@@ -48,7 +50,9 @@ function freePort(): Promise<number> {
     probe.once("error", fail);
     probe.listen(0, "127.0.0.1", () => {
       const address = probe.address();
-      probe.close(() => (typeof address === "object" && address ? done(address.port) : fail(new Error("no free port"))));
+      probe.close(() =>
+        typeof address === "object" && address ? done(address.port) : fail(new Error("no free port")),
+      );
     });
   });
 }

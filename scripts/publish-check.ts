@@ -28,7 +28,16 @@ const LARGE_BINARY = 16 * 1024 * 1024;
 const SNIFF = 8192;
 
 const ENV_FILE = /^\.env(\.(?!example$|sample$|template$|dist$)[\w.-]+)?$/;
-const PROJECT_FILES = new Set(["package.json", "package-lock.json", "npm-shrinkwrap.json", "yarn.lock", "pnpm-lock.yaml", "bun.lock", "bun.lockb", "netlify.toml"]);
+const PROJECT_FILES = new Set([
+  "package.json",
+  "package-lock.json",
+  "npm-shrinkwrap.json",
+  "yarn.lock",
+  "pnpm-lock.yaml",
+  "bun.lock",
+  "bun.lockb",
+  "netlify.toml",
+]);
 
 export function secretValues(env: NodeJS.ProcessEnv): { name: string; value: Buffer }[] {
   return SECRET_VARIABLES.flatMap((name) => {
@@ -69,20 +78,29 @@ async function holds(file: string, size: number, needles: readonly Buffer[]): Pr
 export function excludeHint(siteRoot: string): string {
   const has = (...names: string[]) => names.some((name) => existsSync(join(siteRoot, name)));
   if (has("_config.yml", "_config.yaml", "_config.toml")) return "list them under `exclude:` in _config.yml (Jekyll)";
-  if (has("hugo.toml", "hugo.yaml", "hugo.json")) return "move them out of static/ (Hugo copies static/ as it is), or list them in `ignoreFiles` in hugo.toml";
-  if (has(".eleventy.js", "eleventy.config.js", "eleventy.config.mjs", "eleventy.config.cjs", ".eleventyignore")) return "list them in .eleventyignore, and out of any addPassthroughCopy (Eleventy)";
-  if (has("astro.config.mjs", "astro.config.ts", "astro.config.js")) return "move them out of public/ (Astro copies public/ as it is)";
+  if (has("hugo.toml", "hugo.yaml", "hugo.json"))
+    return "move them out of static/ (Hugo copies static/ as it is), or list them in `ignoreFiles` in hugo.toml";
+  if (has(".eleventy.js", "eleventy.config.js", "eleventy.config.mjs", "eleventy.config.cjs", ".eleventyignore"))
+    return "list them in .eleventyignore, and out of any addPassthroughCopy (Eleventy)";
+  if (has("astro.config.mjs", "astro.config.ts", "astro.config.js"))
+    return "move them out of public/ (Astro copies public/ as it is)";
   return "Jekyll's `exclude:` in _config.yml, Hugo's static/ folder or `ignoreFiles`, Eleventy's .eleventyignore, Astro's public/ folder; for a plain folder of HTML, move them out of it";
 }
 
 /** What the publish folder must not serve, and what it had better not. */
-export async function checkPublishFolder(siteRoot: string, publishDir: string, env: NodeJS.ProcessEnv): Promise<PublishCheck> {
+export async function checkPublishFolder(
+  siteRoot: string,
+  publishDir: string,
+  env: NodeJS.ProcessEnv,
+): Promise<PublishCheck> {
   const refusals: string[] = [];
   const warnings: string[] = [];
   const root = await realpath(siteRoot);
   const publish = await realpath(publishDir);
   if (publish === root || !relative(publish, root).startsWith("..")) {
-    refusals.push(`the publish folder is the site's own folder${publish === root ? "" : " or one above it"}: its .env, .git, node_modules and everything else would be served. Publish a folder of its own instead (e.g. [build] publish = "public", with the pages in it)`);
+    refusals.push(
+      `the publish folder is the site's own folder${publish === root ? "" : " or one above it"}: its .env, .git, node_modules and everything else would be served. Publish a folder of its own instead (e.g. [build] publish = "public", with the pages in it)`,
+    );
     return { refusals, warnings };
   }
   const secrets = secretValues(env);
@@ -93,12 +111,18 @@ export async function checkPublishFolder(siteRoot: string, publishDir: string, e
       const path = join(dir, entry.name);
       const name = shown(path);
       if (entry.name === ".git") refusals.push(`${name}: a git repository (its config and whole history)`);
-      else if (ENV_FILE.test(entry.name)) refusals.push(`${name}: an environment file (the server's SECRET and PASSWORD_HASH live in one)`);
+      else if (ENV_FILE.test(entry.name))
+        refusals.push(`${name}: an environment file (the server's SECRET and PASSWORD_HASH live in one)`);
       else if (entry.isDirectory()) {
         if (entry.name === "node_modules") warnings.push(`${name}/: installed packages, this one's sources among them`);
-        else if (entry.name === ".netlify") warnings.push(`${name}/: netlify-cli's working folder (built functions, the local store)`);
+        else if (entry.name === ".netlify")
+          warnings.push(`${name}/: netlify-cli's working folder (built functions, the local store)`);
         else {
-          if (entry.name === "netlify" && (existsSync(join(path, "functions")) || existsSync(join(path, "edge-functions")))) warnings.push(`${name}/: the site's function sources`);
+          if (
+            entry.name === "netlify" &&
+            (existsSync(join(path, "functions")) || existsSync(join(path, "edge-functions")))
+          )
+            warnings.push(`${name}/: the site's function sources`);
           await walk(path);
         }
       } else if (entry.isSymbolicLink()) await checkLink(path, name);
@@ -109,13 +133,18 @@ export async function checkPublishFolder(siteRoot: string, publishDir: string, e
     const target = await realpath(path).catch(() => undefined);
     if (target === undefined) return;
     if ((await stat(target)).isDirectory()) {
-      if (target === root || !relative(target, root).startsWith("..")) refusals.push(`${name}: a link to the site's own folder (everything in it would be served)`);
+      if (target === root || !relative(target, root).startsWith(".."))
+        refusals.push(`${name}: a link to the site's own folder (everything in it would be served)`);
     } else await checkFile(path, name, name.split("/").pop()!);
   };
   const checkFile = async (path: string, name: string, base: string): Promise<void> => {
     if (PROJECT_FILES.has(base)) warnings.push(`${name}: a project file`);
     if (secrets.length === 0) return;
-    const found = await holds(path, (await stat(path)).size, secrets.map((s) => s.value));
+    const found = await holds(
+      path,
+      (await stat(path)).size,
+      secrets.map((s) => s.value),
+    );
     const names = secrets.filter((s) => found.includes(s.value)).map((s) => s.name);
     if (names.length > 0) refusals.push(`${name}: holds the value of ${names.join(" and ")}`);
   };
@@ -125,7 +154,11 @@ export async function checkPublishFolder(siteRoot: string, publishDir: string, e
 }
 
 /** The build's words for a check's outcome: the refusal (undefined when there is none) and the warning. */
-export function describeCheck(check: PublishCheck, shownPublish: string, siteRoot: string): { refusal?: string; warning?: string } {
+export function describeCheck(
+  check: PublishCheck,
+  shownPublish: string,
+  siteRoot: string,
+): { refusal?: string; warning?: string } {
   const list = (items: readonly string[]) => items.map((item) => `\n  - ${item}`).join("");
   return {
     ...(check.refusals.length > 0 && {

@@ -11,8 +11,14 @@ const RULE = /^-{10,}$/;
 /** netlify-cli's own lines, reworded for this command (the prefix it printed is kept). */
 const REWORDED: [said: RegExp, instead: string][] = [
   [/Building project for production$/, "Building the blog and the server (development context)"],
-  [/Changes will not be hot-reloaded/, "Changes are not picked up while it runs: stop it (Ctrl+C) and run npx netlify-indieauth dev again"],
-  [/Edge functions are disabled\. Run without/, "Edge functions do not run in this local trial (the IndieAuth server needs none)"],
+  [
+    /Changes will not be hot-reloaded/,
+    "Changes are not picked up while it runs: stop it (Ctrl+C) and run npx netlify-indieauth dev again",
+  ],
+  [
+    /Edge functions are disabled\. Run without/,
+    "Edge functions do not run in this local trial (the IndieAuth server needs none)",
+  ],
 ];
 
 /** Lines that say nothing useful here: an environment variable of the shell's own (LANG) kept. */

@@ -12,7 +12,8 @@ import { authorizationEndpoint } from "../lib/endpoints/auth.ts";
 import { asFunction } from "../lib/http/function-adapter.ts";
 
 export default asFunction(authorizationEndpoint, {
-  discover: (clientId, store, options) => discoverClient(clientId, options?.atRedemption === true ? {} : { failures: storedFetchFailures(store) }),
+  discover: (clientId, store, options) =>
+    discoverClient(clientId, options?.atRedemption === true ? {} : { failures: storedFetchFailures(store) }),
   fetchLogo: fetchLogoBytes,
   resourceScopes: (resource, options) => lookUpResourceScopes(resource, options),
 });

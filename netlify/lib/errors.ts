@@ -82,7 +82,10 @@ export class ConsentRequired extends declared("consent_required", 400, true) {}
  * when it tried the Authorization header (`challenge`), and none when it authenticated (or
  * should have) in the body. */
 export class InvalidClient extends declared("invalid_client", 401, false) {
-  constructor(description: string, readonly challenge = true) {
+  constructor(
+    description: string,
+    readonly challenge = true,
+  ) {
     super(description);
   }
   override headers(): Record<string, string> {
@@ -96,7 +99,10 @@ export class InvalidRedirectUri extends declared("invalid_redirect_uri", 400, fa
 export class InvalidClientMetadata extends declared("invalid_client_metadata", 400, false) {}
 
 export class TooManyAttempts extends declared("temporarily_unavailable", 429, false) {
-  constructor(description: string, readonly retryAfterSeconds: number) {
+  constructor(
+    description: string,
+    readonly retryAfterSeconds: number,
+  ) {
     super(description);
   }
   override headers(): Record<string, string> {
@@ -143,7 +149,10 @@ export class MethodNotAllowed extends declared("invalid_request", 405, false) {
 /** A request whose client_id or redirect_uri cannot be trusted: shown to the person, never
  * redirected (RFC 6749 4.1.2.1). `heading` says which of the two, as the page's title. */
 export class UntrustedRedirect extends declared("invalid_request", 400, false) {
-  constructor(readonly heading: string, description: string) {
+  constructor(
+    readonly heading: string,
+    description: string,
+  ) {
     super(description);
   }
 }
@@ -208,7 +217,9 @@ export abstract class BearerRefusal extends AnsweredError {
   /** The challenge: the error's own parameters first, then the resource's. */
   protected challenge(params: Record<string, string>): Record<string, string> {
     const all = { ...params, ...this.#resourceParams, ...params };
-    return { "WWW-Authenticate": [REALM, ...Object.entries(all).map(([name, value]) => `${name}=${quoted(value)}`)].join(", ") };
+    return {
+      "WWW-Authenticate": [REALM, ...Object.entries(all).map(([name, value]) => `${name}=${quoted(value)}`)].join(", "),
+    };
   }
   override headers(): Record<string, string> {
     return this.challenge({ error: this.error, error_description: this.description });
@@ -235,7 +246,10 @@ export class InvalidToken extends BearerRefusal {
 export class InsufficientScope extends BearerRefusal {
   readonly error = "insufficient_scope";
   readonly status = 403;
-  constructor(description: string, readonly scope: string) {
+  constructor(
+    description: string,
+    readonly scope: string,
+  ) {
     super(description);
   }
   override headers(): Record<string, string> {

@@ -26,7 +26,8 @@ function ownFileRules(here, files) {
     const path = `/${file}`;
     if (path === `${REFUSED_PAGE}index.html`) continue;
     // The folder's address; Netlify's matcher takes it with or without its final slash.
-    if (path.endsWith("/index.html")) rules.push(`${here}${path.slice(0, -"index.html".length)}  ${path.slice(0, -"index.html".length)}  200!`);
+    if (path.endsWith("/index.html"))
+      rules.push(`${here}${path.slice(0, -"index.html".length)}  ${path.slice(0, -"index.html".length)}  200!`);
     rules.push(`${here}${path}  ${path}  200!`);
   }
   return rules;
@@ -58,7 +59,8 @@ export function withOurRedirects(existing, rules) {
   const start = existing.indexOf(REDIRECTS_BEGIN);
   const end = existing.indexOf(REDIRECTS_END);
   let rest = existing;
-  if (start !== -1 && end > start) rest = `${existing.slice(0, start)}${existing.slice(end + REDIRECTS_END.length).replace(/^\n+/, "")}`;
+  if (start !== -1 && end > start)
+    rest = `${existing.slice(0, start)}${existing.slice(end + REDIRECTS_END.length).replace(/^\n+/, "")}`;
   if (rules.length === 0) return rest;
   return `${[REDIRECTS_BEGIN, ...rules, REDIRECTS_END].join("\n")}\n${rest === "" ? "" : `\n${rest}`}`;
 }

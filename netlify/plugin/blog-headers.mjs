@@ -16,7 +16,12 @@ import { ourHeadersBlock, withoutOurHeaders } from "./headers.mjs";
 
 /** The headers that carry the pages' protections: no script but their own, no framing, no
  * window handle for whoever opened them, never cached. */
-export const GUARDED_HEADERS = ["Content-Security-Policy", "X-Frame-Options", "Cross-Origin-Opener-Policy", "Cache-Control"];
+export const GUARDED_HEADERS = [
+  "Content-Security-Policy",
+  "X-Frame-Options",
+  "Cross-Origin-Opener-Policy",
+  "Cache-Control",
+];
 /** A path under /indieauth/ with no file: where a stray page (the blog's 404 page) would land. */
 export const MISSING_PAGE_PROBE = "/indieauth/no-such-page";
 
@@ -58,7 +63,9 @@ export function conflictingRules(sources, ours, paths) {
       const key = identity(rule);
       if (seen.has(key)) continue;
       seen.add(key);
-      const headers = Object.keys(rule.values).filter((name) => GUARDED_HEADERS.some((guarded) => guarded.toLowerCase() === name.toLowerCase()));
+      const headers = Object.keys(rule.values).filter((name) =>
+        GUARDED_HEADERS.some((guarded) => guarded.toLowerCase() === name.toLowerCase()),
+      );
       const example = paths.find((path) => rule.forRegExp.test(path));
       if (headers.length > 0 && example !== undefined) conflicts.push({ label, for: rule.for, headers, example });
     }
@@ -70,7 +77,9 @@ export function conflictingRules(sources, ours, paths) {
 export function servedPaths(files) {
   // The sign-in page first: the one a conflict is named by, when it is among them.
   const ordered = [...files].sort((a, b) => Number(b.includes("/sign-in/")) - Number(a.includes("/sign-in/")));
-  return ordered.flatMap((file) => (file.endsWith("/index.html") ? [`/${file.slice(0, -"index.html".length)}`, `/${file}`] : [`/${file}`]));
+  return ordered.flatMap((file) =>
+    file.endsWith("/index.html") ? [`/${file.slice(0, -"index.html".length)}`, `/${file}`] : [`/${file}`],
+  );
 }
 
 async function readIfThere(file) {
@@ -87,7 +96,10 @@ export async function blogHeaderConflicts({ siteRoot, publishDir, shown, configP
   const sources = [{ label: `${shown}/_headers`, rules: await parseHeadersText(withoutOurHeaders(published)) }];
   if (resolve(siteRoot, "_headers") !== resolve(publishDir, "_headers")) {
     const text = withoutOurHeaders(await readIfThere(join(siteRoot, "_headers")));
-    sources.push({ label: "_headers in the site's folder (netlify dev and netlify serve read it)", rules: await parseHeadersText(text) });
+    sources.push({
+      label: "_headers in the site's folder (netlify dev and netlify serve read it)",
+      rules: await parseHeadersText(text),
+    });
   }
   if (configPath && existsSync(configPath)) {
     let rules = [];
@@ -96,9 +108,13 @@ export async function blogHeaderConflicts({ siteRoot, publishDir, shown, configP
     } catch {
       // Netlify read it already; what it resolved is checked below.
     }
-    sources.push({ label: `${relative(siteRoot, configPath) || configPath} [[headers]]`, rules: await parseHeaderObjects(rules) });
+    sources.push({
+      label: `${relative(siteRoot, configPath) || configPath} [[headers]]`,
+      rules: await parseHeaderObjects(rules),
+    });
   }
-  const resolved = "the site's resolved configuration (netlifyConfig.headers: another build plugin's, or a _headers read before the build command)";
+  const resolved =
+    "the site's resolved configuration (netlifyConfig.headers: another build plugin's, or a _headers read before the build command)";
   sources.push({ label: resolved, rules: await parseHeaderObjects(configHeaders) });
   const ours = [...(await parseHeadersText(ourHeadersBlock(published))), ...(await parseHeaderObjects(ourRules))];
   return conflictingRules(sources, ours, [...servedPaths(files), MISSING_PAGE_PROBE]);
@@ -106,7 +122,9 @@ export async function blogHeaderConflicts({ siteRoot, publishDir, shown, configP
 
 /** The build's message for the conflicts found. */
 export function conflictMessage(conflicts) {
-  const lines = conflicts.map((c) => `  - ${c.label}, the rule for "${c.for}": ${c.headers.join(", ")} (it matches ${c.example})`);
+  const lines = conflicts.map(
+    (c) => `  - ${c.label}, the rule for "${c.for}": ${c.headers.join(", ")} (it matches ${c.example})`,
+  );
   return [
     "netlify-indieauth: the blog's own header rules would replace the protections of the server's pages under /indieauth/",
     "(their Content-Security-Policy, framing rule, Cross-Origin-Opener-Policy or Cache-Control), whatever the order of the rules:",

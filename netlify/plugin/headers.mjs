@@ -9,7 +9,8 @@ export const HEADERS_END = "# END netlify-indieauth";
  * one's for the same path) allow their own scripts; whatever else ever lands under /indieauth/
  * (a stray file, a page served by a router's fallback) runs nothing on the server's origin. */
 export const SCRIPT_FREE = {
-  "Content-Security-Policy": "default-src 'none'; style-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+  "Content-Security-Policy":
+    "default-src 'none'; style-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
   "X-Frame-Options": "DENY",
 };
 
@@ -33,12 +34,16 @@ export function pageHeaderRules(toml) {
 export function withOurHeaders(existing, rules) {
   const block = [
     HEADERS_BEGIN,
-    ...rules.flatMap((rule) => [rule.for, ...Object.entries(rule.values).map(([name, value]) => `  ${name}: ${value}`)]),
+    ...rules.flatMap((rule) => [
+      rule.for,
+      ...Object.entries(rule.values).map(([name, value]) => `  ${name}: ${value}`),
+    ]),
     HEADERS_END,
   ].join("\n");
   const start = existing.indexOf(HEADERS_BEGIN);
   const end = existing.indexOf(HEADERS_END);
-  if (start !== -1 && end > start) return `${existing.slice(0, start)}${block}${existing.slice(end + HEADERS_END.length)}`;
+  if (start !== -1 && end > start)
+    return `${existing.slice(0, start)}${block}${existing.slice(end + HEADERS_END.length)}`;
   if (existing === "") return `${block}\n`;
   return `${existing}${existing.endsWith("\n") ? "" : "\n"}\n${block}\n`;
 }
@@ -47,7 +52,9 @@ export function withOurHeaders(existing, rules) {
 export function withoutOurHeaders(existing) {
   const start = existing.indexOf(HEADERS_BEGIN);
   const end = existing.indexOf(HEADERS_END);
-  return start !== -1 && end > start ? `${existing.slice(0, start)}${existing.slice(end + HEADERS_END.length)}` : existing;
+  return start !== -1 && end > start
+    ? `${existing.slice(0, start)}${existing.slice(end + HEADERS_END.length)}`
+    : existing;
 }
 
 /** Our block's text in a _headers file (an earlier run's), or "". */

@@ -88,7 +88,8 @@ async function writeHeaders(publishDir, toml) {
 }
 
 /** The auth host (INDIEAUTH_HOST, as set) when the server runs on one, else undefined. */
-const authHostOf = (config) => (config?.setup === "auth-host" ? process.env.INDIEAUTH_HOST.trim().toLowerCase() : undefined);
+const authHostOf = (config) =>
+  config?.setup === "auth-host" ? process.env.INDIEAUTH_HOST.trim().toLowerCase() : undefined;
 
 /** The rules that keep the auth host to the plugin's own `files`, first in _redirects (with the
  * auth host only; without it, no block of ours). */
@@ -121,7 +122,9 @@ async function buildPages(load, { siteRoot, publishDir, shown }) {
   const { buildSite } = await load("scripts/build.ts");
   const { loadConfig } = await load("netlify/lib/platform/config.ts");
   // ME's page (for its h-card) and the photo are read from the publish folder when on this site.
-  const siteOrigins = [process.env.BASE_URL, process.env.URL].flatMap((url) => (URL.canParse(url ?? "") ? [new URL(url).origin] : []));
+  const siteOrigins = [process.env.BASE_URL, process.env.URL].flatMap((url) =>
+    URL.canParse(url ?? "") ? [new URL(url).origin] : [],
+  );
   const { warnings, notes } = await buildSite(process.env, publishDir, { standalone: false, siteOrigins });
   for (const note of notes) console.log(`netlify-indieauth: ${note}`);
   const result = loadConfig(process.env, "plugin");
@@ -152,9 +155,12 @@ export const onPreBuild = async ({ utils }) => {
     return result.ok ? [] : result.problems;
   });
   const production = isProduction();
-  for (const problem of problems) console.warn(`netlify-indieauth ${production ? "error" : "warning"}: ${problem.message}. ${problem.fix}.`);
+  for (const problem of problems)
+    console.warn(`netlify-indieauth ${production ? "error" : "warning"}: ${problem.message}. ${problem.fix}.`);
   if (production && problems.length > 0) {
-    return utils.build.failBuild(`netlify-indieauth: set ${problems.map((p) => p.variable).join(", ")} in the site's environment variables, then deploy again.`);
+    return utils.build.failBuild(
+      `netlify-indieauth: set ${problems.map((p) => p.variable).join(", ")} in the site's environment variables, then deploy again.`,
+    );
   }
 };
 
@@ -178,7 +184,13 @@ export const onBuild = async ({ constants, netlifyConfig, utils }) => {
     const pages = await buildPages(load, place);
     if (pages.failure) return pages;
     const ourRules = pageHeaderRules(toml);
-    const conflicts = await blogHeaderConflicts({ ...place, configPath: constants.CONFIG_PATH, configHeaders: netlifyConfig?.headers, ourRules, files: pages.files });
+    const conflicts = await blogHeaderConflicts({
+      ...place,
+      configPath: constants.CONFIG_PATH,
+      configHeaders: netlifyConfig?.headers,
+      ourRules,
+      files: pages.files,
+    });
     if (conflicts.length > 0) return { failure: conflictMessage(conflicts) };
     return { ...pages, functions: await writeFunctions(siteRoot, toml, load) };
   });
@@ -188,8 +200,12 @@ export const onBuild = async ({ constants, netlifyConfig, utils }) => {
   await writeHeaders(publishDir, toml);
   await writeAuthHostRules(publishDir, config, files);
   const authHost = authHostOf(config);
-  const where = authHost ? `, on its own host ${authHost} (rules first in ${shown}/_redirects)` : " (sharing the blog's origin: see the docs for an auth. host of its own)";
-  console.log(`netlify-indieauth: pages in ${shown}/indieauth/, their headers in ${shown}/_headers, functions ${functions.join(", ")}${where}`);
+  const where = authHost
+    ? `, on its own host ${authHost} (rules first in ${shown}/_redirects)`
+    : " (sharing the blog's origin: see the docs for an auth. host of its own)";
+  console.log(
+    `netlify-indieauth: pages in ${shown}/indieauth/, their headers in ${shown}/_headers, functions ${functions.join(", ")}${where}`,
+  );
 };
 
 /** After every plugin's onBuild: the blog's header rules once more, as other plugins left them. */
@@ -202,6 +218,12 @@ export const onPostBuild = async ({ constants, netlifyConfig, utils }) => {
   const place = { siteRoot, publishDir, shown: relative(siteRoot, publishDir) || "." };
   const ourRules = pageHeaderRules(await packageToml());
   const files = recorded.map((path) => `indieauth/${path}`);
-  const conflicts = await blogHeaderConflicts({ ...place, configPath: constants.CONFIG_PATH, configHeaders: netlifyConfig?.headers, ourRules, files });
+  const conflicts = await blogHeaderConflicts({
+    ...place,
+    configPath: constants.CONFIG_PATH,
+    configHeaders: netlifyConfig?.headers,
+    ourRules,
+    files,
+  });
   if (conflicts.length > 0) return utils.build.failBuild(conflictMessage(conflicts));
 };

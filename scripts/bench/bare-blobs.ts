@@ -12,11 +12,14 @@ export type BareOperations = Record<BareKind, Stats>;
 export type BareSamples = Record<BareKind, number[]>;
 export const BARE_KINDS: readonly BareKind[] = ["get", "set", "conditional", "delete", "list"];
 
-
 /** Each replayed write creates a key of its own (a write-if-new to an existing key writes nothing). */
 let conditionalKeys = 0;
 const conditionalWrite = (blobs: Store, key: string, value: string) =>
-  withLocalWriteLock(`bench-bare\u0000${key}`, new AbortController().signal, async () => (await blobs.get(key), blobs.set(key, value)));
+  withLocalWriteLock(
+    `bench-bare\u0000${key}`,
+    new AbortController().signal,
+    async () => (await blobs.get(key), blobs.set(key, value)),
+  );
 
 export interface BareBlobs {
   blobs: Store;
@@ -54,7 +57,13 @@ export async function sampleBareOperations({ blobs, value }: BareBlobs, round: n
 
 export function pooledBare(rounds: readonly BareSamples[]): BareOperations {
   const pool = (kind: BareKind) => stats(rounds.flatMap((round) => round[kind]));
-  return { get: pool("get"), set: pool("set"), conditional: pool("conditional"), delete: pool("delete"), list: pool("list") };
+  return {
+    get: pool("get"),
+    set: pool("set"),
+    conditional: pool("conditional"),
+    delete: pool("delete"),
+    list: pool("list"),
+  };
 }
 
 /** Replays a call's storage as bare operations of the same shapes, each begun when the ones
@@ -75,7 +84,11 @@ export async function replayBare({ blobs, value }: BareBlobs, trace: readonly Tr
       case "versioned": {
         // As the store makes it locally: under the key's lock, the record read again, then written.
         const at = key();
-        return withLocalWriteLock(`bench-bare\u0000${at}`, new AbortController().signal, async () => (await blobs.get(at), blobs.set(at, value)));
+        return withLocalWriteLock(
+          `bench-bare\u0000${at}`,
+          new AbortController().signal,
+          async () => (await blobs.get(at), blobs.set(at, value)),
+        );
       }
       case "delete":
         return blobs.delete(key());

@@ -18,7 +18,9 @@ const SELF = fileURLToPath(import.meta.url);
 export async function startBlobsProcess(siteID: string): Promise<LocalBlobs> {
   const directory = await mkdtemp(join(tmpdir(), "indieauth-bench-blobs-"));
   const token = randomBytes(16).toString("hex");
-  const child = spawn(process.execPath, ["--import", "tsx", SELF, directory, token], { stdio: ["ignore", "pipe", "inherit"] });
+  const child = spawn(process.execPath, ["--import", "tsx", SELF, directory, token], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   const port = await new Promise<number>((resolve, reject) => {
     let output = "";
     child.once("exit", (code) => reject(new Error(`the bench's Blobs server exited (${code}) before it listened`)));

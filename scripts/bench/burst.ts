@@ -17,7 +17,11 @@ import { stats, type Stats } from "./stats.ts";
 
 export const BURST = 200;
 /** What is sent, as the doc's table names it: the floor first, then the product's. */
-export const BURST_CASES = ["The floor: a function making two Blobs reads", "Token checks (`POST /introspect`, an active token)", "Authorization requests (`GET /auth`, answered 303)"] as const;
+export const BURST_CASES = [
+  "The floor: a function making two Blobs reads",
+  "Token checks (`POST /introspect`, an active token)",
+  "Authorization requests (`GET /auth`, answered 303)",
+] as const;
 const CLIENT_ID = "http://127.0.0.1:5173/";
 const REDIRECT_URI = "http://127.0.0.1:5173/callback";
 export const FLOOR_FUNCTION = "bench-floor";
@@ -52,15 +56,37 @@ export interface BurstResult {
 async function writeFloor(functions: string): Promise<void> {
   const folder = join(functions, FLOOR_FUNCTION);
   await mkdir(folder, { recursive: true });
-  await build({ stdin: { contents: FLOOR_SOURCE, resolveDir: ROOT, loader: "js" }, bundle: true, platform: "node", format: "esm", target: "node20", minify: true, outfile: join(folder, "handler.mjs"), logLevel: "silent", banner: { js: 'import{createRequire as __r}from"node:module";const require=__r(import.meta.url);' } });
-  await writeFile(join(folder, `${FLOOR_FUNCTION}.mjs`), `export { default } from "./handler.mjs";\nexport const config = {"nodeBundler":"none","includedFiles":["handler.mjs"]};\n`);
+  await build({
+    stdin: { contents: FLOOR_SOURCE, resolveDir: ROOT, loader: "js" },
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    target: "node20",
+    minify: true,
+    outfile: join(folder, "handler.mjs"),
+    logLevel: "silent",
+    banner: { js: 'import{createRequire as __r}from"node:module";const require=__r(import.meta.url);' },
+  });
+  await writeFile(
+    join(folder, `${FLOOR_FUNCTION}.mjs`),
+    `export { default } from "./handler.mjs";\nexport const config = {"nodeBundler":"none","includedFiles":["handler.mjs"]};\n`,
+  );
 }
 
 const s256 = (verifier: string) => createHash("sha256").update(verifier).digest("base64url");
 
 function authorizationUrl(server: NetlifyDev, challenge: string): URL {
   const url = new URL("/auth", server.baseUrl);
-  const params = { response_type: "code", client_id: CLIENT_ID, redirect_uri: REDIRECT_URI, state: "s", code_challenge: challenge, code_challenge_method: "S256", scope: "create", me: server.env.ME! };
+  const params = {
+    response_type: "code",
+    client_id: CLIENT_ID,
+    redirect_uri: REDIRECT_URI,
+    state: "s",
+    code_challenge: challenge,
+    code_challenge_method: "S256",
+    scope: "create",
+    me: server.env.ME!,
+  };
   for (const [name, value] of Object.entries(params)) url.searchParams.set(name, value);
   return url;
 }
@@ -79,14 +105,28 @@ async function signIn(server: NetlifyDev): Promise<string> {
   });
   const code = new URL(approved.headers.get("location") ?? "http://x/").searchParams.get("code");
   if (!code) throw new Error(`POST /auth/approve answered ${approved.status}`);
-  const token = await fetch(`${server.baseUrl}/token`, { method: "POST", body: new URLSearchParams({ grant_type: "authorization_code", code, client_id: CLIENT_ID, redirect_uri: REDIRECT_URI, code_verifier: verifier }) });
+  const token = await fetch(`${server.baseUrl}/token`, {
+    method: "POST",
+    body: new URLSearchParams({
+      grant_type: "authorization_code",
+      code,
+      client_id: CLIENT_ID,
+      redirect_uri: REDIRECT_URI,
+      code_verifier: verifier,
+    }),
+  });
   const body = (await token.json()) as { access_token?: string };
   if (!body.access_token) throw new Error(`POST /token answered ${token.status} ${JSON.stringify(body)}`);
   return body.access_token;
 }
 
 /** Sends `count` requests at once; each answer is judged by `expected`. */
-async function burst(name: string, count: number, send: () => Promise<Response>, expected: (response: Response) => Promise<boolean>): Promise<BurstCase> {
+async function burst(
+  name: string,
+  count: number,
+  send: () => Promise<Response>,
+  expected: (response: Response) => Promise<boolean>,
+): Promise<BurstCase> {
   const started = performance.now();
   const answers = await Promise.all(
     Array.from({ length: count }, async () => {
@@ -102,7 +142,14 @@ async function burst(name: string, count: number, send: () => Promise<Response>,
   );
   const statuses: Record<string, number> = {};
   for (const a of answers) statuses[a.status] = (statuses[a.status] ?? 0) + 1;
-  return { name, sent: count, statuses, ok: answers.filter((a) => a.ok).length, wallMs: performance.now() - started, answered: stats(answers.map((a) => a.ms)) };
+  return {
+    name,
+    sent: count,
+    statuses,
+    ok: answers.filter((a) => a.ok).length,
+    wallMs: performance.now() - started,
+    answered: stats(answers.map((a) => a.ms)),
+  };
 }
 
 export async function runBurst(count = BURST): Promise<BurstResult> {
@@ -113,12 +160,23 @@ export async function runBurst(count = BURST): Promise<BurstResult> {
     const [floor, checks, authorizations] = BURST_CASES;
     const cases: [string, () => Promise<Response>, (r: Response) => Promise<boolean>][] = [
       [floor, () => fetch(floorUrl), async (r) => (await r.text(), r.status === 200)],
-      [checks, () => fetch(`${server.baseUrl}/introspect`, { method: "POST", headers: { Authorization: `Bearer ${token}` } }), async (r) => r.status === 200 && ((await r.json()) as { active?: boolean }).active === true],
-      [authorizations, () => fetch(authorizationUrl(server, s256(randomBytes(32).toString("base64url"))), { redirect: "manual" }), async (r) => (await r.text(), r.status === 303)],
+      [
+        checks,
+        () => fetch(`${server.baseUrl}/introspect`, { method: "POST", headers: { Authorization: `Bearer ${token}` } }),
+        async (r) => r.status === 200 && ((await r.json()) as { active?: boolean }).active === true,
+      ],
+      [
+        authorizations,
+        () => fetch(authorizationUrl(server, s256(randomBytes(32).toString("base64url"))), { redirect: "manual" }),
+        async (r) => (await r.text(), r.status === 303),
+      ],
     ];
     const results: BurstCase[] = [];
     for (const [name, send, expected] of cases) results.push(await burst(name, count, send, expected));
-    return { method: `${count} requests sent at once to one netlify dev (offline), the functions built as they deploy; answers counted by status`, cases: results };
+    return {
+      method: `${count} requests sent at once to one netlify dev (offline), the functions built as they deploy; answers counted by status`,
+      cases: results,
+    };
   } finally {
     await server.stop();
   }
@@ -128,7 +186,16 @@ export function printBurst(result: BurstResult): void {
   printTable(
     `(9) Bursts under netlify dev: ${result.cases[0]?.sent ?? BURST} requests at once (reported, not judged)`,
     ["", "as expected", "answers by status", "wall s", "p50 s", "max s"],
-    result.cases.map((c) => [c.name, `${c.ok}/${c.sent}`, Object.entries(c.statuses).map(([s, n]) => `${n} x ${s}`).join(", "), (c.wallMs / 1000).toFixed(1), (c.answered.p50 / 1000).toFixed(1), (c.answered.max / 1000).toFixed(1)]),
+    result.cases.map((c) => [
+      c.name,
+      `${c.ok}/${c.sent}`,
+      Object.entries(c.statuses)
+        .map(([s, n]) => `${n} x ${s}`)
+        .join(", "),
+      (c.wallMs / 1000).toFixed(1),
+      (c.answered.p50 / 1000).toFixed(1),
+      (c.answered.max / 1000).toFixed(1),
+    ]),
   );
   say(result.method);
 }

@@ -44,7 +44,14 @@ export async function benchRuntime(env: Env, storeName: string): Promise<Bench> 
 const APP = { name: "Bench App" };
 
 export function issueCodes(b: Bench, count: number, scopes: string[], challenge: string): Promise<string[]> {
-  const input = { clientId: CLIENT_ID, redirectUri: REDIRECT_URI, codeChallenge: challenge, scopes, me: b.config.me, client: APP };
+  const input = {
+    clientId: CLIENT_ID,
+    redirectUri: REDIRECT_URI,
+    codeChallenge: challenge,
+    scopes,
+    me: b.config.me,
+    client: APP,
+  };
   return mapBounded(range(count), SEED_CONCURRENCY, () => issueCode(b.rt.store, input, b.rt.now()));
 }
 
@@ -54,7 +61,13 @@ export function issueCodes(b: Bench, count: number, scopes: string[], challenge:
 export async function issueGrants(b: Bench, count: number, issuedAt = b.rt.now()): Promise<IssuedTokens[]> {
   const issued: IssuedTokens[] = [];
   for (let i = 0; i < count; i++) {
-    const input = { id: newGrantId(), clientId: CLIENT_ID, me: b.config.me, scopes: ["profile", "email", "create"], client: APP };
+    const input = {
+      id: newGrantId(),
+      clientId: CLIENT_ID,
+      me: b.config.me,
+      scopes: ["profile", "email", "create"],
+      client: APP,
+    };
     issued.push(await createGrant(b.rt.store, input, issuedAt, b.config));
   }
   return issued;
@@ -75,7 +88,11 @@ export async function typicalGrantRecord(b: Bench): Promise<string> {
 /** The owner approved the bench's app with the password before (so a session alone approves
  * it again, within these scopes). */
 export async function approvedApp(b: Bench, scopes: string[]): Promise<void> {
-  await rememberApproval(b.rt.store, { clientId: CLIENT_ID, redirectUri: REDIRECT_URI, scopes, method: "password" }, b.rt.now());
+  await rememberApproval(
+    b.rt.store,
+    { clientId: CLIENT_ID, redirectUri: REDIRECT_URI, scopes, method: "password" },
+    b.rt.now(),
+  );
 }
 
 /** A persistent owner session; returns its Cookie header value ("name=value"). */
@@ -90,7 +107,14 @@ export async function seedAccount(account: Bench): Promise<string> {
   await issueGrants(account, 5);
   await sessionCookie(account);
   for (const i of range(10)) {
-    const event = { at: account.rt.now() - i * 60_000, ip: IP, where: "authorization", method: "password", outcome: "success", clientId: CLIENT_ID } as const;
+    const event = {
+      at: account.rt.now() - i * 60_000,
+      ip: IP,
+      where: "authorization",
+      method: "password",
+      outcome: "success",
+      clientId: CLIENT_ID,
+    } as const;
     await recordSignInEvent(account.rt.store, event);
   }
   return sessionCookie(account);
@@ -101,5 +125,10 @@ export async function seedAccount(account: Bench): Promise<string> {
 export function ownerGrants(b: Bench, count: number): Promise<SeededGrant[]> {
   const small = Math.max(1, Math.floor(count / 50));
   const apps = { "https://phone.example/": small, "https://reader.example/": small, [CLIENT_ID]: small };
-  return seedGrants(b.rt.store, b.config.me, { "https://mcp-host.example/": Math.max(1, count - 3 * small), ...apps }, b.rt.now());
+  return seedGrants(
+    b.rt.store,
+    b.config.me,
+    { "https://mcp-host.example/": Math.max(1, count - 3 * small), ...apps },
+    b.rt.now(),
+  );
 }

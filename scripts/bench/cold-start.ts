@@ -26,7 +26,12 @@ const used = process.cpuUsage(cpu);
 process.stdout.write(wall + " " + (used.user + used.system) / 1000);
 `;
 
-type Measured = Omit<DeployedFunction, "entry"> & { shippedBytes: number; importMs: number; importRuns: number[]; importCpuMs: number };
+type Measured = Omit<DeployedFunction, "entry"> & {
+  shippedBytes: number;
+  importMs: number;
+  importRuns: number[];
+  importCpuMs: number;
+};
 
 interface ColdStart extends Measured {
   /** CPU time of the import beyond the floor + node:crypto's (the judged figure). */
@@ -59,7 +64,10 @@ async function importTimes(runner: string, entries: readonly string[]): Promise<
   for (let run = 0; run < IMPORT_RUNS; run++) {
     for (const [i, entry] of entries.entries()) {
       // A bare environment: the top level of a function must need none.
-      const { stdout } = await exec(process.execPath, [runner, pathToFileURL(entry).href], { env: { PATH: process.env.PATH ?? "" }, timeout: 20_000 });
+      const { stdout } = await exec(process.execPath, [runner, pathToFileURL(entry).href], {
+        env: { PATH: process.env.PATH ?? "" },
+        timeout: 20_000,
+      });
       const [wall, cpu] = stdout.split(" ").map(Number);
       times[i]!.wall.push(wall!);
       times[i]!.cpu.push(cpu!);
@@ -69,18 +77,50 @@ async function importTimes(runner: string, entries: readonly string[]): Promise<
 }
 
 function measured({ entry: _entry, ...f }: DeployedFunction, runs: { wall: number[]; cpu: number[] }): Measured {
-  return { ...f, shippedBytes: f.codeBytes + f.packagesBytes, importMs: stats(runs.wall).p50, importRuns: runs.wall, importCpuMs: stats(runs.cpu).p50 };
+  return {
+    ...f,
+    shippedBytes: f.codeBytes + f.packagesBytes,
+    importMs: stats(runs.wall).p50,
+    importRuns: runs.wall,
+    importCpuMs: stats(runs.cpu).p50,
+  };
 }
 
 function judge(f: Measured, floorCrypto: Measured, loads: BuiltFunction | undefined): ColdStart {
   const ownCpuMs = f.importCpuMs - floorCrypto.importCpuMs;
   const importBudget = `<= floor + node:crypto + ${BUDGET.coldImportOwnCpuMs} ms CPU (${ms(floorCrypto.importCpuMs + BUDGET.coldImportOwnCpuMs)} ms)`;
-  const importPass = check("3 cold start", `${f.fn} cold import`, `${ms(f.importCpuMs)} ms CPU (+${ms(ownCpuMs)} ms; wall ${ms(f.importMs)} ms)`, importBudget, ownCpuMs <= BUDGET.coldImportOwnCpuMs);
-  const sizePass = check("3 cold start", `${f.fn} code + packages`, `${kb(f.shippedBytes)} KB`, `<= ${kb(BUDGET.shippedBytes)} KB`, f.shippedBytes <= BUDGET.shippedBytes);
+  const importPass = check(
+    "3 cold start",
+    `${f.fn} cold import`,
+    `${ms(f.importCpuMs)} ms CPU (+${ms(ownCpuMs)} ms; wall ${ms(f.importMs)} ms)`,
+    importBudget,
+    ownCpuMs <= BUDGET.coldImportOwnCpuMs,
+  );
+  const sizePass = check(
+    "3 cold start",
+    `${f.fn} code + packages`,
+    `${kb(f.shippedBytes)} KB`,
+    `<= ${kb(BUDGET.shippedBytes)} KB`,
+    f.shippedBytes <= BUDGET.shippedBytes,
+  );
   const coldStartPackages = loads?.coldStartPackages ?? [];
   const heavy = coldStartPackages.filter((p) => WATCHED_PACKAGES.includes(p));
-  const lazyPass = check("3 cold start", `${f.fn} heavy packages at cold start`, loads ? heavy.join(", ") || "none" : "unknown", `none of ${WATCHED_PACKAGES.join(", ")}`, loads !== undefined && heavy.length === 0);
-  return { ...f, ownCpuMs, importPass, sizePass, coldStartPackages, onDemandPackages: loads?.onDemandPackages ?? [], lazyPass };
+  const lazyPass = check(
+    "3 cold start",
+    `${f.fn} heavy packages at cold start`,
+    loads ? heavy.join(", ") || "none" : "unknown",
+    `none of ${WATCHED_PACKAGES.join(", ")}`,
+    loads !== undefined && heavy.length === 0,
+  );
+  return {
+    ...f,
+    ownCpuMs,
+    importPass,
+    sizePass,
+    coldStartPackages,
+    onDemandPackages: loads?.onDemandPackages ?? [],
+    lazyPass,
+  };
 }
 
 export async function runColdStarts(env: Env): Promise<ColdStarts> {
@@ -111,22 +151,56 @@ export async function runColdStarts(env: Env): Promise<ColdStarts> {
 
 export function printColdStarts(cold: ColdStarts): void {
   const { floor, floorCrypto, functions } = cold;
-  const row = (f: Measured) => [kb(f.zipBytes), kb(f.packagesBytes), kb(f.codeBytes), kb(f.shippedBytes), ms(f.importCpuMs), ms(f.importMs), `${ms(Math.min(...f.importRuns))}-${ms(Math.max(...f.importRuns))}`];
+  const row = (f: Measured) => [
+    kb(f.zipBytes),
+    kb(f.packagesBytes),
+    kb(f.codeBytes),
+    kb(f.shippedBytes),
+    ms(f.importCpuMs),
+    ms(f.importMs),
+    `${ms(Math.min(...f.importRuns))}-${ms(Math.max(...f.importRuns))}`,
+  ];
   printTable(
     `(3) Cold start of the deployed functions: netlify build --offline, zips unzipped, median import of <name>.mjs over ${IMPORT_RUNS} fresh node processes, round-robin ` +
       `(budget: CPU time of the import <= the floor + node:crypto's + ${BUDGET.coldImportOwnCpuMs} ms; code + packages <= ${kb(BUDGET.shippedBytes)} KB; KB = 1000 B, uncompressed but for the zip)`,
-    ["function", "zip KB", "packages KB", "code KB", "shipped KB", "cpu ms", "wall ms", "wall min-max ms", "cpu over ref ms", "size", "import", "lazy"],
     [
-      ...functions.map((f) => [f.fn, ...row(f), `+${ms(f.ownCpuMs)}`, verdict(f.sizePass), verdict(f.importPass), verdict(f.lazyPass)]),
+      "function",
+      "zip KB",
+      "packages KB",
+      "code KB",
+      "shipped KB",
+      "cpu ms",
+      "wall ms",
+      "wall min-max ms",
+      "cpu over ref ms",
+      "size",
+      "import",
+      "lazy",
+    ],
+    [
+      ...functions.map((f) => [
+        f.fn,
+        ...row(f),
+        `+${ms(f.ownCpuMs)}`,
+        verdict(f.sizePass),
+        verdict(f.importPass),
+        verdict(f.lazyPass),
+      ]),
       [`${FLOOR} (floor: imports only @netlify/blobs)`, ...row(floor), "", "", "", ""],
       [`${FLOOR_CRYPTO} (reference: the floor + node:crypto)`, ...row(floorCrypto), "0", "", "", ""],
       ["(an empty module)", "", "", "", "", ms(cold.emptyModuleCpuMs), ms(cold.emptyModuleMs), "", "", "", "", ""],
     ],
   );
-  say(`cpu: process.cpuUsage() in the child around the import (user + system, all threads); wall printed beside it, not judged`);
-  say(`every zip also carries Netlify's bootstrap, ${kb(floor.bootstrapBytes)} KB uncompressed, not counted; netlify build took ${cold.buildSeconds.toFixed(0)} s`);
+  say(
+    `cpu: process.cpuUsage() in the child around the import (user + system, all threads); wall printed beside it, not judged`,
+  );
+  say(
+    `every zip also carries Netlify's bootstrap, ${kb(floor.bootstrapBytes)} KB uncompressed, not counted; netlify build took ${cold.buildSeconds.toFixed(0)} s`,
+  );
   for (const f of functions) {
     const onDemand = f.onDemandPackages.filter((p) => WATCHED_PACKAGES.includes(p));
-    say(`${f.fn}: loads ${f.coldStartPackages.join(", ") || "no package"} at cold start${onDemand.length > 0 ? `; on demand: ${onDemand.join(", ")}` : ""}`);
+    say(
+      `${f.fn}: loads ${f.coldStartPackages.join(", ") || "no package"} at cold start${onDemand.length > 0 ? `; on demand: ${onDemand.join(", ")}` : ""}`,
+    );
   }
 }

@@ -24,5 +24,11 @@ export function roundTrips(trace: readonly TracedOperation[]): number {
 /** The operations of a trace by kind, and of the writes those conditional (the request's own: what the answer waited for). */
 export function countsOf(trace: readonly TracedOperation[]): OperationCounts & { conditionalWrites: number } {
   const of = (...shapes: OperationShape[]) => trace.filter((op) => shapes.includes(op.shape)).length;
-  return { reads: of("get"), writes: of("set", "conditional", "versioned"), deletes: of("delete"), lists: of("list"), conditionalWrites: of("conditional", "versioned") };
+  return {
+    reads: of("get"),
+    writes: of("set", "conditional", "versioned"),
+    deletes: of("delete"),
+    lists: of("list"),
+    conditionalWrites: of("conditional", "versioned"),
+  };
 }

@@ -54,7 +54,9 @@ async function copyCheckout(copy: string): Promise<void> {
   await cp(ROOT, copy, { recursive: true, filter: (source) => !NOT_COPIED.has(relative(ROOT, source)) });
   const modules = await realpath(join(ROOT, "node_modules"));
   // Hard links cost nothing; another file system (or no hard links) gets a real copy.
-  await exec("cp", ["-al", modules, join(copy, "node_modules")]).catch(() => exec("cp", ["-a", modules, join(copy, "node_modules")]));
+  await exec("cp", ["-al", modules, join(copy, "node_modules")]).catch(() =>
+    exec("cp", ["-a", modules, join(copy, "node_modules")]),
+  );
 }
 
 async function netlifyBuild(copy: string, env: Env): Promise<number> {
@@ -70,7 +72,10 @@ async function netlifyBuild(copy: string, env: Env): Promise<number> {
     });
   } catch (error) {
     const { stdout = "", stderr = "" } = error as { stdout?: string; stderr?: string };
-    throw new Error(`netlify build --offline failed:\n${`${stdout}\n${stderr}`.trim().split("\n").slice(-30).join("\n")}`, { cause: error });
+    throw new Error(
+      `netlify build --offline failed:\n${`${stdout}\n${stderr}`.trim().split("\n").slice(-30).join("\n")}`,
+      { cause: error },
+    );
   }
   return (performance.now() - start) / 1000;
 }
@@ -93,9 +98,23 @@ function measure(fn: string, zipBytes: number, entries: readonly ZipEntry[], dir
   const packages = [...byPackage].map(([name, bytes]) => ({ name, bytes })).sort((a, b) => b.bytes - a.bytes);
   // Netlify's entry point imports ./<fn>.mjs: our two-line entry module, which loads handler.mjs.
   const module = entries.find((e) => e.name === `${fn}.mjs`);
-  if (!module) throw new Error(`${fn}.zip holds no ${fn}.mjs (found ${entries.map((e) => e.name).filter((n) => !packageOf(n)).join(", ")})`);
+  if (!module)
+    throw new Error(
+      `${fn}.zip holds no ${fn}.mjs (found ${entries
+        .map((e) => e.name)
+        .filter((n) => !packageOf(n))
+        .join(", ")})`,
+    );
   const packagesBytes = packages.reduce((sum, p) => sum + p.bytes, 0);
-  return { fn, zipBytes, codeBytes, packagesBytes, bootstrapBytes, packages, entry: join(dir, ...module.name.split("/")) };
+  return {
+    fn,
+    zipBytes,
+    codeBytes,
+    packagesBytes,
+    bootstrapBytes,
+    packages,
+    entry: join(dir, ...module.name.split("/")),
+  };
 }
 
 /** Builds the site as Netlify would, with the floor function added; unzips every function. */
@@ -129,4 +148,3 @@ export async function buildDeployed(env: Env): Promise<DeployedBuild> {
     throw error;
   }
 }
-

@@ -35,8 +35,16 @@ export interface BenchFigures {
   endpoints: readonly Endpoint[];
   password: { approve: { p50: number } };
   scale: { ratio: number };
-  coldStart: { floor: { importMs: number; importCpuMs: number; shippedBytes: number; bootstrapBytes: number }; floorCrypto: { importMs: number; importCpuMs: number; shippedBytes: number }; functions: readonly ColdFunction[] };
-  owner: { console: readonly (Timed & { grants: number; operations: number })[]; ratio: number; revokeAll: { ms: number; operations: number; tokensInactive: boolean } };
+  coldStart: {
+    floor: { importMs: number; importCpuMs: number; shippedBytes: number; bootstrapBytes: number };
+    floorCrypto: { importMs: number; importCpuMs: number; shippedBytes: number };
+    functions: readonly ColdFunction[];
+  };
+  owner: {
+    console: readonly (Timed & { grants: number; operations: number })[];
+    ratio: number;
+    revokeAll: { ms: number; operations: number; tokensInactive: boolean };
+  };
   signInPage: { totalBytes: number; resources: readonly { url: string; bytes: number; sameOrigin: boolean }[] };
   userFelt: UserFelt;
   burst?: BurstResult & { generatedAt: string; machine: Machine };
@@ -44,8 +52,10 @@ export interface BenchFigures {
 
 const fixed = (n: number) => n.toFixed(n < 10 ? 2 : 1);
 const kb = (bytes: number) => (bytes / 1000).toFixed(1);
-const machineLine = (m: Machine) => `${m.cpuModel}, ${m.cores} cores, ${m.node}, load ${m.loadAverage1mAtStart.toFixed(1)}`;
-const written = (generatedAt: string, machine: Machine) => `<!-- written by \`npm run bench\` (${generatedAt}, ${machineLine(machine)}); do not edit by hand -->`;
+const machineLine = (m: Machine) =>
+  `${m.cpuModel}, ${m.cores} cores, ${m.node}, load ${m.loadAverage1mAtStart.toFixed(1)}`;
+const written = (generatedAt: string, machine: Machine) =>
+  `<!-- written by \`npm run bench\` (${generatedAt}, ${machineLine(machine)}); do not edit by hand -->`;
 const totalOps = (ops: Record<string, number>) => Object.values(ops).reduce((sum, n) => sum + n, 0);
 const roundTripsOf = (n: number) => `${n} round trip${n === 1 ? "" : "s"}`;
 const missed = (miss: boolean, why = "") => (miss ? ` **MISS**${why ? `: ${why}` : ""}` : "");
@@ -85,19 +95,44 @@ export const DOC_ROWS: readonly Row[] = [
   endpointRow("Token check (`POST /introspect`)", "POST /introspect", STORAGE_BUDGET.tokenCheck),
   endpointRow("Legacy verification (`GET /token`)", "GET /token (legacy verification)", STORAGE_BUDGET.tokenCheck),
   endpointRow("`GET /userinfo`", "GET /userinfo", STORAGE_BUDGET.tokenCheck),
-  endpointRow("Authorization request (`GET /auth`)", "GET /auth (authorization request)", STORAGE_BUDGET.authorizationRequest),
+  endpointRow(
+    "Authorization request (`GET /auth`)",
+    "GET /auth (authorization request)",
+    STORAGE_BUDGET.authorizationRequest,
+  ),
   endpointRow("Code redemption (`POST /token`)", "POST /token (code -> tokens)", STORAGE_BUDGET.codeRedemption),
   endpointRow("Profile redemption (`POST /auth`)", "POST /auth (code -> profile)", STORAGE_BUDGET.profileRedemption),
   endpointRow("Refresh (`POST /token`)", "POST /token (refresh)", STORAGE_BUDGET.refresh),
   endpointRow("Revocation (`POST /revoke`)", "POST /revoke (live token)", STORAGE_BUDGET.revocation),
-  endpointRow("Sign-in with a session, a fresh request (`POST /auth/approve`)", "POST /auth/approve (session, a fresh request)", STORAGE_BUDGET.sessionApproval),
-  endpointRow("The same request approved again (a double click)", "POST /auth/approve (session, the same request again)", STORAGE_BUDGET.doubleClick),
-  { what: "Sign-in with the password (scrypt, slow on purpose)", measured: (f) => `p50 ${fixed(f.password.approve.p50)} ms`, budget: "— (deliberate)" },
-  { what: "Owner console API, 10 grants stored", measured: (f) => consoleAt(f, 0), budget: `≤ ${OWNER_BUDGET.operations} operations` },
-  { what: "Owner console API, 1,000 grants stored", measured: (f) => consoleAt(f, 1), budget: `≤ ${OWNER_BUDGET.operations} operations` },
+  endpointRow(
+    "Sign-in with a session, a fresh request (`POST /auth/approve`)",
+    "POST /auth/approve (session, a fresh request)",
+    STORAGE_BUDGET.sessionApproval,
+  ),
+  endpointRow(
+    "The same request approved again (a double click)",
+    "POST /auth/approve (session, the same request again)",
+    STORAGE_BUDGET.doubleClick,
+  ),
+  {
+    what: "Sign-in with the password (scrypt, slow on purpose)",
+    measured: (f) => `p50 ${fixed(f.password.approve.p50)} ms`,
+    budget: "— (deliberate)",
+  },
+  {
+    what: "Owner console API, 10 grants stored",
+    measured: (f) => consoleAt(f, 0),
+    budget: `≤ ${OWNER_BUDGET.operations} operations`,
+  },
+  {
+    what: "Owner console API, 1,000 grants stored",
+    measured: (f) => consoleAt(f, 1),
+    budget: `≤ ${OWNER_BUDGET.operations} operations`,
+  },
   {
     what: "Owner console API, 10,000 grants stored",
-    measured: (f) => `${consoleAt(f, 2)}; ${f.owner.ratio.toFixed(2)}× the 10-grant p50${missed(f.owner.ratio > OWNER_BUDGET.ratio)}`,
+    measured: (f) =>
+      `${consoleAt(f, 2)}; ${f.owner.ratio.toFixed(2)}× the 10-grant p50${missed(f.owner.ratio > OWNER_BUDGET.ratio)}`,
     budget: `≤ ${OWNER_BUDGET.ratio}× the 10-grant p50; ≤ ${OWNER_BUDGET.operations} operations`,
   },
   {
@@ -108,7 +143,11 @@ export const DOC_ROWS: readonly Row[] = [
     },
     budget: `≤ ${OWNER_BUDGET.operations} operations; every token inactive`,
   },
-  { what: "Introspection, 10,000 grants stored vs 10", measured: (f) => `p50 ratio ${f.scale.ratio.toFixed(2)}${missed(f.scale.ratio > BUDGET.scaleRatio)}`, budget: `≤ ${BUDGET.scaleRatio}` },
+  {
+    what: "Introspection, 10,000 grants stored vs 10",
+    measured: (f) => `p50 ratio ${f.scale.ratio.toFixed(2)}${missed(f.scale.ratio > BUDGET.scaleRatio)}`,
+    budget: `≤ ${BUDGET.scaleRatio}`,
+  },
   {
     what: "Cold import of the slowest deployed function",
     measured: (f) => {
@@ -121,7 +160,10 @@ export const DOC_ROWS: readonly Row[] = [
     what: "The sign-in page (HTML, CSS, JS, icon)",
     measured: (f) => {
       const page = f.signInPage;
-      const largest = [...page.resources].filter((r) => r.sameOrigin).sort((a, b) => b.bytes - a.bytes).slice(0, 3);
+      const largest = [...page.resources]
+        .filter((r) => r.sameOrigin)
+        .sort((a, b) => b.bytes - a.bytes)
+        .slice(0, 3);
       const why = `the largest files: ${largest.map((r) => `\`${r.url.replace(/^https?:\/\/[^/]+/, "")}\` ${kb(r.bytes)} KB`).join(", ")}`;
       return `${kb(page.totalBytes)} KB${missed(page.totalBytes > BUDGET.signInPageBytes, why)}`;
     },
@@ -129,7 +171,8 @@ export const DOC_ROWS: readonly Row[] = [
   },
 ];
 
-const table = (header: string, rows: readonly string[]) => [header, header.replace(/[^|]+/g, "---"), ...rows].join("\n");
+const table = (header: string, rows: readonly string[]) =>
+  [header, header.replace(/[^|]+/g, "---"), ...rows].join("\n");
 
 /** The main table: every budget of the bench, one row each. */
 export function docTable(f: BenchFigures): string {
@@ -140,21 +183,52 @@ export function docTable(f: BenchFigures): string {
 /** Each deployed function's cold import and what it ships. */
 export function coldStartTable(f: BenchFigures): string {
   const c = f.coldStart;
-  const row = (name: string, x: { shippedBytes: number; importCpuMs: number; importMs: number }, over: string, demand: string) =>
+  const row = (
+    name: string,
+    x: { shippedBytes: number; importCpuMs: number; importMs: number },
+    over: string,
+    demand: string,
+  ) =>
     `| ${name} | ${kb(x.shippedBytes)}${missed(x.shippedBytes > BUDGET.shippedBytes)} | ${fixed(x.importCpuMs)} | ${over} | ${fixed(x.importMs)} | ${demand} |`;
   const rows = [
-    ...c.functions.map((fn) => row(`\`${fn.fn}\``, fn, `+${fixed(fn.ownCpuMs)}${missed(fn.ownCpuMs > BUDGET.coldImportOwnCpuMs)}`, fn.onDemandPackages.filter((p) => WATCHED_PACKAGES.includes(p)).map((p) => `\`${p}\``).join(", ") || "—")),
+    ...c.functions.map((fn) =>
+      row(
+        `\`${fn.fn}\``,
+        fn,
+        `+${fixed(fn.ownCpuMs)}${missed(fn.ownCpuMs > BUDGET.coldImportOwnCpuMs)}`,
+        fn.onDemandPackages
+          .filter((p) => WATCHED_PACKAGES.includes(p))
+          .map((p) => `\`${p}\``)
+          .join(", ") || "—",
+      ),
+    ),
     row("the floor + `node:crypto` (the reference)", c.floorCrypto, "0", ""),
     row("the floor (`@netlify/blobs` alone)", c.floor, "", ""),
   ];
-  return [written(f.generatedAt, f.machine), "", table(`| function | shipped KB (≤ ${kb(BUDGET.shippedBytes)}) | import CPU ms | CPU over the reference (≤ ${BUDGET.coldImportOwnCpuMs}) | import wall ms | heavy packages it loads on demand (never at cold start) |`, rows), "", `Every zip also carries Netlify's bootstrap, ${kb(c.floor.bootstrapBytes)} KB uncompressed, the same in each: not counted.`, ""].join("\n");
+  return [
+    written(f.generatedAt, f.machine),
+    "",
+    table(
+      `| function | shipped KB (≤ ${kb(BUDGET.shippedBytes)}) | import CPU ms | CPU over the reference (≤ ${BUDGET.coldImportOwnCpuMs}) | import wall ms | heavy packages it loads on demand (never at cold start) |`,
+      rows,
+    ),
+    "",
+    `Every zip also carries Netlify's bootstrap, ${kb(c.floor.bootstrapBytes)} KB uncompressed, the same in each: not counted.`,
+    "",
+  ].join("\n");
 }
 
 /** What a user feels under the injected storage latency. */
 export function userFeltTable(f: BenchFigures): string {
   const u = f.userFelt;
-  const steps = u.steps.map((s) => `| ${s.flow}: ${s.step} | ${fixed(s.p50Ms)} | ${s.roundTrips}${missed(!s.pass)} | ${s.minimumRoundTrips} | ${fixed(s.floorMs)} |`);
-  const flows = u.flows.map((w) => `| **the whole ${w.flow}** | ${fixed(w.p50Ms)} | ${w.roundTrips} | ${w.minimumRoundTrips} | ${fixed(w.floorMs)} |`);
+  const steps = u.steps.map(
+    (s) =>
+      `| ${s.flow}: ${s.step} | ${fixed(s.p50Ms)} | ${s.roundTrips}${missed(!s.pass)} | ${s.minimumRoundTrips} | ${fixed(s.floorMs)} |`,
+  );
+  const flows = u.flows.map(
+    (w) =>
+      `| **the whole ${w.flow}** | ${fixed(w.p50Ms)} | ${w.roundTrips} | ${w.minimumRoundTrips} | ${fixed(w.floorMs)} |`,
+  );
   const header = `| ${u.latencyMs} ms per storage operation, median of ${u.runs} | wall ms | round trips in sequence | the design's minimum | minimum × ${u.latencyMs} ms |`;
   return [written(f.generatedAt, f.machine), "", table(header, [...steps, ...flows]), ""].join("\n");
 }
@@ -166,10 +240,20 @@ export function burstTable(f: BenchFigures): string {
   const rows = BURST_CASES.map((name) => {
     const c = b.cases.find((x) => x.name === name);
     if (!c) return `| ${name} | not sent | | | | |`;
-    const statuses = Object.entries(c.statuses).map(([status, n]) => `${n} × ${status}`).join(", ");
+    const statuses = Object.entries(c.statuses)
+      .map(([status, n]) => `${n} × ${status}`)
+      .join(", ");
     // Answered as expected per second of the whole burst: the rate this machine sustains without a refusal.
     const perSecond = c.ok / (c.wallMs / 1000);
     return `| ${c.name} | ${c.ok} of ${c.sent} | ${statuses} | ${(c.wallMs / 1000).toFixed(0)} s | ${(c.answered.p50 / 1000).toFixed(1)} s | ${perSecond.toFixed(1)} |`;
   });
-  return [written(b.generatedAt, b.machine), "", table("| sent at once | answered as expected | answers by status | all answered after | median answer | answered as expected per second |", rows), ""].join("\n");
+  return [
+    written(b.generatedAt, b.machine),
+    "",
+    table(
+      "| sent at once | answered as expected | answers by status | all answered after | median answer | answered as expected per second |",
+      rows,
+    ),
+    "",
+  ].join("\n");
 }

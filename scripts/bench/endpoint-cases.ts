@@ -17,7 +17,16 @@ import {
   refreshForm,
   userinfoRequest,
 } from "../../test/helpers/requests.ts";
-import { approvedApp, endpoints, issueCodes, issueGrants, seedAccount, sessionCookie, signedRequest, type Bench } from "./calls.ts";
+import {
+  approvedApp,
+  endpoints,
+  issueCodes,
+  issueGrants,
+  seedAccount,
+  sessionCookie,
+  signedRequest,
+  type Bench,
+} from "./calls.ts";
 import { IP, STORAGE_BUDGET, TOTAL_CALLS, USER_AGENT, type StorageBudget } from "./settings.ts";
 import { mapBounded, range } from "./stats.ts";
 
@@ -46,23 +55,31 @@ export interface EndpointCase {
 }
 
 async function expectStatus(response: Response, status: number, what: string): Promise<void> {
-  if (response.status !== status) throw new Error(`${what}: expected ${status}, got ${response.status} ${await response.text()}`);
+  if (response.status !== status)
+    throw new Error(`${what}: expected ${status}, got ${response.status} ${await response.text()}`);
 }
 
 async function expectJson(response: Response, what: string, field: string): Promise<Record<string, unknown>> {
   await expectStatus(response, 200, what);
   const body = (await response.json()) as Record<string, unknown>;
-  if (body[field] === undefined || body[field] === false) throw new Error(`${what}: no ${field} in ${JSON.stringify(body)}`);
+  if (body[field] === undefined || body[field] === false)
+    throw new Error(`${what}: no ${field} in ${JSON.stringify(body)}`);
   return body;
 }
 
 const SCOPES = ["profile", "email", "create"];
-const benchAuthorization = (challenge: string) => authorizationParams({ state: "bench-state", code_challenge: challenge, scope: SCOPES.join(" ") });
+const benchAuthorization = (challenge: string) =>
+  authorizationParams({ state: "bench-state", code_challenge: challenge, scope: SCOPES.join(" ") });
 /** The sign-in page's POST, as Chrome sends it: with the password, or on a session cookie. */
 const approveWith = (request: string, auth: { password: string } | { cookie: string }) =>
   "password" in auth
     ? approveRequest(request, { password: auth.password, scopes: SCOPES, userAgent: USER_AGENT })
-    : approveRequest(request, { password: null, scopes: SCOPES, userAgent: USER_AGENT, headers: { Cookie: auth.cookie } });
+    : approveRequest(request, {
+        password: null,
+        scopes: SCOPES,
+        userAgent: USER_AGENT,
+        headers: { Cookie: auth.cookie },
+      });
 
 /** The signed request GET /auth hands to the sign-in page (valid 15 minutes, not single use). */
 function benchSignedRequest(b: Bench): Promise<string> {
@@ -95,7 +112,12 @@ export async function endpointCases(b: Bench, account: Bench): Promise<EndpointC
   const token = (n: number) => verified[n]!.accessToken;
   let refreshToken = refreshed.refreshToken;
   const authorization = benchAuthorization(pkce.challenge);
-  const redemption = (code: string) => ({ code, client_id: CLIENT_ID, redirect_uri: REDIRECT_URI, code_verifier: pkce.verifier });
+  const redemption = (code: string) => ({
+    code,
+    client_id: CLIENT_ID,
+    redirect_uri: REDIRECT_URI,
+    code_verifier: pkce.verifier,
+  });
   const caller = { ip: IP, userAgent: USER_AGENT };
 
   return [
@@ -122,7 +144,8 @@ export async function endpointCases(b: Bench, account: Bench): Promise<EndpointC
       handle: (req) => endpoints.approve(req, rt, { ...caller, ...platform }),
       check: async (res) => {
         await expectStatus(res, 302, "approve");
-        if (!new URL(res.headers.get("location") ?? "", BASE).searchParams.get("code")) throw new Error("approve: no code");
+        if (!new URL(res.headers.get("location") ?? "", BASE).searchParams.get("code"))
+          throw new Error("approve: no code");
       },
       storageBudget: STORAGE_BUDGET.sessionApproval,
     },
@@ -133,7 +156,8 @@ export async function endpointCases(b: Bench, account: Bench): Promise<EndpointC
       handle: (req) => endpoints.approve(req, rt, { ...caller, ...platform }),
       check: async (res) => {
         await expectStatus(res, 302, "approve");
-        if (!new URL(res.headers.get("location") ?? "", BASE).searchParams.get("code")) throw new Error("approve: no code");
+        if (!new URL(res.headers.get("location") ?? "", BASE).searchParams.get("code"))
+          throw new Error("approve: no code");
       },
       storageBudget: STORAGE_BUDGET.doubleClick,
     },

@@ -44,7 +44,12 @@ interface MeasuredEndpoint {
   floors: number[];
 }
 
-async function measureEndpoint(c: EndpointCase, bare: BareBlobs, calls = CALLS, warmup = WARMUP): Promise<MeasuredEndpoint> {
+async function measureEndpoint(
+  c: EndpointCase,
+  bare: BareBlobs,
+  calls = CALLS,
+  warmup = WARMUP,
+): Promise<MeasuredEndpoint> {
   const times: number[] = [];
   const ops: OperationCounts[] = [];
   const floors: number[] = [];
@@ -76,8 +81,23 @@ function judgeEndpoint(c: EndpointCase, measured: MeasuredEndpoint, bare: BareOp
   // that is storage, not the endpoint's time.
   const floorMs = stats(measured.floors).p50;
   const budgetMs = floorMs + BUDGET.ownCpuMs;
-  const pass = check("1 endpoints", c.name, `p50 ${ms(s.p50)} ms`, `<= floor ${ms(floorMs)} + ${BUDGET.ownCpuMs} ms`, s.p50 <= budgetMs);
-  const result: EndpointResult = { name: c.name, fn: c.fn, stats: s, ops, floorMs, ratioToGet: s.p50 / bare.get.p50, budgetMs, pass };
+  const pass = check(
+    "1 endpoints",
+    c.name,
+    `p50 ${ms(s.p50)} ms`,
+    `<= floor ${ms(floorMs)} + ${BUDGET.ownCpuMs} ms`,
+    s.p50 <= budgetMs,
+  );
+  const result: EndpointResult = {
+    name: c.name,
+    fn: c.fn,
+    stats: s,
+    ops,
+    floorMs,
+    ratioToGet: s.p50 / bare.get.p50,
+    budgetMs,
+    pass,
+  };
   if (c.storageBudget) {
     result.storageBudget = c.storageBudget;
     result.storagePass = judgeStorage("2 storage", c.name, ops, c.storageBudget);
@@ -85,7 +105,11 @@ function judgeEndpoint(c: EndpointCase, measured: MeasuredEndpoint, bare: BareOp
   return result;
 }
 
-export async function runEndpoints(b: Bench, account: Bench, reference: BareBlobs): Promise<{ bare: BareOperations; endpoints: EndpointResult[] }> {
+export async function runEndpoints(
+  b: Bench,
+  account: Bench,
+  reference: BareBlobs,
+): Promise<{ bare: BareOperations; endpoints: EndpointResult[] }> {
   await warmUpBlobs(reference);
   const before = await sampleBareOperations(reference, 1);
   const measured: [EndpointCase, MeasuredEndpoint][] = [];
@@ -107,9 +131,13 @@ interface PasswordResult {
 export async function measurePassword(b: Bench, bare: BareBlobs): Promise<PasswordResult> {
   const hash = b.config.password;
   if (hash.kind !== "scrypt") throw new Error("the bench hashes with scrypt");
-  const hashStats = await sample(async () => {
-    if (!(await verifyPassword(TEST_PASSWORD, hash))) throw new Error("the password did not verify");
-  }, PASSWORD_CALLS, 1);
+  const hashStats = await sample(
+    async () => {
+      if (!(await verifyPassword(TEST_PASSWORD, hash))) throw new Error("the password did not verify");
+    },
+    PASSWORD_CALLS,
+    1,
+  );
   const measured = await measureEndpoint(await passwordApproveCase(b), bare, PASSWORD_CALLS, 1);
   return {
     algorithm: "scrypt",
@@ -120,18 +148,50 @@ export async function measurePassword(b: Bench, bare: BareBlobs): Promise<Passwo
   };
 }
 
-export function printEndpoints(bare: BareOperations, endpoints: readonly EndpointResult[], password: PasswordResult): void {
+export function printEndpoints(
+  bare: BareOperations,
+  endpoints: readonly EndpointResult[],
+  password: PasswordResult,
+): void {
   printTable(
     `(1) Handler time, in-process, local Blobs server (${CALLS} calls after ${WARMUP} warm-up; budget p50 <= storage floor + ${BUDGET.ownCpuMs} ms)`,
     ["", "p50 ms", "p95 ms", "round trips", "ops r/w/d/l", "floor ms", "x get", "budget ms", ""],
     [
-      ...BARE_KINDS.map((op) => [`bare Blobs ${op}`, ms(bare[op].p50), ms(bare[op].p95), "", "", "", op === "get" ? "1.00" : (bare[op].p50 / bare.get.p50).toFixed(2), "", ""]),
-      ...endpoints.map((e) => [e.name, ms(e.stats.p50), ms(e.stats.p95), roundTripsText(e.ops), opSummaryText(e.ops), ms(e.floorMs), e.ratioToGet.toFixed(2), ms(e.budgetMs), verdict(e.pass)]),
+      ...BARE_KINDS.map((op) => [
+        `bare Blobs ${op}`,
+        ms(bare[op].p50),
+        ms(bare[op].p95),
+        "",
+        "",
+        "",
+        op === "get" ? "1.00" : (bare[op].p50 / bare.get.p50).toFixed(2),
+        "",
+        "",
+      ]),
+      ...endpoints.map((e) => [
+        e.name,
+        ms(e.stats.p50),
+        ms(e.stats.p95),
+        roundTripsText(e.ops),
+        opSummaryText(e.ops),
+        ms(e.floorMs),
+        e.ratioToGet.toFixed(2),
+        ms(e.budgetMs),
+        verdict(e.pass),
+      ]),
     ],
   );
-  say(`bare: ${2 * CALLS} calls of each, before and after the endpoints. floor: p50 of each call's storage replayed bare right after it (same`);
-  say(`load), each operation begun when those it waited for had settled (round trips: the longest such chain); x get: endpoint p50 / bare get p50.`);
+  say(
+    `bare: ${2 * CALLS} calls of each, before and after the endpoints. floor: p50 of each call's storage replayed bare right after it (same`,
+  );
+  say(
+    `load), each operation begun when those it waited for had settled (round trips: the longest such chain); x get: endpoint p50 / bare get p50.`,
+  );
   const { N, r, p } = password.parameters;
-  say(`password hash (deliberate, not budgeted): scrypt N=2^${password.parameters.logN} (${N}) r=${r} p=${p}: p50 ${ms(password.hash.p50)} ms over ${password.hash.n}`);
-  say(`sign-in POST with the password (info): p50 ${ms(password.approve.p50)} ms over ${password.approve.n}, ops ${opSummaryText(password.approveOps)}`);
+  say(
+    `password hash (deliberate, not budgeted): scrypt N=2^${password.parameters.logN} (${N}) r=${r} p=${p}: p50 ${ms(password.hash.p50)} ms over ${password.hash.n}`,
+  );
+  say(
+    `sign-in POST with the password (info): p50 ${ms(password.approve.p50)} ms over ${password.approve.n}, ops ${opSummaryText(password.approveOps)}`,
+  );
 }

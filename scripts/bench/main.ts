@@ -89,7 +89,9 @@ async function main(): Promise<number> {
   const started = performance.now();
   const only = onlySections();
   const info = machine();
-  say(`IndieAuth benchmark: node ${info.node}, ${info.cpuModel}, ${info.cores} cores, ${info.platform}, load ${Number(info.loadAverage1mAtStart).toFixed(2)}`);
+  say(
+    `IndieAuth benchmark: node ${info.node}, ${info.cpuModel}, ${info.cores} cores, ${info.platform}, load ${Number(info.loadAverage1mAtStart).toFixed(2)}`,
+  );
 
   const blobs = await startBlobsProcess("bench");
   // The context must be set before the first Blobs operation.
@@ -124,16 +126,24 @@ async function main(): Promise<number> {
   // The doc's figures come from a full run, never copied by hand (with its JSON beside them,
   // docs/bench.json); the bursts' from any run of theirs, merged into the last full run's.
   if (!only) await writeDocBlocks(document as unknown as BenchFigures, Object.keys(BLOCKS) as BlockName[]);
-  else if (results.burst) await writeDocBlocks({ ...(await docFigures()), burst: results.burst as BenchFigures["burst"] }, ["burst"]);
+  else if (results.burst)
+    await writeDocBlocks({ ...(await docFigures()), burst: results.burst as BenchFigures["burst"] }, ["burst"]);
 
   if (jsonOnly) {
     console.log(JSON.stringify(document, null, 2));
   } else {
     say();
     for (const miss of misses) say(`MISS [${miss.section}] ${miss.subject}: ${miss.measured} (budget ${miss.budget})`);
-    if (loadAtEnd > cpus().length / 2) say(`note: load average ${loadAtEnd.toFixed(2)} on ${cpus().length} cores at the end: other work was running, timings are noisy.`);
-    const untouched = only ? ` (only ${only.join(", ")}; docs/performance.md ${results.burst ? "and docs/bench.json have the bursts' figures of this run, the rest untouched" : "untouched"})` : "";
-    say(`bench: ${checks.length - misses.length}/${checks.length} budgets met, ${misses.length} missed, in ${seconds.toFixed(0)} s; numbers in ${relative(process.cwd(), output)}${untouched}`);
+    if (loadAtEnd > cpus().length / 2)
+      say(
+        `note: load average ${loadAtEnd.toFixed(2)} on ${cpus().length} cores at the end: other work was running, timings are noisy.`,
+      );
+    const untouched = only
+      ? ` (only ${only.join(", ")}; docs/performance.md ${results.burst ? "and docs/bench.json have the bursts' figures of this run, the rest untouched" : "untouched"})`
+      : "";
+    say(
+      `bench: ${checks.length - misses.length}/${checks.length} budgets met, ${misses.length} missed, in ${seconds.toFixed(0)} s; numbers in ${relative(process.cwd(), output)}${untouched}`,
+    );
   }
   return misses.length > 0 ? 1 : 0;
 }

@@ -65,12 +65,25 @@ async function consoleLoad(s: Seeded, round: number): Promise<void> {
 async function revokeAllAt(s: Seeded): Promise<OwnerScaleResult["revokeAll"]> {
   operations.reset();
   const start = performance.now();
-  const response = await endpoints.account(consolePostRequest(ACCOUNT_API, "/revoke", { app: "all" }, { cookie: s.cookie }), s.b.rt, caller);
+  const response = await endpoints.account(
+    consolePostRequest(ACCOUNT_API, "/revoke", { app: "all" }, { cookie: s.cookie }),
+    s.b.rt,
+    caller,
+  );
   const elapsed = performance.now() - start;
   if (response.status !== 200) throw new Error(`revoke-all: ${response.status}`);
   const ops = total(operations.snapshot());
   const sample = s.grants.filter((_, i) => i % 97 === 0);
-  const answers = await Promise.all(sample.map(async (g) => ((await (await endpoints.introspect(introspectionRequest(g.accessToken), s.b.rt)).json()) as { active: boolean }).active));
+  const answers = await Promise.all(
+    sample.map(
+      async (g) =>
+        (
+          (await (await endpoints.introspect(introspectionRequest(g.accessToken), s.b.rt)).json()) as {
+            active: boolean;
+          }
+        ).active,
+    ),
+  );
   return { grants: s.count, ms: elapsed, operations: ops, tokensInactive: answers.every((a) => !a) };
 }
 
@@ -85,15 +98,45 @@ export async function runOwnerScale(env: Env): Promise<OwnerScaleResult> {
   for (let round = 0; round < WARMUP + CALLS; round++) {
     for (let i = 0; i < sizes.length; i++) await consoleLoad(sizes[(round + i) % sizes.length]!, round);
   }
-  const results: ConsoleAt[] = sizes.map((s) => ({ grants: s.count, stats: stats(s.times), operations: s.most, seedSeconds: s.seedSeconds }));
+  const results: ConsoleAt[] = sizes.map((s) => ({
+    grants: s.count,
+    stats: stats(s.times),
+    operations: s.most,
+    seedSeconds: s.seedSeconds,
+  }));
   const revoked = await revokeAllAt(sizes[sizes.length - 1]!);
   const small = results[0]!;
   const large = results[results.length - 1]!;
   const ratio = large.stats.p50 / small.stats.p50;
-  check("8 owner", `account API p50, ${large.grants} vs ${small.grants} grants`, ratio.toFixed(2), `<= ${OWNER_BUDGET.ratio}`, ratio <= OWNER_BUDGET.ratio);
-  for (const r of results) check("8 owner", `account API storage operations at ${r.grants} grants`, String(r.operations), `<= ${OWNER_BUDGET.operations}`, r.operations <= OWNER_BUDGET.operations);
-  check("8 owner", `revoke-all at ${revoked.grants} grants: storage operations`, String(revoked.operations), `<= ${OWNER_BUDGET.operations}`, revoked.operations <= OWNER_BUDGET.operations);
-  check("8 owner", `revoke-all at ${revoked.grants} grants: tokens inactive after`, revoked.tokensInactive ? "all sampled" : "some active", "all", revoked.tokensInactive);
+  check(
+    "8 owner",
+    `account API p50, ${large.grants} vs ${small.grants} grants`,
+    ratio.toFixed(2),
+    `<= ${OWNER_BUDGET.ratio}`,
+    ratio <= OWNER_BUDGET.ratio,
+  );
+  for (const r of results)
+    check(
+      "8 owner",
+      `account API storage operations at ${r.grants} grants`,
+      String(r.operations),
+      `<= ${OWNER_BUDGET.operations}`,
+      r.operations <= OWNER_BUDGET.operations,
+    );
+  check(
+    "8 owner",
+    `revoke-all at ${revoked.grants} grants: storage operations`,
+    String(revoked.operations),
+    `<= ${OWNER_BUDGET.operations}`,
+    revoked.operations <= OWNER_BUDGET.operations,
+  );
+  check(
+    "8 owner",
+    `revoke-all at ${revoked.grants} grants: tokens inactive after`,
+    revoked.tokensInactive ? "all sampled" : "some active",
+    "all",
+    revoked.tokensInactive,
+  );
   return { console: results, ratio, revokeAll: revoked };
 }
 
@@ -102,10 +145,24 @@ export function printOwnerScale(result: OwnerScaleResult): void {
     `(8) The owner's console at scale (budget: ${OWNER_GRANTS[2]} grants <= ${OWNER_BUDGET.ratio}x the ${OWNER_GRANTS[0]}-grant p50, <= ${OWNER_BUDGET.operations} storage operations)`,
     ["", "p50 ms", "p95 ms", "ops (max)", ""],
     [
-      ...result.console.map((r) => [`GET ${ACCOUNT_API}, ${r.grants} grants`, ms(r.stats.p50), ms(r.stats.p95), String(r.operations), verdict(r.operations <= OWNER_BUDGET.operations)]),
+      ...result.console.map((r) => [
+        `GET ${ACCOUNT_API}, ${r.grants} grants`,
+        ms(r.stats.p50),
+        ms(r.stats.p95),
+        String(r.operations),
+        verdict(r.operations <= OWNER_BUDGET.operations),
+      ]),
       ["ratio largest / smallest", result.ratio.toFixed(2), "", "", verdict(result.ratio <= OWNER_BUDGET.ratio)],
-      [`revoke-all, ${result.revokeAll.grants} grants`, ms(result.revokeAll.ms), "", String(result.revokeAll.operations), verdict(result.revokeAll.tokensInactive && result.revokeAll.operations <= OWNER_BUDGET.operations)],
+      [
+        `revoke-all, ${result.revokeAll.grants} grants`,
+        ms(result.revokeAll.ms),
+        "",
+        String(result.revokeAll.operations),
+        verdict(result.revokeAll.tokensInactive && result.revokeAll.operations <= OWNER_BUDGET.operations),
+      ],
     ],
   );
-  say(`seeding took ${result.console.map((r) => `${r.seedSeconds.toFixed(1)} s`).join(" / ")}; revoke-all answered in one call, every sampled token then introspected inactive: ${result.revokeAll.tokensInactive}`);
+  say(
+    `seeding took ${result.console.map((r) => `${r.seedSeconds.toFixed(1)} s`).join(" / ")}; revoke-all answered in one call, every sampled token then introspected inactive: ${result.revokeAll.tokensInactive}`,
+  );
 }

@@ -35,7 +35,13 @@ async function timePage(page: string, body: string, linkHeaders: string[], hosti
     times.push((used.user + used.system) / 1000);
   }
   const timing = stats(times);
-  const pass = check("6 parse cost", page, `p50 ${ms(timing.p50)} ms CPU`, `<= ${BUDGET.parseMs} ms`, timing.p50 <= BUDGET.parseMs);
+  const pass = check(
+    "6 parse cost",
+    page,
+    `p50 ${ms(timing.p50)} ms CPU`,
+    `<= ${BUDGET.parseMs} ms`,
+    timing.p50 <= BUDGET.parseMs,
+  );
   const parserInputBytes = Buffer.byteLength(htmlSubset(body, { rels: ["redirect_uri"], roots: ["h-app", "h-x-app"] }));
   const name = info.name === undefined ? "no name" : info.name.length > 16 ? `${info.name.slice(0, 15)}…` : info.name;
   const read = `${name}, ${info.redirectUris.length} redirect URI(s)`;
@@ -45,7 +51,8 @@ async function timePage(page: string, body: string, linkHeaders: string[], hosti
 export async function runParseCost(): Promise<ParsedPage[]> {
   const results: ParsedPage[] = [];
   for (const [page, body] of Object.entries(HOSTILE_PAGES)) results.push(await timePage(page, body, [], true));
-  for (const [page, { body, linkHeaders }] of Object.entries(REAL_PAGES)) results.push(await timePage(page, body, linkHeaders, false));
+  for (const [page, { body, linkHeaders }] of Object.entries(REAL_PAGES))
+    results.push(await timePage(page, body, linkHeaders, false));
   return results;
 }
 
@@ -53,6 +60,14 @@ export function printParseCost(results: readonly ParsedPage[]): void {
   printTable(
     `(6) Parse cost of a client page (budget: p50 <= ${BUDGET.parseMs} ms of CPU each, ${PARSE_RUNS} runs after 1 warm-up)`,
     ["page", "KB", "parser gets KB", "p50 CPU ms", "max", "read", ""],
-    results.map((r) => [`${r.hostile ? "hostile" : "real"}: ${r.page}`, kb(r.bytes), kb(r.parserInputBytes), ms(r.stats.p50), ms(r.stats.max), r.read, verdict(r.pass)]),
+    results.map((r) => [
+      `${r.hostile ? "hostile" : "real"}: ${r.page}`,
+      kb(r.bytes),
+      kb(r.parserInputBytes),
+      ms(r.stats.p50),
+      ms(r.stats.max),
+      r.read,
+      verdict(r.pass),
+    ]),
   );
 }

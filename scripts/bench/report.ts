@@ -26,7 +26,10 @@ export function say(line = ""): void {
 export function printTable(title: string, headers: readonly string[], rows: readonly (readonly string[])[]): void {
   const widths = headers.map((header, col) => Math.max(header.length, ...rows.map((row) => (row[col] ?? "").length)));
   const line = (cells: readonly string[]) =>
-    cells.map((cell, col) => (col === 0 ? cell.padEnd(widths[col]!) : cell.padStart(widths[col]!))).join("  ").trimEnd();
+    cells
+      .map((cell, col) => (col === 0 ? cell.padEnd(widths[col]!) : cell.padStart(widths[col]!)))
+      .join("  ")
+      .trimEnd();
   say();
   say(title);
   say(line(headers));

@@ -53,7 +53,16 @@ interface ColdImport {
 
 interface ResourceBench {
   verification: Timed[];
-  coldImport: { method: string; entry: ColdImport; shipped: ColdImport; floor: ColdImport; floorCrypto: ColdImport; empty: ColdImport; budgetMs: number; pass: boolean };
+  coldImport: {
+    method: string;
+    entry: ColdImport;
+    shipped: ColdImport;
+    floor: ColdImport;
+    floorCrypto: ColdImport;
+    empty: ColdImport;
+    budgetMs: number;
+    pass: boolean;
+  };
 }
 
 /** Times `call` like section (1) times an endpoint: counted operations, a paired bare get. */
@@ -79,7 +88,13 @@ async function timeCall(name: string, call: (i: number) => Promise<unknown>, ref
   // The floor: each call's storage replayed bare right after it, as section (1)'s.
   const floorMs = stats(floors).p50;
   const budgetMs = floorMs + BUDGET.ownCpuMs;
-  const pass = check(SECTION, name, `p50 ${ms(s.p50)} ms`, `<= floor ${ms(floorMs)} + ${BUDGET.ownCpuMs} ms`, s.p50 <= budgetMs);
+  const pass = check(
+    SECTION,
+    name,
+    `p50 ${ms(s.p50)} ms`,
+    `<= floor ${ms(floorMs)} + ${BUDGET.ownCpuMs} ms`,
+    s.p50 <= budgetMs,
+  );
   const opsPass = judgeStorage(SECTION, name, ops, STORAGE_BUDGET.tokenCheck);
   return { name, stats: s, ops, floorMs, budgetMs, pass, opsPass };
 }
@@ -93,12 +108,22 @@ async function runVerification(): Promise<Timed[]> {
   const api = resourceServer({ env: {}, store: b.rt.store, now: b.rt.now });
   const request = () => new Request(`${BASE}/micropub`, { headers: bearer(token) });
   return [
-    await timeCall("verifyAccessToken(token), same site", async () => {
-      if (!(await api.verifyAccessToken(token, { resource: `${BASE}/micropub` })).active) throw new Error("the bench's token is not active");
-    }, reference),
-    await timeCall("requireToken(request, create), same site", async () => {
-      if ((await api.requireToken(request(), { scope: "create", resource: "/micropub" })) instanceof Response) throw new Error("requireToken refused the bench's token");
-    }, reference),
+    await timeCall(
+      "verifyAccessToken(token), same site",
+      async () => {
+        if (!(await api.verifyAccessToken(token, { resource: `${BASE}/micropub` })).active)
+          throw new Error("the bench's token is not active");
+      },
+      reference,
+    ),
+    await timeCall(
+      "requireToken(request, create), same site",
+      async () => {
+        if ((await api.requireToken(request(), { scope: "create", resource: "/micropub" })) instanceof Response)
+          throw new Error("requireToken refused the bench's token");
+      },
+      reference,
+    ),
   ];
 }
 
@@ -110,7 +135,10 @@ async function importTimes(runner: string, modules: readonly string[]): Promise<
   const times = modules.map((): number[] => []);
   for (let run = 0; run < IMPORT_RUNS; run++) {
     for (const [i, module] of modules.entries()) {
-      const { stdout } = await exec(process.execPath, [runner, pathToFileURL(module).href], { env: { PATH: process.env.PATH ?? "" }, timeout: 20_000 });
+      const { stdout } = await exec(process.execPath, [runner, pathToFileURL(module).href], {
+        env: { PATH: process.env.PATH ?? "" },
+        timeout: 20_000,
+      });
       times[i]!.push(Number(stdout));
     }
   }
@@ -127,7 +155,13 @@ async function runColdImport(): Promise<ResourceBench["coldImport"]> {
     const floorCryptoSource = join(dir, "floor-crypto-source.mjs");
     await writeFile(floorSource, FLOOR_SOURCE);
     await writeFile(floorCryptoSource, FLOOR_CRYPTO_SOURCE);
-    const files = { entry: join(dir, "resource.min.mjs"), shipped: join(dir, "resource.mjs"), floor: join(dir, "floor.min.mjs"), floorCrypto: join(dir, "floor-crypto.min.mjs"), empty: join(dir, "empty.mjs") };
+    const files = {
+      entry: join(dir, "resource.min.mjs"),
+      shipped: join(dir, "resource.mjs"),
+      floor: join(dir, "floor.min.mjs"),
+      floorCrypto: join(dir, "floor-crypto.min.mjs"),
+      empty: join(dir, "empty.mjs"),
+    };
     await build({ ...resourceBundle(true), outfile: files.entry });
     await build({ ...resourceBundle(false), outfile: files.shipped });
     await build({ ...resourceBundle(true), entryPoints: [floorSource], outfile: files.floor });
@@ -136,11 +170,22 @@ async function runColdImport(): Promise<ResourceBench["coldImport"]> {
     const runner = join(dir, "import-runner.mjs");
     await writeFile(runner, IMPORT_RUNNER);
     const names = Object.keys(files) as (keyof typeof files)[];
-    const runs = await importTimes(runner, names.map((n) => files[n]));
+    const runs = await importTimes(
+      runner,
+      names.map((n) => files[n]),
+    );
     const sizes = await Promise.all(names.map(async (n) => (await stat(files[n])).size));
-    const measured = Object.fromEntries(names.map((n, i) => [n, { name: n, bytes: sizes[i]!, importMs: stats(runs[i]!).p50, runs: runs[i]! }])) as Record<keyof typeof files, ColdImport>;
+    const measured = Object.fromEntries(
+      names.map((n, i) => [n, { name: n, bytes: sizes[i]!, importMs: stats(runs[i]!).p50, runs: runs[i]! }]),
+    ) as Record<keyof typeof files, ColdImport>;
     const budgetMs = measured.floorCrypto.importMs + COLD_IMPORT_OVER_FLOOR_MS;
-    const pass = check(SECTION, "netlify-indieauth/resource cold import", `${ms(measured.entry.importMs)} ms (floor + node:crypto ${ms(measured.floorCrypto.importMs)} ms; bare floor ${ms(measured.floor.importMs)} ms)`, `<= floor + node:crypto + ${COLD_IMPORT_OVER_FLOOR_MS} ms (${ms(budgetMs)} ms)`, measured.entry.importMs <= budgetMs);
+    const pass = check(
+      SECTION,
+      "netlify-indieauth/resource cold import",
+      `${ms(measured.entry.importMs)} ms (floor + node:crypto ${ms(measured.floorCrypto.importMs)} ms; bare floor ${ms(measured.floor.importMs)} ms)`,
+      `<= floor + node:crypto + ${COLD_IMPORT_OVER_FLOOR_MS} ms (${ms(budgetMs)} ms)`,
+      measured.entry.importMs <= budgetMs,
+    );
     return {
       method: `esbuild bundle (minified, packages as imports) of netlify/lib/resource/index.ts, of a module importing only @netlify/blobs, and of one importing it and node:crypto; median of ${IMPORT_RUNS} fresh node processes each`,
       ...measured,
@@ -156,10 +201,25 @@ function printResource(result: ResourceBench): void {
   printTable(
     `(7) netlify-indieauth/resource in a blog's function (${CALLS} calls after ${WARMUP} warm-up; budget p50 <= storage floor + ${BUDGET.ownCpuMs} ms; ${storageBudgetText(STORAGE_BUDGET.tokenCheck)})`,
     ["", "p50 ms", "p95 ms", "ops r/w/d/l", "floor ms", "budget ms", "ops", "time"],
-    result.verification.map((v) => [v.name, ms(v.stats.p50), ms(v.stats.p95), opSummaryText(v.ops), ms(v.floorMs), ms(v.budgetMs), verdict(v.opsPass), verdict(v.pass)]),
+    result.verification.map((v) => [
+      v.name,
+      ms(v.stats.p50),
+      ms(v.stats.p95),
+      opSummaryText(v.ops),
+      ms(v.floorMs),
+      ms(v.budgetMs),
+      verdict(v.opsPass),
+      verdict(v.pass),
+    ]),
   );
   const { entry, shipped, floor, floorCrypto, empty, budgetMs, pass } = result.coldImport;
-  const row = (label: string, c: ColdImport, judged?: boolean) => [label, kb(c.bytes), ms(c.importMs), `${ms(Math.min(...c.runs))}-${ms(Math.max(...c.runs))}`, judged === undefined ? "" : verdict(judged)];
+  const row = (label: string, c: ColdImport, judged?: boolean) => [
+    label,
+    kb(c.bytes),
+    ms(c.importMs),
+    `${ms(Math.min(...c.runs))}-${ms(Math.max(...c.runs))}`,
+    judged === undefined ? "" : verdict(judged),
+  ];
   printTable(
     `(7) Cold import of the entry, bundled for deployment, median of ${IMPORT_RUNS} fresh node processes (budget <= floor + node:crypto + ${COLD_IMPORT_OVER_FLOOR_MS} ms = ${ms(budgetMs)} ms; KB = ${KB} B)`,
     ["module", "KB", "import ms", "min-max ms", ""],
@@ -171,7 +231,9 @@ function printResource(result: ResourceBench): void {
       row("(an empty module)", empty),
     ],
   );
-  say("the entry imports @netlify/blobs and node:crypto only; no sign-in, discovery or WebAuthn code (test/unit/resource-entry.test.ts asserts it).");
+  say(
+    "the entry imports @netlify/blobs and node:crypto only; no sign-in, discovery or WebAuthn code (test/unit/resource-entry.test.ts asserts it).",
+  );
 }
 
 /** Section (7): measures, prints, and returns the numbers for bench.json. */

@@ -21,7 +21,11 @@ async function introspectOnce(rt: FullRuntime, token: string): Promise<{ ms: num
   const response = await endpoints.introspect(req, rt);
   const elapsed = performance.now() - start;
   const body = (await response.json()) as { active?: unknown };
-  return { ms: elapsed, ok: response.status === 200 && body.active === true, detail: `${response.status} ${JSON.stringify(body)}` };
+  return {
+    ms: elapsed,
+    ok: response.status === 200 && body.active === true,
+    detail: `${response.status} ${JSON.stringify(body)}`,
+  };
 }
 
 export async function runScale(env: Env): Promise<ScaleResult> {
@@ -39,7 +43,10 @@ export async function runScale(env: Env): Promise<ScaleResult> {
   const largeTimes: number[] = [];
   let call = 0;
   for (let round = 0; round < rounds; round++) {
-    for (const [b, tokens, times] of [[small, smallTokens, smallTimes], [large, largeTokens, largeTimes]] as const) {
+    for (const [b, tokens, times] of [
+      [small, smallTokens, smallTimes],
+      [large, largeTokens, largeTimes],
+    ] as const) {
       for (let i = 0; i < WARMUP / rounds + perRound; i++) {
         // A stride through the tokens: the large store is read all over, not at one hot key.
         const result = await introspectOnce(b.rt, tokens[(call++ * 7919) % tokens.length]!);
@@ -51,15 +58,33 @@ export async function runScale(env: Env): Promise<ScaleResult> {
   const smallStats = stats(smallTimes);
   const largeStats = stats(largeTimes);
   const ratio = largeStats.p50 / smallStats.p50;
-  check("4 scale", `introspection p50, ${BUDGET.scaleLarge} vs ${BUDGET.scaleSmall} grants`, ratio.toFixed(2), `<= ${BUDGET.scaleRatio}`, ratio <= BUDGET.scaleRatio);
+  check(
+    "4 scale",
+    `introspection p50, ${BUDGET.scaleLarge} vs ${BUDGET.scaleSmall} grants`,
+    ratio.toFixed(2),
+    `<= ${BUDGET.scaleRatio}`,
+    ratio <= BUDGET.scaleRatio,
+  );
 
   const wallStart = performance.now();
   const concurrent = await Promise.all(
-    largeTokens.slice(0, BUDGET.concurrent).map((token) => introspectOnce(large.rt, token).catch((error: unknown) => ({ ms: Number.NaN, ok: false, detail: String(error) }))),
+    largeTokens.slice(0, BUDGET.concurrent).map((token) =>
+      introspectOnce(large.rt, token).catch((error: unknown) => ({
+        ms: Number.NaN,
+        ok: false,
+        detail: String(error),
+      })),
+    ),
   );
   const wallMs = performance.now() - wallStart;
   const ok = concurrent.filter((r) => r.ok).length;
-  check("4 scale", `${BUDGET.concurrent} concurrent introspections`, `${ok} succeeded`, `all ${BUDGET.concurrent}`, ok === BUDGET.concurrent);
+  check(
+    "4 scale",
+    `${BUDGET.concurrent} concurrent introspections`,
+    `${ok} succeeded`,
+    `all ${BUDGET.concurrent}`,
+    ok === BUDGET.concurrent,
+  );
   return {
     small: { grants: BUDGET.scaleSmall, stats: smallStats },
     large: { grants: BUDGET.scaleLarge, stats: largeStats, seedSeconds },
@@ -69,7 +94,10 @@ export async function runScale(env: Env): Promise<ScaleResult> {
       ok,
       wallMs,
       stats: stats(concurrent.filter((r) => r.ok).map((r) => r.ms)),
-      failures: concurrent.filter((r) => !r.ok).slice(0, 5).map((r) => r.detail),
+      failures: concurrent
+        .filter((r) => !r.ok)
+        .slice(0, 5)
+        .map((r) => r.detail),
     },
   };
 }
@@ -83,9 +111,17 @@ export function printScale(scale: ScaleResult): void {
       [`${small.grants} grants stored`, ms(small.stats.p50), ms(small.stats.p95), String(small.stats.n), ""],
       [`${large.grants} grants stored`, ms(large.stats.p50), ms(large.stats.p95), String(large.stats.n), ""],
       ["ratio large / small", scale.ratio.toFixed(2), "", "", verdict(scale.ratio <= BUDGET.scaleRatio)],
-      [`${concurrent.calls} at once (per call)`, ms(concurrent.stats.p50), ms(concurrent.stats.p95), `${concurrent.ok}/${concurrent.calls} ok`, verdict(concurrent.ok === concurrent.calls)],
+      [
+        `${concurrent.calls} at once (per call)`,
+        ms(concurrent.stats.p50),
+        ms(concurrent.stats.p95),
+        `${concurrent.ok}/${concurrent.calls} ok`,
+        verdict(concurrent.ok === concurrent.calls),
+      ],
     ],
   );
-  say(`seeding ${large.grants} grants took ${large.seedSeconds.toFixed(1)} s (written directly, counted in the app's summary once); the ${concurrent.calls} concurrent calls took ${ms(concurrent.wallMs)} ms wall, max ${ms(concurrent.stats.max)} ms`);
+  say(
+    `seeding ${large.grants} grants took ${large.seedSeconds.toFixed(1)} s (written directly, counted in the app's summary once); the ${concurrent.calls} concurrent calls took ${ms(concurrent.wallMs)} ms wall, max ${ms(concurrent.stats.max)} ms`,
+  );
   for (const failure of concurrent.failures) say(`  failed: ${failure}`);
 }

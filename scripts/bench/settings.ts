@@ -59,24 +59,54 @@ export const STORAGE_BUDGET = {
     why: "what the sign-in page offers: the app's earlier approval and whether the owner has passkeys, read at once",
   },
   requestCheck: { roundTrips: 0, operations: 0, why: "the request's signature and age are checked; nothing is stored" },
-  sessionApproval: { roundTrips: 2, operations: 4, why: "the app's approval, the session and its last-seen record read at once; then the code written if new" },
+  sessionApproval: {
+    roundTrips: 2,
+    operations: 4,
+    why: "the app's approval, the session and its last-seen record read at once; then the code written if new",
+  },
   doubleClick: {
     roundTrips: 3,
     operations: 6,
     why: "as a first approval, the write-if-new refused; then the code and its used-up marker read at once (the same code again only while unused)",
   },
-  profileRedemption: { roundTrips: 1, operations: 2, why: "the code read and used up (its used-up marker written) at once", above: USE_AFTER_READ },
-  codeRedemption: { roundTrips: 2, operations: 4, why: "the code read and used up at once; then the grant and its app's change written at once", above: USE_AFTER_READ },
-  refresh: { roundTrips: 2, operations: 3, why: "the grant and the owner's revocations read at once; then the rotated grant written against the version read" },
+  profileRedemption: {
+    roundTrips: 1,
+    operations: 2,
+    why: "the code read and used up (its used-up marker written) at once",
+    above: USE_AFTER_READ,
+  },
+  codeRedemption: {
+    roundTrips: 2,
+    operations: 4,
+    why: "the code read and used up at once; then the grant and its app's change written at once",
+    above: USE_AFTER_READ,
+  },
+  refresh: {
+    roundTrips: 2,
+    operations: 3,
+    why: "the grant and the owner's revocations read at once; then the rotated grant written against the version read",
+  },
   tokenCheck: { roundTrips: 1, operations: 2, why: "the grant and the owner's revocations, read at once" },
-  revocation: { roundTrips: 2, operations: 2, why: "the grant read (whose token it is, which app); then marked revoked" },
+  revocation: {
+    roundTrips: 2,
+    operations: 2,
+    why: "the grant read (whose token it is, which app); then marked revoked",
+  },
 } as const satisfies Record<string, StorageBudget>;
 
 /** Section (10): the storage latency added to every request, and the sign-ins timed. */
 export const USER_FELT = { latencyMs: 30, runs: 7 } as const;
 
 /** The packages no function may load at cold start, only in a request that needs them. */
-export const WATCHED_PACKAGES: readonly string[] = ["@simplewebauthn/server", "microformats-parser", "parse5", "bcryptjs", "jose", "ipaddr.js", "cookie"];
+export const WATCHED_PACKAGES: readonly string[] = [
+  "@simplewebauthn/server",
+  "microformats-parser",
+  "parse5",
+  "bcryptjs",
+  "jose",
+  "ipaddr.js",
+  "cookie",
+];
 
 /** The owner's console: at 10,000 grants within this many times the 10-grant p50, and at most
  * this many storage operations per load (revoke-all too). */
@@ -85,7 +115,17 @@ export const OWNER_BUDGET = { ratio: 2, operations: 50 } as const;
 export const jsonOnly = process.argv.includes("--json-only");
 
 /** The sections, by the names `--only` takes. */
-export const SECTIONS = ["endpoints", "cold-start", "scale", "owner", "sign-in-page", "parse-cost", "resource", "user-felt", "burst"] as const;
+export const SECTIONS = [
+  "endpoints",
+  "cold-start",
+  "scale",
+  "owner",
+  "sign-in-page",
+  "parse-cost",
+  "resource",
+  "user-felt",
+  "burst",
+] as const;
 export type Section = (typeof SECTIONS)[number];
 
 /** `--only cold-start[,owner...]`: those sections alone (null: all of them, the default). */
@@ -94,6 +134,7 @@ export function onlySections(argv: readonly string[] = process.argv): Section[] 
   if (at < 0) return null;
   const names = (argv[at + 1] ?? "").split(",").filter(Boolean);
   const unknown = names.filter((n) => !(SECTIONS as readonly string[]).includes(n));
-  if (names.length === 0 || unknown.length > 0) throw new Error(`--only takes ${SECTIONS.join(", ")} (comma-separated); got "${argv[at + 1] ?? ""}"`);
+  if (names.length === 0 || unknown.length > 0)
+    throw new Error(`--only takes ${SECTIONS.join(", ")} (comma-separated); got "${argv[at + 1] ?? ""}"`);
   return names as Section[];
 }

@@ -53,10 +53,14 @@ function cssReferences(css: string): string[] {
 /** Absolute URLs the script requests: fetch, beacons, sockets, imports. */
 function scriptRequests(js: string): { fetched: string[]; relativeImports: string[]; otherUrls: string[] } {
   const fetched = [
-    ...js.matchAll(/\b(?:fetch|sendBeacon|WebSocket|EventSource|import|importScripts|open)\s*\(\s*(?:["'][A-Z]+["']\s*,\s*)?["'`]((?:https?:|wss?:)?\/\/[^"'`]+)/g),
+    ...js.matchAll(
+      /\b(?:fetch|sendBeacon|WebSocket|EventSource|import|importScripts|open)\s*\(\s*(?:["'][A-Z]+["']\s*,\s*)?["'`]((?:https?:|wss?:)?\/\/[^"'`]+)/g,
+    ),
   ].map((m) => m[1]!);
   const relativeImports = [...js.matchAll(/(?:\bfrom|\bimport)\s*\(?\s*["'](\.{1,2}\/[^"']+)["']/g)].map((m) => m[1]!);
-  const otherUrls = [...new Set([...js.matchAll(/["'`](https?:\/\/[^"'`\s]+)/g)].map((m) => m[1]!))].filter((url) => !fetched.includes(url));
+  const otherUrls = [...new Set([...js.matchAll(/["'`](https?:\/\/[^"'`\s]+)/g)].map((m) => m[1]!))].filter(
+    (url) => !fetched.includes(url),
+  );
   return { fetched, relativeImports, otherUrls };
 }
 
@@ -82,7 +86,13 @@ export async function runSignInPage(env: Env): Promise<SignInPageResult> {
       const file = join(outDir, decodeURIComponent(url.pathname), url.pathname.endsWith("/") ? "index.html" : "");
       const body = await readFile(file).catch(() => null);
       if (!body) throw new Error(`the sign-in page refers to ${url.pathname}, which the build did not make`);
-      resources.push({ url: url.pathname, kind, bytes: body.length, gzipBytes: gzipSync(body).length, sameOrigin: true });
+      resources.push({
+        url: url.pathname,
+        kind,
+        bytes: body.length,
+        gzipBytes: gzipSync(body).length,
+        sameOrigin: true,
+      });
       return body.toString("utf8");
     };
 
@@ -91,7 +101,8 @@ export async function runSignInPage(env: Env): Promise<SignInPageResult> {
       const url = new URL(ref.url, pageUrl);
       const body = await add(url, ref.kind);
       if (body === null) continue;
-      if (url.pathname.endsWith(".css")) for (const css of cssReferences(body)) await add(new URL(css, url), "css url()");
+      if (url.pathname.endsWith(".css"))
+        for (const css of cssReferences(body)) await add(new URL(css, url), "css url()");
       if (url.pathname.endsWith(".js")) await followScript(url, body, add, otherUrlStrings);
     }
     const own = resources.filter((r) => r.sameOrigin);
@@ -99,10 +110,25 @@ export async function runSignInPage(env: Env): Promise<SignInPageResult> {
     const totalGzipBytes = own.reduce((sum, r) => sum + r.gzipBytes, 0);
     const otherOrigins = resources.filter((r) => !r.sameOrigin).map((r) => `${r.kind}: ${r.url}`);
     // Over budget, the measure names what weighs most, so that a miss says where the bytes are.
-    const largest = [...own].sort((a, b) => b.bytes - a.bytes).slice(0, 2).map((r) => `${new URL(r.url, BASE).pathname} ${kb(r.bytes)} KB`);
+    const largest = [...own]
+      .sort((a, b) => b.bytes - a.bytes)
+      .slice(0, 2)
+      .map((r) => `${new URL(r.url, BASE).pathname} ${kb(r.bytes)} KB`);
     const over = totalBytes > BUDGET.signInPageBytes ? ` (most of it: ${largest.join(", ")})` : "";
-    check("5 sign-in page", "HTML+CSS+JS+icon", `${kb(totalBytes)} KB${over}`, `<= ${kb(BUDGET.signInPageBytes)} KB`, totalBytes <= BUDGET.signInPageBytes);
-    check("5 sign-in page", "requests to other origins", otherOrigins.length === 0 ? "none" : otherOrigins.join(", "), "none", otherOrigins.length === 0);
+    check(
+      "5 sign-in page",
+      "HTML+CSS+JS+icon",
+      `${kb(totalBytes)} KB${over}`,
+      `<= ${kb(BUDGET.signInPageBytes)} KB`,
+      totalBytes <= BUDGET.signInPageBytes,
+    );
+    check(
+      "5 sign-in page",
+      "requests to other origins",
+      otherOrigins.length === 0 ? "none" : otherOrigins.join(", "),
+      "none",
+      otherOrigins.length === 0,
+    );
     return { totalBytes, totalGzipBytes, resources, otherOrigins, otherUrlStrings };
   } finally {
     await rm(outDir, { recursive: true, force: true });
@@ -131,10 +157,25 @@ export function printSignInPage(page: SignInPageResult): void {
     `(5) Sign-in page ${SIGN_IN_PAGE} (budget ${kb(BUDGET.signInPageBytes)} KB uncompressed, no request to another origin)`,
     ["resource", "kind", "KB", "gzip KB", "origin"],
     [
-      ...page.resources.map((r) => [r.url, r.kind, r.sameOrigin ? kb(r.bytes) : "-", r.sameOrigin ? kb(r.gzipBytes) : "-", r.sameOrigin ? "same" : "OTHER"]),
-      ["total (same origin)", "", kb(page.totalBytes), kb(page.totalGzipBytes), verdict(page.totalBytes <= BUDGET.signInPageBytes)],
+      ...page.resources.map((r) => [
+        r.url,
+        r.kind,
+        r.sameOrigin ? kb(r.bytes) : "-",
+        r.sameOrigin ? kb(r.gzipBytes) : "-",
+        r.sameOrigin ? "same" : "OTHER",
+      ]),
+      [
+        "total (same origin)",
+        "",
+        kb(page.totalBytes),
+        kb(page.totalGzipBytes),
+        verdict(page.totalBytes <= BUDGET.signInPageBytes),
+      ],
     ],
   );
-  say(`requests to other origins: ${page.otherOrigins.length === 0 ? "none" : page.otherOrigins.join(", ")}  ${verdict(page.otherOrigins.length === 0)}`);
-  if (page.otherUrlStrings.length > 0) say(`absolute URL strings in the scripts not used for a request (not counted): ${page.otherUrlStrings.join(", ")}`);
+  say(
+    `requests to other origins: ${page.otherOrigins.length === 0 ? "none" : page.otherOrigins.join(", ")}  ${verdict(page.otherOrigins.length === 0)}`,
+  );
+  if (page.otherUrlStrings.length > 0)
+    say(`absolute URL strings in the scripts not used for a request (not counted): ${page.otherUrlStrings.join(", ")}`);
 }

@@ -17,7 +17,12 @@ export function percentile(sorted: readonly number[], p: number): number {
 
 export function stats(samples: readonly number[]): Stats {
   const sorted = [...samples].sort((a, b) => a - b);
-  return { n: sorted.length, p50: percentile(sorted, 50), p95: percentile(sorted, 95), max: sorted.at(-1) ?? Number.NaN };
+  return {
+    n: sorted.length,
+    p50: percentile(sorted, 50),
+    p95: percentile(sorted, 95),
+    max: sorted.at(-1) ?? Number.NaN,
+  };
 }
 
 export const ms = (value: number) => value.toFixed(value < 10 ? 2 : 1);
@@ -25,7 +30,11 @@ export const kb = (bytes: number) => (bytes / KB).toFixed(1);
 export const range = (count: number) => Array.from({ length: count }, (_, i) => i);
 
 /** Runs `work` over the items with at most `limit` in flight (seeding thousands of records). */
-export async function mapBounded<T, R>(items: readonly T[], limit: number, work: (item: T, index: number) => Promise<R>): Promise<R[]> {
+export async function mapBounded<T, R>(
+  items: readonly T[],
+  limit: number,
+  work: (item: T, index: number) => Promise<R>,
+): Promise<R[]> {
   const results: R[] = new Array<R>(items.length);
   let next = 0;
   const worker = async () => {
@@ -45,7 +54,11 @@ export async function timed(work: () => Promise<unknown>): Promise<number> {
 }
 
 /** Times `work` warmup + calls times, keeping the last `calls`. */
-export async function sampleTimes(work: (i: number) => Promise<unknown>, calls = CALLS, warmup = WARMUP): Promise<number[]> {
+export async function sampleTimes(
+  work: (i: number) => Promise<unknown>,
+  calls = CALLS,
+  warmup = WARMUP,
+): Promise<number[]> {
   const times: number[] = [];
   for (let i = 0; i < warmup + calls; i++) {
     const elapsed = await timed(() => work(i));

@@ -8,7 +8,19 @@ import { describeProblems } from "../../netlify/lib/platform/config.ts";
 import { REQUEST_CHECK_PATH } from "../../netlify/lib/pages/paths.ts";
 import { resourceServer } from "../../netlify/lib/resource/index.ts";
 import { startProductionBlobs } from "../../test/helpers/production-blobs.ts";
-import { approveRequest, authorizationParams, authorizationRequest, BASE, bearer, CLIENT_ID, introspectionRequest, pkcePair, post, REDIRECT_URI, refreshForm } from "../../test/helpers/requests.ts";
+import {
+  approveRequest,
+  authorizationParams,
+  authorizationRequest,
+  BASE,
+  bearer,
+  CLIENT_ID,
+  introspectionRequest,
+  pkcePair,
+  post,
+  REDIRECT_URI,
+  refreshForm,
+} from "../../test/helpers/requests.ts";
 import { realClock, testRuntime } from "../../test/helpers/runtime.ts";
 import { approvedApp, benchEnv, endpoints, operations, sessionCookie, type Bench } from "./calls.ts";
 import { roundTrips } from "./critical-path.ts";
@@ -23,13 +35,15 @@ const platform = { waitUntil: (work: Promise<unknown>) => void deferred.push(wor
 const caller = { ip: IP, userAgent: USER_AGENT, ...platform };
 
 async function expectStatus(response: Response, status: number, what: string): Promise<Response> {
-  if (response.status !== status) throw new Error(`${what}: expected ${status}, got ${response.status} ${await response.text()}`);
+  if (response.status !== status)
+    throw new Error(`${what}: expected ${status}, got ${response.status} ${await response.text()}`);
   return response;
 }
 
 async function jsonField(response: Response, what: string, field: string): Promise<string> {
   const body = (await (await expectStatus(response, 200, what)).json()) as Record<string, unknown>;
-  if (typeof body[field] !== "string" && body[field] !== true) throw new Error(`${what}: no ${field} in ${JSON.stringify(body)}`);
+  if (typeof body[field] !== "string" && body[field] !== true)
+    throw new Error(`${what}: no ${field} in ${JSON.stringify(body)}`);
   return String(body[field]);
 }
 
@@ -37,7 +51,13 @@ async function measure(latencyMs: number, runs: number): Promise<UserFeltSamples
   const blobs = await startProductionBlobs({ latencyMs });
   try {
     const env = await benchEnv();
-    const rt = await testRuntime({ env, storeName: "bench-user-felt", clock: realClock(), connection: blobs.connection, wrapStore: (store) => operations.wrap(store) });
+    const rt = await testRuntime({
+      env,
+      storeName: "bench-user-felt",
+      clock: realClock(),
+      connection: blobs.connection,
+      wrapStore: (store) => operations.wrap(store),
+    });
     if (!rt.config.ok) throw new Error(describeProblems(rt.config.problems));
     const b: Bench = { rt, config: rt.config.config };
     await approvedApp(b, SCOPES);
@@ -67,41 +87,108 @@ async function measure(latencyMs: number, runs: number): Promise<UserFeltSamples
     for (let run = 0; run <= runs; run++) {
       const timedRun = run > 0;
       const pkce = pkcePair();
-      const params = authorizationParams({ state: `felt-${run}`, code_challenge: pkce.challenge, scope: SCOPES.join(" ") });
-      const request = await step("GET /auth", async () => {
-        const response = await expectStatus(await endpoints.authorize(authorizationRequest(params), rt, platform), 303, "GET /auth");
-        const location = response.headers.get("location") ?? "";
-        const token = new URLSearchParams(location.split("#")[1] ?? "").get("request");
-        if (!token) throw new Error(`GET /auth: no request in ${location}`);
-        return token;
-      }, timedRun);
-      await step("POST /auth/approve/check", async () => {
-        await jsonField(await endpoints.approve(post(REQUEST_CHECK_PATH, { request }, SAME_ORIGIN), rt, caller), "request check", "usable");
-      }, timedRun);
-      const code = await step("POST /auth/approve (session)", async () => {
-        const response = await expectStatus(
-          await endpoints.approve(approveRequest(request, { password: null, scopes: SCOPES, userAgent: USER_AGENT, headers: { Cookie: cookie } }), rt, caller),
-          302,
-          "approve",
-        );
-        const found = new URL(response.headers.get("location") ?? "", BASE).searchParams.get("code");
-        if (!found) throw new Error("approve: no code");
-        return found;
-      }, timedRun);
-      const redemption = { grant_type: "authorization_code", code, client_id: CLIENT_ID, redirect_uri: REDIRECT_URI, code_verifier: pkce.verifier };
-      const tokens = await step("POST /token (code)", async () => {
-        const response = await endpoints.token(post("/token", redemption), rt, platform);
-        const body = (await (await expectStatus(response, 200, "POST /token")).json()) as { access_token?: string; refresh_token?: string };
-        if (!body.access_token || !body.refresh_token) throw new Error(`POST /token: ${JSON.stringify(body)}`);
-        return { access: body.access_token, refresh: body.refresh_token };
-      }, timedRun);
+      const params = authorizationParams({
+        state: `felt-${run}`,
+        code_challenge: pkce.challenge,
+        scope: SCOPES.join(" "),
+      });
+      const request = await step(
+        "GET /auth",
+        async () => {
+          const response = await expectStatus(
+            await endpoints.authorize(authorizationRequest(params), rt, platform),
+            303,
+            "GET /auth",
+          );
+          const location = response.headers.get("location") ?? "";
+          const token = new URLSearchParams(location.split("#")[1] ?? "").get("request");
+          if (!token) throw new Error(`GET /auth: no request in ${location}`);
+          return token;
+        },
+        timedRun,
+      );
+      await step(
+        "POST /auth/approve/check",
+        async () => {
+          await jsonField(
+            await endpoints.approve(post(REQUEST_CHECK_PATH, { request }, SAME_ORIGIN), rt, caller),
+            "request check",
+            "usable",
+          );
+        },
+        timedRun,
+      );
+      const code = await step(
+        "POST /auth/approve (session)",
+        async () => {
+          const response = await expectStatus(
+            await endpoints.approve(
+              approveRequest(request, {
+                password: null,
+                scopes: SCOPES,
+                userAgent: USER_AGENT,
+                headers: { Cookie: cookie },
+              }),
+              rt,
+              caller,
+            ),
+            302,
+            "approve",
+          );
+          const found = new URL(response.headers.get("location") ?? "", BASE).searchParams.get("code");
+          if (!found) throw new Error("approve: no code");
+          return found;
+        },
+        timedRun,
+      );
+      const redemption = {
+        grant_type: "authorization_code",
+        code,
+        client_id: CLIENT_ID,
+        redirect_uri: REDIRECT_URI,
+        code_verifier: pkce.verifier,
+      };
+      const tokens = await step(
+        "POST /token (code)",
+        async () => {
+          const response = await endpoints.token(post("/token", redemption), rt, platform);
+          const body = (await (await expectStatus(response, 200, "POST /token")).json()) as {
+            access_token?: string;
+            refresh_token?: string;
+          };
+          if (!body.access_token || !body.refresh_token) throw new Error(`POST /token: ${JSON.stringify(body)}`);
+          return { access: body.access_token, refresh: body.refresh_token };
+        },
+        timedRun,
+      );
       // The checks present the token the refresh handed out (the one a host would hold now).
-      const access = await step("POST /token (refresh)", async () => jsonField(await endpoints.token(post("/token", refreshForm(tokens.refresh)), rt, platform), "refresh", "access_token"), timedRun);
-      await step("POST /introspect", async () => jsonField(await endpoints.introspect(introspectionRequest(access), rt, platform), "introspect", "active"), timedRun);
-      await step("resource API requireToken", async () => {
-        const answer = await resource.requireToken(new Request(`${BASE}/micropub`, { headers: bearer(access) }), { scope: "create", resource: "/micropub" });
-        if (answer instanceof Response) throw new Error(`requireToken refused the token: ${answer.status}`);
-      }, timedRun);
+      const access = await step(
+        "POST /token (refresh)",
+        async () =>
+          jsonField(
+            await endpoints.token(post("/token", refreshForm(tokens.refresh)), rt, platform),
+            "refresh",
+            "access_token",
+          ),
+        timedRun,
+      );
+      await step(
+        "POST /introspect",
+        async () =>
+          jsonField(await endpoints.introspect(introspectionRequest(access), rt, platform), "introspect", "active"),
+        timedRun,
+      );
+      await step(
+        "resource API requireToken",
+        async () => {
+          const answer = await resource.requireToken(new Request(`${BASE}/micropub`, { headers: bearer(access) }), {
+            scope: "create",
+            resource: "/micropub",
+          });
+          if (answer instanceof Response) throw new Error(`requireToken refused the token: ${answer.status}`);
+        },
+        timedRun,
+      );
     }
     return samples;
   } finally {

@@ -71,16 +71,23 @@ async function sample(): Promise<UserFeltSamples> {
   const cleanup = await trustRunCertificate();
   const childEnv = { ...process.env };
   // Only the runner trusts the run's CA: the sections after this one start as they would have.
-  for (const [name, value] of [["NODE_EXTRA_CA_CERTS", before.ca], ["INDIEAUTH_TEST_TLS_DIR", before.dir]] as const) {
+  for (const [name, value] of [
+    ["NODE_EXTRA_CA_CERTS", before.ca],
+    ["INDIEAUTH_TEST_TLS_DIR", before.dir],
+  ] as const) {
     if (value === undefined) delete process.env[name];
     else process.env[name] = value;
   }
   try {
-    const { stdout } = await exec(process.execPath, ["--import", "tsx", RUNNER, String(USER_FELT.latencyMs), String(USER_FELT.runs)], {
-      env: childEnv,
-      maxBuffer: 16 * 1024 * 1024,
-      timeout: 10 * 60_000,
-    });
+    const { stdout } = await exec(
+      process.execPath,
+      ["--import", "tsx", RUNNER, String(USER_FELT.latencyMs), String(USER_FELT.runs)],
+      {
+        env: childEnv,
+        maxBuffer: 16 * 1024 * 1024,
+        timeout: 10 * 60_000,
+      },
+    );
     return JSON.parse(stdout) as UserFeltSamples;
   } finally {
     await cleanup();
@@ -97,7 +104,13 @@ export async function runUserFelt(): Promise<UserFelt> {
     const operations = stats(s.operations).p50;
     const pass = roundTrips <= budget.roundTrips && operations <= budget.operations;
     const above = !pass && "above" in budget ? `; above the minimum because ${budget.above}` : "";
-    check(SECTION, `${step} under ${measured.latencyMs} ms per storage operation`, `${roundTrips} round trips in sequence, ${operations} operations, p50 ${ms(stats(s.ms).p50)} ms${above}`, storageBudgetText(budget), pass);
+    check(
+      SECTION,
+      `${step} under ${measured.latencyMs} ms per storage operation`,
+      `${roundTrips} round trips in sequence, ${operations} operations, p50 ${ms(stats(s.ms).p50)} ms${above}`,
+      storageBudgetText(budget),
+      pass,
+    );
     return {
       step,
       flow,
@@ -113,7 +126,13 @@ export async function runUserFelt(): Promise<UserFelt> {
   const flows = [...new Set(steps.map((s) => s.flow))].map((flow): UserFeltFlow => {
     const of = steps.filter((s) => s.flow === flow);
     const sum = (pick: (s: UserFeltStepResult) => number) => of.reduce((total, s) => total + pick(s), 0);
-    return { flow, p50Ms: sum((s) => s.p50Ms), roundTrips: sum((s) => s.roundTrips), minimumRoundTrips: sum((s) => s.minimumRoundTrips), floorMs: sum((s) => s.floorMs) };
+    return {
+      flow,
+      p50Ms: sum((s) => s.p50Ms),
+      roundTrips: sum((s) => s.roundTrips),
+      minimumRoundTrips: sum((s) => s.minimumRoundTrips),
+      floorMs: sum((s) => s.floorMs),
+    };
   });
   return { latencyMs: measured.latencyMs, runs: measured.runs, steps, flows };
 }
@@ -123,13 +142,34 @@ export function printUserFelt(result: UserFelt): void {
     `(10) What a user feels: ${result.latencyMs} ms added to every storage request (the production Blobs double), median of ${result.runs} runs after one warm-up; budget: round trips in sequence <= the design's minimum`,
     ["", "p50 ms", "round trips", "minimum", "floor ms", "ops", ""],
     [
-      ...result.steps.map((s) => [s.step, ms(s.p50Ms), s.roundTrips === s.maxRoundTrips ? String(s.roundTrips) : `${s.roundTrips} (max ${s.maxRoundTrips})`, String(s.minimumRoundTrips), ms(s.floorMs), String(s.operations), verdict(s.pass)]),
-      ...result.flows.map((f) => [`the whole ${f.flow}`, ms(f.p50Ms), String(f.roundTrips), String(f.minimumRoundTrips), ms(f.floorMs), "", ""]),
+      ...result.steps.map((s) => [
+        s.step,
+        ms(s.p50Ms),
+        s.roundTrips === s.maxRoundTrips ? String(s.roundTrips) : `${s.roundTrips} (max ${s.maxRoundTrips})`,
+        String(s.minimumRoundTrips),
+        ms(s.floorMs),
+        String(s.operations),
+        verdict(s.pass),
+      ]),
+      ...result.flows.map((f) => [
+        `the whole ${f.flow}`,
+        ms(f.p50Ms),
+        String(f.roundTrips),
+        String(f.minimumRoundTrips),
+        ms(f.floorMs),
+        "",
+        "",
+      ]),
     ],
   );
-  say(`floor: the minimum round trips x ${result.latencyMs} ms; a flow's p50 is the sum of its steps' (between steps the host, the browser and the network, not counted).`);
+  say(
+    `floor: the minimum round trips x ${result.latencyMs} ms; a flow's p50 is the sum of its steps' (between steps the host, the browser and the network, not counted).`,
+  );
   for (const s of result.steps) {
     const budget: StorageBudget = USER_FELT_STEPS[s.step].budget;
-    if (!s.pass) say(`${s.step}: ${s.roundTrips} round trips where ${budget.roundTrips} would do${"above" in budget && budget.above ? `: ${budget.above}` : ""}`);
+    if (!s.pass)
+      say(
+        `${s.step}: ${s.roundTrips} round trips where ${budget.roundTrips} would do${"above" in budget && budget.above ? `: ${budget.above}` : ""}`,
+      );
   }
 }

@@ -41,7 +41,8 @@ function zipEntries(zip: Buffer): ZipEntry[] {
       symlink: (mode & S_IFMT) === S_IFLNK,
       localHeaderOffset: zip.readUInt32LE(at + 42),
     };
-    if (entry.size === 0xffffffff || entry.localHeaderOffset === 0xffffffff) throw new Error(`zip64 entry ${entry.name} not supported`);
+    if (entry.size === 0xffffffff || entry.localHeaderOffset === 0xffffffff)
+      throw new Error(`zip64 entry ${entry.name} not supported`);
     entries.push(entry);
     at += 46 + nameLength + extraLength + commentLength;
   }

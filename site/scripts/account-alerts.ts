@@ -5,8 +5,15 @@ import type { AlertsView } from "../../netlify/lib/pages/account-view.ts";
 import { ACCOUNT_API } from "../../netlify/lib/pages/paths.ts";
 import { byId } from "./dom.ts";
 
-const FORMATS: Record<string, string> = { ntfy: "ntfy", slack: "Slack", discord: "Discord", matrix: "Matrix", json: "JSON" };
-const WHEN = "when an app is approved for the first time, a passkey is added or removed, your password signs in on a new device, or password guessing is slowed down";
+const FORMATS: Record<string, string> = {
+  ntfy: "ntfy",
+  slack: "Slack",
+  discord: "Discord",
+  matrix: "Matrix",
+  json: "JSON",
+};
+const WHEN =
+  "when an app is approved for the first time, a passkey is added or removed, your password signs in on a new device, or password guessing is slowed down";
 
 const consoleView = byId("console-view");
 const state = byId("alerts-state");
@@ -41,10 +48,18 @@ async function sendTest(): Promise<void> {
   button.disabled = true;
   result.textContent = "Sending a test alert…";
   try {
-    const response = await fetch(`${ACCOUNT_API}/alerts/test`, { method: "POST", headers: { "Content-Type": "application/json", Accept: "application/json" }, body: "{}" });
+    const response = await fetch(`${ACCOUNT_API}/alerts/test`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Accept: "application/json" },
+      body: "{}",
+    });
     const body: unknown = await response.json().catch(() => null);
-    const description = typeof body === "object" && body !== null ? (body as { error_description?: unknown }).error_description : undefined;
-    if (response.ok && isAlertsView(body) && body.on) result.textContent = `Test alert sent to ${body.host}. Check that it arrived.`;
+    const description =
+      typeof body === "object" && body !== null
+        ? (body as { error_description?: unknown }).error_description
+        : undefined;
+    if (response.ok && isAlertsView(body) && body.on)
+      result.textContent = `Test alert sent to ${body.host}. Check that it arrived.`;
     else result.textContent = typeof description === "string" ? description : "The test alert could not be sent.";
   } catch {
     result.textContent = "The server could not be reached. Check your connection and try again.";

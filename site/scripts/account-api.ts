@@ -27,7 +27,9 @@ export async function api<T>(url: string, body?: Record<string, string>): Promis
     response = await fetch(url, {
       method: body ? "POST" : "GET",
       credentials: "same-origin",
-      headers: body ? { "Content-Type": "application/json", Accept: "application/json" } : { Accept: "application/json" },
+      headers: body
+        ? { "Content-Type": "application/json", Accept: "application/json" }
+        : { Accept: "application/json" },
       body: body ? JSON.stringify(body) : null,
     });
   } catch {
@@ -66,7 +68,8 @@ export function describe(error: unknown): string {
   if (error instanceof ApiError) return error.message;
   if (error instanceof Error) {
     // SimpleWebAuthn keeps the DOMException's name: cancelled, timed out, or already there.
-    if (error.name === "NotAllowedError" || error.name === "AbortError") return "The passkey request was cancelled or timed out.";
+    if (error.name === "NotAllowedError" || error.name === "AbortError")
+      return "The passkey request was cancelled or timed out.";
     if (error.name === "InvalidStateError") return "This device already holds a passkey for this account.";
     return error.message;
   }

@@ -1,7 +1,13 @@
 // The console's connection doctor: the Connections card (each app's latest attempts, read only
 // when the owner asks) and "Check my MCP server". The words, fixes included, are the server's;
 // everything is written as text (client_ids and what a server answered are others' words).
-import type { ConnectionAttemptView, ConnectionClientView, ConnectionsView, McpCheckView, McpFindingView } from "../../netlify/lib/pages/connections-view.ts";
+import type {
+  ConnectionAttemptView,
+  ConnectionClientView,
+  ConnectionsView,
+  McpCheckView,
+  McpFindingView,
+} from "../../netlify/lib/pages/connections-view.ts";
 import { ACCOUNT_API } from "../../netlify/lib/pages/paths.ts";
 import { api, describe } from "./account-api.ts";
 import { dateFormat, element } from "./account-render.ts";
@@ -31,7 +37,8 @@ function attemptBlock(attempt: ConnectionAttemptView, open: boolean): HTMLDetail
   details.open = open;
   details.append(element("summary", `${dateFormat.format(attempt.startedAt)}: ${attempt.says}`));
   const steps = element("ul", undefined, "findings");
-  for (const step of attempt.steps) steps.append(finding(step, step.error && !step.says.includes(step.error) ? ` (${step.error})` : ""));
+  for (const step of attempt.steps)
+    steps.append(finding(step, step.error && !step.says.includes(step.error) ? ` (${step.error})` : ""));
   details.append(steps);
   return details;
 }
@@ -68,7 +75,9 @@ async function checkMcp(): Promise<void> {
   checkState.textContent = "Checking your MCP server…";
   try {
     const view = await api<McpCheckView>(`${ACCOUNT_API}/mcp-check`, { url });
-    checkState.textContent = view.ok ? `${view.url} is ready for MCP hosts.` : `${view.url}: ${view.findings.filter((f) => !f.ok).length} to fix.`;
+    checkState.textContent = view.ok
+      ? `${view.url} is ready for MCP hosts.`
+      : `${view.url}: ${view.findings.filter((f) => !f.ok).length} to fix.`;
     findings.replaceChildren(...view.findings.map((f) => finding(f)));
   } catch (error) {
     checkState.textContent = describe(error);

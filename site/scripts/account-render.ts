@@ -24,7 +24,11 @@ export interface ItemActions {
   signOut(device: DeviceView, button: HTMLButtonElement): void;
 }
 
-export function element<K extends keyof HTMLElementTagNameMap>(tag: K, text?: string, className?: string): HTMLElementTagNameMap[K] {
+export function element<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  text?: string,
+  className?: string,
+): HTMLElementTagNameMap[K] {
   const node = document.createElement(tag);
   if (text !== undefined) node.textContent = text;
   if (className) node.className = className;
@@ -58,7 +62,13 @@ function when(at: number): HTMLTimeElement {
 }
 
 /** A list item: a heading (its id describes the item's buttons), facts, then the buttons. */
-function item(kind: string, id: string, index: number, name: string, badges: string[]): { li: HTMLLIElement; head: HTMLDivElement; nameId: string } {
+function item(
+  kind: string,
+  id: string,
+  index: number,
+  name: string,
+  badges: string[],
+): { li: HTMLLIElement; head: HTMLDivElement; nameId: string } {
   const li = element("li", undefined, "item");
   li.dataset[`${kind}Id`] = id;
   const nameId = `${kind}-${index}-name`;
@@ -96,13 +106,13 @@ function buttons(...nodes: HTMLButtonElement[]): HTMLDivElement {
   return row;
 }
 
-
 /** A scope the app holds, each once; with several grants, one that only some of them hold says
  * how many (it leaves when they expire or are revoked). */
 function scopeChip(scope: string, app: AppView): HTMLElement {
   const chip = element("code", scope, "chip");
   const holding = Object.hasOwn(app.scopeGrants, scope) ? app.scopeGrants[scope]! : app.grants;
-  if (app.grants > 1 && holding < app.grants) chip.append(element("span", ` · ${holding} of ${app.grants} grants`, "muted"));
+  if (app.grants > 1 && holding < app.grants)
+    chip.append(element("span", ` · ${holding} of ${app.grants} grants`, "muted"));
   return chip;
 }
 
@@ -151,11 +161,17 @@ export function passkeyItem(passkey: PasskeyView, index: number, last: boolean, 
   return li;
 }
 
-const METHODS: Record<SignInEventView["method"], string> = { password: "Password", passkey: "Passkey", session: "Already signed in" };
+const METHODS: Record<SignInEventView["method"], string> = {
+  password: "Password",
+  passkey: "Passkey",
+  session: "Already signed in",
+};
 
 export function deviceItem(device: DeviceView, index: number, actions: ItemActions): HTMLLIElement {
   const { li, nameId } = item("device", device.id, index, device.label, device.current ? ["this device"] : []);
-  const until = device.persistent ? when(device.expiresAt) : `Until you close the browser (at the latest ${dateFormat.format(device.expiresAt)})`;
+  const until = device.persistent
+    ? when(device.expiresAt)
+    : `Until you close the browser (at the latest ${dateFormat.format(device.expiresAt)})`;
   li.append(
     facts([
       ["IP address", device.ip],
@@ -194,7 +210,12 @@ export function eventRow(event: SignInEventView): HTMLTableRowElement {
 }
 
 /** Fills a list, or shows its empty-state text instead. */
-export function fill<T>(listId: string, emptyId: string, values: readonly T[], render: (value: T, index: number) => HTMLElement): void {
+export function fill<T>(
+  listId: string,
+  emptyId: string,
+  values: readonly T[],
+  render: (value: T, index: number) => HTMLElement,
+): void {
   byId(listId).replaceChildren(...values.map(render));
   byId(listId).hidden = values.length === 0;
   byId(emptyId).hidden = values.length > 0;

@@ -18,7 +18,12 @@ function remember(): string {
 }
 
 /** Runs a sign-in, showing its progress; on success the overview replaces the form. */
-async function signingIn(page: Console, trigger: HTMLButtonElement, work: (say: (label: string) => void) => Promise<void>, label = "Signing in…"): Promise<void> {
+async function signingIn(
+  page: Console,
+  trigger: HTMLButtonElement,
+  work: (say: (label: string) => void) => Promise<void>,
+  label = "Signing in…",
+): Promise<void> {
   page.showError("sign-in-error", "");
   const progress = showProgress(trigger, byId("sign-in-progress"), label);
   try {
@@ -39,7 +44,10 @@ async function signInWithPassword(): Promise<void> {
 }
 
 async function signInWithPasskey(say: (label: string) => void): Promise<void> {
-  const { options, ticket } = await api<{ options: PublicKeyCredentialRequestOptionsJSON; ticket: string }>(`${PASSKEYS_API}/authentication-options`, {});
+  const { options, ticket } = await api<{ options: PublicKeyCredentialRequestOptionsJSON; ticket: string }>(
+    `${PASSKEYS_API}/authentication-options`,
+    {},
+  );
   const response = await startAuthentication({ optionsJSON: options });
   say("Signing in…");
   await api(`${PASSKEYS_API}/sign-in`, { ticket, response: JSON.stringify(response), remember: remember() });
@@ -51,5 +59,8 @@ export function setUpSignIn(page: Console): void {
     void signingIn(page, byId<HTMLButtonElement>("sign-in-submit"), signInWithPassword);
   });
   const passkeyButton = byId<HTMLButtonElement>("passkey-sign-in");
-  passkeyButton.addEventListener("click", () => void signingIn(page, passkeyButton, signInWithPasskey, "Waiting for your passkey…"));
+  passkeyButton.addEventListener(
+    "click",
+    () => void signingIn(page, passkeyButton, signInWithPasskey, "Waiting for your passkey…"),
+  );
 }

@@ -1,8 +1,18 @@
 // The owner console's script. The page is static; everything it shows comes from the account
 // API (account-api.ts) and is written as text (account-render.ts). A change a session alone may
 // not make is confirmed in a dialog first (confirm-owner.ts).
-import { browserSupportsWebAuthn, startRegistration, type PublicKeyCredentialCreationOptionsJSON } from "@simplewebauthn/browser";
-import type { AccountOverview, AccountSessionView, AppView, DeviceView, PasskeyView } from "../../netlify/lib/pages/account-view.ts";
+import {
+  browserSupportsWebAuthn,
+  startRegistration,
+  type PublicKeyCredentialCreationOptionsJSON,
+} from "@simplewebauthn/browser";
+import type {
+  AccountOverview,
+  AccountSessionView,
+  AppView,
+  DeviceView,
+  PasskeyView,
+} from "../../netlify/lib/pages/account-view.ts";
 import { ACCOUNT_API, ASSETS, PASSKEYS_API } from "../../netlify/lib/pages/paths.ts";
 import { api, describe, loginRequired, type SignInMethods } from "./account-api.ts";
 import { appItem, deviceItem, eventRow, fill, passkeyItem, type ItemActions } from "./account-render.ts";
@@ -24,7 +34,8 @@ const actions: ItemActions = {
   revoke: (app, button) => changeOrConfirm(button, revokeConfirmation(app)),
   rename: (passkey, button) => void renamePasskey(button, passkey),
   remove: (passkey, last) => askToConfirm(removalConfirmation(passkey, last)),
-  signOut: (device, button) => (device.current ? void act(button, () => signOut(device.id)) : changeOrConfirm(button, signOutConfirmation(device))),
+  signOut: (device, button) =>
+    device.current ? void act(button, () => signOut(device.id)) : changeOrConfirm(button, signOutConfirmation(device)),
 };
 
 function showConsole(overview: AccountOverview): void {
@@ -37,7 +48,9 @@ function showConsole(overview: AccountOverview): void {
   byId("revoke-all").hidden = overview.apps.length === 0;
   // The last passkey with PASSWORD_LOGIN=off: removing it turns password sign-in back on.
   const last = overview.passkeys.length === 1 && !overview.passwordLogin;
-  fill("passkey-list", "passkeys-empty", overview.passkeys, (passkey, index) => passkeyItem(passkey, index, last, actions));
+  fill("passkey-list", "passkeys-empty", overview.passkeys, (passkey, index) =>
+    passkeyItem(passkey, index, last, actions),
+  );
   byId("password-off-note").hidden = overview.passwordLogin;
   fill("device-list", "devices-empty", overview.devices, (device, index) => deviceItem(device, index, actions));
   fill("event-rows", "events-empty", overview.events, eventRow);
@@ -107,7 +120,8 @@ async function act(trigger: HTMLButtonElement, work: () => Promise<string>): Pro
     await load();
     say(done);
     // The pressed button may be gone after re-rendering: keep the keyboard in the same section.
-    if (!document.activeElement || document.activeElement === document.body) section?.querySelector<HTMLElement>("h2")?.focus();
+    if (!document.activeElement || document.activeElement === document.body)
+      section?.querySelector<HTMLElement>("h2")?.focus();
   } catch (error) {
     say("");
     const methods = loginRequired(error);
@@ -126,7 +140,8 @@ function changeOrConfirm(trigger: HTMLButtonElement, confirmation: Confirmation,
 }
 
 const passkeyOffered = () => webAuthn && (shown?.passkeys.length ?? 0) > 0;
-const SHARED = "This server shares your blog's address, so a script on the blog could act with your session: confirm it is you, with your password or a passkey.";
+const SHARED =
+  "This server shares your blog's address, so a script on the blog could act with your session: confirm it is you, with your password or a passkey.";
 
 function revokeConfirmation(app: AppView | "all"): Confirmation {
   const which = app === "all" ? "all" : app.id;
@@ -170,7 +185,9 @@ function removalConfirmation(passkey: PasskeyView, last: boolean): Confirmation 
 
 async function revoke(app: string, proof: Record<string, string> = {}): Promise<string> {
   const { revoked } = await api<{ revoked: number }>(`${ACCOUNT_API}/revoke`, { app, ...proof });
-  return app === "all" ? `Revoked. ${revoked} ${revoked === 1 ? "app no longer holds" : "apps no longer hold"} a token.` : "Revoked.";
+  return app === "all"
+    ? `Revoked. ${revoked} ${revoked === 1 ? "app no longer holds" : "apps no longer hold"} a token.`
+    : "Revoked.";
 }
 
 /** No device: this one. Otherwise a session's id, or "all". */
@@ -196,14 +213,23 @@ async function addPasskey(): Promise<string> {
   const password = byId<HTMLInputElement>("passkey-password");
   const name = byId<HTMLInputElement>("passkey-name").value.trim() || "Passkey";
   say("Checking your password…");
-  const { options, ticket } = await api<{ options: PublicKeyCredentialCreationOptionsJSON; ticket: string }>(`${PASSKEYS_API}/registration-options`, {
-    password: password.value,
-  });
+  const { options, ticket } = await api<{ options: PublicKeyCredentialCreationOptionsJSON; ticket: string }>(
+    `${PASSKEYS_API}/registration-options`,
+    {
+      password: password.value,
+    },
+  );
   password.value = "";
-  say("Your browser asks you to create the passkey: follow its prompt (fingerprint, face, screen lock or security key).");
+  say(
+    "Your browser asks you to create the passkey: follow its prompt (fingerprint, face, screen lock or security key).",
+  );
   const response = await startRegistration({ optionsJSON: options });
   say("Saving the passkey…");
-  const { passkey } = await api<{ passkey: PasskeyView }>(`${PASSKEYS_API}/registration`, { ticket, response: JSON.stringify(response), name });
+  const { passkey } = await api<{ passkey: PasskeyView }>(`${PASSKEYS_API}/registration`, {
+    ticket,
+    response: JSON.stringify(response),
+    name,
+  });
   if (shown) showConsole({ ...shown, passkeys: [...shown.passkeys.filter((p) => p.id !== passkey.id), passkey] });
   byId<HTMLFormElement>("add-passkey-form").reset();
   say(`Passkey “${passkey.name}” added.`);
@@ -225,9 +251,17 @@ function setUp(): void {
   const signOutButton = byId<HTMLButtonElement>("sign-out");
   signOutButton.addEventListener("click", () => void act(signOutButton, () => signOut()));
   const everywhere = byId<HTMLButtonElement>("sign-out-everywhere");
-  everywhere.addEventListener("click", () => changeOrConfirm(everywhere, signOutConfirmation("all"), "Sign out everywhere, this device included?"));
+  everywhere.addEventListener("click", () =>
+    changeOrConfirm(everywhere, signOutConfirmation("all"), "Sign out everywhere, this device included?"),
+  );
   const revokeAll = byId<HTMLButtonElement>("revoke-all");
-  revokeAll.addEventListener("click", () => changeOrConfirm(revokeAll, revokeConfirmation("all"), "Revoke every app's tokens? Each app will have to ask you again."));
+  revokeAll.addEventListener("click", () =>
+    changeOrConfirm(
+      revokeAll,
+      revokeConfirmation("all"),
+      "Revoke every app's tokens? Each app will have to ask you again.",
+    ),
+  );
 
   const addForm = byId<HTMLFormElement>("add-passkey-form");
   addForm.addEventListener("submit", (event) => {
@@ -236,7 +270,8 @@ function setUp(): void {
   });
   if (!webAuthn) {
     byId("webauthn-note").hidden = false;
-    for (const control of addForm.querySelectorAll<HTMLInputElement | HTMLButtonElement>("input, button")) control.disabled = true;
+    for (const control of addForm.querySelectorAll<HTMLInputElement | HTMLButtonElement>("input, button"))
+      control.disabled = true;
   }
 
   // The owner's photo is baked in at build time; hide it rather than show a broken image.

@@ -50,7 +50,15 @@ export interface ApproveGate {
 /** `hint` says what turns the buttons on; `enterHint`, why Enter did nothing over a password
  * filled in for the person; `waitHint`, why a press or key did nothing before the page settled
  * (a fast typist's Tab, a click as the page appears), until it settles and `hint` takes over. */
-export function guardApprove(form: HTMLFormElement, approve: HTMLButtonElement, passkey: HTMLButtonElement, password: HTMLInputElement, hint: HTMLElement, enterHint: HTMLElement, waitHint: HTMLElement): ApproveGate {
+export function guardApprove(
+  form: HTMLFormElement,
+  approve: HTMLButtonElement,
+  passkey: HTMLButtonElement,
+  password: HTMLInputElement,
+  hint: HTMLElement,
+  enterHint: HTMLElement,
+  waitHint: HTMLElement,
+): ApproveGate {
   const buttons = [approve, passkey];
   let since = Infinity;
   let armed = false;
@@ -62,7 +70,8 @@ export function guardApprove(form: HTMLFormElement, approve: HTMLButtonElement, 
 
   /** Rendered (a button, or a parent of it, may be hidden). */
   const shown = (button: HTMLButtonElement): boolean => button.getClientRects().length > 0;
-  const settled = (): boolean => document.visibilityState === "visible" && document.hasFocus() && performance.now() - since >= SETTLE_MS;
+  const settled = (): boolean =>
+    document.visibilityState === "visible" && document.hasFocus() && performance.now() - since >= SETTLE_MS;
   const typing = watchTypedPassword(password, () => render());
   const live = (button: HTMLButtonElement): boolean => armed || (button === approve && typing.typed());
 
@@ -119,7 +128,8 @@ export function guardApprove(form: HTMLFormElement, approve: HTMLButtonElement, 
         const box = button.getBoundingClientRect();
         return shown(button) && x >= box.left && x <= box.right && y >= box.top && y <= box.bottom;
       }) ?? null,
-    guarded: (target) => buttons.find((button) => button === target || (target instanceof Node && button.contains(target))) ?? null,
+    guarded: (target) =>
+      buttons.find((button) => button === target || (target instanceof Node && button.contains(target))) ?? null,
     open,
     openAfterThisEvent: (at) =>
       void window.setTimeout(() => {

@@ -56,13 +56,20 @@ export function askToConfirm(confirmation: Confirmation): void {
 }
 
 async function passkeyProof(): Promise<Record<string, string>> {
-  const { options, ticket } = await api<{ options: PublicKeyCredentialRequestOptionsJSON; ticket: string }>(`${PASSKEYS_API}/authentication-options`, {});
+  const { options, ticket } = await api<{ options: PublicKeyCredentialRequestOptionsJSON; ticket: string }>(
+    `${PASSKEYS_API}/authentication-options`,
+    {},
+  );
   const response = await startAuthentication({ optionsJSON: options });
   return { passkey_ticket: ticket, passkey_response: JSON.stringify(response) };
 }
 
 /** Sends the pending change with the proof `prove` gathers; a refusal keeps the dialog open. */
-async function confirmWith(trigger: HTMLButtonElement, prove: () => Promise<Record<string, string>>, outcome: ConfirmationOutcome): Promise<void> {
+async function confirmWith(
+  trigger: HTMLButtonElement,
+  prove: () => Promise<Record<string, string>>,
+  outcome: ConfirmationOutcome,
+): Promise<void> {
   const confirmation = pending;
   if (!confirmation) return;
   showError("");

@@ -26,14 +26,22 @@ interface KeyWords {
   early(): void;
 }
 
-export function watchKeys(gate: Gate, form: HTMLFormElement, approve: HTMLButtonElement, password: HTMLInputElement, typing: TypedPassword, words: KeyWords): GateKeys {
+export function watchKeys(
+  gate: Gate,
+  form: HTMLFormElement,
+  approve: HTMLButtonElement,
+  password: HTMLInputElement,
+  typing: TypedPassword,
+  words: KeyWords,
+): GateKeys {
   let tabbing = false;
   /** A fresh Tab before the page settled: the button it reaches is not reached by Tab. */
   let early = false;
   let reached: HTMLButtonElement | null = null;
   let repeat = false;
 
-  const listen = <K extends keyof WindowEventMap>(type: K, handler: (event: WindowEventMap[K]) => void): void => window.addEventListener(type, handler, { capture: true });
+  const listen = <K extends keyof WindowEventMap>(type: K, handler: (event: WindowEventMap[K]) => void): void =>
+    window.addEventListener(type, handler, { capture: true });
   listen("keydown", (event) => {
     const fresh = event.isTrusted && !event.repeat;
     repeat = event.repeat;

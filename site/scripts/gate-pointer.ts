@@ -35,11 +35,16 @@ export function watchPointer(gate: Gate): void {
   let lastPoint: Point | null = null;
 
   // Listened to on the window, in the capture phase, before anything on the page.
-  const listen = <K extends keyof WindowEventMap>(type: K, handler: (event: WindowEventMap[K]) => void): void => window.addEventListener(type, handler, { capture: true });
+  const listen = <K extends keyof WindowEventMap>(type: K, handler: (event: WindowEventMap[K]) => void): void =>
+    window.addEventListener(type, handler, { capture: true });
   listen("pointermove", (event) => {
     const to = { x: event.clientX, y: event.clientY };
     // Where it came from: the last position seen here, else what the browser reports.
-    const movedFrom = lastPoint ?? (event.movementX !== 0 || event.movementY !== 0 ? { x: to.x - event.movementX, y: to.y - event.movementY } : null);
+    const movedFrom =
+      lastPoint ??
+      (event.movementX !== 0 || event.movementY !== 0
+        ? { x: to.x - event.movementX, y: to.y - event.movementY }
+        : null);
     lastPoint = to;
     if (gate.armed() || !event.isTrusted || !gate.settled()) return;
     if (movedFrom === null || samePoint(movedFrom, to) || gate.buttonAt(movedFrom)) return;

@@ -24,7 +24,11 @@ function setUpCopy(): void {
   button?.addEventListener("click", () => void copy(button));
 }
 
-function element<K extends keyof HTMLElementTagNameMap>(tag: K, text?: string, className?: string): HTMLElementTagNameMap[K] {
+function element<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  text?: string,
+  className?: string,
+): HTMLElementTagNameMap[K] {
   const node = document.createElement(tag);
   if (text !== undefined) node.textContent = text;
   if (className) node.className = className;
@@ -53,13 +57,18 @@ function renderReport(target: HTMLElement, report: ProfileLinksReport): void {
   for (const check of report.checks) {
     const item = element("li", undefined, check.ok ? "ok" : "missing");
     item.dataset.rel = check.rel;
-    const verdict = check.ok ? `✓ ${check.rel} points here` : check.found ? `✗ ${check.rel} points to ${check.found}, not here. Replace it with:` : `✗ ${check.rel} is missing. Add:`;
+    const verdict = check.ok
+      ? `✓ ${check.rel} points here`
+      : check.found
+        ? `✗ ${check.rel} points to ${check.found}, not here. Replace it with:`
+        : `✗ ${check.rel} is missing. Add:`;
     item.append(element("span", verdict));
     if (!check.ok) item.append(element("pre", check.tag));
     list.append(item);
   }
   parts.push(list);
-  if (report.checks.every((c) => c.ok)) parts.push(element("p", "All set: apps will find this server from your website."));
+  if (report.checks.every((c) => c.ok))
+    parts.push(element("p", "All set: apps will find this server from your website."));
   target.replaceChildren(...parts);
 }
 
@@ -75,7 +84,9 @@ function setUpLinkCheck(): void {
       if (!response.ok) throw new Error(body.error_description ?? `HTTP ${response.status}`);
       renderReport(target, body);
     } catch (error) {
-      target.replaceChildren(element("p", `The check failed: ${error instanceof Error ? error.message : String(error)}`, "error"));
+      target.replaceChildren(
+        element("p", `The check failed: ${error instanceof Error ? error.message : String(error)}`, "error"),
+      );
     }
   };
   button?.addEventListener("click", () => void check());
@@ -101,7 +112,10 @@ function setUpSelfTest(): void {
     location.assign(`${base}/auth?${params}`);
   };
   // Hashing the verifier fails only where Web Crypto is missing (not a secure context): say so.
-  const report = (error: unknown) => document.getElementById("link-report")?.replaceChildren(element("p", `The test sign-in could not start: ${String(error)}`, "error"));
+  const report = (error: unknown) =>
+    document
+      .getElementById("link-report")
+      ?.replaceChildren(element("p", `The test sign-in could not start: ${String(error)}`, "error"));
   button?.addEventListener("click", () => void start(button).catch(report));
 }
 

@@ -4,7 +4,11 @@
 
 /** Shows `label` on `button` (and in `status`) until the returned function is called, which
  * puts the button back as it was. `say` changes the words on the way (e.g. after a passkey). */
-export function showProgress(button: HTMLButtonElement, status: HTMLElement, label: string): { say: (label: string) => void; done: () => void } {
+export function showProgress(
+  button: HTMLButtonElement,
+  status: HTMLElement,
+  label: string,
+): { say: (label: string) => void; done: () => void } {
   const idle = button.textContent;
   const form = button.form;
   const say = (words: string) => {

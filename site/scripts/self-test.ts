@@ -18,9 +18,11 @@ async function finish(): Promise<void> {
   if (!stored) return fail("There is no test sign-in in progress. Start one from the home page.");
   const pending = JSON.parse(stored) as PendingSignIn;
 
-  if (query.get("error")) return fail(`The server answered ${query.get("error")}: ${query.get("error_description") ?? ""}`);
+  if (query.get("error"))
+    return fail(`The server answered ${query.get("error")}: ${query.get("error_description") ?? ""}`);
   if (query.get("state") !== pending.state) return fail("The state does not match the one this test sent.");
-  if (query.get("iss") !== `${pending.base}/`) return fail(`The issuer ${query.get("iss") ?? "(none)"} is not ${pending.base}/.`);
+  if (query.get("iss") !== `${pending.base}/`)
+    return fail(`The issuer ${query.get("iss") ?? "(none)"} is not ${pending.base}/.`);
   const code = query.get("code");
   if (!code) return fail("No authorization code came back.");
   history.replaceState(null, "", location.pathname);
@@ -29,10 +31,22 @@ async function finish(): Promise<void> {
   const response = await fetch(`${pending.base}/auth`, {
     method: "POST",
     headers: { Accept: "application/json" },
-    body: new URLSearchParams({ grant_type: "authorization_code", code, client_id: clientId, redirect_uri: redirectUri, code_verifier: pending.verifier }),
+    body: new URLSearchParams({
+      grant_type: "authorization_code",
+      code,
+      client_id: clientId,
+      redirect_uri: redirectUri,
+      code_verifier: pending.verifier,
+    }),
   });
-  const body = (await response.json()) as { me?: string; profile?: unknown; error?: string; error_description?: string };
-  if (!response.ok || !body.me) return fail(`Redeeming the code failed: ${body.error ?? response.status} ${body.error_description ?? ""}`);
+  const body = (await response.json()) as {
+    me?: string;
+    profile?: unknown;
+    error?: string;
+    error_description?: string;
+  };
+  if (!response.ok || !body.me)
+    return fail(`Redeeming the code failed: ${body.error ?? response.status} ${body.error_description ?? ""}`);
 
   status.textContent = "It works: the sign-in completed and the code was redeemed.";
   document.getElementById("result-me")!.textContent = body.me;

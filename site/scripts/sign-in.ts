@@ -4,7 +4,13 @@
 import { browserSupportsWebAuthn, startAuthentication } from "@simplewebauthn/browser";
 import { CLIENT_LOGO_PATH, PASSKEYS_API, REQUEST_CHECK_PATH } from "../../netlify/lib/pages/paths.ts";
 import { REQUEST_PROBLEMS, START_AGAIN, type RequestCheckAnswer } from "../../netlify/lib/pages/request-problems.ts";
-import { CONFIRM_NOTES, readSignInFragment, shownRequest, SIGN_IN_PROBLEMS, type SignInOffer } from "../../netlify/lib/pages/sign-in-fragment.ts";
+import {
+  CONFIRM_NOTES,
+  readSignInFragment,
+  shownRequest,
+  SIGN_IN_PROBLEMS,
+  type SignInOffer,
+} from "../../netlify/lib/pages/sign-in-fragment.ts";
 import { readRequestShape, type RequestProblem } from "../../netlify/lib/pages/request-object-shape.ts";
 import { scopeWords } from "../../netlify/lib/protocol/scope-words.ts";
 import { isKnownScope } from "../../netlify/lib/protocol/scopes.ts";
@@ -46,7 +52,6 @@ function scopeItem(scope: string, fromResource: boolean, resourceHost?: string):
   return item;
 }
 
-
 /** The server's word on the request (only it holds the key that signed it); null when it
  * cannot be asked, and then the approve step's own check is what counts. */
 async function checkWithServer(token: string): Promise<RequestCheckAnswer | null> {
@@ -60,7 +65,8 @@ async function checkWithServer(token: string): Promise<RequestCheckAnswer | null
     });
     const body = (await answer.json()) as Partial<{ usable: unknown; expires_in: unknown; problem: unknown }>;
     if (!answer.ok) return null;
-    if (body.usable === true && typeof body.expires_in === "number") return { usable: true, expires_in: body.expires_in };
+    if (body.usable === true && typeof body.expires_in === "number")
+      return { usable: true, expires_in: body.expires_in };
     if (body.usable === false && typeof body.problem === "string" && Object.hasOwn(REQUEST_PROBLEMS, body.problem)) {
       return { usable: false, problem: body.problem as RequestProblem };
     }
@@ -113,7 +119,8 @@ async function show(): Promise<void> {
   clearTimeout(checking);
   byId("checking").hidden = true;
   const request = shownRequest(token);
-  if (verdict?.usable === false) return showRequestProblem(verdict.problem, verdict.problem === "expired" ? request?.clientId : undefined);
+  if (verdict?.usable === false)
+    return showRequestProblem(verdict.problem, verdict.problem === "expired" ? request?.clientId : undefined);
   if (!request) return showRequestProblem("altered");
 
   byId<HTMLInputElement>("request").value = token;
@@ -134,7 +141,12 @@ async function show(): Promise<void> {
 
   // Only this server's own copy of the logo (GET /auth/logo): the page loads nothing from the app's host.
   const logo = ownLogo(request.client.logoUri);
-  if (logo && /^https?:\/\//i.test(logo.href) && logo.origin === location.origin && logo.pathname === CLIENT_LOGO_PATH) {
+  if (
+    logo &&
+    /^https?:\/\//i.test(logo.href) &&
+    logo.origin === location.origin &&
+    logo.pathname === CLIENT_LOGO_PATH
+  ) {
     const img = byId<HTMLImageElement>("client-logo");
     img.src = logo.href;
     img.hidden = false;
@@ -160,7 +172,9 @@ async function show(): Promise<void> {
 
   if (request.scopes.length > 0) {
     const resourceHost = request.resource ? (request.resourceHost ?? hostOf(request.resource)) : undefined;
-    byId("scope-list").replaceChildren(...request.scopes.map((scope) => scopeItem(scope, request.defaultScopes?.includes(scope) ?? false, resourceHost)));
+    byId("scope-list").replaceChildren(
+      ...request.scopes.map((scope) => scopeItem(scope, request.defaultScopes?.includes(scope) ?? false, resourceHost)),
+    );
     byId("scopes").hidden = false;
     byId("identity-only").hidden = true;
   }
@@ -186,7 +200,15 @@ let approveGate: ApproveGate | undefined;
  * approved before; a passkey may replace the password. Approve is never focused for the
  * person (a held Enter key must not press it) and turns on only once they act on this page. */
 function offerSignInMethods(offer: SignInOffer): void {
-  approveGate = guardApprove(byId<HTMLFormElement>("consent"), byId<HTMLButtonElement>("approve"), byId<HTMLButtonElement>("passkey-button"), byId<HTMLInputElement>("password"), byId("approve-hint"), byId("enter-hint"), byId("wait-hint"));
+  approveGate = guardApprove(
+    byId<HTMLFormElement>("consent"),
+    byId<HTMLButtonElement>("approve"),
+    byId<HTMLButtonElement>("passkey-button"),
+    byId<HTMLInputElement>("password"),
+    byId("approve-hint"),
+    byId("enter-hint"),
+    byId("wait-hint"),
+  );
   const password = byId<HTMLInputElement>("password");
   if (offer.session) {
     byId("password-field").hidden = true;
@@ -209,7 +231,9 @@ function offerSignInMethods(offer: SignInOffer): void {
     byId("passkey-actions").hidden = false;
     byId("passkey-button").addEventListener("click", () => void approveWithPasskey());
   } else if (!offer.password) {
-    showError("Only passkeys sign in here, and this browser cannot use them. Open this page in a browser that supports passkeys.");
+    showError(
+      "Only passkeys sign in here, and this browser cannot use them. Open this page in a browser that supports passkeys.",
+    );
   }
   if (!byId("password-field").hidden) password.focus();
 }
@@ -231,8 +255,13 @@ async function approveWithPasskey(): Promise<void> {
       headers: { "Content-Type": "application/json" },
       body: "{}",
     });
-    const body = (await answer.json()) as { options?: Parameters<typeof startAuthentication>[0]["optionsJSON"]; ticket?: string; error_description?: string };
-    if (!answer.ok || !body.options || !body.ticket) throw new Error(body.error_description ?? "The server could not start a passkey sign-in.");
+    const body = (await answer.json()) as {
+      options?: Parameters<typeof startAuthentication>[0]["optionsJSON"];
+      ticket?: string;
+      error_description?: string;
+    };
+    if (!answer.ok || !body.options || !body.ticket)
+      throw new Error(body.error_description ?? "The server could not start a passkey sign-in.");
     const response = await startAuthentication({ optionsJSON: body.options });
     byId<HTMLInputElement>("passkey-ticket").value = body.ticket;
     byId<HTMLInputElement>("passkey-response").value = JSON.stringify(response);
@@ -242,7 +271,13 @@ async function approveWithPasskey(): Promise<void> {
   } catch (error) {
     button.disabled = false;
     const cancelled = error instanceof Error && error.name === "NotAllowedError";
-    showError(cancelled ? "The passkey sign-in was cancelled." : error instanceof Error ? error.message : "The passkey sign-in failed.");
+    showError(
+      cancelled
+        ? "The passkey sign-in was cancelled."
+        : error instanceof Error
+          ? error.message
+          : "The passkey sign-in failed.",
+    );
   }
 }
 

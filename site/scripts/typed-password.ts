@@ -28,7 +28,12 @@ export function watchTypedPassword(field: HTMLInputElement, changed: () => void)
   field.addEventListener("input", (event) => {
     const value = field.value;
     const data = event instanceof InputEvent ? (event.data ?? "") : "";
-    const byKey = keyed && event.isTrusted && event instanceof InputEvent && KEY_MADE.test(event.inputType) && (event.inputType !== "insertText" || [...data].length === 1);
+    const byKey =
+      keyed &&
+      event.isTrusted &&
+      event instanceof InputEvent &&
+      KEY_MADE.test(event.inputType) &&
+      (event.inputType !== "insertText" || [...data].length === 1);
     // A key adds at most what it typed: more means something else wrote in the field too.
     clean = value === "" || (byKey && ((clean && value.length - seen.length <= data.length) || value === data));
     keyed = false;

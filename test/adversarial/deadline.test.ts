@@ -37,7 +37,10 @@ beforeEach(async () => {
 afterEach(() => serverLog.mockRestore());
 
 const introspect = (token: string, store = rt.store) =>
-  introspectionEndpoint(new Request(`${BASE}/introspect`, { method: "POST", headers: { Authorization: `Bearer ${token}` } }), { ...rt, store });
+  introspectionEndpoint(
+    new Request(`${BASE}/introspect`, { method: "POST", headers: { Authorization: `Bearer ${token}` } }),
+    { ...rt, store },
+  );
 
 describe("a storage deadline", () => {
   it("answers 503 while storage stalls, and the next request of the same instance normally once it is back", async () => {

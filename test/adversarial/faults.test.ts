@@ -21,7 +21,15 @@ import { blobStore } from "../../netlify/lib/platform/store.ts";
 import { startFaultyBlobs, type FaultMode, type FaultyBlobs } from "../helpers/faulty-blobs.ts";
 import { TEST_PASSWORD } from "../helpers/env.ts";
 import { signedRequest, signInForCode } from "../helpers/endpoints.ts";
-import { authorizationParams, BASE, CLIENT_ID, codeForm, pkcePair, REDIRECT_URI, type Tokens } from "../helpers/requests.ts";
+import {
+  authorizationParams,
+  BASE,
+  CLIENT_ID,
+  codeForm,
+  pkcePair,
+  REDIRECT_URI,
+  type Tokens,
+} from "../helpers/requests.ts";
 import { tokensFor } from "../helpers/tokens.ts";
 import { testRuntime, type TestRuntime } from "../helpers/runtime.ts";
 import { RECORDS } from "../../netlify/lib/platform/records.ts";
@@ -55,7 +63,11 @@ afterEach(() => {
 
 const same = { Origin: BASE, "Sec-Fetch-Site": "same-origin" };
 const form = (fields: Record<string, string>) => ({ method: "POST", body: new URLSearchParams(fields), headers: same });
-const jsonPost = (body: Record<string, string>) => ({ method: "POST", body: JSON.stringify(body), headers: { ...same, "Content-Type": "application/json" } });
+const jsonPost = (body: Record<string, string>) => ({
+  method: "POST",
+  body: JSON.stringify(body),
+  headers: { ...same, "Content-Type": "application/json" },
+});
 
 /** What the calls need, prepared while storage still works. */
 interface Prepared {
@@ -69,22 +81,67 @@ function call(handler: (req: Request) => Promise<Response>, path: string, init: 
   return handler(new Request(`${BASE}${path}`, init));
 }
 const bearer = (p: Prepared) => ({ headers: { Authorization: `Bearer ${p.tokens.access_token}` } });
-const unknownCode = () => ({ grant_type: "authorization_code", code: `ic_${"A".repeat(43)}`, client_id: CLIENT_ID, redirect_uri: REDIRECT_URI, code_verifier: pkcePair().verifier });
+const unknownCode = () => ({
+  grant_type: "authorization_code",
+  code: `ic_${"A".repeat(43)}`,
+  client_id: CLIENT_ID,
+  redirect_uri: REDIRECT_URI,
+  code_verifier: pkcePair().verifier,
+});
 
 /** Every endpoint that touches storage, called as its function calls it (inside its frame). */
 const ENDPOINTS: [string, "json" | "page", EndpointCall][] = [
   ["GET /auth", "page", () => call((r) => authorizationEndpoint(r, rt), `/auth?${authorizationParams()}`)],
-  ["POST /auth/approve", "page", (p) => call((r) => approveEndpoint(r, rt, info), "/auth/approve", form({ request: p.request, decision: "approve", password: TEST_PASSWORD }))],
+  [
+    "POST /auth/approve",
+    "page",
+    (p) =>
+      call(
+        (r) => approveEndpoint(r, rt, info),
+        "/auth/approve",
+        form({ request: p.request, decision: "approve", password: TEST_PASSWORD }),
+      ),
+  ],
   ["POST /auth", "json", () => call((r) => authorizationEndpoint(r, rt), "/auth", form(unknownCode()))],
   ["POST /token (code)", "json", () => call((r) => tokenEndpoint(r, rt), "/token", form(unknownCode()))],
-  ["POST /token (refresh)", "json", (p) => call((r) => tokenEndpoint(r, rt), "/token", form({ grant_type: "refresh_token", refresh_token: p.tokens.refresh_token, client_id: CLIENT_ID }))],
+  [
+    "POST /token (refresh)",
+    "json",
+    (p) =>
+      call(
+        (r) => tokenEndpoint(r, rt),
+        "/token",
+        form({ grant_type: "refresh_token", refresh_token: p.tokens.refresh_token, client_id: CLIENT_ID }),
+      ),
+  ],
   ["GET /token", "json", (p) => call((r) => tokenEndpoint(r, rt), "/token", bearer(p))],
-  ["POST /introspect", "json", (p) => call((r) => introspectionEndpoint(r, rt), "/introspect", { method: "POST", ...bearer(p) })],
-  ["POST /revoke", "json", (p) => call((r) => revocationEndpoint(r, rt), "/revoke", form({ token: p.tokens.access_token }))],
+  [
+    "POST /introspect",
+    "json",
+    (p) => call((r) => introspectionEndpoint(r, rt), "/introspect", { method: "POST", ...bearer(p) }),
+  ],
+  [
+    "POST /revoke",
+    "json",
+    (p) => call((r) => revocationEndpoint(r, rt), "/revoke", form({ token: p.tokens.access_token })),
+  ],
   ["GET /userinfo", "json", (p) => call((r) => userinfoEndpoint(r, rt), "/userinfo", bearer(p))],
   ["GET account", "json", () => call((r) => accountApi(r, rt, info), ACCOUNT_API)],
-  ["POST account sign-in", "json", () => call((r) => accountApi(r, rt, info), `${ACCOUNT_API}/sign-in`, jsonPost({ password: TEST_PASSWORD, remember: "true" }))],
-  ["POST passkey options", "json", () => call((r) => passkeysApi(r, rt, info), `${PASSKEYS_API}/authentication-options`, jsonPost({}))],
+  [
+    "POST account sign-in",
+    "json",
+    () =>
+      call(
+        (r) => accountApi(r, rt, info),
+        `${ACCOUNT_API}/sign-in`,
+        jsonPost({ password: TEST_PASSWORD, remember: "true" }),
+      ),
+  ],
+  [
+    "POST passkey options",
+    "json",
+    () => call((r) => passkeysApi(r, rt, info), `${PASSKEYS_API}/authentication-options`, jsonPost({})),
+  ],
 ];
 
 async function expectUnavailable(response: Response, kind: "json" | "page"): Promise<void> {
@@ -98,7 +155,10 @@ async function expectUnavailable(response: Response, kind: "json" | "page"): Pro
   expect(body).not.toMatch(/ic_|iat_|irt_/);
   if (kind === "json") {
     expect(response.headers.get("cache-control")).toBe("no-store");
-    expect(JSON.parse(body)).toEqual({ error: "temporarily_unavailable", error_description: expect.stringContaining("storage") });
+    expect(JSON.parse(body)).toEqual({
+      error: "temporarily_unavailable",
+      error_description: expect.stringContaining("storage"),
+    });
   } else {
     expect(response.headers.get("content-type")).toContain("text/html");
     expect(body).toContain("try again");
@@ -133,7 +193,11 @@ describe("nothing is half-issued", () => {
     const request = await signedRequest(rt);
     blobs.mode = "hang-writes";
     const approve = () =>
-      approveEndpoint(new Request(`${BASE}/auth/approve`, form({ request, decision: "approve", password: TEST_PASSWORD })), rt, info);
+      approveEndpoint(
+        new Request(`${BASE}/auth/approve`, form({ request, decision: "approve", password: TEST_PASSWORD })),
+        rt,
+        info,
+      );
     await expectUnavailable(await approve(), "page");
     blobs.mode = "pass";
     expect(await rt.store.list(RECORDS.code.prefix)).toEqual([]);
@@ -195,7 +259,9 @@ describe("a client document that times out", () => {
     slowClientRuntime();
     const clientId = `http://slow-client.test:${port}/`;
     const response = await authorizationEndpoint(
-      new Request(`${BASE}/auth?${authorizationParams({ client_id: clientId, redirect_uri: "https://elsewhere.example/callback" })}`),
+      new Request(
+        `${BASE}/auth?${authorizationParams({ client_id: clientId, redirect_uri: "https://elsewhere.example/callback" })}`,
+      ),
       rt,
     );
     expect(response.status).toBe(400);

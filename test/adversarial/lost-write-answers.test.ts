@@ -20,7 +20,13 @@ afterAll(async () => {
 });
 
 const lostAnswer = (prefix: string) =>
-  blobs.inject({ match: (r: BlobsRequest) => r.operation === "set" && r.condition === "if-none-match" && r.key?.startsWith(prefix) === true, fault: "drop", when: "after", times: 1 });
+  blobs.inject({
+    match: (r: BlobsRequest) =>
+      r.operation === "set" && r.condition === "if-none-match" && r.key?.startsWith(prefix) === true,
+    fault: "drop",
+    when: "after",
+    times: 1,
+  });
 
 describe("a create-if-new write whose answer was lost after it landed", () => {
   it.each(["used-codes/", "grants/"])("redeeming a code, on %s: 200, and the token is active", async (prefix) => {

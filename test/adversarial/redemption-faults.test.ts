@@ -34,24 +34,31 @@ async function redemptionSteps(rt: TestRuntime): Promise<string[]> {
   return failing.operations;
 }
 
-describe.each<FailureTiming>(["before", "after"])("a code redemption whose storage fails at one step (%s the operation)", (timing) => {
-  it("at every step: 200 with working tokens, or 503 and the code still redeems; the console counts each grant once", { timeout: 120_000 }, async () => {
-    const rt = await fastRuntime();
-    const steps = await redemptionSteps(rt);
-    const cookie = await consoleSignIn(rt);
-    expect(steps.length).toBeGreaterThanOrEqual(4);
-    for (let n = 1; n <= steps.length; n++) {
-      const step = `step ${n} of ${steps.length}, ${steps[n - 1]}`;
-      const signedIn = await signInForCode(rt);
-      const failing = failingStore(rt.store);
-      failing.arm(n, timing);
-      const first = await postToken({ ...rt, store: failing.store }, codeForm(signedIn));
-      expect([200, 503], step).toContain(first.status);
-      const answer = first.status === 200 ? first : await postToken(rt, codeForm(signedIn));
-      expect(answer.status, `${step}: the code redeems after the 503`).toBe(200);
-      const tokens = (await answer.json()) as Tokens;
-      expect(await introspection(rt, tokens.access_token), step).toMatchObject({ active: true });
-      expect(await grantsShown(rt, cookie), step).toBe(n + 1);
-    }
-  });
-});
+describe.each<FailureTiming>(["before", "after"])(
+  "a code redemption whose storage fails at one step (%s the operation)",
+  (timing) => {
+    it(
+      "at every step: 200 with working tokens, or 503 and the code still redeems; the console counts each grant once",
+      { timeout: 120_000 },
+      async () => {
+        const rt = await fastRuntime();
+        const steps = await redemptionSteps(rt);
+        const cookie = await consoleSignIn(rt);
+        expect(steps.length).toBeGreaterThanOrEqual(4);
+        for (let n = 1; n <= steps.length; n++) {
+          const step = `step ${n} of ${steps.length}, ${steps[n - 1]}`;
+          const signedIn = await signInForCode(rt);
+          const failing = failingStore(rt.store);
+          failing.arm(n, timing);
+          const first = await postToken({ ...rt, store: failing.store }, codeForm(signedIn));
+          expect([200, 503], step).toContain(first.status);
+          const answer = first.status === 200 ? first : await postToken(rt, codeForm(signedIn));
+          expect(answer.status, `${step}: the code redeems after the 503`).toBe(200);
+          const tokens = (await answer.json()) as Tokens;
+          expect(await introspection(rt, tokens.access_token), step).toMatchObject({ active: true });
+          expect(await grantsShown(rt, cookie), step).toBe(n + 1);
+        }
+      },
+    );
+  },
+);

@@ -60,7 +60,10 @@ beforeAll(async () => {
   pageErrors = [];
 });
 afterAll(async () => {
-  await writeFile(`${OUTPUT}needs-review.txt`, needsReview.length ? `${needsReview.join("\n")}\n` : "axe left nothing undecided.\n");
+  await writeFile(
+    `${OUTPUT}needs-review.txt`,
+    needsReview.length ? `${needsReview.join("\n")}\n` : "axe left nothing undecided.\n",
+  );
   await browser?.close();
   await client?.close();
   await server?.stop();
@@ -88,7 +91,13 @@ const needsReview: string[] = [];
 async function audit(page: Page, state: string): Promise<void> {
   const found: string[] = [];
   const describe = (variant: string, result: Result) =>
-    [`${state} ${variant}: ${result.id} (${result.impact ?? "?"}) ${result.help}`, ...result.nodes.map((node) => `  ${node.target.join(" ")}: ${[...node.any, ...node.all, ...node.none].map((check) => check.message).join(" ")}`)].join("\n");
+    [
+      `${state} ${variant}: ${result.id} (${result.impact ?? "?"}) ${result.help}`,
+      ...result.nodes.map(
+        (node) =>
+          `  ${node.target.join(" ")}: ${[...node.any, ...node.all, ...node.none].map((check) => check.message).join(" ")}`,
+      ),
+    ].join("\n");
   for (const variant of VARIANTS) {
     await page.setViewportSize(variant.viewport);
     await page.emulateMedia({ colorScheme: variant.colorScheme });
@@ -123,7 +132,14 @@ async function openSignIn(page: Page, url = authorizationUrl()): Promise<void> {
 
 /** A request this server signed at `issuedAt` (ms), as GET /auth would. */
 function signedAt(issuedAt: number): Promise<string> {
-  const request = { clientId: `${client.origin}/`, redirectUri: `${client.origin}/callback`, state: "s", codeChallenge: pkcePair().challenge, scopes: ["create"], client: {} };
+  const request = {
+    clientId: `${client.origin}/`,
+    redirectUri: `${client.origin}/callback`,
+    state: "s",
+    codeChallenge: pkcePair().challenge,
+    scopes: ["create"],
+    client: {},
+  };
   return signRequest(request, deriveKey(TEST_SECRET, "authorization-request"), `${server.baseUrl}/`, issuedAt);
 }
 
@@ -140,7 +156,10 @@ function focus(page: Page): Promise<{ id: string; shown: boolean }> {
     const style = getComputedStyle(element);
     const outline = style.outlineStyle !== "none" && parseFloat(style.outlineWidth) >= 2;
     const control = element as HTMLInputElement;
-    return { id: element.id || `${control.name}:${control.value}`, shown: element.matches(":focus-visible") && (outline || style.boxShadow !== "none") };
+    return {
+      id: element.id || `${control.name}:${control.value}`,
+      shown: element.matches(":focus-visible") && (outline || style.boxShadow !== "none"),
+    };
   });
 }
 
@@ -158,7 +177,10 @@ describe("every page and state: zero axe violations, light and dark, desktop and
   it("the sign-in page with several scopes, an unknown one, a resource and notices", async () => {
     const page = await newDevice();
     const scope = "profile email create update delete media undelete";
-    await openSignIn(page, authorizationUrl({ scope, me: "https://someone.example/", resource: "https://mcp.example/mcp" }));
+    await openSignIn(
+      page,
+      authorizationUrl({ scope, me: "https://someone.example/", resource: "https://mcp.example/mcp" }),
+    );
     await expect(page.locator("input[name=scope]").count()).resolves.toBe(7);
     await expect(page.locator("#resource-note").isVisible()).resolves.toBe(true);
     await expect(page.locator("#me-note").isVisible()).resolves.toBe(true);
@@ -167,10 +189,25 @@ describe("every page and state: zero axe violations, light and dark, desktop and
 
   it("the sign-in page for an app that registered itself (issue 32)", async () => {
     const page = await newDevice();
-    const registration = { client_name: "Cursor", redirect_uris: ["http://localhost:8787/callback"], token_endpoint_auth_method: "none" };
-    const registered = await fetch(`${server.baseUrl}/register`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(registration) });
+    const registration = {
+      client_name: "Cursor",
+      redirect_uris: ["http://localhost:8787/callback"],
+      token_endpoint_auth_method: "none",
+    };
+    const registered = await fetch(`${server.baseUrl}/register`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify(registration),
+    });
     const { client_id: clientId } = (await registered.json()) as { client_id: string };
-    await openSignIn(page, authorizationUrl({ client_id: clientId, redirect_uri: "http://localhost:8787/callback", resource: "https://mcp.example/mcp" }));
+    await openSignIn(
+      page,
+      authorizationUrl({
+        client_id: clientId,
+        redirect_uri: "http://localhost:8787/callback",
+        resource: "https://mcp.example/mcp",
+      }),
+    );
     await expect(page.locator("#registered-note").isVisible()).resolves.toBe(true);
     await audit(page, "sign-in-registered-app");
   });
@@ -198,7 +235,10 @@ describe("every page and state: zero axe violations, light and dark, desktop and
     const [header, payload, signature] = (await signedAt(Date.now() - 10_000)).split(".");
     const claims = JSON.parse(Buffer.from(payload!, "base64url").toString()) as Record<string, unknown>;
     claims.scopes = ["create", "delete"];
-    await openRequestProblem(page, [header, Buffer.from(JSON.stringify(claims)).toString("base64url"), signature].join("."));
+    await openRequestProblem(
+      page,
+      [header, Buffer.from(JSON.stringify(claims)).toString("base64url"), signature].join("."),
+    );
     await expect(page.locator("#problem-title").textContent()).resolves.toContain("changed");
     await audit(page, "sign-in-changed");
 
@@ -234,14 +274,18 @@ describe("every page and state: zero axe violations, light and dark, desktop and
   it("the setup page (an environment that is not complete)", async () => {
     // The page the functions answer with while SECRET is missing, as the approve step renders
     // it in-process, shown at this server's address so that its stylesheet is the real one.
-    const rt = await testRuntime({ env: { SECRET: "", NETLIFY_DEV: "true", BASE_URL: server.baseUrl, ME: server.env.ME! } });
+    const rt = await testRuntime({
+      env: { SECRET: "", NETLIFY_DEV: "true", BASE_URL: server.baseUrl, ME: server.env.ME! },
+    });
     const setup = await authorize(rt, authorizationParams(), { Accept: "text/html" });
     expect(setup.status).toBe(500);
     const html = await setup.text();
     expect(html).toContain("finish the setup");
     const page = await newDevice();
     const atSetup = (url: URL) => url.origin === server.baseUrl && url.pathname === "/auth" && url.search === "?setup";
-    await page.route(atSetup, (route) => route.fulfill({ status: 500, contentType: "text/html; charset=utf-8", body: html }));
+    await page.route(atSetup, (route) =>
+      route.fulfill({ status: 500, contentType: "text/html; charset=utf-8", body: html }),
+    );
     await page.goto(`${server.baseUrl}/auth?setup`);
     await audit(page, "setup");
   });
@@ -251,7 +295,14 @@ describe("every page and state: zero axe violations, light and dark, desktop and
     const cdp = await page.context().newCDPSession(page);
     await cdp.send("WebAuthn.enable", { enableUI: false });
     await cdp.send("WebAuthn.addVirtualAuthenticator", {
-      options: { protocol: "ctap2", transport: "internal", hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+      options: {
+        protocol: "ctap2",
+        transport: "internal",
+        hasResidentKey: true,
+        hasUserVerification: true,
+        isUserVerified: true,
+        automaticPresenceSimulation: true,
+      },
     });
 
     // An app holds a token, signed in with "Keep me signed in" (a device).
@@ -265,7 +316,13 @@ describe("every page and state: zero axe violations, light and dark, desktop and
     const tokens = await fetch(`${server.baseUrl}/token`, {
       method: "POST",
       headers: { Accept: "application/json" },
-      body: new URLSearchParams({ grant_type: "authorization_code", code, client_id: `${client.origin}/`, redirect_uri: `${client.origin}/callback`, code_verifier: verifier }),
+      body: new URLSearchParams({
+        grant_type: "authorization_code",
+        code,
+        client_id: `${client.origin}/`,
+        redirect_uri: `${client.origin}/callback`,
+        code_verifier: verifier,
+      }),
     });
     expect(tokens.status).toBe(200);
 
@@ -307,7 +364,10 @@ describe("every page and state: zero axe violations, light and dark, desktop and
   it("the self-test: its sign-in, and its answer", async () => {
     const page = await newDevice();
     await page.goto(`${server.baseUrl}/`);
-    await Promise.all([page.waitForURL(`${server.baseUrl}${SIGN_IN_PAGE}**`), page.getByRole("button", { name: "Test sign-in" }).click()]);
+    await Promise.all([
+      page.waitForURL(`${server.baseUrl}${SIGN_IN_PAGE}**`),
+      page.getByRole("button", { name: "Test sign-in" }).click(),
+    ]);
     await approveButton(page).waitFor();
     await audit(page, "self-test-sign-in");
     await page.getByLabel("Password", { exact: true }).fill(TEST_PASSWORD);
@@ -343,7 +403,17 @@ describe("a sign-in with the keyboard alone", () => {
     await step("Tab"); // Approve
     await step("Tab"); // Deny
     await step("Shift+Tab"); // Approve
-    expect(steps.map((s) => s.id)).toEqual(["password", "scope:create", "scope:profile", "scope:create", "password", "remember", "approve", "decision:deny", "approve"]);
+    expect(steps.map((s) => s.id)).toEqual([
+      "password",
+      "scope:create",
+      "scope:profile",
+      "scope:create",
+      "password",
+      "remember",
+      "approve",
+      "decision:deny",
+      "approve",
+    ]);
     expect(steps.filter((s) => !s.shown)).toEqual([]);
 
     await Promise.all([page.waitForURL(`${client.origin}/callback**`), page.keyboard.press("Enter")]);
@@ -360,7 +430,10 @@ describe("the throttled page (last: it holds back the password)", () => {
     await page.evaluate(async (attempts) => {
       const request = (document.getElementById("request") as HTMLInputElement).value;
       for (let i = 0; i < attempts; i++) {
-        await fetch("/auth/approve", { method: "POST", body: new URLSearchParams({ request, decision: "approve", password: `wrong ${i}` }) });
+        await fetch("/auth/approve", {
+          method: "POST",
+          body: new URLSearchParams({ request, decision: "approve", password: `wrong ${i}` }),
+        });
       }
     }, 5);
     await page.getByLabel("Password", { exact: true }).fill("still wrong");

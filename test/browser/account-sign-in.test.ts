@@ -89,17 +89,25 @@ describe("signing in on the account page", () => {
       await page.press("#password", "Enter");
       const heading = page.locator("#console-heading");
       await heading.waitFor();
-      await expect.poll(() => heading.evaluate((h) => document.activeElement === h && h.matches(":focus-visible"))).toBe(true);
+      await expect
+        .poll(() => heading.evaluate((h) => document.activeElement === h && h.matches(":focus-visible")))
+        .toBe(true);
       // The outline as drawn: the heading's box grown by outline-offset + outline-width.
       const { outlineBottom, lineTop, outlineWidth } = await heading.evaluate((h) => {
         const style = getComputedStyle(h);
         const reach = parseFloat(style.outlineOffset) + parseFloat(style.outlineWidth);
         const line = document.querySelector("#console-me")!.closest("p")!;
-        return { outlineBottom: h.getBoundingClientRect().bottom + reach, lineTop: line.getBoundingClientRect().top, outlineWidth: parseFloat(style.outlineWidth) };
+        return {
+          outlineBottom: h.getBoundingClientRect().bottom + reach,
+          lineTop: line.getBoundingClientRect().top,
+          outlineWidth: parseFloat(style.outlineWidth),
+        };
       });
       expect(outlineWidth).toBeGreaterThan(0);
       expect(outlineBottom).toBeLessThanOrEqual(lineTop);
-      await page.locator(".console-head").screenshot({ path: `${SCREENSHOTS}account-heading-focus-390-${colorScheme}.png` });
+      await page
+        .locator(".console-head")
+        .screenshot({ path: `${SCREENSHOTS}account-heading-focus-390-${colorScheme}.png` });
       await page.context().close();
     });
   }

@@ -52,7 +52,9 @@ describe("the console's alerts", () => {
 
     await page.getByRole("button", { name: "Send a test alert" }).click();
     await page.locator("#alerts-result", { hasText: /^Test alert sent/ }).waitFor();
-    expect(await page.locator("#alerts-result").textContent()).toBe(`Test alert sent to ${host}. Check that it arrived.`);
+    expect(await page.locator("#alerts-result").textContent()).toBe(
+      `Test alert sent to ${host}. Check that it arrived.`,
+    );
     // The console's own sign-in, from a browser never seen before, was told first.
     const tests = () => receiver.messages.filter((m) => (JSON.parse(m.body) as { event: string }).event === "test");
     await receiver.received(2);
@@ -62,7 +64,9 @@ describe("the console's alerts", () => {
     // Within the minute: refused, in words, and nothing more is sent.
     await page.getByRole("button", { name: "Send a test alert" }).click();
     await page.locator("#alerts-result", { hasText: /^A test alert went out/ }).waitFor();
-    expect(await page.locator("#alerts-result").textContent()).toMatch(/^A test alert went out less than a minute ago\. Try again in \d+ seconds\.$/);
+    expect(await page.locator("#alerts-result").textContent()).toMatch(
+      /^A test alert went out less than a minute ago\. Try again in \d+ seconds\.$/,
+    );
     expect(tests()).toHaveLength(1);
   });
 });

@@ -46,7 +46,14 @@ async function authorise(host: string, logoUri: string): Promise<void> {
   const redirectUri = `https://${host}/callback`;
   const { verifier, challenge } = pkcePair();
   const request = await signRequest(
-    { clientId, redirectUri, state: "s", codeChallenge: challenge, scopes: ["create", SCOPE], client: { name: NAME, logoUri } },
+    {
+      clientId,
+      redirectUri,
+      state: "s",
+      codeChallenge: challenge,
+      scopes: ["create", SCOPE],
+      client: { name: NAME, logoUri },
+    },
     deriveKey(TEST_SECRET, "authorization-request"),
     `${server.baseUrl}/`,
     Date.now(),
@@ -54,12 +61,23 @@ async function authorise(host: string, logoUri: string): Promise<void> {
   const form = new URLSearchParams({ request, decision: "approve", password: TEST_PASSWORD });
   form.append("scope", "create");
   form.append("scope", SCOPE);
-  const approved = await fetch(`${server.baseUrl}/auth/approve`, { method: "POST", redirect: "manual", headers: { Origin: server.baseUrl }, body: form });
+  const approved = await fetch(`${server.baseUrl}/auth/approve`, {
+    method: "POST",
+    redirect: "manual",
+    headers: { Origin: server.baseUrl },
+    body: form,
+  });
   expect(approved.status).toBe(302);
   const code = new URL(approved.headers.get("location")!).searchParams.get("code")!;
   const tokens = await fetch(`${server.baseUrl}/token`, {
     method: "POST",
-    body: new URLSearchParams({ grant_type: "authorization_code", code, client_id: clientId, redirect_uri: redirectUri, code_verifier: verifier }),
+    body: new URLSearchParams({
+      grant_type: "authorization_code",
+      code,
+      client_id: clientId,
+      redirect_uri: redirectUri,
+      code_verifier: verifier,
+    }),
   });
   expect(tokens.status).toBe(200);
 }
@@ -98,11 +116,17 @@ describe("script injection: an app's hostile claims in the owner's console", () 
     const logos = await page.locator("#app-list img").evaluateAll((imgs) => imgs.map((img) => img.getAttribute("src")));
     expect(logos).toHaveLength(1);
     const shown = new URL(logos[0]!, server.baseUrl);
-    expect([shown.origin, shown.pathname, shown.searchParams.get("src")]).toEqual([new URL(server.baseUrl).origin, "/auth/logo", LOGOS.attribute]);
+    expect([shown.origin, shown.pathname, shown.searchParams.get("src")]).toEqual([
+      new URL(server.baseUrl).origin,
+      "/auth/logo",
+      LOGOS.attribute,
+    ]);
 
     const injected = await page.evaluate(() => ({
       pwned: (window as { __pwned?: number }).__pwned,
-      handlers: [...document.querySelectorAll("*")].flatMap((el) => [...el.attributes].filter((a) => a.name.startsWith("on")).map((a) => `${el.tagName}[${a.name}]`)),
+      handlers: [...document.querySelectorAll("*")].flatMap((el) =>
+        [...el.attributes].filter((a) => a.name.startsWith("on")).map((a) => `${el.tagName}[${a.name}]`),
+      ),
       foreign: document.querySelectorAll("#console-view script, #console-view svg, #console-view img[src='x']").length,
     }));
     expect(injected).toEqual({ pwned: undefined, handlers: [], foreign: 0 });

@@ -17,7 +17,11 @@ const contexts: BrowserContext[] = [];
 let pageErrors: string[];
 
 beforeAll(async () => {
-  [server, client, browser] = await Promise.all([startNetlifyDev({ PROFILE_NAME: "Jane Doe" }, { blog: true }), startClientSite(), launchChromium()]);
+  [server, client, browser] = await Promise.all([
+    startNetlifyDev({ PROFILE_NAME: "Jane Doe" }, { blog: true }),
+    startClientSite(),
+    launchChromium(),
+  ]);
 });
 afterAll(async () => {
   await browser?.close();
@@ -79,7 +83,10 @@ describe("a script on a blog page that opens the genuine sign-in page", () => {
     // The blog's page is the blog's: none of the server's headers, so nothing of ours protects it.
     expect(blog?.headers()["cross-origin-opener-policy"]).toBeUndefined();
 
-    const [popup] = await Promise.all([context.waitForEvent("page"), page.evaluate((url) => void (window.opened = window.open(url, "_blank")), authorizationUrl())]);
+    const [popup] = await Promise.all([
+      context.waitForEvent("page"),
+      page.evaluate((url) => void (window.opened = window.open(url, "_blank")), authorizationUrl()),
+    ]);
     await popup.waitForURL("**/indieauth/sign-in/**");
     await popup.getByLabel("Password", { exact: true }).waitFor();
 
@@ -114,12 +121,21 @@ async function authoriseClient(page: Page): Promise<void> {
   await page.goto(authorizationUrl(challenge));
   await page.getByLabel("Password", { exact: true }).fill(TEST_PASSWORD);
   await readyToApprove(page);
-  await Promise.all([page.waitForURL(`${client.origin}/callback**`), page.getByRole("button", { name: "Approve", exact: true }).click()]);
+  await Promise.all([
+    page.waitForURL(`${client.origin}/callback**`),
+    page.getByRole("button", { name: "Approve", exact: true }).click(),
+  ]);
   const code = new URL(page.url()).searchParams.get("code")!;
   const redeemed = await fetch(`${server.baseUrl}/token`, {
     method: "POST",
     headers: { Accept: "application/json" },
-    body: new URLSearchParams({ grant_type: "authorization_code", code, client_id: `${client.origin}/`, redirect_uri: `${client.origin}/callback`, code_verifier: verifier }),
+    body: new URLSearchParams({
+      grant_type: "authorization_code",
+      code,
+      client_id: `${client.origin}/`,
+      redirect_uri: `${client.origin}/callback`,
+      code_verifier: verifier,
+    }),
   });
   expect(redeemed.status).toBe(200);
 }
@@ -176,7 +192,14 @@ describe("the server's cookies, sharing the blog's origin", () => {
     const { page } = await newDevice();
     await signInToConsole(page);
     const cookies = new Map<string, Promise<string>>();
-    page.on("request", (request) => void cookies.set(new URL(request.url()).pathname, request.allHeaders().then((h) => h.cookie ?? "")));
+    page.on(
+      "request",
+      (request) =>
+        void cookies.set(
+          new URL(request.url()).pathname,
+          request.allHeaders().then((h) => h.cookie ?? ""),
+        ),
+    );
 
     await page.goto(`${server.baseUrl}/blog/`);
     // A blog script may still call the console's API (same origin, documented), and that request carries the session.
@@ -187,10 +210,14 @@ describe("the server's cookies, sharing the blog's origin", () => {
     expect(await cookies.get("/blog/index.html")).not.toMatch(/indieauth_(session|device)=/);
     expect(await cookies.get("/indieauth/api/account/session")).toMatch(/indieauth_session=/);
     // What the browser itself would send to a blog path, and to the server's.
-    const names = async (path: string) => (await page.context().cookies(`${server.baseUrl}${path}`)).map((c) => `${c.name} ${c.path}`).sort();
+    const names = async (path: string) =>
+      (await page.context().cookies(`${server.baseUrl}${path}`)).map((c) => `${c.name} ${c.path}`).sort();
     expect(await names("/blog/")).toEqual([]);
     expect(await names("/")).toEqual([]);
     expect(await names("/auth")).toEqual(["indieauth_session /auth"]);
-    expect(await names("/indieauth/api/account")).toEqual(["indieauth_device /indieauth/api", "indieauth_session /indieauth/api"]);
+    expect(await names("/indieauth/api/account")).toEqual([
+      "indieauth_device /indieauth/api",
+      "indieauth_session /indieauth/api",
+    ]);
   });
 });

@@ -34,10 +34,13 @@ function blogHandler(issuerOrigin: string): (req: Request) => Promise<Response> 
     if (!wellKnown) {
       const refused = await api.requireToken(req, { resource, scope: "create" });
       if (!(refused instanceof Response)) return new Response("{}", { status: 200 });
-      if (variant === "no-challenge") return new Response(await refused.text(), { status: 401, headers: { "Content-Type": "application/json" } });
+      if (variant === "no-challenge")
+        return new Response(await refused.text(), { status: 401, headers: { "Content-Type": "application/json" } });
       return refused;
     }
-    const document: Record<string, unknown> = { ...api.protectedResourceMetadata({ resource, scopes: ["create"] }, req) };
+    const document: Record<string, unknown> = {
+      ...api.protectedResourceMetadata({ resource, scopes: ["create"] }, req),
+    };
     if (variant === "wrong-resource") document.resource = "https://blog.elsewhere.example/mcp";
     if (variant === "wrong-issuer") document.authorization_servers = ["https://auth.elsewhere.example/"];
     if (variant === "no-scopes") delete document.scopes_supported;
@@ -71,12 +74,23 @@ async function newPage(): Promise<Page> {
 /** A real sign-in of the app `clientId` through the sign-in page; answers the code and verifier. */
 async function signInApp(clientId: string): Promise<{ code: string; verifier: string }> {
   const { verifier, challenge } = pkcePair();
-  const params = new URLSearchParams({ response_type: "code", client_id: clientId, redirect_uri: `${client.origin}/callback`, state: "s-1", code_challenge: challenge, code_challenge_method: "S256", scope: "create" });
+  const params = new URLSearchParams({
+    response_type: "code",
+    client_id: clientId,
+    redirect_uri: `${client.origin}/callback`,
+    state: "s-1",
+    code_challenge: challenge,
+    code_challenge_method: "S256",
+    scope: "create",
+  });
   const page = await newPage();
   await page.goto(`${server.baseUrl}/auth?${params}`);
   await page.getByLabel("Password").fill(TEST_PASSWORD);
   await readyToApprove(page);
-  await Promise.all([page.waitForURL(`${client.origin}/callback**`), page.getByRole("button", { name: "Approve" }).click()]);
+  await Promise.all([
+    page.waitForURL(`${client.origin}/callback**`),
+    page.getByRole("button", { name: "Approve" }).click(),
+  ]);
   const code = new URL(page.url()).searchParams.get("code");
   await page.close();
   if (!code) throw new Error("no code");
@@ -84,7 +98,13 @@ async function signInApp(clientId: string): Promise<{ code: string; verifier: st
 }
 
 function redeem(clientId: string, code: string, verifier: string): Promise<Response> {
-  const form = { grant_type: "authorization_code", code, code_verifier: verifier, client_id: clientId, redirect_uri: `${client.origin}/callback` };
+  const form = {
+    grant_type: "authorization_code",
+    code,
+    code_verifier: verifier,
+    client_id: clientId,
+    redirect_uri: `${client.origin}/callback`,
+  };
   return fetch(`${server.baseUrl}/token`, { method: "POST", body: new URLSearchParams(form) });
 }
 
@@ -100,7 +120,9 @@ async function signedInConsole(): Promise<Page> {
 /** The text of one client's entry in the Connections card, read again until it shows `until`
  * (the log is written after each answer, so the card may be read before it). */
 async function connectionText(page: Page, clientId: string, until: string): Promise<string> {
-  const entry = page.locator("#connection-list > li", { has: page.getByRole("heading", { name: `${clientId} approved before`, exact: true }) });
+  const entry = page.locator("#connection-list > li", {
+    has: page.getByRole("heading", { name: `${clientId} approved before`, exact: true }),
+  });
   await expect
     .poll(
       async () => {
@@ -132,12 +154,16 @@ describe("the Connections card", () => {
     expect(goodText).toContain("You approved it; the app was sent its code.");
     expect(goodText).toContain(": Got as far as the token endpoint");
     // What comes after a step that went well is a note, never labelled a fix.
-    expect(goodText).toContain("The app redeemed its code for a token.The app holds a token now. If it still says it is not connected");
+    expect(goodText).toContain(
+      "The app redeemed its code for a token.The app holds a token now. If it still says it is not connected",
+    );
     expect(goodText).not.toContain("Fix:");
 
     const brokenText = await connectionText(page, broken, "The token endpoint refused the code (invalid_grant)");
     expect(brokenText).toContain(": Stopped at the token endpoint");
-    expect(brokenText).toContain("Fix: The code (or refresh token) was refused: a code lives 10 minutes and works once, with the same redirect_uri and the code_verifier of its code_challenge");
+    expect(brokenText).toContain(
+      "Fix: The code (or refresh token) was refused: a code lives 10 minutes and works once, with the same redirect_uri and the code_verifier of its code_challenge",
+    );
     // Nothing secret is shown: neither code appears anywhere on the page.
     const whole = (await page.locator("body").textContent()) ?? "";
     expect(whole).not.toContain(first.code);
@@ -151,7 +177,10 @@ describe("Check my MCP server", () => {
     await page.getByRole("button", { name: "Check", exact: true }).click();
     const state = page.locator("#mcp-check-state", { hasText: `${blog.origin}/${variant}/mcp` });
     await state.waitFor();
-    return { state: (await state.textContent()) ?? "", findings: await page.locator("#mcp-findings > li").allTextContents() };
+    return {
+      state: (await state.textContent()) ?? "",
+      findings: await page.locator("#mcp-findings > li").allTextContents(),
+    };
   }
   const problems = (findings: string[]) => findings.filter((f) => f.startsWith("✗"));
 
@@ -159,7 +188,9 @@ describe("Check my MCP server", () => {
     const page = await signedInConsole();
     const { findings } = await check(page, "right");
     expect(findings).toContain("✓ Your MCP server answers 401 to a request without a token.");
-    expect(findings).toContain(`✓ The 401's challenge names the resource metadata: ${blog.origin}/.well-known/oauth-protected-resource/right/mcp.`);
+    expect(findings).toContain(
+      `✓ The 401's challenge names the resource metadata: ${blog.origin}/.well-known/oauth-protected-resource/right/mcp.`,
+    );
     expect(findings).toContain(`✓ Its authorization_servers names this server (${server.baseUrl}/).`);
     expect(findings).toContain("✓ Its resource is exactly your MCP URL.");
     expect(findings).toContain("✓ It lists the scopes hosts will ask for: create.");
@@ -190,7 +221,7 @@ describe("Check my MCP server", () => {
 
     const noScopes = await check(page, "no-scopes");
     expect(problems(noScopes.findings)[0]).toBe(
-      "✗ It lists no scopes (scopes_supported): Claude Code then asks for none, and other hosts for every scope this server knows.Fix: List the scopes your MCP server's tools need, e.g. scopes_supported: [\"create\"] (the scopes of your ResourceDescription).",
+      '✗ It lists no scopes (scopes_supported): Claude Code then asks for none, and other hosts for every scope this server knows.Fix: List the scopes your MCP server\'s tools need, e.g. scopes_supported: ["create"] (the scopes of your ResourceDescription).',
     );
   });
 });

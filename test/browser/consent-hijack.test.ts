@@ -12,7 +12,14 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { APPROVE_ON, launchChromium, readyToApprove } from "../helpers/browser.ts";
 import { startClientSite, type ClientSite } from "../helpers/client-site.ts";
-import { attackerPageUrl, clickGaps, startAttackerSite, stopThePagesClock, type AttackerSite, type Box } from "../helpers/consent-attacker.ts";
+import {
+  attackerPageUrl,
+  clickGaps,
+  startAttackerSite,
+  stopThePagesClock,
+  type AttackerSite,
+  type Box,
+} from "../helpers/consent-attacker.ts";
 import { TEST_PASSWORD } from "../helpers/env.ts";
 import { startNetlifyDev, type NetlifyDev } from "../helpers/netlify-dev.ts";
 import { pkcePair } from "../helpers/requests.ts";
@@ -26,7 +33,12 @@ let page: Page;
 const pageErrors: string[] = [];
 
 beforeAll(async () => {
-  [server, client, attacker, browser] = await Promise.all([startNetlifyDev(), startClientSite(), startAttackerSite(), launchChromium()]);
+  [server, client, attacker, browser] = await Promise.all([
+    startNetlifyDev(),
+    startClientSite(),
+    startAttackerSite(),
+    launchChromium(),
+  ]);
 });
 afterAll(async () => {
   await browser?.close();
@@ -81,7 +93,15 @@ function codesAtClient(): number {
 /** Every form post to the approve step the page makes from here on. */
 function approvePosts(): string[] {
   const posts: string[] = [];
-  page.on("request", (request) => void (request.method() === "POST" && new URL(request.url()).pathname === "/auth/approve" && posts.push(request.url())));
+  page.on(
+    "request",
+    (request) =>
+      void (
+        request.method() === "POST" &&
+        new URL(request.url()).pathname === "/auth/approve" &&
+        posts.push(request.url())
+      ),
+  );
   return posts;
 }
 
@@ -91,7 +111,10 @@ async function expectNoApproval(posts: readonly string[]): Promise<void> {
   await page.clock.runFor(2_000);
   const outcome = await Promise.race([
     page.waitForURL(`${client.origin}/callback**`, { timeout: 10_000 }).then(() => "sent to the app with a code"),
-    page.locator("#approve-hint").waitFor({ timeout: 10_000 }).then(() => "Approve still off"),
+    page
+      .locator("#approve-hint")
+      .waitFor({ timeout: 10_000 })
+      .then(() => "Approve still off"),
   ]).catch(() => "Approve turned on");
   expect(outcome).toBe("Approve still off");
   await expect(page.locator("#approve").isDisabled()).resolves.toBe(true);
@@ -127,19 +150,22 @@ async function firstClickOnTheAttackersPage(box: Box): Promise<{ x: number; y: n
 }
 
 describe("consent hijacking: a gesture that began on another site never approves", () => {
-  it.each([80, 120, 200])("a double-click (%i ms between the clicks), the first on the attacker's page, the second where Approve appears", async (gapMs) => {
-    const box = await ownerWhoApprovedTheApp();
-    await stopThePagesClock(page);
-    const posts = approvePosts();
-    await firstClickOnTheAttackersPage(box);
-    // The second click, gapMs of the page's time after Approve appeared.
-    await page.clock.runFor(gapMs);
-    await page.mouse.down();
-    await page.mouse.up();
-    await expectNoApproval(posts);
-    // The owner reaches for it: the pointer moves.
-    await ownerApproves(posts, () => readyToApprove(page));
-  });
+  it.each([80, 120, 200])(
+    "a double-click (%i ms between the clicks), the first on the attacker's page, the second where Approve appears",
+    async (gapMs) => {
+      const box = await ownerWhoApprovedTheApp();
+      await stopThePagesClock(page);
+      const posts = approvePosts();
+      await firstClickOnTheAttackersPage(box);
+      // The second click, gapMs of the page's time after Approve appeared.
+      await page.clock.runFor(gapMs);
+      await page.mouse.down();
+      await page.mouse.up();
+      await expectNoApproval(posts);
+      // The owner reaches for it: the pointer moves.
+      await ownerApproves(posts, () => readyToApprove(page));
+    },
+  );
 
   it.each([
     ["every 80 ms", Array<number>(40).fill(80)],
@@ -177,11 +203,14 @@ describe("consent hijacking: a gesture that began on another site never approves
       await page.clock.runFor(gap);
       // Halfway, something above pushes the form down: Approve is now under the pointer.
       if (index === gaps.length / 2) {
-        await page.evaluate((shift) => {
-          const spacer = document.createElement("div");
-          spacer.style.height = `${shift}px`;
-          document.getElementById("approve")!.parentElement!.before(spacer);
-        }, 6 + box.height / 2);
+        await page.evaluate(
+          (shift) => {
+            const spacer = document.createElement("div");
+            spacer.style.height = `${shift}px`;
+            document.getElementById("approve")!.parentElement!.before(spacer);
+          },
+          6 + box.height / 2,
+        );
       }
       await page.mouse.down();
       await page.mouse.up();
@@ -247,11 +276,17 @@ describe("consent hijacking: a gesture that began on another site never approves
   it("clicked, Approve turns off while the form is on its way: a second click at once sends nothing", async () => {
     await ownerWhoApprovedTheApp();
     const posts: string[] = [];
-    page.on("request", (request) => void (request.method() === "POST" && request.url().endsWith("/auth/approve") && posts.push(request.url())));
+    page.on(
+      "request",
+      (request) =>
+        void (request.method() === "POST" && request.url().endsWith("/auth/approve") && posts.push(request.url())),
+    );
     await readyToApprove(page);
     const box = (await page.locator("#approve").boundingBox())!;
     // Two clicks on Approve: the second once the first one's post is on its way, before its answer.
-    const firstPost = page.waitForRequest((request) => request.method() === "POST" && request.url().endsWith("/auth/approve"));
+    const firstPost = page.waitForRequest(
+      (request) => request.method() === "POST" && request.url().endsWith("/auth/approve"),
+    );
     await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
     await firstPost;
     await page.mouse.click(box.x + box.width / 2 + 2, box.y + box.height / 2);
@@ -310,14 +345,19 @@ describe("consent hijacking by keys: Enter in a field never presses Approve", ()
     // Long after the page has settled, as a "press Tab, then Enter" game would ask.
     await page.clock.runFor(2_000);
     await page.keyboard.press("Tab");
-    await expect(page.evaluate(() => (document.activeElement as HTMLInputElement | null)?.type)).resolves.toBe("checkbox");
+    await expect(page.evaluate(() => (document.activeElement as HTMLInputElement | null)?.type)).resolves.toBe(
+      "checkbox",
+    );
     await page.clock.runFor(150);
     await page.keyboard.press("Enter");
     await expectNoApproval(posts);
   });
 
   it.each([
-    ["a password manager's fill (an input event, no key pressed)", (password: string) => page.getByLabel("Password", { exact: true }).fill(password)],
+    [
+      "a password manager's fill (an input event, no key pressed)",
+      (password: string) => page.getByLabel("Password", { exact: true }).fill(password),
+    ],
     [
       "an extension writing it, with an input event of its own",
       (password: string) =>
@@ -327,35 +367,38 @@ describe("consent hijacking by keys: Enter in a field never presses Approve", ()
           field.dispatchEvent(new InputEvent("input", { inputType: "insertText", data: value, bubbles: true }));
         }, password),
     ],
-  ])("Enter, Enter with the right password in the field from %s: approves nothing; typed by the owner, it signs in", async (_, fillIn) => {
-    await signedOutDevice();
-    await stopThePagesClock(page);
-    const posts = approvePosts();
-    await page.goto(signInLink());
-    await page.locator("#approve").waitFor();
-    await fillIn(TEST_PASSWORD);
-    await page.clock.runFor(1_000);
-    await page.keyboard.press("Enter");
-    await page.clock.runFor(150);
-    await page.keyboard.press("Enter");
-    // A key typed and taken back leaves the filled password: still not typed.
-    await page.keyboard.type("x");
-    await page.keyboard.press("Backspace");
-    await page.keyboard.press("Enter");
-    await expectNoApproval(posts);
-    await expect(page.locator("#password").inputValue()).resolves.toBe(TEST_PASSWORD);
-    // The page says why Enter did nothing, and what to press.
-    await page.locator("#enter-hint").waitFor({ state: "visible" });
-    expect(await page.locator("#enter-hint").textContent()).toContain("press Approve");
+  ])(
+    "Enter, Enter with the right password in the field from %s: approves nothing; typed by the owner, it signs in",
+    async (_, fillIn) => {
+      await signedOutDevice();
+      await stopThePagesClock(page);
+      const posts = approvePosts();
+      await page.goto(signInLink());
+      await page.locator("#approve").waitFor();
+      await fillIn(TEST_PASSWORD);
+      await page.clock.runFor(1_000);
+      await page.keyboard.press("Enter");
+      await page.clock.runFor(150);
+      await page.keyboard.press("Enter");
+      // A key typed and taken back leaves the filled password: still not typed.
+      await page.keyboard.type("x");
+      await page.keyboard.press("Backspace");
+      await page.keyboard.press("Enter");
+      await expectNoApproval(posts);
+      await expect(page.locator("#password").inputValue()).resolves.toBe(TEST_PASSWORD);
+      // The page says why Enter did nothing, and what to press.
+      await page.locator("#enter-hint").waitFor({ state: "visible" });
+      expect(await page.locator("#enter-hint").textContent()).toContain("press Approve");
 
-    // The owner types it over, key by key, and presses Enter: the usual way to sign in.
-    await page.keyboard.press("Control+A");
-    await page.keyboard.type(TEST_PASSWORD);
-    await page.locator("#enter-hint").waitFor({ state: "hidden" });
-    await Promise.all([page.waitForURL(`${client.origin}/callback**`), page.keyboard.press("Enter")]);
-    expect(posts).toHaveLength(1);
-    expect(codesAtClient()).toBe(1);
-  });
+      // The owner types it over, key by key, and presses Enter: the usual way to sign in.
+      await page.keyboard.press("Control+A");
+      await page.keyboard.type(TEST_PASSWORD);
+      await page.locator("#enter-hint").waitFor({ state: "hidden" });
+      await Promise.all([page.waitForURL(`${client.origin}/callback**`), page.keyboard.press("Enter")]);
+      expect(posts).toHaveLength(1);
+      expect(codesAtClient()).toBe(1);
+    },
+  );
 
   it("keyboard alone with a session offer: Tab to Approve, Enter turns it on and approves nothing, the next Enter approves", async () => {
     await ownerWhoApprovedTheApp();
@@ -421,7 +464,14 @@ describe('consent hijacking: "Approve with a passkey" sits behind the same gate'
     const cdp = await context.newCDPSession(page);
     await cdp.send("WebAuthn.enable", { enableUI: false });
     await cdp.send("WebAuthn.addVirtualAuthenticator", {
-      options: { protocol: "ctap2", transport: "internal", hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+      options: {
+        protocol: "ctap2",
+        transport: "internal",
+        hasResidentKey: true,
+        hasUserVerification: true,
+        isUserVerified: true,
+        automaticPresenceSimulation: true,
+      },
     });
     await page.goto(`${server.baseUrl}/indieauth/account/`);
     await page.getByLabel("Password", { exact: true }).fill(TEST_PASSWORD);

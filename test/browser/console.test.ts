@@ -19,7 +19,11 @@ const contexts: BrowserContext[] = [];
 let pageErrors: string[];
 
 beforeAll(async () => {
-  [server, client, browser] = await Promise.all([startNetlifyDev({ PROFILE_NAME: "Jane Doe" }), startClientSite(), launchChromium()]);
+  [server, client, browser] = await Promise.all([
+    startNetlifyDev({ PROFILE_NAME: "Jane Doe" }),
+    startClientSite(),
+    launchChromium(),
+  ]);
   await mkdir(SCREENSHOTS, { recursive: true });
 });
 afterAll(async () => {
@@ -51,7 +55,14 @@ async function addVirtualAuthenticator(page: Page): Promise<{ credentials: () =>
   const cdp = await page.context().newCDPSession(page);
   await cdp.send("WebAuthn.enable", { enableUI: false });
   const { authenticatorId } = await cdp.send("WebAuthn.addVirtualAuthenticator", {
-    options: { protocol: "ctap2", transport: "internal", hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+    options: {
+      protocol: "ctap2",
+      transport: "internal",
+      hasResidentKey: true,
+      hasUserVerification: true,
+      isUserVerified: true,
+      automaticPresenceSimulation: true,
+    },
   });
   return { credentials: async () => (await cdp.send("WebAuthn.getCredentials", { authenticatorId })).credentials };
 }
@@ -78,7 +89,10 @@ async function landAtClient(page: Page, action: () => Promise<unknown>): Promise
 }
 
 /** Signs in to the app on the sign-in page with the password; returns the code. */
-async function signInWithPassword(page: Page, options: { remember: boolean; challenge?: string; scope?: string }): Promise<string> {
+async function signInWithPassword(
+  page: Page,
+  options: { remember: boolean; challenge?: string; scope?: string },
+): Promise<string> {
   await page.goto(authorizationUrl(options.challenge, options.scope));
   await page.getByLabel("Password", { exact: true }).fill(TEST_PASSWORD);
   if (options.remember) await page.getByLabel("Keep me signed in on this device").check();
@@ -104,14 +118,23 @@ async function redeem(code: string, verifier: string): Promise<{ access_token: s
   const response = await fetch(`${server.baseUrl}/token`, {
     method: "POST",
     headers: { Accept: "application/json" },
-    body: new URLSearchParams({ grant_type: "authorization_code", code, client_id: `${client.origin}/`, redirect_uri: `${client.origin}/callback`, code_verifier: verifier }),
+    body: new URLSearchParams({
+      grant_type: "authorization_code",
+      code,
+      client_id: `${client.origin}/`,
+      redirect_uri: `${client.origin}/callback`,
+      code_verifier: verifier,
+    }),
   });
   expect(response.status).toBe(200);
   return (await response.json()) as { access_token: string; refresh_token?: string };
 }
 
 async function introspect(token: string): Promise<unknown> {
-  const response = await fetch(`${server.baseUrl}/introspect`, { method: "POST", headers: { Authorization: `Bearer ${token}` } });
+  const response = await fetch(`${server.baseUrl}/introspect`, {
+    method: "POST",
+    headers: { Authorization: `Bearer ${token}` },
+  });
   return response.json();
 }
 
@@ -201,7 +224,10 @@ describe("the console", () => {
     await expect(chips.allTextContents()).resolves.toEqual(["create · 1 of 2 grants", "profile · 1 of 2 grants"]);
 
     // The app revokes its `create` token itself (RFC 7009): the console then shows `profile` alone.
-    const revoked = await fetch(`${server.baseUrl}/revoke`, { method: "POST", body: new URLSearchParams({ token: signIns[0]!.access_token }) });
+    const revoked = await fetch(`${server.baseUrl}/revoke`, {
+      method: "POST",
+      body: new URLSearchParams({ token: signIns[0]!.access_token }),
+    });
     expect(revoked.status).toBe(200);
     await page.reload();
     await page.locator("#console-view").waitFor();
@@ -287,7 +313,11 @@ describe("passkeys", () => {
     await page.locator("#sign-in-view").waitFor();
     await page.getByRole("button", { name: "Sign in with a passkey" }).click();
     await page.locator("#console-view").waitFor();
-    await page.locator("#event-rows tr").first().filter({ hasText: /Passkey/i }).waitFor();
+    await page
+      .locator("#event-rows tr")
+      .first()
+      .filter({ hasText: /Passkey/i })
+      .waitFor();
 
     // Signed out again, an app's sign-in page offers it too, and it approves without the password.
     await page.getByRole("button", { name: "Sign out", exact: true }).first().click();

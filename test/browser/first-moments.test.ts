@@ -13,7 +13,8 @@ import { TEST_PASSWORD } from "../helpers/env.ts";
 import { startNetlifyDev, type NetlifyDev } from "../helpers/netlify-dev.ts";
 import { pkcePair } from "../helpers/requests.ts";
 
-const WAIT = "The page has just opened or come back into view: Approve waits a moment, so that a click or key meant for another window cannot press it.";
+const WAIT =
+  "The page has just opened or come back into view: Approve waits a moment, so that a click or key meant for another window cannot press it.";
 
 let server: NetlifyDev;
 let client: ClientSite;
@@ -48,7 +49,15 @@ async function freshSignInPage(): Promise<void> {
     if (request.method() === "POST" && new URL(request.url()).pathname === "/auth/approve") posts.push(request.url());
   });
   await stopThePagesClock(page);
-  const params = new URLSearchParams({ response_type: "code", client_id: `${client.origin}/`, redirect_uri: `${client.origin}/callback`, state: "s", code_challenge: pkcePair().challenge, code_challenge_method: "S256", scope: "profile" });
+  const params = new URLSearchParams({
+    response_type: "code",
+    client_id: `${client.origin}/`,
+    redirect_uri: `${client.origin}/callback`,
+    state: "s",
+    code_challenge: pkcePair().challenge,
+    code_challenge_method: "S256",
+    scope: "profile",
+  });
   await page.goto(`${server.baseUrl}/auth?${params}`);
   await page.locator("#approve").waitFor();
 }
@@ -74,7 +83,8 @@ describe("the sign-in page's first moments", () => {
 
   it("a fast Tab to Approve and Enter say the same; the settled page then asks for a fresh Tab", async () => {
     await freshSignInPage();
-    for (let step = 0; step < 12 && (await page.evaluate(() => document.activeElement?.id)) !== "approve"; step++) await page.keyboard.press("Tab");
+    for (let step = 0; step < 12 && (await page.evaluate(() => document.activeElement?.id)) !== "approve"; step++)
+      await page.keyboard.press("Tab");
     expect(await page.evaluate(() => document.activeElement?.id)).toBe("approve");
     await page.locator("#wait-hint").waitFor();
     await page.keyboard.press("Enter");

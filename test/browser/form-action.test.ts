@@ -31,7 +31,10 @@ let ipv6App: Server;
 let ipv6Port: number;
 
 const NATIVE_REDIRECT = "com.example.app:/callback";
-const PAGE = (body: string) => ({ headers: { "Content-Type": "text/html; charset=utf-8" }, body: `<!doctype html><title>App</title>${body}` });
+const PAGE = (body: string) => ({
+  headers: { "Content-Type": "text/html; charset=utf-8" },
+  body: `<!doctype html><title>App</title>${body}`,
+});
 
 beforeAll(async () => {
   host = await startTestHost();
@@ -41,11 +44,20 @@ beforeAll(async () => {
   host.serve("/hop/", PAGE("<h1>An app with two hosts</h1>"));
   host.serve("/callback", PAGE("<h1>Back at the app</h1>"));
   // An app whose callback sends the browser on to another of its hosts.
-  host.serve("/hop/callback", { status: 302, headers: { Location: `https://internal.test:${port}/welcome` }, body: "" });
+  host.serve("/hop/callback", {
+    status: 302,
+    headers: { Location: `https://internal.test:${port}/welcome` },
+    body: "",
+  });
   host.serve("/welcome", PAGE("<h1>Welcome</h1>"));
   // A native app: its metadata document lists its private-use scheme (RFC 8252 7.1).
   host.serve("/native.json", {
-    body: JSON.stringify({ client_id: `${host.origin}/native.json`, client_name: "A native app", redirect_uris: [NATIVE_REDIRECT], token_endpoint_auth_method: "none" }),
+    body: JSON.stringify({
+      client_id: `${host.origin}/native.json`,
+      client_name: "A native app",
+      redirect_uris: [NATIVE_REDIRECT],
+      token_endpoint_auth_method: "none",
+    }),
   });
   ipv6App = createServer((_req, res) => res.end("<!doctype html><title>App</title>"));
   await new Promise<void>((resolve) => ipv6App.listen(0, "::1", resolve));
@@ -70,7 +82,10 @@ beforeEach(async () => {
   pageErrors = [];
   violations = [];
   page.on("pageerror", (error) => pageErrors.push(error.message));
-  page.on("console", (message) => void (/Content Security Policy/.test(message.text()) && violations.push(message.text())));
+  page.on(
+    "console",
+    (message) => void (/Content Security Policy/.test(message.text()) && violations.push(message.text())),
+  );
 });
 afterEach(async () => {
   await context.close();
@@ -99,7 +114,10 @@ async function openSignIn(clientId: string, redirectUri: string): Promise<void> 
 async function approveWithPassword(leadsTo: (url: string) => boolean, password = TEST_PASSWORD): Promise<URL> {
   await page.getByLabel("Password", { exact: true }).fill(password);
   await readyToApprove(page);
-  const [request] = await Promise.all([page.waitForRequest((r) => r.isNavigationRequest() && leadsTo(r.url())), page.getByRole("button", { name: "Approve", exact: true }).click()]);
+  const [request] = await Promise.all([
+    page.waitForRequest((r) => r.isNavigationRequest() && leadsTo(r.url())),
+    page.getByRole("button", { name: "Approve", exact: true }).click(),
+  ]);
   return new URL(request.url());
 }
 
@@ -129,7 +147,10 @@ describe("where an approval goes, through the sign-in form's form-action", () =>
 
     // An error answer (Deny) goes back by redirect too, here where the app was approved before.
     await openSignIn(`${client.origin}/`, `${client.origin}/callback`);
-    await Promise.all([page.waitForURL(`${client.origin}/callback**`), page.getByRole("button", { name: "Deny", exact: true }).click()]);
+    await Promise.all([
+      page.waitForURL(`${client.origin}/callback**`),
+      page.getByRole("button", { name: "Deny", exact: true }).click(),
+    ]);
     expect(new URL(page.url()).searchParams.get("error")).toBe("access_denied");
     expect(violations).toEqual([]);
   });
@@ -169,7 +190,9 @@ describe("where an approval goes, through the sign-in form's form-action", () =>
     const directive = await page.evaluate(
       (action) =>
         new Promise<string>((resolve) => {
-          document.addEventListener("securitypolicyviolation", (event) => resolve(event.effectiveDirective), { once: true });
+          document.addEventListener("securitypolicyviolation", (event) => resolve(event.effectiveDirective), {
+            once: true,
+          });
           const form = document.createElement("form");
           form.method = "post";
           form.action = action;

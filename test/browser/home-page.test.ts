@@ -68,10 +68,15 @@ describe("on a phone", () => {
 describe("the self-test", () => {
   it("asks only for the profile when no e-mail address is configured", async () => {
     await page.goto(`${server.baseUrl}/`);
-    await Promise.all([page.waitForURL(`${server.baseUrl}${SIGN_IN_PAGE}**`), page.getByRole("button", { name: "Test sign-in" }).click()]);
+    await Promise.all([
+      page.waitForURL(`${server.baseUrl}${SIGN_IN_PAGE}**`),
+      page.getByRole("button", { name: "Test sign-in" }).click(),
+    ]);
     // The page shows the request once the server has confirmed it can be used.
     await page.getByRole("button", { name: "Approve" }).waitFor();
-    const scopes = await page.locator('input[name="scope"]').evaluateAll((boxes) => boxes.map((box) => (box as HTMLInputElement).value));
+    const scopes = await page
+      .locator('input[name="scope"]')
+      .evaluateAll((boxes) => boxes.map((box) => (box as HTMLInputElement).value));
     expect(scopes).toEqual(["profile"]);
   });
 

@@ -20,7 +20,10 @@ const SCREENSHOTS = new URL("../output/screenshots/", import.meta.url).pathname;
 const RESOURCE = "https://mcp.tools.example/sse";
 
 /** A 1×1 PNG, the app's logo. */
-const PNG = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGP4z8DwHwAFAAH/iZk9HQAAAABJRU5ErkJggg==", "base64");
+const PNG = Buffer.from(
+  "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGP4z8DwHwAFAAH/iZk9HQAAAABJRU5ErkJggg==",
+  "base64",
+);
 
 let server: NetlifyDev;
 let client: ClientSite;
@@ -30,7 +33,11 @@ let host: TestHost;
 
 beforeAll(async () => {
   host = await startTestHost();
-  [server, client, browser] = await Promise.all([withEnv(host.netlifyDevEnv, () => startNetlifyDev()), startClientSite(), launchChromium()]);
+  [server, client, browser] = await Promise.all([
+    withEnv(host.netlifyDevEnv, () => startNetlifyDev()),
+    startClientSite(),
+    launchChromium(),
+  ]);
   await mkdir(SCREENSHOTS, { recursive: true });
 });
 afterAll(async () => {
@@ -73,7 +80,13 @@ describe("the sign-in page for an MCP host", () => {
     // Claude Code's document has port-less loopback redirect URIs (docs/research/mcp-hosts.md).
     const clientId = `${host.origin}/oauth/cli-metadata.json`;
     host.serve("/oauth/cli-metadata.json", {
-      body: JSON.stringify({ client_id: clientId, client_name: "Agent CLI", logo_uri: `${host.origin}/logo.png`, redirect_uris: ["http://localhost/callback", "http://127.0.0.1/callback"], token_endpoint_auth_method: "none" }),
+      body: JSON.stringify({
+        client_id: clientId,
+        client_name: "Agent CLI",
+        logo_uri: `${host.origin}/logo.png`,
+        redirect_uris: ["http://localhost/callback", "http://127.0.0.1/callback"],
+        token_endpoint_auth_method: "none",
+      }),
     });
     host.serve("/logo.png", { headers: { "Content-Type": "image/png" }, body: PNG });
     const params = new URLSearchParams({
@@ -97,7 +110,9 @@ describe("the sign-in page for an MCP host", () => {
     const warning = page.locator("#loopback-note");
     await expect(warning.isVisible()).resolves.toBe(true);
     await expect(page.locator("#loopback-host").textContent()).resolves.toBe(new URL(host.origin).host);
-    expect(await warning.textContent()).toMatch(/This app runs on a computer, not on\s+client\.test:\d+:[\s\S]*any program there could receive it instead\. Approve only if you just started this app yourself\./);
+    expect(await warning.textContent()).toMatch(
+      /This app runs on a computer, not on\s+client\.test:\d+:[\s\S]*any program there could receive it instead\. Approve only if you just started this app yourself\./,
+    );
 
     const logo = page.locator("#client-logo");
     await logo.evaluate((img: HTMLImageElement) => img.decode());
@@ -164,7 +179,15 @@ describe("the sign-in page for an MCP host", () => {
   it("shows the host a URL with user information really goes to, were one ever signed", async () => {
     const resource = "https://jane.example@evil.example/mcp";
     const request = await signRequest(
-      { clientId: `${client.origin}/`, redirectUri: `${client.origin}/callback`, state: "s", codeChallenge: pkcePair().challenge, scopes: ["create"], resource, client: {} },
+      {
+        clientId: `${client.origin}/`,
+        redirectUri: `${client.origin}/callback`,
+        state: "s",
+        codeChallenge: pkcePair().challenge,
+        scopes: ["create"],
+        resource,
+        client: {},
+      },
       deriveKey(TEST_SECRET, "authorization-request"),
       `${server.baseUrl}/`,
       Date.now(),
@@ -180,11 +203,22 @@ describe("the sign-in page for an MCP host", () => {
     const page = await openSignIn({ scope: " create offline_access" });
     const offline = page.locator('input[name="scope"][value="offline_access"]');
     await expect(offline.isChecked()).resolves.toBe(true);
-    await expect(page.getByText("Stay connected: renew access without asking you again").isVisible()).resolves.toBe(true);
+    await expect(page.getByText("Stay connected: renew access without asking you again").isVisible()).resolves.toBe(
+      true,
+    );
     await page.context().close();
     // A request whose scopes came from the resource's metadata (GET /auth signs them so).
     const request = await signRequest(
-      { clientId: `${client.origin}/`, redirectUri: `${client.origin}/callback`, state: "s", codeChallenge: pkcePair().challenge, scopes: ["mcp:tools", "offline_access"], defaultScopes: ["mcp:tools"], resource: RESOURCE, client: {} },
+      {
+        clientId: `${client.origin}/`,
+        redirectUri: `${client.origin}/callback`,
+        state: "s",
+        codeChallenge: pkcePair().challenge,
+        scopes: ["mcp:tools", "offline_access"],
+        defaultScopes: ["mcp:tools"],
+        resource: RESOURCE,
+        client: {},
+      },
       deriveKey(TEST_SECRET, "authorization-request"),
       `${server.baseUrl}/`,
       Date.now(),
@@ -193,13 +227,23 @@ describe("the sign-in page for an MCP host", () => {
     await listed.goto(`${server.baseUrl}/indieauth/sign-in/#request=${request}`);
     await listed.getByRole("button", { name: "Approve" }).waitFor();
     await expect(listed.locator('input[name="scope"][value="mcp:tools"]').isChecked()).resolves.toBe(true);
-    await expect(listed.getByText("A permission the resource itself lists; the app named none.").isVisible()).resolves.toBe(true);
+    await expect(
+      listed.getByText("A permission the resource itself lists; the app named none.").isVisible(),
+    ).resolves.toBe(true);
     await listed.context().close();
   });
 
   it("says what scopes allow in terms of the resource the request names, not IndieWeb's meanings (read is no feed reader there)", async () => {
     const request = await signRequest(
-      { clientId: `${client.origin}/`, redirectUri: `${client.origin}/callback`, state: "s", codeChallenge: pkcePair().challenge, scopes: ["profile", "read", "create", "follow", "offline_access"], resource: RESOURCE, client: {} },
+      {
+        clientId: `${client.origin}/`,
+        redirectUri: `${client.origin}/callback`,
+        state: "s",
+        codeChallenge: pkcePair().challenge,
+        scopes: ["profile", "read", "create", "follow", "offline_access"],
+        resource: RESOURCE,
+        client: {},
+      },
       deriveKey(TEST_SECRET, "authorization-request"),
       `${server.baseUrl}/`,
       Date.now(),
@@ -214,7 +258,8 @@ describe("the sign-in page for an MCP host", () => {
     // What this server itself answers for keeps its words.
     expect(said).toContain("profile See your name, photo and website");
     expect(said).toContain("offline_access Stay connected: renew access without asking you again");
-    for (const indieWeb of ["feeds and channels", "posts on your site", "Follow and unfollow feeds"]) expect(said).not.toContain(indieWeb);
+    for (const indieWeb of ["feeds and channels", "posts on your site", "Follow and unfollow feeds"])
+      expect(said).not.toContain(indieWeb);
     await page.context().close();
 
     // Without a resource, the IndieWeb meanings.
@@ -227,7 +272,16 @@ describe("the sign-in page for an MCP host", () => {
     // What GET /auth signs for a Client ID Metadata Document with an https redirect URI
     // (test/integration/app-approvals.test.ts proves the server says so).
     const request = await signRequest(
-      { clientId: `${host.origin}/oauth/mcp-client.json`, redirectUri: `${host.origin}/api/callback`, state: "s", codeChallenge: pkcePair().challenge, scopes: ["create"], resource: RESOURCE, client: { name: "Platform" }, clientRead: "metadata-document" },
+      {
+        clientId: `${host.origin}/oauth/mcp-client.json`,
+        redirectUri: `${host.origin}/api/callback`,
+        state: "s",
+        codeChallenge: pkcePair().challenge,
+        scopes: ["create"],
+        resource: RESOURCE,
+        client: { name: "Platform" },
+        clientRead: "metadata-document",
+      },
       deriveKey(TEST_SECRET, "authorization-request"),
       `${server.baseUrl}/`,
       Date.now(),
@@ -242,7 +296,8 @@ describe("the sign-in page for an MCP host", () => {
       "You are signed in, but each new connection from this app needs your password or a passkey: everyone who uses this app shares its address, so nothing here shows the connection is your own. Approve only if you just started it yourself.",
     );
     await expect(page.getByLabel("Password").isVisible()).resolves.toBe(true);
-    for (const other of ["#session-note", "#confirm-app-note", "#confirm-site-note", "#confirm-login-note"]) await expect(page.locator(other).isHidden(), other).resolves.toBe(true);
+    for (const other of ["#session-note", "#confirm-app-note", "#confirm-site-note", "#confirm-login-note"])
+      await expect(page.locator(other).isHidden(), other).resolves.toBe(true);
     await page.screenshot({ path: `${SCREENSHOTS}sign-in-shared-app.png`, fullPage: true });
     await page.context().close();
   });

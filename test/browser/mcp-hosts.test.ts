@@ -20,7 +20,15 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startBlogMcp, type BlogMcp } from "../helpers/blog-mcp.ts";
 import { launchChromium, readyToApprove } from "../helpers/browser.ts";
 import { TEST_PASSWORD } from "../helpers/env.ts";
-import { CHATGPT_JWKS_URI, CHATGPT_KID, DOCUMENTS, HOST_NAMES, HOSTS, type Discovered, type HostCase } from "../helpers/mcp-hosts.ts";
+import {
+  CHATGPT_JWKS_URI,
+  CHATGPT_KID,
+  DOCUMENTS,
+  HOST_NAMES,
+  HOSTS,
+  type Discovered,
+  type HostCase,
+} from "../helpers/mcp-hosts.ts";
 import { freePort, startNetlifyDev, type NetlifyDev } from "../helpers/netlify-dev.ts";
 import { pkcePair } from "../helpers/requests.ts";
 import { startTestHost, withEnv, type TestHost } from "../helpers/test-hosts.ts";
@@ -56,11 +64,20 @@ let prm: { resource: string; authorization_servers: string[]; scopes_supported: 
 let chatgptKey: CryptoKey;
 
 beforeAll(async () => {
-  [host, blog, browser] = await Promise.all([startTestHost({ names: HOST_NAMES }), startBlogMcp(SCOPES), launchChromium([NO_DNS])]);
-  for (const [url, body] of Object.entries(DOCUMENTS)) host.serve(url, { body, headers: { "Cache-Control": "max-age=300" } });
+  [host, blog, browser] = await Promise.all([
+    startTestHost({ names: HOST_NAMES }),
+    startBlogMcp(SCOPES),
+    launchChromium([NO_DNS]),
+  ]);
+  for (const [url, body] of Object.entries(DOCUMENTS))
+    host.serve(url, { body, headers: { "Cache-Control": "max-age=300" } });
   const pair = await generateKeyPair("RS256", { modulusLength: 2048 });
   chatgptKey = pair.privateKey;
-  host.serve(CHATGPT_JWKS_URI, { body: JSON.stringify({ keys: [{ ...(await exportJWK(pair.publicKey)), kid: CHATGPT_KID, alg: "RS256", use: "sig" }] }) });
+  host.serve(CHATGPT_JWKS_URI, {
+    body: JSON.stringify({
+      keys: [{ ...(await exportJWK(pair.publicKey)), kid: CHATGPT_KID, alg: "RS256", use: "sig" }],
+    }),
+  });
   // The blog is the owner's site: its MCP endpoint's default scopes may be read from there.
   server = await withEnv(host.netlifyDevEnv, () => startNetlifyDev({ INTROSPECTION_TOKEN, ME: `${blog.origin}/` }));
   blog.connect(server.baseUrl, INTROSPECTION_TOKEN);
@@ -73,7 +90,11 @@ afterAll(async () => {
 /** What every host does first: call the MCP URL without a token, follow the 401 to the
  * resource's RFC 9728 document, then to the authorization server's RFC 8414 metadata. */
 async function discover(): Promise<void> {
-  const refused = await fetch(blog.url, { method: "POST", headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream" }, body: "{}" });
+  const refused = await fetch(blog.url, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream" },
+    body: "{}",
+  });
   expect(refused.status).toBe(401);
   const metadataUrl = /resource_metadata="([^"]+)"/.exec(refused.headers.get("www-authenticate") ?? "")?.[1];
   expect(metadataUrl).toBe(`${blog.origin}/.well-known/oauth-protected-resource/mcp`);
@@ -83,7 +104,12 @@ async function discover(): Promise<void> {
 
 async function discovered(): Promise<Discovered> {
   if (!as) await discover();
-  return { resource: prm.resource, scopes: prm.scopes_supported, offlineAccess: as.scopes_supported.includes("offline_access"), port: await freePort() };
+  return {
+    resource: prm.resource,
+    scopes: prm.scopes_supported,
+    offlineAccess: as.scopes_supported.includes("offline_access"),
+    port: await freePort(),
+  };
 }
 
 /** ChatGPT's client assertion (RFC 7523): iss = sub = client_id, aud = the token endpoint URL. */
@@ -113,7 +139,11 @@ async function tokensOf(response: Response): Promise<Tokens> {
   expect(response.status, text).toBe(200);
   expect(response.headers.get("cache-control")).toBe("no-store");
   const tokens = JSON.parse(text) as Tokens;
-  expect(tokens).toMatchObject({ token_type: "Bearer", access_token: expect.any(String), refresh_token: expect.any(String) });
+  expect(tokens).toMatchObject({
+    token_type: "Bearer",
+    access_token: expect.any(String),
+    refresh_token: expect.any(String),
+  });
   return tokens;
 }
 
@@ -123,7 +153,15 @@ async function consent(c: HostCase, d: Discovered): Promise<{ code: string; veri
   const { verifier, challenge } = pkcePair();
   const redirectUri = c.redirectUri(d);
   const state = c.state?.() ?? randomBytes(16).toString("base64url");
-  const params = new URLSearchParams({ response_type: "code", client_id: c.clientId, redirect_uri: redirectUri, code_challenge: challenge, code_challenge_method: "S256", state, ...c.authorize(d) });
+  const params = new URLSearchParams({
+    response_type: "code",
+    client_id: c.clientId,
+    redirect_uri: redirectUri,
+    code_challenge: challenge,
+    code_challenge_method: "S256",
+    state,
+    ...c.authorize(d),
+  });
   const context = await browser.newContext();
   const landing = `${new URL(redirectUri).origin}${new URL(redirectUri).pathname}`;
   const page = await context.newPage();
@@ -139,11 +177,16 @@ async function consent(c: HostCase, d: Discovered): Promise<{ code: string; veri
     if (c.clientName) await expect(page.locator("#client-name").textContent()).resolves.toBe(c.clientName);
     await expect(page.locator("#resource").textContent()).resolves.toBe(d.resource);
     const asked = (params.get("scope") ?? "").split(" ").filter(Boolean);
-    const ticked = await page.locator('#scope-list input[name="scope"]:checked').evaluateAll((boxes) => boxes.map((box) => (box as HTMLInputElement).value));
+    const ticked = await page
+      .locator('#scope-list input[name="scope"]:checked')
+      .evaluateAll((boxes) => boxes.map((box) => (box as HTMLInputElement).value));
     expect(ticked.sort()).toEqual([...(c.ticked?.(d) ?? asked)].sort());
     await page.getByLabel("Password").fill(TEST_PASSWORD);
     await readyToApprove(page);
-    const [request] = await Promise.all([page.waitForRequest((request) => new URL(request.url()).href.startsWith(`${landing}?`)), page.getByRole("button", { name: "Approve" }).click()]);
+    const [request] = await Promise.all([
+      page.waitForRequest((request) => new URL(request.url()).href.startsWith(`${landing}?`)),
+      page.getByRole("button", { name: "Approve" }).click(),
+    ]);
     landed = new URL(request.url());
   } finally {
     await context.close();
@@ -156,7 +199,9 @@ async function consent(c: HostCase, d: Discovered): Promise<{ code: string; veri
 /** An MCP session with the real SDK client: initialize, tools/list, tools/call. */
 async function callMcp(accessToken: string): Promise<string> {
   const client = new Client({ name: "mcp-host-emulation", version: "1.0.0" });
-  const transport = new StreamableHTTPClientTransport(new URL(blog.url), { requestInit: { headers: { Authorization: `Bearer ${accessToken}` } } });
+  const transport = new StreamableHTTPClientTransport(new URL(blog.url), {
+    requestInit: { headers: { Authorization: `Bearer ${accessToken}` } },
+  });
   await client.connect(transport);
   try {
     expect(client.getServerVersion()?.name).toBe("jane-blog");
@@ -171,11 +216,19 @@ async function callMcp(accessToken: string): Promise<string> {
 describe("the metadata the MCP hosts read", () => {
   it("sends every host from the blog's MCP endpoint to this server, with what each needs", async () => {
     await discover();
-    expect(prm).toMatchObject({ resource: blog.url, authorization_servers: [`${server.baseUrl}/`], scopes_supported: SCOPES });
+    expect(prm).toMatchObject({
+      resource: blog.url,
+      authorization_servers: [`${server.baseUrl}/`],
+      scopes_supported: SCOPES,
+    });
     // claude.ai, ChatGPT, VS Code and the SDK compare the issuer as an exact string.
     expect(as.issuer).toBe(prm.authorization_servers[0]);
     // claude.ai uses CIMD only with both; Claude Code, claude.ai and the SDK stop without S256.
-    expect(as).toMatchObject({ client_id_metadata_document_supported: true, code_challenge_methods_supported: ["S256"], authorization_response_iss_parameter_supported: true });
+    expect(as).toMatchObject({
+      client_id_metadata_document_supported: true,
+      code_challenge_methods_supported: ["S256"],
+      authorization_response_iss_parameter_supported: true,
+    });
     expect(as.token_endpoint_auth_methods_supported).toContain("none");
     // Hosts keep offline_access out of the resource's own scopes (SEP-2207).
     expect(prm.scopes_supported).not.toContain("offline_access");
@@ -192,7 +245,8 @@ describe("the metadata the MCP hosts read", () => {
     for (const c of HOSTS) {
       expect(c.identity(as), c.name).toBe(c.document ? "document" : "pre-registered");
       // The rule is no constant: without the flag, a host with a document would register instead.
-      if (c.document) expect(c.identity({ ...as, client_id_metadata_document_supported: false }), c.name).toBe("registration");
+      if (c.document)
+        expect(c.identity({ ...as, client_id_metadata_document_supported: false }), c.name).toBe("registration");
     }
   });
 
@@ -207,12 +261,26 @@ describe("each MCP host, as it signs in", () => {
     it(c.name, async () => {
       const d = await discovered();
       const { code, verifier, redirectUri } = await consent(c, d);
-      const first = await tokensOf(await token(c, { grant_type: "authorization_code", code, code_verifier: verifier, redirect_uri: redirectUri, client_id: c.clientId, resource: d.resource }));
+      const first = await tokensOf(
+        await token(c, {
+          grant_type: "authorization_code",
+          code,
+          code_verifier: verifier,
+          redirect_uri: redirectUri,
+          client_id: c.clientId,
+          resource: d.resource,
+        }),
+      );
       expect(first.scope.split(" ")).toEqual(expect.arrayContaining(d.scopes));
       expect(await callMcp(first.access_token)).toBe(`${server.env.ME} via ${c.clientId} (${first.scope})`);
 
       // Refresh as the host does: no scope; resource again, or not (Claude Code #90497).
-      const refresh = { grant_type: "refresh_token", refresh_token: first.refresh_token, client_id: c.clientId, ...(c.refreshWithResource ? { resource: d.resource } : {}) };
+      const refresh = {
+        grant_type: "refresh_token",
+        refresh_token: first.refresh_token,
+        client_id: c.clientId,
+        ...(c.refreshWithResource ? { resource: d.resource } : {}),
+      };
       const second = await tokensOf(await token(c, refresh));
       expect(second.access_token).not.toBe(first.access_token);
       expect(second.refresh_token).not.toBe(first.refresh_token);
@@ -234,20 +302,35 @@ describe("the redirect URIs a host's document allows", () => {
   /** GET /auth as `c` sends it, with another redirect URI: where it goes. */
   async function start(c: HostCase, redirectUri: string): Promise<Response> {
     const d = await discovered();
-    const params = new URLSearchParams({ response_type: "code", client_id: c.clientId, redirect_uri: redirectUri, code_challenge: pkcePair().challenge, code_challenge_method: "S256", state: "s", ...c.authorize(d) });
+    const params = new URLSearchParams({
+      response_type: "code",
+      client_id: c.clientId,
+      redirect_uri: redirectUri,
+      code_challenge: pkcePair().challenge,
+      code_challenge_method: "S256",
+      state: "s",
+      ...c.authorize(d),
+    });
     return fetch(`${as.authorization_endpoint}?${params}`, { redirect: "manual" });
   }
   const named = (prefix: string) => HOSTS.find((c) => c.name.startsWith(prefix))!;
 
   it("takes VS Code on another port when 33418 is busy (microsoft/vscode #278512), and Claude Code on any port", async () => {
-    for (const [c, uri] of [[named("VS Code"), `http://127.0.0.1:${await freePort()}/`], [named("Claude Code: http://localhost"), "http://localhost:8080/callback"]] as const) {
+    for (const [c, uri] of [
+      [named("VS Code"), `http://127.0.0.1:${await freePort()}/`],
+      [named("Claude Code: http://localhost"), "http://localhost:8080/callback"],
+    ] as const) {
       const answer = await start(c, uri);
       expect(answer.headers.get("location"), uri).toContain("#request=");
     }
   });
 
   it("refuses a path the document does not list, on loopback too, without redirecting", async () => {
-    for (const [c, uri] of [[named("Claude Code: http://localhost"), `http://localhost:${await freePort()}/other`], [named("VS Code"), "http://127.0.0.1:33418/other"], [named("claude.ai: the"), "https://claude.ai/api/mcp/other"]] as const) {
+    for (const [c, uri] of [
+      [named("Claude Code: http://localhost"), `http://localhost:${await freePort()}/other`],
+      [named("VS Code"), "http://127.0.0.1:33418/other"],
+      [named("claude.ai: the"), "https://claude.ai/api/mcp/other"],
+    ] as const) {
       const answer = await start(c, uri);
       expect(answer.status, uri).toBe(400);
       expect(await answer.text(), uri).toContain("does not publish as one of its redirect addresses");

@@ -57,17 +57,32 @@ afterAll(async () => {
 /** What every host does first: the MCP URL without a token, its RFC 9728 document, the RFC 8414 metadata. */
 async function discovered(): Promise<Discovered> {
   if (!as) {
-    const refused = await fetch(blog.url, { method: "POST", headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream" }, body: "{}" });
+    const refused = await fetch(blog.url, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream" },
+      body: "{}",
+    });
     expect(refused.status).toBe(401);
-    prm = await (await fetch(/resource_metadata="([^"]+)"/.exec(refused.headers.get("www-authenticate") ?? "")![1]!)).json();
+    prm = await (
+      await fetch(/resource_metadata="([^"]+)"/.exec(refused.headers.get("www-authenticate") ?? "")![1]!)
+    ).json();
     as = await (await fetch(`${server.baseUrl}/.well-known/oauth-authorization-server`)).json();
   }
-  return { resource: prm.resource, scopes: prm.scopes_supported, offlineAccess: as.scopes_supported.includes("offline_access"), port: await freePort() };
+  return {
+    resource: prm.resource,
+    scopes: prm.scopes_supported,
+    offlineAccess: as.scopes_supported.includes("offline_access"),
+    port: await freePort(),
+  };
 }
 
 /** POST /register with the host's own body, as its client does (JSON). */
 async function registerAs(host: RegisteringHost, d: Discovered): Promise<string> {
-  const response = await fetch(as.registration_endpoint, { method: "POST", headers: { "Content-Type": "application/json", Accept: "application/json" }, body: JSON.stringify(host.registration(d)) });
+  const response = await fetch(as.registration_endpoint, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", Accept: "application/json" },
+    body: JSON.stringify(host.registration(d)),
+  });
   const body = (await response.json()) as { client_id: string; client_name: string };
   expect(response.status, JSON.stringify(body)).toBe(201);
   expect(body.client_name).toBe(host.clientName);
@@ -76,11 +91,23 @@ async function registerAs(host: RegisteringHost, d: Discovered): Promise<string>
 
 /** The host's authorization request in Chromium: the owner reads the page, types the password
  * and approves; the browser starts for the host's redirect URI. */
-async function consent(host: RegisteringHost, d: Discovered, clientId: string): Promise<{ code: string; verifier: string; redirectUri: string }> {
+async function consent(
+  host: RegisteringHost,
+  d: Discovered,
+  clientId: string,
+): Promise<{ code: string; verifier: string; redirectUri: string }> {
   const { verifier, challenge } = pkcePair();
   const redirectUri = host.redirectUri(d);
   const state = randomBytes(16).toString("base64url");
-  const params = new URLSearchParams({ response_type: "code", client_id: clientId, redirect_uri: redirectUri, code_challenge: challenge, code_challenge_method: "S256", state, ...host.authorize(d) });
+  const params = new URLSearchParams({
+    response_type: "code",
+    client_id: clientId,
+    redirect_uri: redirectUri,
+    code_challenge: challenge,
+    code_challenge_method: "S256",
+    state,
+    ...host.authorize(d),
+  });
   const context = await browser.newContext();
   const page = await context.newPage();
   let landed: URL;
@@ -90,17 +117,24 @@ async function consent(host: RegisteringHost, d: Discovered, clientId: string): 
     // The app named itself, the page says so; where the answer goes is on a line of its own; this
     // server's own host (the client_id's) is not shown as the app's website.
     await expect(page.locator("#client-heading").textContent()).resolves.toBe(`Sign in to "${host.clientName}"`);
-    await expect(page.locator("#registered-claim").textContent()).resolves.toBe(`This app registered itself as "${host.clientName}"; this name is not verified.`);
+    await expect(page.locator("#registered-claim").textContent()).resolves.toBe(
+      `This app registered itself as "${host.clientName}"; this name is not verified.`,
+    );
     await expect(page.locator("#registered-target").textContent()).resolves.toBe(host.target(d));
     expect(await page.locator("#client-domain").isVisible()).toBe(false);
     expect(await page.locator("#client-host").isVisible()).toBe(false);
     if (params.has("resource")) await expect(page.locator("#resource").textContent()).resolves.toBe(d.resource);
     const asked = (params.get("scope") ?? "").split(" ").filter(Boolean);
-    const ticked = await page.locator('#scope-list input[name="scope"]:checked').evaluateAll((boxes) => boxes.map((box) => (box as HTMLInputElement).value));
+    const ticked = await page
+      .locator('#scope-list input[name="scope"]:checked')
+      .evaluateAll((boxes) => boxes.map((box) => (box as HTMLInputElement).value));
     expect(ticked.sort()).toEqual([...asked].sort());
     await page.getByLabel("Password").fill(TEST_PASSWORD);
     await readyToApprove(page);
-    const [request] = await Promise.all([page.waitForRequest((r) => r.isNavigationRequest() && r.url().startsWith(`${redirectUri}?`)), page.getByRole("button", { name: "Approve" }).click()]);
+    const [request] = await Promise.all([
+      page.waitForRequest((r) => r.isNavigationRequest() && r.url().startsWith(`${redirectUri}?`)),
+      page.getByRole("button", { name: "Approve" }).click(),
+    ]);
     landed = new URL(request.url());
   } finally {
     await context.close();
@@ -111,7 +145,11 @@ async function consent(host: RegisteringHost, d: Discovered, clientId: string): 
 }
 
 async function token(fields: Record<string, string>): Promise<Response> {
-  return fetch(as.token_endpoint, { method: "POST", headers: { Accept: "application/json" }, body: new URLSearchParams(fields) });
+  return fetch(as.token_endpoint, {
+    method: "POST",
+    headers: { Accept: "application/json" },
+    body: new URLSearchParams(fields),
+  });
 }
 
 async function tokensOf(response: Response): Promise<Tokens> {
@@ -123,7 +161,11 @@ async function tokensOf(response: Response): Promise<Tokens> {
 /** An MCP session with the real SDK client: initialize, tools/list, tools/call. */
 async function callMcp(accessToken: string): Promise<string> {
   const client = new Client({ name: "mcp-host-emulation", version: "1.0.0" });
-  await client.connect(new StreamableHTTPClientTransport(new URL(blog.url), { requestInit: { headers: { Authorization: `Bearer ${accessToken}` } } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(blog.url), {
+      requestInit: { headers: { Authorization: `Bearer ${accessToken}` } },
+    }),
+  );
   try {
     expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(["whoami"]);
     const answer = await client.callTool({ name: "whoami", arguments: {} });
@@ -136,7 +178,11 @@ async function callMcp(accessToken: string): Promise<string> {
 describe("the metadata a registering host reads", () => {
   it("offers registration beside Client ID Metadata Documents, public clients and S256", async () => {
     await discovered();
-    expect(as).toMatchObject({ registration_endpoint: `${server.baseUrl}/register`, client_id_metadata_document_supported: true, code_challenge_methods_supported: ["S256"] });
+    expect(as).toMatchObject({
+      registration_endpoint: `${server.baseUrl}/register`,
+      client_id_metadata_document_supported: true,
+      code_challenge_methods_supported: ["S256"],
+    });
     expect(prm.scopes_supported).not.toContain("offline_access");
   });
 });
@@ -148,18 +194,40 @@ describe("each host that registers itself, as it signs in", () => {
       const clientId = await registerAs(host, d);
       const { code, verifier, redirectUri } = await consent(host, d, clientId);
       const withResource = host.authorize(d).resource !== undefined;
-      const first = await tokensOf(await token({ grant_type: "authorization_code", code, code_verifier: verifier, redirect_uri: redirectUri, client_id: clientId, ...(withResource ? { resource: d.resource } : {}) }));
+      const first = await tokensOf(
+        await token({
+          grant_type: "authorization_code",
+          code,
+          code_verifier: verifier,
+          redirect_uri: redirectUri,
+          client_id: clientId,
+          ...(withResource ? { resource: d.resource } : {}),
+        }),
+      );
       expect(first.scope.split(" ")).toEqual(expect.arrayContaining(d.scopes));
       if (!withResource) {
         // No resource: a token with no audience, which an MCP server that requires its own
         // audience (as the blog's does, and MCP asks) refuses. docs/mcp.md says so for Cursor.
-        const refused = await fetch(blog.url, { method: "POST", headers: { Authorization: `Bearer ${first.access_token}`, "Content-Type": "application/json", Accept: "application/json, text/event-stream" }, body: "{}" });
+        const refused = await fetch(blog.url, {
+          method: "POST",
+          headers: {
+            Authorization: `Bearer ${first.access_token}`,
+            "Content-Type": "application/json",
+            Accept: "application/json, text/event-stream",
+          },
+          body: "{}",
+        });
         expect(refused.status).toBe(401);
         expect(refused.headers.get("www-authenticate")).toContain("not issued for this resource");
         return;
       }
       expect(await callMcp(first.access_token)).toBe(`${server.env.ME} via ${clientId} (${first.scope})`);
-      const refresh = { grant_type: "refresh_token", refresh_token: first.refresh_token, client_id: clientId, ...(host.refreshWithResource ? { resource: d.resource } : {}) };
+      const refresh = {
+        grant_type: "refresh_token",
+        refresh_token: first.refresh_token,
+        client_id: clientId,
+        ...(host.refreshWithResource ? { resource: d.resource } : {}),
+      };
       const second = await tokensOf(await token(refresh));
       expect(second.scope).toBe(first.scope);
       expect(await callMcp(second.access_token)).toContain(`via ${clientId}`);

@@ -51,7 +51,10 @@ beforeEach(async () => {
     const url = new URL(route.request().url());
     if (url.pathname === "/framer" || url.pathname === "/opener") {
       const src = url.searchParams.get("src") ?? "";
-      const body = url.pathname === "/framer" ? framingPage(src, url.searchParams.get("sandbox") ?? undefined) : "<!doctype html><title>A blog post</title><h1>A blog post</h1>";
+      const body =
+        url.pathname === "/framer"
+          ? framingPage(src, url.searchParams.get("sandbox") ?? undefined)
+          : "<!doctype html><title>A blog post</title><h1>A blog post</h1>";
       await route.fulfill({ contentType: "text/html", body });
       return;
     }
@@ -62,10 +65,17 @@ beforeEach(async () => {
       return;
     }
     const response = await route.fetch({ maxRedirects: 0 });
-    const headers = Object.fromEntries(Object.entries(response.headers()).filter(([name]) => !REPLACED.includes(name.toLowerCase())));
+    const headers = Object.fromEntries(
+      Object.entries(response.headers()).filter(([name]) => !REPLACED.includes(name.toLowerCase())),
+    );
     await route.fulfill({ response, headers });
   });
-  await context.route(`${ELSEWHERE}/**`, (route) => route.fulfill({ contentType: "text/html", body: framingPage(new URL(route.request().url()).searchParams.get("src") ?? "") }));
+  await context.route(`${ELSEWHERE}/**`, (route) =>
+    route.fulfill({
+      contentType: "text/html",
+      body: framingPage(new URL(route.request().url()).searchParams.get("src") ?? ""),
+    }),
+  );
   page = await context.newPage();
   page.on("pageerror", (error) => pageErrors.push(error.message));
 });
@@ -110,18 +120,21 @@ describe("the sign-in page, with the server's framing and opener headers replace
   it.each([
     ["a page of the same origin", (src: string) => `${server.baseUrl}/framer?src=${encodeURIComponent(src)}`],
     ["another site", (src: string) => `${ELSEWHERE}/?src=${encodeURIComponent(src)}`],
-  ])("framed by %s: shows no password field, only a message with a link that opens it on its own", async (_, framer) => {
-    const signIn = await signInPageUrl();
-    await page.goto(framer(signIn));
-    const frame = page.frameLocator("iframe");
-    await frame.getByRole("heading", { name: "Open the sign-in page on its own" }).waitFor();
-    await expect(frame.locator("#password").count()).resolves.toBe(0);
-    await expect(frame.locator("form").count()).resolves.toBe(0);
-    const link = frame.getByRole("link", { name: "Open the sign-in page in a window of its own" });
-    await expect(link.getAttribute("href")).resolves.toBe(signIn);
-    await expect(link.getAttribute("target")).resolves.toBe("_blank");
-    await expect(link.getAttribute("rel")).resolves.toBe("noopener noreferrer");
-  });
+  ])(
+    "framed by %s: shows no password field, only a message with a link that opens it on its own",
+    async (_, framer) => {
+      const signIn = await signInPageUrl();
+      await page.goto(framer(signIn));
+      const frame = page.frameLocator("iframe");
+      await frame.getByRole("heading", { name: "Open the sign-in page on its own" }).waitFor();
+      await expect(frame.locator("#password").count()).resolves.toBe(0);
+      await expect(frame.locator("form").count()).resolves.toBe(0);
+      const link = frame.getByRole("link", { name: "Open the sign-in page in a window of its own" });
+      await expect(link.getAttribute("href")).resolves.toBe(signIn);
+      await expect(link.getAttribute("target")).resolves.toBe("_blank");
+      await expect(link.getAttribute("rel")).resolves.toBe("noopener noreferrer");
+    },
+  );
 
   it.each([
     // An origin of its own: the page's module script, fetched with CORS, does not even load (and
@@ -146,7 +159,11 @@ describe("the sign-in page, with the server's framing and opener headers replace
     await page.frameLocator("iframe").getByRole("heading", { name: "Open the sign-in page on its own" }).waitFor();
     const reach = await page.evaluate((): Reach => {
       const framed = document.querySelector("iframe")!.contentDocument!;
-      return { form: framed.querySelector("form") !== null, password: framed.querySelector("#password") !== null, console: false };
+      return {
+        form: framed.querySelector("form") !== null,
+        password: framed.querySelector("#password") !== null,
+        console: false,
+      };
     });
     expect(reach).toEqual(NOTHING);
   });
@@ -157,23 +174,36 @@ describe("the sign-in page, with the server's framing and opener headers replace
   it("opened with window.open by a page that keeps the handle: the opener gets no form, the link opens it on its own", async () => {
     const url = await signInPageUrl();
     await page.goto(`${server.baseUrl}/opener`);
-    const [popup] = await Promise.all([context.waitForEvent("page"), page.evaluate((target) => void (window.opened = window.open(target)), url)]);
+    const [popup] = await Promise.all([
+      context.waitForEvent("page"),
+      page.evaluate((target) => void (window.opened = window.open(target)), url),
+    ]);
     await popup.getByRole("heading", { name: "Open the sign-in page on its own" }).waitFor();
     // The handle is real: nothing but the page itself stands between the opener and the form.
     await expect(popup.evaluate(() => window.opener !== null)).resolves.toBe(true);
     const reach = await page.evaluate((): Reach => {
       const opened = window.opened!.document;
-      return { form: opened.querySelector("form") !== null, password: opened.querySelector("#password") !== null, console: false };
+      return {
+        form: opened.querySelector("form") !== null,
+        password: opened.querySelector("#password") !== null,
+        console: false,
+      };
     });
     expect(reach).toEqual(NOTHING);
 
     // The person follows the link: the page, on its own, asks for the password and signs in.
-    const [own] = await Promise.all([context.waitForEvent("page"), popup.getByRole("link", { name: "Open the sign-in page in a window of its own" }).click()]);
+    const [own] = await Promise.all([
+      context.waitForEvent("page"),
+      popup.getByRole("link", { name: "Open the sign-in page in a window of its own" }).click(),
+    ]);
     own.on("pageerror", (error) => pageErrors.push(error.message));
     await expect(own.evaluate(() => window.opener === null && window.top === window)).resolves.toBe(true);
     await own.getByLabel("Password", { exact: true }).fill(TEST_PASSWORD);
     await readyToApprove(own);
-    await Promise.all([own.waitForURL(`${client.origin}/callback**`), own.getByRole("button", { name: "Approve", exact: true }).click()]);
+    await Promise.all([
+      own.waitForURL(`${client.origin}/callback**`),
+      own.getByRole("button", { name: "Approve", exact: true }).click(),
+    ]);
     expect(new URL(own.url()).searchParams.get("code")).toMatch(/^ic_/);
   });
 
@@ -181,7 +211,10 @@ describe("the sign-in page, with the server's framing and opener headers replace
     await page.goto(authorizationUrl());
     await page.getByLabel("Password", { exact: true }).fill(TEST_PASSWORD);
     await readyToApprove(page);
-    await Promise.all([page.waitForURL(`${client.origin}/callback**`), page.getByRole("button", { name: "Approve", exact: true }).click()]);
+    await Promise.all([
+      page.waitForURL(`${client.origin}/callback**`),
+      page.getByRole("button", { name: "Approve", exact: true }).click(),
+    ]);
     expect(new URL(page.url()).searchParams.get("code")).toMatch(/^ic_/);
   });
 });
@@ -193,7 +226,11 @@ describe("the account page, with the same headers replaced", () => {
     await frame.getByRole("heading", { name: "Open the account page on its own" }).waitFor();
     const reach = await page.evaluate((): Reach => {
       const framed = document.querySelector("iframe")!.contentDocument!;
-      return { form: framed.querySelector("form") !== null, password: framed.querySelector("#password") !== null, console: framed.querySelector("#console-view") !== null };
+      return {
+        form: framed.querySelector("form") !== null,
+        password: framed.querySelector("#password") !== null,
+        console: framed.querySelector("#console-view") !== null,
+      };
     });
     expect(reach).toEqual(NOTHING);
     expect(accountApiCalls).toEqual([]);
@@ -201,12 +238,19 @@ describe("the account page, with the same headers replaced", () => {
 
   it("opened with window.open by a page that keeps the handle: the opener reaches nothing of it", async () => {
     await page.goto(`${server.baseUrl}/opener`);
-    const [popup] = await Promise.all([context.waitForEvent("page"), page.evaluate((target) => void (window.opened = window.open(target)), ACCOUNT_PAGE)]);
+    const [popup] = await Promise.all([
+      context.waitForEvent("page"),
+      page.evaluate((target) => void (window.opened = window.open(target)), ACCOUNT_PAGE),
+    ]);
     await popup.getByRole("heading", { name: "Open the account page on its own" }).waitFor();
     await expect(popup.evaluate(() => window.opener !== null)).resolves.toBe(true);
     const reach = await page.evaluate((): Reach => {
       const opened = window.opened!.document;
-      return { form: opened.querySelector("form") !== null, password: opened.querySelector("#password") !== null, console: opened.querySelector("#console-view") !== null };
+      return {
+        form: opened.querySelector("form") !== null,
+        password: opened.querySelector("#password") !== null,
+        console: opened.querySelector("#console-view") !== null,
+      };
     });
     expect(reach).toEqual(NOTHING);
     expect(accountApiCalls).toEqual([]);

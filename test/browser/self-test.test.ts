@@ -28,7 +28,9 @@ beforeAll(async () => {
     const headers: Record<string, string> = { "Content-Type": "text/html; charset=utf-8" };
     if (blog.linkHeader) headers.Link = blog.linkHeader;
     res.writeHead(200, headers);
-    res.end(`<!doctype html><html><head><title>Jane's blog</title>${blog.head}</head><body><h1>Jane's blog</h1></body></html>`);
+    res.end(
+      `<!doctype html><html><head><title>Jane's blog</title>${blog.head}</head><body><h1>Jane's blog</h1></body></html>`,
+    );
   });
   await new Promise<void>((resolve) => blogServer.listen(port, "127.0.0.1", resolve));
   [server, browser] = await Promise.all([startNetlifyDev({ ME: blogUrl }), launchChromium()]);
@@ -68,7 +70,12 @@ describe("the self-test", () => {
     await expect(page.locator("#link-report").textContent()).resolves.toContain("All set");
     // A result that passes is marked as plainly as one that fails: in colour, not in body text.
     const bodyColour = await page.evaluate(() => getComputedStyle(document.body).color);
-    await expect(page.locator("#link-report li.ok span").first().evaluate((el) => getComputedStyle(el).color)).resolves.not.toBe(bodyColour);
+    await expect(
+      page
+        .locator("#link-report li.ok span")
+        .first()
+        .evaluate((el) => getComputedStyle(el).color),
+    ).resolves.not.toBe(bodyColour);
     await page.screenshot({ path: `${SCREENSHOTS}home-check.png`, fullPage: true });
   });
 
@@ -82,7 +89,9 @@ describe("the self-test", () => {
     await expect(item("indieauth-metadata").locator("pre").textContent()).resolves.toBe(
       tag("indieauth-metadata", `${server.baseUrl}/.well-known/oauth-authorization-server`),
     );
-    await expect(item("token_endpoint").locator("pre").textContent()).resolves.toBe(tag("token_endpoint", `${server.baseUrl}/token`));
+    await expect(item("token_endpoint").locator("pre").textContent()).resolves.toBe(
+      tag("token_endpoint", `${server.baseUrl}/token`),
+    );
   });
 
   it("says so when the page cannot be fetched, instead of calling every tag missing", async () => {
@@ -102,14 +111,20 @@ describe("the self-test", () => {
 
   it("signs in with this deployment as its own client and shows the answer", async () => {
     await page.goto(`${server.baseUrl}/`);
-    await Promise.all([page.waitForURL(`${server.baseUrl}${SIGN_IN_PAGE}**`), page.getByRole("button", { name: "Test sign-in" }).click()]);
+    await Promise.all([
+      page.waitForURL(`${server.baseUrl}${SIGN_IN_PAGE}**`),
+      page.getByRole("button", { name: "Test sign-in" }).click(),
+    ]);
     // The page shows the request once the server has confirmed it can be used.
     await page.getByRole("button", { name: "Approve" }).waitFor();
     await expect(page.locator("#client-host").textContent()).resolves.toBe(`${server.baseUrl}/`);
     await expect(page.locator("#client-name").textContent()).resolves.toBe("IndieAuth self-test");
     await page.getByLabel("Password").fill(TEST_PASSWORD);
     await readyToApprove(page);
-    await Promise.all([page.waitForURL(`${server.baseUrl}${SELF_TEST_PAGE}**`), page.getByRole("button", { name: "Approve" }).click()]);
+    await Promise.all([
+      page.waitForURL(`${server.baseUrl}${SELF_TEST_PAGE}**`),
+      page.getByRole("button", { name: "Approve" }).click(),
+    ]);
     await page.locator("#result").waitFor();
     await expect(page.locator("#result-status").textContent()).resolves.toContain("It works");
     await expect(page.locator("#result-me").textContent()).resolves.toBe(blogUrl);

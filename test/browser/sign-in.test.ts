@@ -68,7 +68,10 @@ async function openSignIn(url = authorizationUrl()): Promise<void> {
 
 async function submitAndLandAtClient(button: "Approve" | "Deny"): Promise<URL> {
   if (button === "Approve") await readyToApprove(page);
-  await Promise.all([page.waitForURL(`${client.origin}/callback**`), page.getByRole("button", { name: button }).click()]);
+  await Promise.all([
+    page.waitForURL(`${client.origin}/callback**`),
+    page.getByRole("button", { name: button }).click(),
+  ]);
   return new URL(page.url());
 }
 
@@ -154,7 +157,10 @@ describe("the sign-in page", () => {
     // Its loopback return address was never approved: no automatic redirect (anyone can name one).
     await page.getByRole("button", { name: "Deny" }).click();
     await page.getByText("You were not sent back to the app automatically").waitFor();
-    await Promise.all([page.waitForURL(`${client.origin}/callback**`), page.getByRole("link", { name: "Back to the app" }).click()]);
+    await Promise.all([
+      page.waitForURL(`${client.origin}/callback**`),
+      page.getByRole("link", { name: "Back to the app" }).click(),
+    ]);
     let landed = new URL(page.url());
     expect(landed.searchParams.get("error")).toBe("access_denied");
     expect(landed.searchParams.get("state")).toBe("state-42");
@@ -185,7 +191,14 @@ describe("a request that cannot be used is said before the password is asked", (
   const key = () => deriveKey(TEST_SECRET, "authorization-request");
   const requestAt = (issuedAt: number) =>
     signRequest(
-      { clientId: `${client.origin}/`, redirectUri: `${client.origin}/callback`, state: "s", codeChallenge: pkcePair().challenge, scopes: ["create"], client: {} },
+      {
+        clientId: `${client.origin}/`,
+        redirectUri: `${client.origin}/callback`,
+        state: "s",
+        codeChallenge: pkcePair().challenge,
+        scopes: ["create"],
+        client: {},
+      },
       key(),
       `${server.baseUrl}/`,
       issuedAt,
@@ -220,7 +233,9 @@ describe("a request that cannot be used is said before the password is asked", (
     const [header, payload, signature] = (await requestAt(Date.now() - 10_000)).split(".");
     const claims = JSON.parse(Buffer.from(payload!, "base64url").toString()) as Record<string, unknown>;
     claims.redirectUri = "https://evil.example/steal";
-    const text = await openProblem([header, Buffer.from(JSON.stringify(claims)).toString("base64url"), signature].join("."));
+    const text = await openProblem(
+      [header, Buffer.from(JSON.stringify(claims)).toString("base64url"), signature].join("."),
+    );
     expect(text).toContain("This sign-in request was changed");
     expect(text).not.toMatch(/expired/i);
     await expect(page.locator("#request-problem a:visible").count()).resolves.toBe(0);

@@ -78,8 +78,22 @@ beforeAll(async () => {
   port = await freePort();
   const env = await testEnv();
   // As docs/blog.md's local trial of the auth host writes it, for this port.
-  writeFileSync(join(blog, ".env"), [`ME=http://localhost:${port}/`, `SECRET=${env.SECRET}`, `PASSWORD_HASH='${env.PASSWORD_HASH}'`, `INDIEAUTH_HOST=auth.localhost:${port}`, ""].join("\n"));
-  server = spawn("bash", ["-c", `npx netlify-indieauth dev --port ${port}`], { cwd: blog, env: blogEnv({ BROWSER: "none" }), detached: true, stdio: ["ignore", "pipe", "pipe"] });
+  writeFileSync(
+    join(blog, ".env"),
+    [
+      `ME=http://localhost:${port}/`,
+      `SECRET=${env.SECRET}`,
+      `PASSWORD_HASH='${env.PASSWORD_HASH}'`,
+      `INDIEAUTH_HOST=auth.localhost:${port}`,
+      "",
+    ].join("\n"),
+  );
+  server = spawn("bash", ["-c", `npx netlify-indieauth dev --port ${port}`], {
+    cwd: blog,
+    env: blogEnv({ BROWSER: "none" }),
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   server.stdout?.on("data", (chunk: Buffer) => (log += chunk.toString()));
   server.stderr?.on("data", (chunk: Buffer) => (log += chunk.toString()));
   await untilReady(`Ready: http://auth.localhost:${port}/`, 300_000);
@@ -104,7 +118,10 @@ describe("an auth host of its own, built by the plugin and served by npx netlify
 
   it("on the auth host: the server's functions and pages, with the pages' headers", async () => {
     const metadata = await get("auth.localhost", "/.well-known/oauth-authorization-server");
-    expect(JSON.parse(metadata.body)).toMatchObject({ issuer: `http://auth.localhost:${port}/`, authorization_endpoint: `http://auth.localhost:${port}/auth` });
+    expect(JSON.parse(metadata.body)).toMatchObject({
+      issuer: `http://auth.localhost:${port}/`,
+      authorization_endpoint: `http://auth.localhost:${port}/auth`,
+    });
     for (const path of ["/indieauth/", "/indieauth/sign-in/", "/indieauth/account/"]) {
       const page = await get("auth.localhost", path);
       expect({ path, status: page.status }).toEqual({ path, status: 200 });
@@ -115,7 +132,13 @@ describe("an auth host of its own, built by the plugin and served by npx netlify
   }, 60_000);
 
   it("on the auth host: a missing path under /indieauth/ gets the server's script-free refusal, never the blog's 404 page", async () => {
-    for (const path of ["/indieauth/no-such-page", "/indieauth/assets/no-such.js", "/indieauth/sign-in/other.html", "/indieauth/404.html", "/indieauth/not-here/"]) {
+    for (const path of [
+      "/indieauth/no-such-page",
+      "/indieauth/assets/no-such.js",
+      "/indieauth/sign-in/other.html",
+      "/indieauth/404.html",
+      "/indieauth/not-here/",
+    ]) {
       const answer = await get("auth.localhost", path);
       expect({ path, status: answer.status }).toEqual({ path, status: 404 });
       expect(answer.body).toContain("This address serves only the IndieAuth server.");
@@ -131,7 +154,8 @@ describe("an auth host of its own, built by the plugin and served by npx netlify
     const page = await browser!.newPage();
     const refused: string[] = [];
     page.on("console", (message) => {
-      if (message.type() === "error" && /Content Security Policy|Refused to/i.test(message.text())) refused.push(message.text());
+      if (message.type() === "error" && /Content Security Policy|Refused to/i.test(message.text()))
+        refused.push(message.text());
     });
     const auth = `http://auth.localhost:${port}`;
     const missing = await page.goto(`${auth}/indieauth/no-such-page`);
@@ -179,9 +203,17 @@ describe("an auth host of its own, built by the plugin and served by npx netlify
 
   it("on the blog's host: the server's pages move to the auth host, and its functions refuse to answer", async () => {
     for (const path of ["/indieauth/sign-in/", "/indieauth/account/", "/indieauth/"]) {
-      expect(await get("localhost", path)).toMatchObject({ status: 301, headers: { location: `http://auth.localhost:${port}${path}` } });
+      expect(await get("localhost", path)).toMatchObject({
+        status: 301,
+        headers: { location: `http://auth.localhost:${port}${path}` },
+      });
     }
-    for (const path of ["/.well-known/oauth-authorization-server", "/auth?client_id=x", "/indieauth/api/account/session", "/userinfo"]) {
+    for (const path of [
+      "/.well-known/oauth-authorization-server",
+      "/auth?client_id=x",
+      "/indieauth/api/account/session",
+      "/userinfo",
+    ]) {
       const answer = await get("localhost", path);
       expect({ path, status: answer.status }).toEqual({ path, status: 404 });
       expect(JSON.parse(answer.body)).toMatchObject({ error: "not_found" });

@@ -43,13 +43,19 @@ describe("npx netlify-indieauth in a blog", () => {
     expect(bcrypt.stdout + bcrypt.stderr).not.toMatch(REPOSITORY_COMMANDS);
 
     // The production check it names exists and runs.
-    const production = await shell(blog, "CONTEXT=production npx netlify-indieauth check-config", { ...(await testEnv()) });
+    const production = await shell(blog, "CONTEXT=production npx netlify-indieauth check-config", {
+      ...(await testEnv()),
+    });
     expect(production.status, production.stderr).toBe(0);
     expect(production.stdout).toContain("Configuration is valid");
   }, 180_000);
 
   it("the build plugin's fix names the blog's command too", async () => {
-    const result = netlifyBuild(blog, { ...(await testEnv({ BASE_URL: undefined, PASSWORD_HASH: undefined })), URL: "https://jane.example", CONTEXT: "production" });
+    const result = netlifyBuild(blog, {
+      ...(await testEnv({ BASE_URL: undefined, PASSWORD_HASH: undefined })),
+      URL: "https://jane.example",
+      CONTEXT: "production",
+    });
     expect(result.status).not.toBe(0);
     const output = result.stdout + result.stderr;
     expect(output).toContain("npx netlify-indieauth hash-password");

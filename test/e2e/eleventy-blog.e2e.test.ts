@@ -9,9 +9,22 @@ import { join } from "node:path";
 import { parseAllHeaders } from "@netlify/headers-parser";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testEnv } from "../helpers/env.ts";
-import { blogEnv, filesUnder, fixtures, installBlog, netlifyBuild, removeTempDirs, repo, tempDir } from "../helpers/blog.ts";
+import {
+  blogEnv,
+  filesUnder,
+  fixtures,
+  installBlog,
+  netlifyBuild,
+  removeTempDirs,
+  repo,
+  tempDir,
+} from "../helpers/blog.ts";
 
-const productionEnv = async () => ({ ...(await testEnv({ BASE_URL: undefined })), URL: "https://jane.example", CONTEXT: "production" });
+const productionEnv = async () => ({
+  ...(await testEnv({ BASE_URL: undefined })),
+  URL: "https://jane.example",
+  CONTEXT: "production",
+});
 
 let blog: string;
 let reference: string;
@@ -25,7 +38,11 @@ beforeAll(async () => {
   const source = tempDir("indieauth-eleventy-source-");
   cpSync(join(fixtures, "eleventy-blog"), source, { recursive: true });
   reference = tempDir("indieauth-eleventy-reference-");
-  const eleventy = spawnSync(process.execPath, [join(repo, "node_modules", "@11ty", "eleventy", "cmd.cjs"), `--output=${reference}`], { cwd: source, env: blogEnv(), encoding: "utf8" });
+  const eleventy = spawnSync(
+    process.execPath,
+    [join(repo, "node_modules", "@11ty", "eleventy", "cmd.cjs"), `--output=${reference}`],
+    { cwd: source, env: blogEnv(), encoding: "utf8" },
+  );
   if (eleventy.status !== 0) throw new Error(`eleventy failed:\n${eleventy.stdout}${eleventy.stderr}`);
 
   // A file from an earlier build: the build command's `rm -rf _site` must remove it.
@@ -51,7 +68,13 @@ describe("an Eleventy blog whose build command empties _site, built by netlify b
 
   it("leaves every file Eleventy wrote byte-identical and adds nothing outside /indieauth/ but its headers", () => {
     const own = filesUnder(reference);
-    expect(own).toEqual(["_headers", "assets/site.css", "index.html", "posts/hello/index.html", "posts/second/index.html"]);
+    expect(own).toEqual([
+      "_headers",
+      "assets/site.css",
+      "index.html",
+      "posts/hello/index.html",
+      "posts/second/index.html",
+    ]);
     const built = filesUnder(site());
     expect(built.filter((file) => !file.startsWith("indieauth/"))).toEqual(own);
     for (const file of own.filter((f) => f !== "_headers")) {
@@ -64,11 +87,19 @@ describe("an Eleventy blog whose build command empties _site, built by netlify b
 
   it("puts the pages under /indieauth/, with links that stay there", () => {
     const built = filesUnder(site()).filter((file) => file.startsWith("indieauth/"));
-    for (const page of ["indieauth/index.html", "indieauth/sign-in/index.html", "indieauth/self-test/index.html", "indieauth/account/index.html"]) {
+    for (const page of [
+      "indieauth/index.html",
+      "indieauth/sign-in/index.html",
+      "indieauth/self-test/index.html",
+      "indieauth/account/index.html",
+    ]) {
       expect(built).toContain(page);
     }
-    for (const asset of ["sign-in.js", "home.js", "self-test.js", "account.js", "site.css"]) expect(built).toContain(`indieauth/assets/${asset}`);
-    expect(readFileSync(join(site(), "indieauth", "sign-in", "index.html"), "utf8")).toContain('action="/auth/approve"');
+    for (const asset of ["sign-in.js", "home.js", "self-test.js", "account.js", "site.css"])
+      expect(built).toContain(`indieauth/assets/${asset}`);
+    expect(readFileSync(join(site(), "indieauth", "sign-in", "index.html"), "utf8")).toContain(
+      'action="/auth/approve"',
+    );
     // In a blog, "/" is the blog's home page: the self-test result leads back to /indieauth/.
     const selfTest = readFileSync(join(site(), "indieauth", "self-test", "index.html"), "utf8");
     expect(selfTest).toContain('<a href="/indieauth/">Back to the home page</a>');
@@ -79,9 +110,15 @@ describe("an Eleventy blog whose build command empties _site, built by netlify b
 
   it("bundles the functions with their routes", () => {
     const manifest = JSON.parse(readFileSync(join(blog, ".netlify", "functions", "manifest.json"), "utf8")) as {
-      functions: { name: string; routes?: { pattern?: string; literal?: string }[]; schedule?: string; runtimeVersion?: string }[];
+      functions: {
+        name: string;
+        routes?: { pattern?: string; literal?: string }[];
+        schedule?: string;
+        runtimeVersion?: string;
+      }[];
     };
-    const routesOf = (name: string) => manifest.functions.find((f) => f.name === name)?.routes?.map((r) => r.literal ?? r.pattern);
+    const routesOf = (name: string) =>
+      manifest.functions.find((f) => f.name === name)?.routes?.map((r) => r.literal ?? r.pattern);
     expect(routesOf("indieauth-auth")).toEqual(["/auth", "/auth/logo"]);
     expect(routesOf("indieauth-approve")).toEqual(["/auth/approve", "/auth/approve/check"]);
     expect(routesOf("indieauth-token")).toEqual(["/token"]);
@@ -90,11 +127,16 @@ describe("an Eleventy blog whose build command empties _site, built by netlify b
     // They run on the Lambda Node.js runtime of the build's major version (docs/configuration.md, "Node.js
     // versions"); Netlify maps 18, 20 and 22 so, and leaves other versions to its default.
     const major = Number(process.versions.node.split(".")[0]);
-    if ([18, 20, 22].includes(major)) expect([...new Set(manifest.functions.map((f) => f.runtimeVersion))]).toEqual([`nodejs${major}.x`]);
+    if ([18, 20, 22].includes(major))
+      expect([...new Set(manifest.functions.map((f) => f.runtimeVersion))]).toEqual([`nodejs${major}.x`]);
   });
 
   it("writes the pages' headers into _site/_headers, as Netlify's own parser reads them, next to the blog's", async () => {
-    const { headers, errors } = await parseAllHeaders({ headersFiles: [join(site(), "_headers")], configHeaders: [], minimal: true });
+    const { headers, errors } = await parseAllHeaders({
+      headersFiles: [join(site(), "_headers")],
+      configHeaders: [],
+      minimal: true,
+    });
     expect(errors).toEqual([]);
     const rule = (path: string) => headers.find((h) => h.for === path)?.values ?? {};
     expect(rule("/assets/*")).toEqual({ "Cache-Control": "public, max-age=31536000" });
@@ -103,7 +145,8 @@ describe("an Eleventy blog whose build command empties _site, built by netlify b
     expect(rule("/indieauth/account/*")).toMatchObject({ "X-Frame-Options": "DENY", "Cache-Control": "no-store" });
     expect(rule("/indieauth/*")).toEqual({
       // Whatever lands under /indieauth/ without a page's own rule runs no script.
-      "Content-Security-Policy": "default-src 'none'; style-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+      "Content-Security-Policy":
+        "default-src 'none'; style-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
       "X-Frame-Options": "DENY",
       "X-Content-Type-Options": "nosniff",
       "Referrer-Policy": "no-referrer",

@@ -17,7 +17,10 @@ import { stopProcessGroup } from "../helpers/process-group.ts";
 
 const hasHugo = spawnSync("hugo", ["version"], { encoding: "utf8" }).status === 0;
 const inCi = Boolean(process.env.CI);
-if (!hasHugo && !inCi) console.warn("test/e2e/hugo-blog.e2e.test.ts skipped: hugo is not installed (apt-get install -y hugo; .ci/run installs it)");
+if (!hasHugo && !inCi)
+  console.warn(
+    "test/e2e/hugo-blog.e2e.test.ts skipped: hugo is not installed (apt-get install -y hugo; .ci/run installs it)",
+  );
 
 const PASSWORD = "a password for the Hugo trial";
 /** The docs' netlify.toml for a Hugo blog: its build command and publish folder, and the plugin. */
@@ -66,9 +69,17 @@ describe.skipIf(!hasHugo)("the docs' local trial in a fresh Hugo blog", () => {
     base = `http://localhost:${port}`;
     writeFileSync(join(blog, "netlify.toml"), NETLIFY_TOML);
     hashRun = await shell(blog, "npx netlify-indieauth hash-password", {}, PASSWORD);
-    writeFileSync(join(blog, ".env"), `ME=http://localhost:8888/\nSECRET=${TEST_SECRET}\nPASSWORD_HASH='${hashRun.stdout.trim()}'\n`);
+    writeFileSync(
+      join(blog, ".env"),
+      `ME=http://localhost:8888/\nSECRET=${TEST_SECRET}\nPASSWORD_HASH='${hashRun.stdout.trim()}'\n`,
+    );
 
-    server = spawn("bash", ["-c", `npx netlify-indieauth dev --port ${port}`], { cwd: blog, env: blogEnv(), detached: true, stdio: ["ignore", "pipe", "pipe"] });
+    server = spawn("bash", ["-c", `npx netlify-indieauth dev --port ${port}`], {
+      cwd: blog,
+      env: blogEnv(),
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     server.stdout!.on("data", (chunk: Buffer) => (log += chunk.toString()));
     server.stderr!.on("data", (chunk: Buffer) => (log += chunk.toString()));
     await untilReady(`Ready: ${base}/`, 420_000);
@@ -90,9 +101,15 @@ describe.skipIf(!hasHugo)("the docs' local trial in a fresh Hugo blog", () => {
     const alone = tempDir("indieauth-hugo-alone-");
     const built = spawnSync("hugo", ["--source", blog, "--destination", alone], { encoding: "utf8" });
     expect(built.status, built.stderr).toBe(0);
-    const ours = filesUnder(join(blog, "public")).filter((file) => !file.startsWith("indieauth/") && file !== "_headers");
+    const ours = filesUnder(join(blog, "public")).filter(
+      (file) => !file.startsWith("indieauth/") && file !== "_headers",
+    );
     expect(ours).toEqual(filesUnder(alone));
-    for (const file of ours) expect({ file, same: readFileSync(join(blog, "public", file)).equals(readFileSync(join(alone, file))) }).toEqual({ file, same: true });
+    for (const file of ours)
+      expect({ file, same: readFileSync(join(blog, "public", file)).equals(readFileSync(join(alone, file))) }).toEqual({
+        file,
+        same: true,
+      });
 
     const home = await fetch(`${base}/`);
     expect(home.status).toBe(200);
@@ -106,7 +123,9 @@ describe.skipIf(!hasHugo)("the docs' local trial in a fresh Hugo blog", () => {
       expect(response.status, path).toBe(200);
       expect(response.headers.get("content-security-policy")).toContain("frame-ancestors 'none'");
     }
-    const metadata = (await (await fetch(`${base}/.well-known/oauth-authorization-server`)).json()) as { issuer: string };
+    const metadata = (await (await fetch(`${base}/.well-known/oauth-authorization-server`)).json()) as {
+      issuer: string;
+    };
     expect(metadata.issuer).toBe(`${base}/`);
   });
 

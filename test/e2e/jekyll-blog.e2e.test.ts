@@ -20,7 +20,10 @@ import { stopProcessGroup } from "../helpers/process-group.ts";
 
 const hasJekyll = spawnSync("jekyll", ["--version"], { encoding: "utf8" }).status === 0;
 const inCi = Boolean(process.env.CI);
-if (!hasJekyll && !inCi) console.warn("test/e2e/jekyll-blog.e2e.test.ts skipped: jekyll is not installed (apt-get install -y jekyll; .ci/run installs it)");
+if (!hasJekyll && !inCi)
+  console.warn(
+    "test/e2e/jekyll-blog.e2e.test.ts skipped: jekyll is not installed (apt-get install -y jekyll; .ci/run installs it)",
+  );
 
 const README = readFileSync(join(repo, "README.md"), "utf8");
 const PACKAGE = JSON.parse(readFileSync(join(repo, "package.json"), "utf8")) as { name: string; version: string };
@@ -79,7 +82,12 @@ describe.skipIf(!hasJekyll)("the README's local trial in a fresh Jekyll blog", (
     const hash = (await shell(blog, "npx netlify-indieauth hash-password", {}, PASSWORD)).stdout.trim();
     writeFileSync(join(blog, ".env"), `ME=http://localhost:8888/\nSECRET=${TEST_SECRET}\nPASSWORD_HASH='${hash}'\n`);
 
-    server = spawn("bash", ["-c", `npx netlify-indieauth dev --port ${port}`], { cwd: blog, env: blogEnv(), detached: true, stdio: ["ignore", "pipe", "pipe"] });
+    server = spawn("bash", ["-c", `npx netlify-indieauth dev --port ${port}`], {
+      cwd: blog,
+      env: blogEnv(),
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     server.stdout!.on("data", (chunk: Buffer) => (log += chunk.toString()));
     server.stderr!.on("data", (chunk: Buffer) => (log += chunk.toString()));
     await untilReady(`Ready: ${base}/`, 420_000);
@@ -91,7 +99,9 @@ describe.skipIf(!hasJekyll)("the README's local trial in a fresh Jekyll blog", (
   });
 
   it("installs the package from the tarball kept in the blog's repository, which a Netlify build of it finds", () => {
-    const manifest = JSON.parse(readFileSync(join(blog, "package.json"), "utf8")) as { devDependencies: Record<string, string> };
+    const manifest = JSON.parse(readFileSync(join(blog, "package.json"), "utf8")) as {
+      devDependencies: Record<string, string>;
+    };
     expect(manifest.devDependencies["netlify-indieauth"]).toBe(`file:vendor/${TARBALL}`);
   });
 
@@ -99,17 +109,27 @@ describe.skipIf(!hasJekyll)("the README's local trial in a fresh Jekyll blog", (
     expect(log).toContain("jekyll build");
     expect(log).not.toContain("holds files a blog does not need to serve");
     const published = filesUnder(join(blog, "_site"));
-    for (const file of ["package.json", "package-lock.json", "netlify.toml", `vendor/${TARBALL}`, ".env"]) expect(published).not.toContain(file);
+    for (const file of ["package.json", "package-lock.json", "netlify.toml", `vendor/${TARBALL}`, ".env"])
+      expect(published).not.toContain(file);
     expect(published.some((file) => file.startsWith("node_modules/"))).toBe(false);
   });
 
   it("serves the blog exactly as Jekyll alone builds it", async () => {
     const alone = tempDir("indieauth-jekyll-alone-");
-    const built = spawnSync("jekyll", ["build", "--source", blog, "--destination", alone], { cwd: blog, encoding: "utf8" });
+    const built = spawnSync("jekyll", ["build", "--source", blog, "--destination", alone], {
+      cwd: blog,
+      encoding: "utf8",
+    });
     expect(built.status, built.stderr).toBe(0);
-    const ours = filesUnder(join(blog, "_site")).filter((file) => !file.startsWith("indieauth/") && file !== "_headers");
+    const ours = filesUnder(join(blog, "_site")).filter(
+      (file) => !file.startsWith("indieauth/") && file !== "_headers",
+    );
     expect(ours).toEqual(filesUnder(alone));
-    for (const file of ours) expect({ file, same: readFileSync(join(blog, "_site", file)).equals(readFileSync(join(alone, file))) }).toEqual({ file, same: true });
+    for (const file of ours)
+      expect({ file, same: readFileSync(join(blog, "_site", file)).equals(readFileSync(join(alone, file))) }).toEqual({
+        file,
+        same: true,
+      });
     const home = await fetch(`${base}/`);
     expect(home.status).toBe(200);
     expect(await home.text()).toBe(readFileSync(join(alone, "index.html"), "utf8"));

@@ -53,11 +53,21 @@ async function signIn(): Promise<{ code: string; verifier: string }> {
 }
 
 function postToken(form: Record<string, string>): Promise<Response> {
-  return fetch(`${server.baseUrl}/token`, { method: "POST", body: new URLSearchParams(form), headers: { Accept: "application/json" } });
+  return fetch(`${server.baseUrl}/token`, {
+    method: "POST",
+    body: new URLSearchParams(form),
+    headers: { Accept: "application/json" },
+  });
 }
 
 function redemption(signedIn: { code: string; verifier: string }): Record<string, string> {
-  return { grant_type: "authorization_code", code: signedIn.code, client_id: CLIENT_ID, redirect_uri: REDIRECT_URI, code_verifier: signedIn.verifier };
+  return {
+    grant_type: "authorization_code",
+    code: signedIn.code,
+    client_id: CLIENT_ID,
+    redirect_uri: REDIRECT_URI,
+    code_verifier: signedIn.verifier,
+  };
 }
 
 interface Outcome {
@@ -78,8 +88,7 @@ async function outcome(responses: Response[]): Promise<Outcome> {
     else if (response.status === 503) {
       expect(body.error).toBe("temporarily_unavailable");
       result.unavailable++;
-    }
-    else expect({ status: response.status, error: body.error }).toEqual({ status: 400, error: "invalid_grant" });
+    } else expect({ status: response.status, error: body.error }).toEqual({ status: 400, error: "invalid_grant" });
   }
   // A race needs runners: a run where (almost) every request timed out proves nothing.
   expect(responses.length - result.unavailable).toBeGreaterThanOrEqual(2);
@@ -89,7 +98,9 @@ async function outcome(responses: Response[]): Promise<Outcome> {
 describe("netlify dev: conditional writes are as atomic as on production Blobs", { timeout: 120_000 }, () => {
   it(`${AT_ONCE} redemptions of one code at once: tokens are issued once at most`, async () => {
     const signedIn = await signIn();
-    const { won } = await outcome(await Promise.all(Array.from({ length: AT_ONCE }, () => postToken(redemption(signedIn)))));
+    const { won } = await outcome(
+      await Promise.all(Array.from({ length: AT_ONCE }, () => postToken(redemption(signedIn)))),
+    );
     // Not always one: a refused replay revokes what the code gave, possibly before the winner
     // has written its grant, and the winner is then refused too (protocol/codes.ts).
     expect(won).toBeLessThanOrEqual(1);
@@ -102,9 +113,14 @@ describe("netlify dev: conditional writes are as atomic as on production Blobs",
     for (let i = 0; i < AT_ONCE; i++) codes.push(await signIn());
     const answers = await Promise.all(codes.map((signedIn) => postToken(redemption(signedIn))));
     expect(answers.map((answer) => answer.status)).toEqual(codes.map(() => 200));
-    const tokens = await Promise.all(answers.map(async (answer) => ((await answer.json()) as { access_token: string }).access_token));
+    const tokens = await Promise.all(
+      answers.map(async (answer) => ((await answer.json()) as { access_token: string }).access_token),
+    );
     for (const token of tokens) {
-      const check = await fetch(`${server.baseUrl}/introspect`, { method: "POST", headers: { Authorization: `Bearer ${token}` } });
+      const check = await fetch(`${server.baseUrl}/introspect`, {
+        method: "POST",
+        headers: { Authorization: `Bearer ${token}` },
+      });
       expect(await check.json()).toMatchObject({ active: true });
     }
   });
@@ -114,7 +130,9 @@ describe("netlify dev: conditional writes are as atomic as on production Blobs",
     expect(response.status).toBe(200);
     const { refresh_token } = (await response.json()) as { refresh_token: string };
     const form = { grant_type: "refresh_token", refresh_token, client_id: CLIENT_ID };
-    const { won, unavailable } = await outcome(await Promise.all(Array.from({ length: AT_ONCE }, () => postToken(form))));
+    const { won, unavailable } = await outcome(
+      await Promise.all(Array.from({ length: AT_ONCE }, () => postToken(form))),
+    );
     // The first rotation to be written wins; unless the winner's answer was itself "try again".
     if (unavailable === 0) expect(won).toBe(1);
     else expect(won).toBeLessThanOrEqual(1);

@@ -37,7 +37,11 @@ function codeBlocks(text: string): { lang: string; code: string }[] {
   }));
 }
 
-function block(blocks: { lang: string; code: string }[], test: (b: { lang: string; code: string }) => boolean, what: string): string {
+function block(
+  blocks: { lang: string; code: string }[],
+  test: (b: { lang: string; code: string }) => boolean,
+  what: string,
+): string {
   const found = blocks.find(test);
   if (!found) throw new Error(`README's local trial has no code block for ${what}`);
   return found.code;
@@ -130,11 +134,15 @@ describe("the README's local trial in a fresh Eleventy blog", () => {
       expect({ path, here: html.includes(`${base}/`) }).toEqual({ path, here: true });
       expect({ path, other: html.includes("localhost:8888") }).toEqual({ path, other: false });
     }
-    expect(log).toContain(`netlify-indieauth: ME=${base}/ for this run of npx netlify-indieauth dev (not http://localhost:8888/, from .env)`);
+    expect(log).toContain(
+      `netlify-indieauth: ME=${base}/ for this run of npx netlify-indieauth dev (not http://localhost:8888/, from .env)`,
+    );
   });
 
   it("listens on this machine only unless told (--host), and says so when ready", async () => {
-    expect(log).toContain("Listening on 127.0.0.1 only: nothing but this machine can reach it (npx netlify-indieauth dev --host 0.0.0.0 opens it to your network).");
+    expect(log).toContain(
+      "Listening on 127.0.0.1 only: nothing but this machine can reach it (npx netlify-indieauth dev --host 0.0.0.0 opens it to your network).",
+    );
     const port = Number(new URL(base).port);
     expect(await connectTo("127.0.0.1", port)).toBe("answered");
     const other = nonLoopbackAddress();
@@ -163,8 +171,12 @@ describe("the README's local trial in a fresh Eleventy blog", () => {
     }
     // The CLI's static server sends its own Cache-Control for files (the README says so);
     // the no-store that Netlify will send is in _headers.
-    expect(readFileSync(join(blog, "_site", "_headers"), "utf8")).toMatch(/^\/indieauth\/sign-in\/\*\n(  .+\n)*  Cache-Control: no-store\n/m);
-    const metadata = (await (await fetch(`${base}/.well-known/oauth-authorization-server`)).json()) as { issuer: string };
+    expect(readFileSync(join(blog, "_site", "_headers"), "utf8")).toMatch(
+      /^\/indieauth\/sign-in\/\*\n(  .+\n)*  Cache-Control: no-store\n/m,
+    );
+    const metadata = (await (await fetch(`${base}/.well-known/oauth-authorization-server`)).json()) as {
+      issuer: string;
+    };
     expect(metadata.issuer).toBe(`${base}/`);
   });
 

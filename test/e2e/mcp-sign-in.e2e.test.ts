@@ -6,7 +6,11 @@
 import { auth, UnauthorizedError, type OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
+import type {
+  OAuthClientInformationMixed,
+  OAuthClientMetadata,
+  OAuthTokens,
+} from "@modelcontextprotocol/sdk/shared/auth.js";
 import { createHash, randomBytes } from "node:crypto";
 import { exportJWK, generateKeyPair, SignJWT } from "jose";
 import { createServer, type Server } from "node:http";
@@ -42,7 +46,13 @@ class HostProvider implements OAuthClientProvider {
   }
 
   get clientMetadata(): OAuthClientMetadata {
-    return { client_name: "Test MCP host", redirect_uris: [this.redirectUrl], grant_types: ["authorization_code", "refresh_token"], response_types: ["code"], token_endpoint_auth_method: "none" };
+    return {
+      client_name: "Test MCP host",
+      redirect_uris: [this.redirectUrl],
+      grant_types: ["authorization_code", "refresh_token"],
+      response_types: ["code"],
+      token_endpoint_auth_method: "none",
+    };
   }
 
   state(): string {
@@ -86,7 +96,12 @@ let otherMcp: McpResource;
 beforeAll(async () => {
   host = await startTestHost();
   server = await withEnv(host.netlifyDevEnv, () => startNetlifyDev({ INTROSPECTION_TOKEN }));
-  const resourceOptions = { issuer: `${server.baseUrl}/`, introspectionEndpoint: `${server.baseUrl}/introspect`, introspectionToken: INTROSPECTION_TOKEN, scopes: SCOPES };
+  const resourceOptions = {
+    issuer: `${server.baseUrl}/`,
+    introspectionEndpoint: `${server.baseUrl}/introspect`,
+    introspectionToken: INTROSPECTION_TOKEN,
+    scopes: SCOPES,
+  };
   [mcp, otherMcp] = await Promise.all([startMcpResource(resourceOptions), startMcpResource(resourceOptions)]);
 });
 afterAll(async () => {
@@ -120,7 +135,12 @@ async function handOver(authorizationUrl: URL): Promise<string> {
 async function approve(request: string, scopes: string[]): Promise<URL> {
   const body = new URLSearchParams({ request, decision: "approve", password: TEST_PASSWORD });
   for (const scope of scopes) body.append("scope", scope);
-  const approved = await fetch(`${server.baseUrl}/auth/approve`, { method: "POST", body, redirect: "manual", headers: { Origin: server.baseUrl, "Sec-Fetch-Site": "same-origin" } });
+  const approved = await fetch(`${server.baseUrl}/auth/approve`, {
+    method: "POST",
+    body,
+    redirect: "manual",
+    headers: { Origin: server.baseUrl, "Sec-Fetch-Site": "same-origin" },
+  });
   expect(approved.status).toBe(302);
   return new URL(approved.headers.get("location")!);
 }
@@ -134,14 +154,19 @@ function callTool(resource: McpResource, token?: string): Promise<Response> {
 }
 
 /** auth() to the redirect, the owner's approval, auth() again with the code: the host's tokens. */
-async function signIn(provider: HostProvider, resource: McpResource): Promise<{ request: Record<string, unknown>; callback: URL; tokens: OAuthTokens }> {
+async function signIn(
+  provider: HostProvider,
+  resource: McpResource,
+): Promise<{ request: Record<string, unknown>; callback: URL; tokens: OAuthTokens }> {
   expect(await auth(provider, { serverUrl: resource.url })).toBe("REDIRECT");
   const authorizationUrl = provider.authorizationUrl!;
   const request = await handOver(authorizationUrl);
   const callback = await approve(request, authorizationUrl.searchParams.get("scope")!.split(" "));
   expect(callback.searchParams.get("state")).toBe(authorizationUrl.searchParams.get("state"));
   expect(callback.searchParams.get("iss")).toBe(`${server.baseUrl}/`);
-  expect(await auth(provider, { serverUrl: resource.url, authorizationCode: callback.searchParams.get("code")! })).toBe("AUTHORIZED");
+  expect(await auth(provider, { serverUrl: resource.url, authorizationCode: callback.searchParams.get("code")! })).toBe(
+    "AUTHORIZED",
+  );
   return { request: decodePayload(request), callback, tokens: provider.tokens()! };
 }
 
@@ -190,20 +215,58 @@ describe("an MCP host with a Client ID Metadata Document", () => {
   it("refuses each document the draft refuses, and says why", async () => {
     // A desktop host: its document is public, its callback a listener on this device.
     const redirectUri = "http://127.0.0.1:49152/callback";
-    const cases: { path: string; served: (clientId: string) => { status?: number; headers?: Record<string, string>; body: string }; reason: string }[] = [
-      { path: "/refused/secret.json", served: (id) => ({ body: clientDocument(id, redirectUri, { client_secret: "s3cret" }) }), reason: "holds client_secret" },
-      { path: "/refused/basic.json", served: (id) => ({ body: clientDocument(id, redirectUri, { token_endpoint_auth_method: "client_secret_basic" }) }), reason: "needs a shared secret" },
-      { path: "/refused/large.json", served: (id) => ({ body: clientDocument(id, redirectUri, { padding: "x".repeat(5 * 1024) }) }), reason: "larger than 5 KB" },
-      { path: "/refused/status.json", served: (id) => ({ status: 203, body: clientDocument(id, redirectUri) }), reason: "status 203, not 200" },
-      { path: "/refused/other-id.json", served: () => ({ body: clientDocument(`${host.origin}/someone-else.json`, redirectUri) }), reason: "is not exactly its own URL" },
-      { path: "/refused/moved.json", served: () => ({ status: 302, headers: { Location: CIMD_PATH }, body: "" }), reason: "reached through a redirect" },
+    const cases: {
+      path: string;
+      served: (clientId: string) => { status?: number; headers?: Record<string, string>; body: string };
+      reason: string;
+    }[] = [
+      {
+        path: "/refused/secret.json",
+        served: (id) => ({ body: clientDocument(id, redirectUri, { client_secret: "s3cret" }) }),
+        reason: "holds client_secret",
+      },
+      {
+        path: "/refused/basic.json",
+        served: (id) => ({
+          body: clientDocument(id, redirectUri, { token_endpoint_auth_method: "client_secret_basic" }),
+        }),
+        reason: "needs a shared secret",
+      },
+      {
+        path: "/refused/large.json",
+        served: (id) => ({ body: clientDocument(id, redirectUri, { padding: "x".repeat(5 * 1024) }) }),
+        reason: "larger than 5 KB",
+      },
+      {
+        path: "/refused/status.json",
+        served: (id) => ({ status: 203, body: clientDocument(id, redirectUri) }),
+        reason: "status 203, not 200",
+      },
+      {
+        path: "/refused/other-id.json",
+        served: () => ({ body: clientDocument(`${host.origin}/someone-else.json`, redirectUri) }),
+        reason: "is not exactly its own URL",
+      },
+      {
+        path: "/refused/moved.json",
+        served: () => ({ status: 302, headers: { Location: CIMD_PATH }, body: "" }),
+        reason: "reached through a redirect",
+      },
     ];
     host.serve(CIMD_PATH, { body: clientDocument(`${host.origin}${CIMD_PATH}`, redirectUri) });
     for (const { path, served, reason } of cases) {
       const clientId = `${host.origin}${path}`;
       host.serve(path, served(clientId));
       const url = new URL(`${server.baseUrl}/auth`);
-      for (const [name, value] of Object.entries({ response_type: "code", client_id: clientId, redirect_uri: redirectUri, state: "s", code_challenge: "a".repeat(43), code_challenge_method: "S256", scope: "create" })) {
+      for (const [name, value] of Object.entries({
+        response_type: "code",
+        client_id: clientId,
+        redirect_uri: redirectUri,
+        state: "s",
+        code_challenge: "a".repeat(43),
+        code_challenge_method: "S256",
+        scope: "create",
+      })) {
         url.searchParams.set(name, value);
       }
       const response = await fetch(url, { redirect: "manual" });
@@ -218,7 +281,15 @@ describe("an MCP host with a Client ID Metadata Document", () => {
     const clientId = `${host.internalOrigin}${CIMD_PATH}`;
     const before = host.requests.length;
     const url = new URL(`${server.baseUrl}/auth`);
-    for (const [name, value] of Object.entries({ response_type: "code", client_id: clientId, redirect_uri: "http://127.0.0.1:49152/callback", state: "s", code_challenge: "a".repeat(43), code_challenge_method: "S256", scope: "create" })) {
+    for (const [name, value] of Object.entries({
+      response_type: "code",
+      client_id: clientId,
+      redirect_uri: "http://127.0.0.1:49152/callback",
+      state: "s",
+      code_challenge: "a".repeat(43),
+      code_challenge_method: "S256",
+      scope: "create",
+    })) {
       url.searchParams.set(name, value);
     }
     const response = await fetch(url, { redirect: "manual" });
@@ -238,26 +309,55 @@ describe("a host whose document could not be read at sign-in", () => {
     // At sign-in the host's site fails (a 503): the sign-in goes on as for a bare client on its origin.
     host.serve("/unread/client.json", { status: 503, body: "" });
     const url = new URL(`${server.baseUrl}/auth`);
-    for (const [name, value] of Object.entries({ response_type: "code", client_id: clientId, redirect_uri: redirectUri, state: "s", code_challenge: challenge, code_challenge_method: "S256", scope: "create" })) {
+    for (const [name, value] of Object.entries({
+      response_type: "code",
+      client_id: clientId,
+      redirect_uri: redirectUri,
+      state: "s",
+      code_challenge: challenge,
+      code_challenge_method: "S256",
+      scope: "create",
+    })) {
       url.searchParams.set(name, value);
     }
     const request = await handOver(url);
     expect(decodePayload(request)).toMatchObject({ documentUnread: true });
     const code = (await approve(request, ["create"])).searchParams.get("code")!;
     const redeem = (extra: Record<string, string> = {}) =>
-      fetch(`${server.baseUrl}/token`, { method: "POST", body: new URLSearchParams({ grant_type: "authorization_code", code, client_id: clientId, redirect_uri: redirectUri, code_verifier: verifier, ...extra }) });
+      fetch(`${server.baseUrl}/token`, {
+        method: "POST",
+        body: new URLSearchParams({
+          grant_type: "authorization_code",
+          code,
+          client_id: clientId,
+          redirect_uri: redirectUri,
+          code_verifier: verifier,
+          ...extra,
+        }),
+      });
 
     // Still failing at /token: refused, and the code is not used up.
     const unreadable = await redeem();
     expect(unreadable.status).toBe(401);
-    expect(await unreadable.json()).toMatchObject({ error: "invalid_client", error_description: expect.stringContaining("could not be read") });
+    expect(await unreadable.json()).toMatchObject({
+      error: "invalid_client",
+      error_description: expect.stringContaining("could not be read"),
+    });
 
     // Readable now, and it declares private_key_jwt: the code needs the assertion.
     const jwk = { ...(await exportJWK(publicKey)), kid: "unread-1", alg: "ES256" };
-    host.serve("/unread/client.json", { body: clientDocument(clientId, redirectUri, { token_endpoint_auth_method: "private_key_jwt", jwks: { keys: [jwk] } }) });
+    host.serve("/unread/client.json", {
+      body: clientDocument(clientId, redirectUri, {
+        token_endpoint_auth_method: "private_key_jwt",
+        jwks: { keys: [jwk] },
+      }),
+    });
     const bare = await redeem();
     expect(bare.status).toBe(401);
-    expect(await bare.json()).toMatchObject({ error: "invalid_client", error_description: expect.stringContaining("private_key_jwt") });
+    expect(await bare.json()).toMatchObject({
+      error: "invalid_client",
+      error_description: expect.stringContaining("private_key_jwt"),
+    });
     const assertion = await new SignJWT({ jti: randomBytes(16).toString("hex") })
       .setProtectedHeader({ alg: "ES256", kid: "unread-1" })
       .setIssuer(clientId)
@@ -266,7 +366,10 @@ describe("a host whose document could not be read at sign-in", () => {
       .setIssuedAt()
       .setExpirationTime("1m")
       .sign(privateKey);
-    const signed = await redeem({ client_assertion_type: "urn:ietf:params:oauth:client-assertion-type:jwt-bearer", client_assertion: assertion });
+    const signed = await redeem({
+      client_assertion_type: "urn:ietf:params:oauth:client-assertion-type:jwt-bearer",
+      client_assertion: assertion,
+    });
     expect(signed.status).toBe(200);
   });
 });
@@ -325,23 +428,39 @@ describe("an MCP host without a metadata document: the SDK's dynamic registratio
     // Nothing pre-registered and no metadata URL: the SDK's path for Cursor-like hosts.
     const provider = new HostProvider(redirectUri, {});
     const sent: string[] = [];
-    const recording: typeof fetch = (input, init) => (sent.push(`${init?.method ?? "GET"} ${String(input instanceof Request ? input.url : input)}`), fetch(input, init));
-    const transport = () => new StreamableHTTPClientTransport(new URL(blog.url), { authProvider: provider, fetch: recording });
+    const recording: typeof fetch = (input, init) => (
+      sent.push(`${init?.method ?? "GET"} ${String(input instanceof Request ? input.url : input)}`),
+      fetch(input, init)
+    );
+    const transport = () =>
+      new StreamableHTTPClientTransport(new URL(blog.url), { authProvider: provider, fetch: recording });
 
     const first = transport();
     await expect(new Client({ name: "dcr-host", version: "1.0.0" }).connect(first)).rejects.toThrow(UnauthorizedError);
     expect(sent).toContain(`POST ${server.baseUrl}/register`);
     const registered = provider.clientInformation()!;
     expect(registered.client_id.startsWith(`${server.baseUrl}/register/`)).toBe(true);
-    expect(registered).toMatchObject({ client_name: "Test MCP host", redirect_uris: [redirectUri], token_endpoint_auth_method: "none" });
+    expect(registered).toMatchObject({
+      client_name: "Test MCP host",
+      redirect_uris: [redirectUri],
+      token_endpoint_auth_method: "none",
+    });
     // Anyone can read what it registered, at its client_id.
-    expect(await (await fetch(registered.client_id)).json()).toMatchObject({ client_id: registered.client_id, client_name: "Test MCP host", redirect_uris: [redirectUri] });
+    expect(await (await fetch(registered.client_id)).json()).toMatchObject({
+      client_id: registered.client_id,
+      client_name: "Test MCP host",
+      redirect_uris: [redirectUri],
+    });
 
     const asked = provider.authorizationUrl!.searchParams;
     expect(asked.get("client_id")).toBe(registered.client_id);
     expect(asked.get("resource")).toBe(blog.url);
     const request = await handOver(provider.authorizationUrl!);
-    expect(decodePayload(request)).toMatchObject({ clientId: registered.client_id, client: { name: "Test MCP host", registered: true }, resource: blog.url });
+    expect(decodePayload(request)).toMatchObject({
+      clientId: registered.client_id,
+      client: { name: "Test MCP host", registered: true },
+      resource: blog.url,
+    });
     const callback = await approve(request, asked.get("scope")!.split(" "));
     await (await fetch(callback)).text();
     expect(callbacks.at(-1)?.searchParams.get("code")).toBe(callback.searchParams.get("code"));
@@ -352,7 +471,9 @@ describe("an MCP host without a metadata document: the SDK's dynamic registratio
     try {
       expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(["whoami"]);
       const answer = await client.callTool({ name: "whoami", arguments: {} });
-      expect((answer.content as { text: string }[])[0]!.text).toBe(`https://jane.example/ via ${registered.client_id} (${provider.tokens()!.scope})`);
+      expect((answer.content as { text: string }[])[0]!.text).toBe(
+        `https://jane.example/ via ${registered.client_id} (${provider.tokens()!.scope})`,
+      );
     } finally {
       await client.close();
     }
@@ -365,6 +486,10 @@ describe("an MCP host without a metadata document: the SDK's dynamic registratio
 describe("the metadata MCP hosts read", () => {
   it("advertises Client ID Metadata Documents and public clients, and registration for hosts without a document", async () => {
     const metadata = await (await fetch(`${server.baseUrl}/.well-known/oauth-authorization-server`)).json();
-    expect(metadata).toMatchObject({ client_id_metadata_document_supported: true, token_endpoint_auth_methods_supported: ["none", "private_key_jwt"], registration_endpoint: `${server.baseUrl}/register` });
+    expect(metadata).toMatchObject({
+      client_id_metadata_document_supported: true,
+      token_endpoint_auth_methods_supported: ["none", "private_key_jwt"],
+      registration_endpoint: `${server.baseUrl}/register`,
+    });
   });
 });

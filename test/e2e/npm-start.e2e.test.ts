@@ -22,12 +22,29 @@ const packageRoot = new URL("../..", import.meta.url).pathname;
 
 const tsx = createRequire(import.meta.url).resolve("tsx/cli");
 const script = new URL("../../scripts/dev.ts", import.meta.url).pathname;
-const VARIABLES = ["ME", "SECRET", "PASSWORD_HASH", "PASSWORD_SECRET", "PROFILE_NAME", "PROFILE_PHOTO", "PROFILE_EMAIL", "PROFILE_URL", "BASE_URL", "ACCESS_TOKEN_TTL", "REFRESH_TOKEN_TTL", "INTROSPECTION_TOKEN", "PASSWORD_LOGIN", "INDIEAUTH_STORE", "NETLIFY_BLOBS_CONTEXT"];
+const VARIABLES = [
+  "ME",
+  "SECRET",
+  "PASSWORD_HASH",
+  "PASSWORD_SECRET",
+  "PROFILE_NAME",
+  "PROFILE_PHOTO",
+  "PROFILE_EMAIL",
+  "PROFILE_URL",
+  "BASE_URL",
+  "ACCESS_TOKEN_TTL",
+  "REFRESH_TOKEN_TTL",
+  "INTROSPECTION_TOKEN",
+  "PASSWORD_LOGIN",
+  "INDIEAUTH_STORE",
+  "NETLIFY_BLOBS_CONTEXT",
+];
 
 /** The environment of a terminal with none of the server's variables set. */
 function terminalEnv(port: number): Record<string, string> {
   const env: Record<string, string> = {};
-  for (const [key, value] of Object.entries(process.env)) if (value !== undefined && !VARIABLES.includes(key)) env[key] = value;
+  for (const [key, value] of Object.entries(process.env))
+    if (value !== undefined && !VARIABLES.includes(key)) env[key] = value;
   return { ...env, PORT: String(port), INDIEAUTH_STORE: `test-${randomUUID()}` };
 }
 
@@ -38,7 +55,12 @@ interface Started {
 const running: Started[] = [];
 
 function start(cwd: string, port: number): Started {
-  const child = spawn(process.execPath, [tsx, script], { cwd, env: terminalEnv(port), detached: true, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [tsx, script], {
+    cwd,
+    env: terminalEnv(port),
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let log = "";
   child.stdout?.on("data", (chunk: Buffer) => (log += chunk.toString()));
   child.stderr?.on("data", (chunk: Buffer) => (log += chunk.toString()));
@@ -51,7 +73,12 @@ async function untilReady(port: number, started: Started): Promise<void> {
   const deadline = Date.now() + 240_000;
   while (Date.now() < deadline) {
     if (started.child.exitCode !== null) throw new Error(`npm start exited:\n${started.output()}`);
-    const answered = await fetch(`http://localhost:${port}/.well-known/oauth-authorization-server`, { signal: AbortSignal.timeout(5000) }).then((r) => r.status === 200, () => false);
+    const answered = await fetch(`http://localhost:${port}/.well-known/oauth-authorization-server`, {
+      signal: AbortSignal.timeout(5000),
+    }).then(
+      (r) => r.status === 200,
+      () => false,
+    );
     if (answered && started.output().includes("Ready:")) return;
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
@@ -69,7 +96,12 @@ describe("npm start", () => {
     const busy: Server = createServer();
     await new Promise<void>((resolve) => busy.listen(port, "127.0.0.1", resolve));
     try {
-      const result = spawnSync(process.execPath, [tsx, script], { cwd, env: terminalEnv(port), encoding: "utf8", timeout: 60_000 });
+      const result = spawnSync(process.execPath, [tsx, script], {
+        cwd,
+        env: terminalEnv(port),
+        encoding: "utf8",
+        timeout: 60_000,
+      });
       expect(result.status).toBe(1);
       expect(result.stderr).toContain(`Port ${port} is busy`);
       expect(result.stderr).toContain(`PORT=${port + 1} npm start`);
@@ -124,7 +156,9 @@ describe("npm start", () => {
     expect(output).toMatch(/you sign in as\s+http:\/\/localhost:\d+\//);
     expect(output).toContain(`Ready: http://localhost:${first}/`);
     // This machine only, unless told (npm start -- --host 0.0.0.0), and it says so.
-    expect(output).toContain("Listening on 127.0.0.1 only: nothing but this machine can reach it (npm start -- --host 0.0.0.0 opens it to your network).");
+    expect(output).toContain(
+      "Listening on 127.0.0.1 only: nothing but this machine can reach it (npm start -- --host 0.0.0.0 opens it to your network).",
+    );
     const other = nonLoopbackAddress();
     if (other) expect(await connectTo(other, first)).toBe("refused");
     expect(output).not.toContain("Ignored .env file env var");

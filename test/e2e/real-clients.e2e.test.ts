@@ -27,7 +27,12 @@ afterAll(async () => {
 function approve(request: string, scopes: string[]): Promise<Response> {
   const body = new URLSearchParams({ request, decision: "approve", password: TEST_PASSWORD });
   for (const scope of scopes) body.append("scope", scope);
-  return fetch(`${server.baseUrl}/auth/approve`, { method: "POST", body, redirect: "manual", headers: { Origin: server.baseUrl, "Sec-Fetch-Site": "same-origin" } });
+  return fetch(`${server.baseUrl}/auth/approve`, {
+    method: "POST",
+    body,
+    redirect: "manual",
+    headers: { Origin: server.baseUrl, "Sec-Fetch-Site": "same-origin" },
+  });
 }
 
 /** Opens the authorization URL as the browser would and returns the signed request. */
@@ -48,7 +53,10 @@ async function backAtClient(approved: Response): Promise<URL> {
 }
 
 async function discover(clientId: string): Promise<client.Configuration> {
-  return client.discovery(new URL(`${server.baseUrl}/`), clientId, undefined, client.None(), { algorithm: "oauth2", execute: [client.allowInsecureRequests] });
+  return client.discovery(new URL(`${server.baseUrl}/`), clientId, undefined, client.None(), {
+    algorithm: "oauth2",
+    execute: [client.allowInsecureRequests],
+  });
 }
 
 interface CodeFlow {
@@ -76,7 +84,12 @@ async function authorizeWith(clientId: string, redirectUri: string, scope: strin
 }
 
 function redeem(flow: CodeFlow, redirectUri: string) {
-  return client.authorizationCodeGrant(flow.config, flow.callback, { pkceCodeVerifier: flow.verifier, expectedState: flow.state }, { redirect_uri: redirectUri });
+  return client.authorizationCodeGrant(
+    flow.config,
+    flow.callback,
+    { pkceCodeVerifier: flow.verifier, expectedState: flow.state },
+    { redirect_uri: redirectUri },
+  );
 }
 
 describe("openid-client's authorization code flow", () => {
@@ -97,7 +110,9 @@ describe("openid-client's authorization code flow", () => {
     expect(userinfo).toMatchObject({ sub: ME, name: "Jane Doe", email: "jane@jane.example" });
 
     await client.tokenRevocation(flow.config, refreshed.refresh_token!);
-    const after = await fetch(`${server.baseUrl}/userinfo`, { headers: { Authorization: `Bearer ${refreshed.access_token}` } });
+    const after = await fetch(`${server.baseUrl}/userinfo`, {
+      headers: { Authorization: `Bearer ${refreshed.access_token}` },
+    });
     expect(after.status).toBe(401);
   });
 
@@ -109,7 +124,11 @@ describe("openid-client's authorization code flow", () => {
     const flow = await authorizeWith(clientId, redirectUri, "profile create");
     const tokens = await redeem(flow, redirectUri);
     expect(tokens.scope).toBe("profile create");
-    const introspected = await fetch(`${server.baseUrl}/introspect`, { method: "POST", headers: { Authorization: `Bearer ${tokens.access_token}` }, body: new URLSearchParams({ token: tokens.access_token }) });
+    const introspected = await fetch(`${server.baseUrl}/introspect`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${tokens.access_token}` },
+      body: new URLSearchParams({ token: tokens.access_token }),
+    });
     expect(await introspected.json()).toMatchObject({ active: true, client_id: clientId, scope: "profile create" });
   });
 
@@ -122,12 +141,18 @@ describe("openid-client's authorization code flow", () => {
   it("introspecting without a credential: openid-client sees the bare Bearer challenge (RFC 6750 3.1)", async () => {
     const config = await discover(`${site.origin}/`);
     // openid-client authenticates as a public client (client_id in the body), which is no credential here.
-    const thrown = await client.tokenIntrospection(config, "iat_whatever").then(() => null, (error: unknown) => error);
+    const thrown = await client.tokenIntrospection(config, "iat_whatever").then(
+      () => null,
+      (error: unknown) => error,
+    );
     expect(thrown).toBeInstanceOf(client.WWWAuthenticateChallengeError);
     const challenge = thrown as client.WWWAuthenticateChallengeError;
     expect(challenge.status).toBe(401);
     expect(challenge.cause).toEqual([{ scheme: "bearer", parameters: { realm: "indieauth" } }]);
-    const raw = await fetch(`${server.baseUrl}/introspect`, { method: "POST", body: new URLSearchParams({ token: "iat_whatever" }) });
+    const raw = await fetch(`${server.baseUrl}/introspect`, {
+      method: "POST",
+      body: new URLSearchParams({ token: "iat_whatever" }),
+    });
     expect(raw.headers.get("www-authenticate")).toBe('Bearer realm="indieauth"');
     expect(await raw.json()).not.toHaveProperty("error");
   });
@@ -139,21 +164,38 @@ describe("a Go client (golang.org/x/oauth2) at the token endpoint", () => {
 
   /** Go's url.QueryEscape, as x/oauth2 applies it to the client_id and secret. */
   function goBasic(id: string, secret = ""): string {
-    const escape = (v: string) => encodeURIComponent(v).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`).replace(/%20/g, "+");
+    const escape = (v: string) =>
+      encodeURIComponent(v)
+        .replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)
+        .replace(/%20/g, "+");
     return `Basic ${Buffer.from(`${escape(id)}:${escape(secret)}`).toString("base64")}`;
   }
 
   async function codeAndVerifier(): Promise<{ code: string; verifier: string }> {
     const { verifier, challenge } = pkcePair();
     const url = new URL(`${server.baseUrl}/auth`);
-    for (const [name, value] of Object.entries({ response_type: "code", client_id: clientId(), redirect_uri: redirectUri(), state: "go", code_challenge: challenge, code_challenge_method: "S256", scope: "profile create" })) url.searchParams.set(name, value);
+    for (const [name, value] of Object.entries({
+      response_type: "code",
+      client_id: clientId(),
+      redirect_uri: redirectUri(),
+      state: "go",
+      code_challenge: challenge,
+      code_challenge_method: "S256",
+      scope: "profile create",
+    }))
+      url.searchParams.set(name, value);
     const callback = await backAtClient(await approve(await signedRequestFor(url), ["profile", "create"]));
     return { code: callback.searchParams.get("code")!, verifier };
   }
 
   /** x/oauth2's token request: in the header (no client_id in the body), or in the params. */
   function tokenRequest(code: string, verifier: string, authorization: string | null): Promise<Response> {
-    const body = new URLSearchParams({ grant_type: "authorization_code", code, redirect_uri: redirectUri(), code_verifier: verifier });
+    const body = new URLSearchParams({
+      grant_type: "authorization_code",
+      code,
+      redirect_uri: redirectUri(),
+      code_verifier: verifier,
+    });
     if (authorization === null) body.set("client_id", clientId());
     const headers: Record<string, string> = { "Content-Type": "application/x-www-form-urlencoded" };
     if (authorization !== null) headers.Authorization = authorization;
@@ -184,7 +226,13 @@ describe("older clients and people", () => {
     const response = await fetch(`${server.baseUrl}/token`, {
       method: "POST",
       headers: { Accept: "application/x-www-form-urlencoded" },
-      body: new URLSearchParams({ grant_type: "authorization_code", code: "ic_nope", client_id: `${site.origin}/`, redirect_uri: `${site.origin}/callback`, code_verifier: "a".repeat(43) }),
+      body: new URLSearchParams({
+        grant_type: "authorization_code",
+        code: "ic_nope",
+        client_id: `${site.origin}/`,
+        redirect_uri: `${site.origin}/callback`,
+        code_verifier: "a".repeat(43),
+      }),
     });
     expect(response.status).toBe(400);
     expect(response.headers.get("content-type")).toBe("application/x-www-form-urlencoded");
@@ -194,7 +242,16 @@ describe("older clients and people", () => {
   it("a double-clicked Approve sends the browser back once, with one code", async () => {
     const { challenge } = pkcePair();
     const url = new URL(`${server.baseUrl}/auth`);
-    for (const [name, value] of Object.entries({ response_type: "code", client_id: `${site.origin}/`, redirect_uri: `${site.origin}/callback`, state: "twice", code_challenge: challenge, code_challenge_method: "S256", scope: "profile" })) url.searchParams.set(name, value);
+    for (const [name, value] of Object.entries({
+      response_type: "code",
+      client_id: `${site.origin}/`,
+      redirect_uri: `${site.origin}/callback`,
+      state: "twice",
+      code_challenge: challenge,
+      code_challenge_method: "S256",
+      scope: "profile",
+    }))
+      url.searchParams.set(name, value);
     const request = await signedRequestFor(url);
     const [first, second] = await Promise.all([approve(request, ["profile"]), approve(request, ["profile"])]);
     expect(first.status).toBe(302);

@@ -74,8 +74,13 @@ describe("through netlify dev", () => {
   it("serves the home page with the three link tags for this deployment", async () => {
     const html = await (await fetch(`${server.baseUrl}/`)).text();
     // The tags are shown as text, so they arrive escaped; read them back as a person sees them.
-    const shown = html.replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&#34;|&quot;/g, '"');
-    expect(shown).toContain(`<link rel="indieauth-metadata" href="${server.baseUrl}/.well-known/oauth-authorization-server">`);
+    const shown = html
+      .replace(/&lt;/g, "<")
+      .replace(/&gt;/g, ">")
+      .replace(/&#34;|&quot;/g, '"');
+    expect(shown).toContain(
+      `<link rel="indieauth-metadata" href="${server.baseUrl}/.well-known/oauth-authorization-server">`,
+    );
     expect(shown).toContain(`<link rel="authorization_endpoint" href="${server.baseUrl}/auth">`);
     expect(shown).toContain(`<link rel="token_endpoint" href="${server.baseUrl}/token">`);
     expect(html).not.toContain('<link rel="token_endpoint"');
@@ -124,11 +129,20 @@ describe("through netlify dev", () => {
       fetch(`${server.baseUrl}/auth`, {
         method: "POST",
         headers: { Accept: "application/json" },
-        body: new URLSearchParams({ grant_type: "authorization_code", code, client_id: CLIENT_ID, redirect_uri: REDIRECT_URI, code_verifier: verifier }),
+        body: new URLSearchParams({
+          grant_type: "authorization_code",
+          code,
+          client_id: CLIENT_ID,
+          redirect_uri: REDIRECT_URI,
+          code_verifier: verifier,
+        }),
       });
     const first = await redeem();
     expect(first.status).toBe(200);
-    expect(await first.json()).toEqual({ me: "https://jane.example/", profile: { name: "Jane Doe", url: "https://jane.example/", photo: "https://jane.example/photo.jpg" } });
+    expect(await first.json()).toEqual({
+      me: "https://jane.example/",
+      profile: { name: "Jane Doe", url: "https://jane.example/", photo: "https://jane.example/photo.jpg" },
+    });
     const second = await redeem();
     expect(second.status).toBe(400);
     expect(await second.json()).toMatchObject({ error: "invalid_grant" });

@@ -24,7 +24,10 @@ let as: oauth.AuthorizationServer;
 beforeAll(async () => {
   server = await startNetlifyDev();
   const issuer = new URL(server.baseUrl);
-  as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { algorithm: "oauth2", ...insecure }));
+  as = await oauth.processDiscoveryResponse(
+    issuer,
+    await oauth.discoveryRequest(issuer, { algorithm: "oauth2", ...insecure }),
+  );
 });
 afterAll(async () => {
   await server?.stop();
@@ -108,7 +111,15 @@ async function authorize(scope: string | null): Promise<Authorization> {
 }
 
 function codeGrant(auth: Authorization): Promise<Response> {
-  return oauth.authorizationCodeGrantRequest(as, client, oauth.None(), auth.callback, REDIRECT_URI, auth.verifier, insecure);
+  return oauth.authorizationCodeGrantRequest(
+    as,
+    client,
+    oauth.None(),
+    auth.callback,
+    REDIRECT_URI,
+    auth.verifier,
+    insecure,
+  );
 }
 
 async function signInForTokens(scope = SCOPE): Promise<oauth.TokenEndpointResponse> {
@@ -150,132 +161,127 @@ describe("tokens through netlify dev, with oauth4webapi as the client", () => {
     expect(as.authorization_response_iss_parameter_supported).toBe(true);
   });
 
-  it(
-    "issues, verifies, refreshes and revokes tokens",
-    async () => {
-      // Authorization code + PKCE.
-      const tokenResponse = await codeGrant(await authorize(SCOPE));
-      expect(tokenResponse.status).toBe(200);
-      expectNoStoreJson(tokenResponse);
-      expect(tokenResponse.headers.get("pragma")).toBe("no-cache");
-      const tokens = await oauth.processAuthorizationCodeResponse(as, client, tokenResponse);
-      expect(tokens.token_type).toBe("bearer");
-      expect(tokens.access_token).toEqual(expect.any(String));
-      expect(tokens.refresh_token).toEqual(expect.any(String));
-      expect(tokens.refresh_token).not.toBe(tokens.access_token);
-      expect(sortedScopes(tokens.scope)).toEqual(["create", "email", "profile"]);
-      expect(tokens.me).toBe(ME);
-      expect(tokens.expires_in).toBeGreaterThan(0);
-      expect(tokens.profile).toEqual(PROFILE_WITH_EMAIL);
+  it("issues, verifies, refreshes and revokes tokens", async () => {
+    // Authorization code + PKCE.
+    const tokenResponse = await codeGrant(await authorize(SCOPE));
+    expect(tokenResponse.status).toBe(200);
+    expectNoStoreJson(tokenResponse);
+    expect(tokenResponse.headers.get("pragma")).toBe("no-cache");
+    const tokens = await oauth.processAuthorizationCodeResponse(as, client, tokenResponse);
+    expect(tokens.token_type).toBe("bearer");
+    expect(tokens.access_token).toEqual(expect.any(String));
+    expect(tokens.refresh_token).toEqual(expect.any(String));
+    expect(tokens.refresh_token).not.toBe(tokens.access_token);
+    expect(sortedScopes(tokens.scope)).toEqual(["create", "email", "profile"]);
+    expect(tokens.me).toBe(ME);
+    expect(tokens.expires_in).toBeGreaterThan(0);
+    expect(tokens.profile).toEqual(PROFILE_WITH_EMAIL);
 
-      // Introspection, authorised by the token itself.
-      const info = await introspect(tokens.access_token);
-      expect(info.active).toBe(true);
-      expect(info.me).toBe(ME);
-      expect(info.client_id).toBe(CLIENT_ID);
-      expect(sortedScopes(info.scope)).toEqual(["create", "email", "profile"]);
-      expect(Number.isInteger(info.exp)).toBe(true);
-      expect(Number.isInteger(info.iat)).toBe(true);
-      expect(info.exp!).toBeGreaterThan(info.iat!);
+    // Introspection, authorised by the token itself.
+    const info = await introspect(tokens.access_token);
+    expect(info.active).toBe(true);
+    expect(info.me).toBe(ME);
+    expect(info.client_id).toBe(CLIENT_ID);
+    expect(sortedScopes(info.scope)).toEqual(["create", "email", "profile"]);
+    expect(Number.isInteger(info.exp)).toBe(true);
+    expect(Number.isInteger(info.iat)).toBe(true);
+    expect(info.exp!).toBeGreaterThan(info.iat!);
 
-      // The legacy IndieAuth verification: GET /token with the Bearer header.
-      const legacy = await fetch(as.token_endpoint!, { headers: { Authorization: `Bearer ${tokens.access_token}` } });
-      expect(legacy.status).toBe(200);
-      expectNoStoreJson(legacy);
-      expect(await legacy.json()).toEqual({ ...info });
+    // The legacy IndieAuth verification: GET /token with the Bearer header.
+    const legacy = await fetch(as.token_endpoint!, { headers: { Authorization: `Bearer ${tokens.access_token}` } });
+    expect(legacy.status).toBe(200);
+    expectNoStoreJson(legacy);
+    expect(await legacy.json()).toEqual({ ...info });
 
-      // Userinfo: the profile, with the e-mail address because `email` was granted.
-      const user = await userinfo(tokens.access_token);
-      expect(user.status).toBe(200);
-      expectNoStoreJson(user);
-      expect(await user.json()).toEqual({ sub: ME, ...PROFILE_WITH_EMAIL });
+    // Userinfo: the profile, with the e-mail address because `email` was granted.
+    const user = await userinfo(tokens.access_token);
+    expect(user.status).toBe(200);
+    expectNoStoreJson(user);
+    expect(await user.json()).toEqual({ sub: ME, ...PROFILE_WITH_EMAIL });
 
-      // Refresh: both tokens are replaced.
-      const refreshResponse = await refresh(tokens.refresh_token!);
-      expect(refreshResponse.status).toBe(200);
-      expectNoStoreJson(refreshResponse);
-      expect(refreshResponse.headers.get("pragma")).toBe("no-cache");
-      const refreshed = await oauth.processRefreshTokenResponse(as, client, refreshResponse);
-      expect(refreshed.token_type).toBe("bearer");
-      expect(refreshed.access_token).not.toBe(tokens.access_token);
-      expect(refreshed.refresh_token).toEqual(expect.any(String));
-      expect(refreshed.refresh_token).not.toBe(tokens.refresh_token);
-      expect(refreshed.expires_in).toBeGreaterThan(0);
-      expect(sortedScopes(refreshed.scope)).toEqual(["create", "email", "profile"]);
-      expect(refreshed.me).toBe(ME);
-      expect(await introspect(refreshed.access_token)).toMatchObject({ active: true, me: ME, client_id: CLIENT_ID });
+    // Refresh: both tokens are replaced.
+    const refreshResponse = await refresh(tokens.refresh_token!);
+    expect(refreshResponse.status).toBe(200);
+    expectNoStoreJson(refreshResponse);
+    expect(refreshResponse.headers.get("pragma")).toBe("no-cache");
+    const refreshed = await oauth.processRefreshTokenResponse(as, client, refreshResponse);
+    expect(refreshed.token_type).toBe("bearer");
+    expect(refreshed.access_token).not.toBe(tokens.access_token);
+    expect(refreshed.refresh_token).toEqual(expect.any(String));
+    expect(refreshed.refresh_token).not.toBe(tokens.refresh_token);
+    expect(refreshed.expires_in).toBeGreaterThan(0);
+    expect(sortedScopes(refreshed.scope)).toEqual(["create", "email", "profile"]);
+    expect(refreshed.me).toBe(ME);
+    expect(await introspect(refreshed.access_token)).toMatchObject({ active: true, me: ME, client_id: CLIENT_ID });
 
-      // Revocation (RFC 7009), then the token is dead everywhere.
-      await oauth.processRevocationResponse(await oauth.revocationRequest(as, client, oauth.None(), refreshed.access_token, insecure));
-      const dead = await rawIntrospect(refreshed.access_token);
-      expect(dead.status).toBe(200);
-      expectNoStoreJson(dead);
-      expect(await dead.json()).toEqual({ active: false });
-      const refused = await userinfo(refreshed.access_token);
-      expect(refused.status).toBe(401);
-      expect(refused.headers.get("www-authenticate")).toContain('error="invalid_token"');
-    },
-    60_000,
-  );
+    // Revocation (RFC 7009), then the token is dead everywhere.
+    await oauth.processRevocationResponse(
+      await oauth.revocationRequest(as, client, oauth.None(), refreshed.access_token, insecure),
+    );
+    const dead = await rawIntrospect(refreshed.access_token);
+    expect(dead.status).toBe(200);
+    expectNoStoreJson(dead);
+    expect(await dead.json()).toEqual({ active: false });
+    const refused = await userinfo(refreshed.access_token);
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get("www-authenticate")).toContain('error="invalid_token"');
+  }, 60_000);
 
-  it(
-    "refuses a rotated refresh token used again, and withdraws the whole grant",
-    async () => {
-      const tokens = await signInForTokens();
-      const refreshed = await oauth.processRefreshTokenResponse(as, client, await refresh(tokens.refresh_token!));
-      expect(await introspect(refreshed.access_token)).toMatchObject({ active: true });
+  it("refuses a rotated refresh token used again, and withdraws the whole grant", async () => {
+    const tokens = await signInForTokens();
+    const refreshed = await oauth.processRefreshTokenResponse(as, client, await refresh(tokens.refresh_token!));
+    expect(await introspect(refreshed.access_token)).toMatchObject({ active: true });
 
-      const reuse = await refresh(tokens.refresh_token!);
-      expect(reuse.status).toBe(400);
-      expectNoStoreJson(reuse);
-      await expectOAuthError(oauth.processRefreshTokenResponse(as, client, reuse), "invalid_grant");
+    const reuse = await refresh(tokens.refresh_token!);
+    expect(reuse.status).toBe(400);
+    expectNoStoreJson(reuse);
+    await expectOAuthError(oauth.processRefreshTokenResponse(as, client, reuse), "invalid_grant");
 
-      // The reuse may mean the refresh token was stolen: everything the grant gave is gone.
-      const dead = await rawIntrospect(refreshed.access_token);
-      expect(dead.status).toBe(200);
-      expect(await dead.json()).toEqual({ active: false });
-      await expectOAuthError(oauth.processRefreshTokenResponse(as, client, await refresh(refreshed.refresh_token!)), "invalid_grant");
-    },
-    60_000,
-  );
+    // The reuse may mean the refresh token was stolen: everything the grant gave is gone.
+    const dead = await rawIntrospect(refreshed.access_token);
+    expect(dead.status).toBe(200);
+    expect(await dead.json()).toEqual({ active: false });
+    await expectOAuthError(
+      oauth.processRefreshTokenResponse(as, client, await refresh(refreshed.refresh_token!)),
+      "invalid_grant",
+    );
+  }, 60_000);
 
-  it(
-    "redeems a code at POST /auth for the profile only, and that code is then spent at /token",
-    async () => {
-      const auth = await authorize(SCOPE);
-      const code = auth.callback.get("code")!;
-      const fields = { grant_type: "authorization_code", code, client_id: CLIENT_ID, redirect_uri: REDIRECT_URI, code_verifier: auth.verifier };
+  it("redeems a code at POST /auth for the profile only, and that code is then spent at /token", async () => {
+    const auth = await authorize(SCOPE);
+    const code = auth.callback.get("code")!;
+    const fields = {
+      grant_type: "authorization_code",
+      code,
+      client_id: CLIENT_ID,
+      redirect_uri: REDIRECT_URI,
+      code_verifier: auth.verifier,
+    };
 
-      const profile = await fetch(`${server.baseUrl}/auth`, {
-        method: "POST",
-        headers: { Accept: "application/json" },
-        body: new URLSearchParams(fields),
-      });
-      expect(profile.status).toBe(200);
-      expectNoStoreJson(profile);
-      expect(await profile.json()).toEqual({ me: ME, profile: PROFILE_WITH_EMAIL });
+    const profile = await fetch(`${server.baseUrl}/auth`, {
+      method: "POST",
+      headers: { Accept: "application/json" },
+      body: new URLSearchParams(fields),
+    });
+    expect(profile.status).toBe(200);
+    expectNoStoreJson(profile);
+    expect(await profile.json()).toEqual({ me: ME, profile: PROFILE_WITH_EMAIL });
 
-      const again = await fetch(as.token_endpoint!, {
-        method: "POST",
-        headers: { Accept: "application/json" },
-        body: new URLSearchParams(fields),
-      });
-      expect(again.status).toBe(400);
-      expectNoStoreJson(again);
-      expect(await again.json()).toMatchObject({ error: "invalid_grant" });
-    },
-    60_000,
-  );
+    const again = await fetch(as.token_endpoint!, {
+      method: "POST",
+      headers: { Accept: "application/json" },
+      body: new URLSearchParams(fields),
+    });
+    expect(again.status).toBe(400);
+    expectNoStoreJson(again);
+    expect(await again.json()).toMatchObject({ error: "invalid_grant" });
+  }, 60_000);
 
-  it(
-    "gives no token for a code issued without any scope",
-    async () => {
-      const auth = await authorize(null);
-      const response = await codeGrant(auth);
-      expect(response.status).toBe(400);
-      expectNoStoreJson(response);
-      await expectOAuthError(oauth.processAuthorizationCodeResponse(as, client, response), "invalid_grant");
-    },
-    60_000,
-  );
+  it("gives no token for a code issued without any scope", async () => {
+    const auth = await authorize(null);
+    const response = await codeGrant(auth);
+    expect(response.status).toBe(400);
+    expectNoStoreJson(response);
+    await expectOAuthError(oauth.processAuthorizationCodeResponse(as, client, response), "invalid_grant");
+  }, 60_000);
 });

@@ -10,7 +10,11 @@ export default defineConfig({
     root: new URL("../..", import.meta.url).pathname,
     include: ["test/e2e/**/*.test.ts"],
     exclude: [...configDefaults.exclude, ...QUICK_E2E],
-    globalSetup: ["test/helpers/blobs-global-setup.ts", "test/helpers/functions-global-setup.ts", "test/helpers/pack-global-setup.ts"],
+    globalSetup: [
+      "test/helpers/blobs-global-setup.ts",
+      "test/helpers/functions-global-setup.ts",
+      "test/helpers/pack-global-setup.ts",
+    ],
     setupFiles: ["test/helpers/blobs-setup-file.ts", "test/helpers/pack-setup-file.ts"],
     testTimeout: 20_000,
     hookTimeout: 120_000,

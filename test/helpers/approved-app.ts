@@ -5,7 +5,12 @@ import { rememberApproval } from "../../netlify/lib/owner/app-approvals.ts";
 import type { Runtime } from "../../netlify/lib/platform/runtime.ts";
 import { CLIENT_ID, REDIRECT_URI } from "./requests.ts";
 
-export async function approvedBefore<R extends Runtime>(rt: R, redirectUri = REDIRECT_URI, clientId = CLIENT_ID, scopes = ["profile"]): Promise<R> {
+export async function approvedBefore<R extends Runtime>(
+  rt: R,
+  redirectUri = REDIRECT_URI,
+  clientId = CLIENT_ID,
+  scopes = ["profile"],
+): Promise<R> {
   await rememberApproval(rt.store, { clientId, redirectUri, scopes, method: "password" }, rt.now());
   return rt;
 }

@@ -14,7 +14,9 @@ import { REDIRECT_URI } from "./requests.ts";
  * comparison are the same whichever hash the owner configured. */
 export const FAST_PASSWORD_HASH = hashSync(TEST_PASSWORD, 4);
 
-export function fastRuntime(options: Pick<TestRuntimeOptions, "discover" | "storeName" | "build"> & { env?: Record<string, string> } = {}): Promise<TestRuntime> {
+export function fastRuntime(
+  options: Pick<TestRuntimeOptions, "discover" | "storeName" | "build"> & { env?: Record<string, string> } = {},
+): Promise<TestRuntime> {
   return testRuntime({ ...options, env: { PASSWORD_HASH: FAST_PASSWORD_HASH, ...options.env } });
 }
 

@@ -33,7 +33,9 @@ async function requestOf(req: IncomingMessage, origin: string): Promise<Request>
 /** One stateless MCP server per call, as the SDK's stateless example does. */
 function mcpServer(caller: string): McpServer {
   const server = new McpServer({ name: "jane-blog", version: "1.0.0" });
-  server.registerTool("whoami", { description: "Who is signed in, with which app" }, () => ({ content: [{ type: "text", text: caller }] }));
+  server.registerTool("whoami", { description: "Who is signed in, with which app" }, () => ({
+    content: [{ type: "text", text: caller }],
+  }));
   return server;
 }
 
@@ -46,13 +48,20 @@ export async function startBlogMcp(scopes: string[]): Promise<BlogMcp> {
   async function answer(request: Request): Promise<Response> {
     if (!api) return new Response("not connected", { status: 503 });
     const path = new URL(request.url).pathname;
-    if (path.startsWith("/.well-known/oauth-protected-resource")) return api.protectedResourceMetadataHandler([description])(request);
-    if (path !== "/mcp") return new Response("<!doctype html><title>Jane</title><h1>Jane's blog</h1>", { headers: { "Content-Type": "text/html" } });
+    if (path.startsWith("/.well-known/oauth-protected-resource"))
+      return api.protectedResourceMetadataHandler([description])(request);
+    if (path !== "/mcp")
+      return new Response("<!doctype html><title>Jane</title><h1>Jane's blog</h1>", {
+        headers: { "Content-Type": "text/html" },
+      });
     const token = await api.requireToken(request, { scope: scopes, resource: "/mcp", requireAudience: true });
     if (token instanceof Response) return token;
     const caller = `${token.me} via ${token.clientId} (${token.scope})`;
     callers.push(caller);
-    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+    });
     await mcpServer(caller).connect(transport);
     return transport.handleRequest(request);
   }
@@ -71,7 +80,9 @@ export async function startBlogMcp(scopes: string[]): Promise<BlogMcp> {
   await new Promise<void>((resolve) => servers[0]!.listen(0, "127.0.0.1", resolve));
   const { port } = servers[0]!.address() as AddressInfo;
   const v6 = createServer(handler);
-  await new Promise<void>((resolve) => v6.once("error", () => resolve()).listen(port, "::1", () => (servers.push(v6), resolve())));
+  await new Promise<void>((resolve) =>
+    v6.once("error", () => resolve()).listen(port, "::1", () => (servers.push(v6), resolve())),
+  );
   origin = `http://localhost:${port}`;
   return {
     origin,
@@ -81,7 +92,11 @@ export async function startBlogMcp(scopes: string[]): Promise<BlogMcp> {
       api = resourceServer({ env: { INDIEAUTH_SERVER: serverBaseUrl, INTROSPECTION_TOKEN: introspectionToken } });
     },
     close: async () => {
-      await Promise.all(servers.map((server) => (server.closeAllConnections(), new Promise<void>((resolve) => server.close(() => resolve())))));
+      await Promise.all(
+        servers.map(
+          (server) => (server.closeAllConnections(), new Promise<void>((resolve) => server.close(() => resolve()))),
+        ),
+      );
     },
   };
 }

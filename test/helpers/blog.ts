@@ -7,7 +7,17 @@
 // if the blog had installed them: netlify-cli (a thousand packages, which npm would otherwise
 // install for every test) and Eleventy (so the lockfile pins the generator the tests build with).
 import { spawn, spawnSync, type SpawnSyncReturns } from "node:child_process";
-import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync } from "node:fs";
+import {
+  copyFileSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 
@@ -16,14 +26,35 @@ export const fixtures = new URL("../fixtures/", import.meta.url).pathname;
 const made: string[] = [];
 
 /** Every variable the server reads, so that the developer's own environment cannot leak in. */
-const SERVER_VARIABLES = ["ME", "SECRET", "PASSWORD_HASH", "PASSWORD_SECRET", "PROFILE_NAME", "PROFILE_PHOTO", "PROFILE_EMAIL", "PROFILE_URL", "BASE_URL", "ACCESS_TOKEN_TTL", "REFRESH_TOKEN_TTL", "INTROSPECTION_TOKEN", "PASSWORD_LOGIN", "INDIEAUTH_STORE", "INDIEAUTH_HOST", "URL", "CONTEXT", "NETLIFY_DEV", "NETLIFY_BLOBS_CONTEXT"];
+const SERVER_VARIABLES = [
+  "ME",
+  "SECRET",
+  "PASSWORD_HASH",
+  "PASSWORD_SECRET",
+  "PROFILE_NAME",
+  "PROFILE_PHOTO",
+  "PROFILE_EMAIL",
+  "PROFILE_URL",
+  "BASE_URL",
+  "ACCESS_TOKEN_TTL",
+  "REFRESH_TOKEN_TTL",
+  "INTROSPECTION_TOKEN",
+  "PASSWORD_LOGIN",
+  "INDIEAUTH_STORE",
+  "INDIEAUTH_HOST",
+  "URL",
+  "CONTEXT",
+  "NETLIFY_DEV",
+  "NETLIFY_BLOBS_CONTEXT",
+];
 
 /** The environment a command in the blog gets: this process's, less the server's variables
  * and vitest's, plus `env`. */
 export function blogEnv(env: Record<string, string | undefined> = {}): Record<string, string> {
   const clean: Record<string, string> = {};
   for (const [key, value] of Object.entries(process.env)) {
-    if (value === undefined || SERVER_VARIABLES.includes(key) || key.startsWith("VITEST") || key === "NODE_OPTIONS") continue;
+    if (value === undefined || SERVER_VARIABLES.includes(key) || key.startsWith("VITEST") || key === "NODE_OPTIONS")
+      continue;
     clean[key] = value;
   }
   for (const [key, value] of Object.entries(env)) if (value !== undefined) clean[key] = value;
@@ -89,7 +120,8 @@ export function installBlog(fixture: string, options: { tarballFolder?: string }
     tarball = kept;
   }
   const result = run("npm", ["install", "--save-dev", "--prefer-offline", "--no-audit", "--no-fund", tarball], dir);
-  if (result.status !== 0) throw new Error(`npm install of the packed package failed:\n${result.stdout}\n${result.stderr}`);
+  if (result.status !== 0)
+    throw new Error(`npm install of the packed package failed:\n${result.stdout}\n${result.stderr}`);
   link(dir, "netlify-cli", { netlify: "bin/run.js" });
   link(dir, "@11ty/eleventy", { eleventy: "cmd.cjs" });
   return dir;
@@ -98,11 +130,22 @@ export function installBlog(fixture: string, options: { tarballFolder?: string }
 /** `netlify build --offline` in the blog, with exactly `env` (and PATH, HOME). */
 export function netlifyBuild(dir: string, env: Record<string, string | undefined>): SpawnSyncReturns<string> {
   const cli = join(dir, "node_modules", "netlify-cli", "bin", "run.js");
-  return spawnSync(process.execPath, [cli, "build", "--offline"], { cwd: dir, env: blogEnv(env), encoding: "utf8", input: "", timeout: 300_000 });
+  return spawnSync(process.execPath, [cli, "build", "--offline"], {
+    cwd: dir,
+    env: blogEnv(env),
+    encoding: "utf8",
+    input: "",
+    timeout: 300_000,
+  });
 }
 
 /** Runs a command in the blog through a shell, as a person would type it. */
-export function shell(dir: string, command: string, env: Record<string, string | undefined> = {}, input = ""): Promise<{ status: number | null; stdout: string; stderr: string }> {
+export function shell(
+  dir: string,
+  command: string,
+  env: Record<string, string | undefined> = {},
+  input = "",
+): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const child = spawn("bash", ["-c", command], { cwd: dir, env: blogEnv(env), stdio: ["pipe", "pipe", "pipe"] });
     let stdout = "";

@@ -3,7 +3,9 @@ import { existsSync } from "node:fs";
 import { chromium, type Browser, type Page } from "playwright-core";
 
 export function chromiumPath(): string {
-  const candidates = [process.env.CHROMIUM_PATH, "/usr/bin/chromium", "/usr/bin/chromium-browser"].filter((p): p is string => !!p);
+  const candidates = [process.env.CHROMIUM_PATH, "/usr/bin/chromium", "/usr/bin/chromium-browser"].filter(
+    (p): p is string => !!p,
+  );
   const found = candidates.find((p) => existsSync(p));
   if (!found) throw new Error("Chromium not found: install it (apt-get install chromium) or set CHROMIUM_PATH.");
   return found;
@@ -14,7 +16,16 @@ export function launchChromium(args: string[] = []): Promise<Browser> {
   return chromium.launch({
     executablePath: chromiumPath(),
     headless: true,
-    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic", ...args],
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--no-first-run",
+      "--disable-quic",
+      ...args,
+    ],
   });
 }
 
@@ -31,6 +42,8 @@ export async function readyToApprove(page: Page): Promise<void> {
     await page.mouse.move(1, 1);
     await page.mouse.move(2, 2);
   }
-  const shown = (await page.locator("#approve").isVisible()) ? APPROVE_ON : '#passkey-button:not([aria-disabled="true"])';
+  const shown = (await page.locator("#approve").isVisible())
+    ? APPROVE_ON
+    : '#passkey-button:not([aria-disabled="true"])';
   await page.locator(shown).waitFor();
 }

@@ -38,12 +38,18 @@ export async function startAttackerSite(): Promise<AttackerSite> {
   await new Promise<void>((resolve) => site.listen(0, "127.0.0.1", resolve));
   const address = site.address();
   if (typeof address !== "object" || !address) throw new Error("no address");
-  return { origin: `http://127.0.0.1:${address.port}`, close: () => new Promise((resolve) => site.close(() => resolve())) };
+  return {
+    origin: `http://127.0.0.1:${address.port}`,
+    close: () => new Promise((resolve) => site.close(() => resolve())),
+  };
 }
 
 /** The attacker's page with its decoy over `box`, sending the tab to `link`. */
 export function attackerPageUrl(attacker: AttackerSite, link: string, box: Box): string {
-  const query = new URLSearchParams({ link, ...Object.fromEntries(Object.entries(box).map(([k, v]) => [k, String(Math.round(v))])) });
+  const query = new URLSearchParams({
+    link,
+    ...Object.fromEntries(Object.entries(box).map(([k, v]) => [k, String(Math.round(v))])),
+  });
   return `${attacker.origin}/?${query}`;
 }
 

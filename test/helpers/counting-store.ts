@@ -71,7 +71,11 @@ export class OperationCounter {
       get: (key) => (count("reads"), this.traced("get", key, () => inner.get(key))),
       getVersioned: (key) => (count("reads"), this.traced("get", key, () => inner.getVersioned(key))),
       set: (key, value) => (count("writes"), this.traced("set", key, () => inner.set(key, value))),
-      setIfNew: (key, value) => (count("writes"), this.conditionalWrites++, this.traced("conditional", key, () => inner.setIfNew(key, value))),
+      setIfNew: (key, value) => (
+        count("writes"),
+        this.conditionalWrites++,
+        this.traced("conditional", key, () => inner.setIfNew(key, value))
+      ),
       setIfUnchanged: (key, value, version) => (
         count("writes"),
         this.conditionalWrites++,

@@ -37,7 +37,11 @@ const withOffline = (d: Discovered, scope: string) => (d.offlineAccess ? `${scop
  * Cursor 3.2.16 (2026-08-16), and as soflyy/agent-connector-for-wp #111 (2026-09-11) and
  * erp-mafia/accounted PR #2225 (2026-09-03) quote it: three redirect URIs in one registration. */
 export const CURSOR_REGISTRATION = {
-  redirect_uris: ["cursor://anysphere.cursor-mcp/oauth/callback", "https://www.cursor.com/agents/mcp/oauth/callback", "http://localhost:8787/callback"],
+  redirect_uris: [
+    "cursor://anysphere.cursor-mcp/oauth/callback",
+    "https://www.cursor.com/agents/mcp/oauth/callback",
+    "http://localhost:8787/callback",
+  ],
   token_endpoint_auth_method: "none",
   grant_types: ["authorization_code", "refresh_token"],
   response_types: ["code"],
@@ -58,10 +62,16 @@ const inspectorRegistration = (d: Discovered) => ({
 
 /** The Cursor cases: its documented redirect URIs, `scope` as its mcp.json `auth.scopes` or the
  * resource's, and `resource` (not documented: both ways). */
-const cursor = (variant: string, redirect: (d: Discovered) => string, target: (d: Discovered) => string, withResource: boolean): RegisteringHost => ({
+const cursor = (
+  variant: string,
+  redirect: (d: Discovered) => string,
+  target: (d: Discovered) => string,
+  withResource: boolean,
+): RegisteringHost => ({
   name: `Cursor: ${variant}`,
   checked: "3.2.16 (2026-08-16) to 3.14 (2026-09); forum to 2026-08-28",
-  source: "https://cursor.com/docs/mcp; soflyy/agent-connector-for-wp #111; erp-mafia/accounted #2225; Cursor forum 2026-07-08",
+  source:
+    "https://cursor.com/docs/mcp; soflyy/agent-connector-for-wp #111; erp-mafia/accounted #2225; Cursor forum 2026-07-08",
   registration: () => CURSOR_REGISTRATION,
   clientName: "Cursor",
   redirectUri: redirect,
@@ -71,10 +81,30 @@ const cursor = (variant: string, redirect: (d: Discovered) => string, target: (d
 });
 
 export const REGISTERING_HOSTS: RegisteringHost[] = [
-  cursor("http://localhost:8787/callback (desktop, since 3.10.17), with resource", () => "http://localhost:8787/callback", () => "localhost:8787, on this computer", true),
-  cursor("http://localhost:8787/callback, without resource", () => "http://localhost:8787/callback", () => "localhost:8787, on this computer", false),
-  cursor("cursor://anysphere.cursor-mcp/oauth/callback (before 3.10.17), with resource", () => "cursor://anysphere.cursor-mcp/oauth/callback", () => "cursor://anysphere.cursor-mcp", true),
-  cursor("https://www.cursor.com/agents/mcp/oauth/callback (web and cloud agents), with resource", () => "https://www.cursor.com/agents/mcp/oauth/callback", () => "www.cursor.com", true),
+  cursor(
+    "http://localhost:8787/callback (desktop, since 3.10.17), with resource",
+    () => "http://localhost:8787/callback",
+    () => "localhost:8787, on this computer",
+    true,
+  ),
+  cursor(
+    "http://localhost:8787/callback, without resource",
+    () => "http://localhost:8787/callback",
+    () => "localhost:8787, on this computer",
+    false,
+  ),
+  cursor(
+    "cursor://anysphere.cursor-mcp/oauth/callback (before 3.10.17), with resource",
+    () => "cursor://anysphere.cursor-mcp/oauth/callback",
+    () => "cursor://anysphere.cursor-mcp",
+    true,
+  ),
+  cursor(
+    "https://www.cursor.com/agents/mcp/oauth/callback (web and cloud agents), with resource",
+    () => "https://www.cursor.com/agents/mcp/oauth/callback",
+    () => "www.cursor.com",
+    true,
+  ),
   {
     name: "MCP Inspector v0.x: /oauth/callback",
     checked: "v0.x at 8929a43",
@@ -83,7 +113,11 @@ export const REGISTERING_HOSTS: RegisteringHost[] = [
     clientName: "MCP Inspector",
     redirectUri: () => "http://localhost:6274/oauth/callback",
     // The MCP SDK's: the resource's scope, offline_access once listed, then prompt=consent.
-    authorize: (d) => ({ scope: withOffline(d, d.scopes.join(" ")), resource: d.resource, ...(d.offlineAccess ? { prompt: "consent" } : {}) }),
+    authorize: (d) => ({
+      scope: withOffline(d, d.scopes.join(" ")),
+      resource: d.resource,
+      ...(d.offlineAccess ? { prompt: "consent" } : {}),
+    }),
     refreshWithResource: true,
     target: () => "localhost:6274, on this computer",
   },
@@ -94,7 +128,11 @@ export const REGISTERING_HOSTS: RegisteringHost[] = [
     registration: inspectorRegistration,
     clientName: "MCP Inspector",
     redirectUri: () => "http://localhost:6274/oauth/callback/debug",
-    authorize: (d) => ({ scope: withOffline(d, d.scopes.join(" ")), resource: d.resource, ...(d.offlineAccess ? { prompt: "consent" } : {}) }),
+    authorize: (d) => ({
+      scope: withOffline(d, d.scopes.join(" ")),
+      resource: d.resource,
+      ...(d.offlineAccess ? { prompt: "consent" } : {}),
+    }),
     refreshWithResource: true,
     target: () => "localhost:6274, on this computer",
   },
@@ -104,7 +142,14 @@ export const REGISTERING_HOSTS: RegisteringHost[] = [
     name: "Gemini CLI: http://localhost:<port>/oauth/callback",
     checked: "0.19.0 (2025-12) to reports of 2026-04",
     source: "google-gemini/gemini-cli packages/core/src/mcp/oauth-provider.ts; #7465, #14419, #25724",
-    registration: (d) => ({ client_name: "Gemini CLI MCP Client", redirect_uris: [`http://localhost:${d.port}/oauth/callback`], grant_types: ["authorization_code", "refresh_token"], response_types: ["code"], token_endpoint_auth_method: "none", scope: "" }),
+    registration: (d) => ({
+      client_name: "Gemini CLI MCP Client",
+      redirect_uris: [`http://localhost:${d.port}/oauth/callback`],
+      grant_types: ["authorization_code", "refresh_token"],
+      response_types: ["code"],
+      token_endpoint_auth_method: "none",
+      scope: "",
+    }),
     clientName: "Gemini CLI MCP Client",
     redirectUri: (d) => `http://localhost:${d.port}/oauth/callback`,
     authorize: (d) => ({ scope: d.scopes.join(" "), resource: d.resource }),
@@ -117,7 +162,14 @@ export const REGISTERING_HOSTS: RegisteringHost[] = [
     name: "Codex CLI: http://127.0.0.1:<port>/callback/<id>",
     checked: "0.147 (2026-07/09)",
     source: "openai/codex #13200, #22531; elmohq/elmo PR #684 (registration captured 2026-09-01)",
-    registration: (d) => ({ client_name: "Codex", redirect_uris: [`http://127.0.0.1:${d.port}/callback/mcp-blog`], grant_types: ["authorization_code", "refresh_token"], response_types: ["code"], token_endpoint_auth_method: "none", application_type: "native" }),
+    registration: (d) => ({
+      client_name: "Codex",
+      redirect_uris: [`http://127.0.0.1:${d.port}/callback/mcp-blog`],
+      grant_types: ["authorization_code", "refresh_token"],
+      response_types: ["code"],
+      token_endpoint_auth_method: "none",
+      application_type: "native",
+    }),
     clientName: "Codex",
     redirectUri: (d) => `http://127.0.0.1:${d.port}/callback/mcp-blog`,
     authorize: (d) => ({ scope: d.scopes.join(" "), resource: d.resource }),

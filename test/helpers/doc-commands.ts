@@ -18,7 +18,13 @@ export interface DocCommand {
 }
 
 export function documents(): string[] {
-  return ["README.md", ...readdirSync(join(repo, "docs")).filter((f) => f.endsWith(".md")).sort().map((f) => `docs/${f}`)];
+  return [
+    "README.md",
+    ...readdirSync(join(repo, "docs"))
+      .filter((f) => f.endsWith(".md"))
+      .sort()
+      .map((f) => `docs/${f}`),
+  ];
 }
 
 export function docCommands(doc: string): DocCommand[] {

@@ -13,7 +13,19 @@ import { tokenEndpoint } from "../../netlify/lib/endpoints/token.ts";
 import { introspectionEndpoint } from "../../netlify/lib/endpoints/token-verification.ts";
 import { userinfoEndpoint } from "../../netlify/lib/endpoints/userinfo.ts";
 import type { FullRuntime } from "./runtime.ts";
-import { type ApproveOptions, approveRequest, authorizationParams, authorizationRequest, CLIENT_IP, introspectionRequest, pkcePair, post, redirectParams, type SignedIn, userinfoRequest } from "./requests.ts";
+import {
+  type ApproveOptions,
+  approveRequest,
+  authorizationParams,
+  authorizationRequest,
+  CLIENT_IP,
+  introspectionRequest,
+  pkcePair,
+  post,
+  redirectParams,
+  type SignedIn,
+  userinfoRequest,
+} from "./requests.ts";
 
 /** What the function adapter passes from Netlify's context: the client's address and device. */
 export interface CallerInfo {
@@ -34,7 +46,11 @@ export const endpoints: {
   metadata: Endpoint;
   authorize: Endpoint;
   /** The sign-in page's POST /auth/approve; userAgent may be "" (not sent). */
-  approve: (req: Request, rt: FullRuntime, caller: { ip: string; userAgent?: string } & PlatformInfo) => Promise<Response>;
+  approve: (
+    req: Request,
+    rt: FullRuntime,
+    caller: { ip: string; userAgent?: string } & PlatformInfo,
+  ) => Promise<Response>;
   /** POST /auth: a code redeemed for the profile URL only. */
   profileRedemption: Endpoint;
   /** /token: POST redeems a code or a refresh token, GET is the legacy verification. */
@@ -60,7 +76,11 @@ export const endpoints: {
   passkeys: (req, rt, caller) => passkeysApi(req, rt, caller),
 };
 
-export function authorize(rt: FullRuntime, params: URLSearchParams | string, headers: Record<string, string> = {}): Promise<Response> {
+export function authorize(
+  rt: FullRuntime,
+  params: URLSearchParams | string,
+  headers: Record<string, string> = {},
+): Promise<Response> {
   return endpoints.authorize(authorizationRequest(params, headers), rt);
 }
 
@@ -68,16 +88,23 @@ export function authorize(rt: FullRuntime, params: URLSearchParams | string, hea
 export async function signedRequest(rt: FullRuntime, params = authorizationParams()): Promise<string> {
   const response = await authorize(rt, params);
   const location = response.headers.get("location") ?? "";
-  const token = location.startsWith("/indieauth/sign-in/#request=") ? new URLSearchParams(location.split("#")[1]).get("request") : null;
+  const token = location.startsWith("/indieauth/sign-in/#request=")
+    ? new URLSearchParams(location.split("#")[1]).get("request")
+    : null;
   if (response.status !== 303 || !token) {
-    throw new Error(`GET /auth: expected 303 to /indieauth/sign-in/#request=..., got ${response.status} "${location}" ${await response.text()}`);
+    throw new Error(
+      `GET /auth: expected 303 to /indieauth/sign-in/#request=..., got ${response.status} "${location}" ${await response.text()}`,
+    );
   }
   return token;
 }
 
 /** The approve step (with the test password unless options.password says otherwise). */
 export function approve(rt: FullRuntime, request: string, options: ApproveOptions = {}): Promise<Response> {
-  const caller = { ip: options.ip ?? CLIENT_IP, ...(options.userAgent === undefined ? {} : { userAgent: options.userAgent }) };
+  const caller = {
+    ip: options.ip ?? CLIENT_IP,
+    ...(options.userAgent === undefined ? {} : { userAgent: options.userAgent }),
+  };
   return endpoints.approve(approveRequest(request, options), rt, caller);
 }
 
@@ -89,11 +116,19 @@ export async function signInForCode(rt: FullRuntime, scope: string | null = "pro
   return { code: redirectParams(response).get("code")!, verifier };
 }
 
-export const postToken = (rt: FullRuntime, fields: Record<string, string>, headers: Record<string, string> = {}) => endpoints.token(post("/token", fields, headers), rt);
-export const postAuth = (rt: FullRuntime, fields: Record<string, string>) => endpoints.profileRedemption(post("/auth", fields), rt);
-export const revoke = (rt: FullRuntime, fields: Record<string, string>) => endpoints.revoke(post("/revoke", fields), rt);
+export const postToken = (rt: FullRuntime, fields: Record<string, string>, headers: Record<string, string> = {}) =>
+  endpoints.token(post("/token", fields, headers), rt);
+export const postAuth = (rt: FullRuntime, fields: Record<string, string>) =>
+  endpoints.profileRedemption(post("/auth", fields), rt);
+export const revoke = (rt: FullRuntime, fields: Record<string, string>) =>
+  endpoints.revoke(post("/revoke", fields), rt);
 
-export function introspect(rt: FullRuntime, token: string | null, fields: Record<string, string> = {}, query = ""): Promise<Response> {
+export function introspect(
+  rt: FullRuntime,
+  token: string | null,
+  fields: Record<string, string> = {},
+  query = "",
+): Promise<Response> {
   return endpoints.introspect(introspectionRequest(token, fields, query), rt);
 }
 

@@ -39,7 +39,8 @@ export function failingStore(inner: KeyValueStore): FailingStore {
     getVersioned: (key) => step("getVersioned", key, () => inner.getVersioned(key)),
     set: (key, value) => step("set", key, () => inner.set(key, value)),
     setIfNew: (key, value) => step("setIfNew", key, () => inner.setIfNew(key, value)),
-    setIfUnchanged: (key, value, version) => step("setIfUnchanged", key, () => inner.setIfUnchanged(key, value, version)),
+    setIfUnchanged: (key, value, version) =>
+      step("setIfUnchanged", key, () => inner.setIfUnchanged(key, value, version)),
     delete: (key) => step("delete", key, () => inner.delete(key)),
     list: (prefix) => step("list", prefix, () => inner.list(prefix)),
   };

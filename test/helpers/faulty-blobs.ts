@@ -29,7 +29,13 @@ export async function startFaultyBlobs(options: { workers?: number } = {}): Prom
 
   const forward = (req: IncomingMessage, res: ServerResponse) => {
     const proxied = request(
-      { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: { ...req.headers, host: upstream.host } },
+      {
+        host: upstream.hostname,
+        port: upstream.port,
+        method: req.method,
+        path: req.url,
+        headers: { ...req.headers, host: upstream.host },
+      },
       (answer) => {
         res.writeHead(answer.statusCode ?? 502, answer.headers);
         answer.pipe(res);

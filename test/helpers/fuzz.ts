@@ -71,8 +71,10 @@ export class Outcomes {
 
   /** Fails unless every one of these outcomes happened at least once. */
   expectReached(outcomes: readonly (string | number)[]): void {
-    if (process.env.FUZZ_STATS) console.log(`${this.name}: ${JSON.stringify(Object.fromEntries([...this.counts].sort()))}`);
-    for (const outcome of outcomes) expect(this.counts.has(String(outcome)), `${this.name}: no run led to ${outcome}`).toBe(true);
+    if (process.env.FUZZ_STATS)
+      console.log(`${this.name}: ${JSON.stringify(Object.fromEntries([...this.counts].sort()))}`);
+    for (const outcome of outcomes)
+      expect(this.counts.has(String(outcome)), `${this.name}: no run led to ${outcome}`).toBe(true);
   }
 }
 
@@ -104,7 +106,24 @@ export const PAST_THROTTLE_MS = 16 * 60_000;
 /** Appears in generated values; an HTML answer must never contain it unescaped. */
 export const SCRIPT_MARKER = "<script>fuzz()</script>";
 
-export const PERCENT_JUNK = ["%", "%%", "%zz", "%C0%AF", "%c0%ae", "%ff%fe", "%00", "%0d%0a", "%2e%2e", "%2F", "%E2%80%AE", "%ED%A0%80", "%F0%9F", "%u0041", "%25", "%3"] as const;
+export const PERCENT_JUNK = [
+  "%",
+  "%%",
+  "%zz",
+  "%C0%AF",
+  "%c0%ae",
+  "%ff%fe",
+  "%00",
+  "%0d%0a",
+  "%2e%2e",
+  "%2F",
+  "%E2%80%AE",
+  "%ED%A0%80",
+  "%F0%9F",
+  "%u0041",
+  "%25",
+  "%3",
+] as const;
 
 export const MARKERS = [
   SCRIPT_MARKER,
@@ -145,20 +164,38 @@ export const MARKERS = [
 const loneSurrogate = fc.integer({ min: 0xd800, max: 0xdfff }).map((c) => String.fromCharCode(c));
 
 /** Any code point, now and then half of a surrogate pair. */
-const unicodeUnit = fc.oneof({ weight: 8, arbitrary: fc.string({ unit: "binary", minLength: 1, maxLength: 1 }) }, { weight: 1, arbitrary: loneSurrogate });
+const unicodeUnit = fc.oneof(
+  { weight: 8, arbitrary: fc.string({ unit: "binary", minLength: 1, maxLength: 1 }) },
+  { weight: 1, arbitrary: loneSurrogate },
+);
 
 export const unicodeString = fc.string({ unit: unicodeUnit, maxLength: 30 });
 
 /** A short pattern repeated to a length of up to ~100 KB (cut anywhere, even inside a pair). */
 export function longString(maxLength = 100_000): Arbitrary<string> {
   return fc
-    .tuple(fc.oneof(fc.string({ minLength: 1, maxLength: 6 }), fc.string({ unit: unicodeUnit, minLength: 1, maxLength: 4 }), fc.constantFrom(...MARKERS, ...PERCENT_JUNK)), fc.integer({ min: 300, max: maxLength }))
+    .tuple(
+      fc.oneof(
+        fc.string({ minLength: 1, maxLength: 6 }),
+        fc.string({ unit: unicodeUnit, minLength: 1, maxLength: 4 }),
+        fc.constantFrom(...MARKERS, ...PERCENT_JUNK),
+      ),
+      fc.integer({ min: 300, max: maxLength }),
+    )
     .map(([pattern, length]) => pattern.repeat(Math.ceil(length / pattern.length)).slice(0, length));
 }
 
 /** Junk with structure: pieces of plausible values, markers, percent junk and unicode. */
-export function hostileString(plausible: readonly string[] = [], options: { long?: boolean; maxLength?: number } = {}): Arbitrary<string> {
-  const pieces: Arbitrary<string>[] = [fc.string({ maxLength: 12 }), unicodeString, fc.constantFrom(...PERCENT_JUNK), fc.constantFrom(...MARKERS)];
+export function hostileString(
+  plausible: readonly string[] = [],
+  options: { long?: boolean; maxLength?: number } = {},
+): Arbitrary<string> {
+  const pieces: Arbitrary<string>[] = [
+    fc.string({ maxLength: 12 }),
+    unicodeString,
+    fc.constantFrom(...PERCENT_JUNK),
+    fc.constantFrom(...MARKERS),
+  ];
   if (plausible.length > 0) pieces.push(fc.constantFrom(...plausible));
   const choices: { weight: number; arbitrary: Arbitrary<string> }[] = [
     { weight: 6, arbitrary: fc.array(fc.oneof(...pieces), { maxLength: 5 }).map((parts) => parts.join("")) },
@@ -198,7 +235,11 @@ export function asHeaderValue(value: string): string {
 
 export type Pairs = [string, string][];
 
-type Mutation = { kind: "drop"; name: string } | { kind: "set"; name: string; value: string } | { kind: "add"; name: string; value: string } | { kind: "duplicate" };
+type Mutation =
+  | { kind: "drop"; name: string }
+  | { kind: "set"; name: string; value: string }
+  | { kind: "add"; name: string; value: string }
+  | { kind: "duplicate" };
 
 function applyMutation(pairs: Pairs, mutation: Mutation): Pairs {
   switch (mutation.kind) {
@@ -206,7 +247,9 @@ function applyMutation(pairs: Pairs, mutation: Mutation): Pairs {
       return pairs.filter(([name]) => name !== mutation.name);
     case "set":
       return pairs.some(([name]) => name === mutation.name)
-        ? pairs.map(([name, value]): [string, string] => (name === mutation.name ? [name, mutation.value] : [name, value]))
+        ? pairs.map(([name, value]): [string, string] =>
+            name === mutation.name ? [name, mutation.value] : [name, value],
+          )
         : [...pairs, [mutation.name, mutation.value]];
     case "add":
       return [...pairs, [mutation.name, mutation.value]];
@@ -218,15 +261,24 @@ function applyMutation(pairs: Pairs, mutation: Mutation): Pairs {
 /** Starts from a valid parameter set and applies a few mutations: dropped, replaced, added
  * and duplicated parameters, so that most runs get past the first checks. Now and then the
  * set is pure junk instead. */
-export function mutatedPairs(valid: Arbitrary<Pairs>, names: readonly string[], values: Arbitrary<string>): Arbitrary<Pairs> {
-  const name = fc.oneof({ weight: 6, arbitrary: fc.constantFrom(...names) }, { weight: 1, arbitrary: hostileString([], { long: false }) });
+export function mutatedPairs(
+  valid: Arbitrary<Pairs>,
+  names: readonly string[],
+  values: Arbitrary<string>,
+): Arbitrary<Pairs> {
+  const name = fc.oneof(
+    { weight: 6, arbitrary: fc.constantFrom(...names) },
+    { weight: 1, arbitrary: hostileString([], { long: false }) },
+  );
   const mutation: Arbitrary<Mutation> = fc.oneof(
     fc.record({ kind: fc.constant("drop" as const), name }),
     fc.record({ kind: fc.constant("set" as const), name, value: values }),
     fc.record({ kind: fc.constant("add" as const), name, value: values }),
     fc.constant({ kind: "duplicate" as const }),
   );
-  const mutated = fc.tuple(valid, fc.array(mutation, { maxLength: 3 })).map(([pairs, mutations]) => mutations.reduce(applyMutation, pairs));
+  const mutated = fc
+    .tuple(valid, fc.array(mutation, { maxLength: 3 }))
+    .map(([pairs, mutations]) => mutations.reduce(applyMutation, pairs));
   const junk = fc.array(fc.tuple(name, values), { maxLength: 8 });
   return fc.oneof({ weight: 5, arbitrary: mutated }, { weight: 1, arbitrary: junk });
 }
@@ -260,11 +312,45 @@ function concat(parts: Uint8Array[]): Uint8Array<ArrayBuffer> {
 }
 
 /** Byte sequences no UTF-8 decoder accepts: overlong, surrogates, out of range, truncated. */
-const BAD_UTF8 = [[0xc0, 0xaf], [0xed, 0xa0, 0x80], [0xff], [0xfe, 0xff], [0xf4, 0x90, 0x80, 0x80], [0xe2, 0x82], [0x80], [0xf0, 0x9f, 0x98]].map((b) => new Uint8Array(b));
+const BAD_UTF8 = [
+  [0xc0, 0xaf],
+  [0xed, 0xa0, 0x80],
+  [0xff],
+  [0xfe, 0xff],
+  [0xf4, 0x90, 0x80, 0x80],
+  [0xe2, 0x82],
+  [0x80],
+  [0xf0, 0x9f, 0x98],
+].map((b) => new Uint8Array(b));
 
-export const FORM_TYPES = ["application/x-www-form-urlencoded", "application/x-www-form-urlencoded; charset=utf-8", "APPLICATION/X-WWW-FORM-URLENCODED", " application/x-www-form-urlencoded ;"] as const;
-export const JSON_TYPES = ["application/json", "application/json; charset=utf-8", "Application/JSON", "application/vnd.api+json", "application/merge-patch+json"] as const;
-export const ODD_TYPES = ["text/plain", "application/xml", "image/png", "", ";", ";;;charset=utf-8", "multipart/mixed; boundary=x", "multipart/form-data", "multipart/form-data; boundary=", "application/octet-stream", "text/html", "application/x-www-form-urlencoded-evil", "json"] as const;
+export const FORM_TYPES = [
+  "application/x-www-form-urlencoded",
+  "application/x-www-form-urlencoded; charset=utf-8",
+  "APPLICATION/X-WWW-FORM-URLENCODED",
+  " application/x-www-form-urlencoded ;",
+] as const;
+export const JSON_TYPES = [
+  "application/json",
+  "application/json; charset=utf-8",
+  "Application/JSON",
+  "application/vnd.api+json",
+  "application/merge-patch+json",
+] as const;
+export const ODD_TYPES = [
+  "text/plain",
+  "application/xml",
+  "image/png",
+  "",
+  ";",
+  ";;;charset=utf-8",
+  "multipart/mixed; boundary=x",
+  "multipart/form-data",
+  "multipart/form-data; boundary=",
+  "application/octet-stream",
+  "text/html",
+  "application/x-www-form-urlencoded-evil",
+  "json",
+] as const;
 
 export const contentTypeArb: Arbitrary<string | null> = fc.oneof(
   fc.constant(null),
@@ -285,42 +371,95 @@ function jsonBody(pairs: Pairs): Arbitrary<string> {
   return fc.oneof(
     { weight: 4, arbitrary: fc.constant(null).map(asObject) },
     { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 4 }).map((v) => JSON.stringify(v)) },
-    { weight: 1, arbitrary: fc.constantFrom("[]", "null", '"text"', "1e999", "{", '{"a":', '{"a":"b"}}', '{"__proto__":{"x":"1"}}', '{"token":{"nested":"x"}}', '{"a":["b",1]}', "\ufeff{}", "") },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom(
+        "[]",
+        "null",
+        '"text"',
+        "1e999",
+        "{",
+        '{"a":',
+        '{"a":"b"}}',
+        '{"__proto__":{"x":"1"}}',
+        '{"token":{"nested":"x"}}',
+        '{"a":["b",1]}',
+        "\ufeff{}",
+        "",
+      ),
+    },
     { weight: 1, arbitrary: hostileString([], { long: false }) },
   );
 }
 
 /** multipart/form-data, well formed or broken (no boundary, the wrong one, truncated). */
 function multipartBody(pairs: Pairs): Arbitrary<{ contentType: string; bytes: Uint8Array<ArrayBuffer> }> {
-  return fc.tuple(fc.constantFrom("well-formed", "no-boundary", "wrong-boundary", "truncated", "file-part"), fc.string({ unit: "binary-ascii", minLength: 1, maxLength: 20 })).map(([shape, junk]) => {
-    const boundary = "----fuzzBoundary7MA4YWxk";
-    const parts = pairs.map(([name, value]) => `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`);
-    if (shape === "file-part") parts.push(`--${boundary}\r\nContent-Disposition: form-data; name="f"; filename="a.txt"\r\nContent-Type: text/plain\r\n\r\n${junk}\r\n`);
-    let text = `${parts.join("")}--${boundary}--\r\n`;
-    if (shape === "truncated") text = text.slice(0, Math.max(0, text.length - 12));
-    const contentType =
-      shape === "no-boundary" ? "multipart/form-data" : shape === "wrong-boundary" ? `multipart/form-data; boundary=${asHeaderValue(junk)}` : `multipart/form-data; boundary=${boundary}`;
-    return { contentType, bytes: utf8(text) };
-  });
+  return fc
+    .tuple(
+      fc.constantFrom("well-formed", "no-boundary", "wrong-boundary", "truncated", "file-part"),
+      fc.string({ unit: "binary-ascii", minLength: 1, maxLength: 20 }),
+    )
+    .map(([shape, junk]) => {
+      const boundary = "----fuzzBoundary7MA4YWxk";
+      const parts = pairs.map(
+        ([name, value]) => `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`,
+      );
+      if (shape === "file-part")
+        parts.push(
+          `--${boundary}\r\nContent-Disposition: form-data; name="f"; filename="a.txt"\r\nContent-Type: text/plain\r\n\r\n${junk}\r\n`,
+        );
+      let text = `${parts.join("")}--${boundary}--\r\n`;
+      if (shape === "truncated") text = text.slice(0, Math.max(0, text.length - 12));
+      const contentType =
+        shape === "no-boundary"
+          ? "multipart/form-data"
+          : shape === "wrong-boundary"
+            ? `multipart/form-data; boundary=${asHeaderValue(junk)}`
+            : `multipart/form-data; boundary=${boundary}`;
+      return { contentType, bytes: utf8(text) };
+    });
 }
 
 /** Bodies of every kind a client might send, from the form it means to send. */
 export function bodyArb(pairs: Arbitrary<Pairs>, options: { oversized?: boolean } = {}): Arbitrary<BodySpec> {
-  const contentLength = fc.oneof({ weight: 6, arbitrary: fc.constant("none") }, { weight: 3, arbitrary: fc.constant("truthful") }, { weight: 1, arbitrary: fc.constantFrom("0", "-1", "abc", "1e3", "99999999999", " 12 ", "0x10", "") });
-  const form = fc.tuple(pairs, formStyle, fc.option(fc.constantFrom(...FORM_TYPES), { freq: 4 })).map(([p, style, type]) => ({ contentType: type, bytes: utf8(encodeForm(p, style)) }));
-  const json = fc.tuple(pairs.chain(jsonBody), fc.constantFrom(...JSON_TYPES)).map(([text, type]) => ({ contentType: type, bytes: utf8(text) }));
+  const contentLength = fc.oneof(
+    { weight: 6, arbitrary: fc.constant("none") },
+    { weight: 3, arbitrary: fc.constant("truthful") },
+    { weight: 1, arbitrary: fc.constantFrom("0", "-1", "abc", "1e3", "99999999999", " 12 ", "0x10", "") },
+  );
+  const form = fc
+    .tuple(pairs, formStyle, fc.option(fc.constantFrom(...FORM_TYPES), { freq: 4 }))
+    .map(([p, style, type]) => ({ contentType: type, bytes: utf8(encodeForm(p, style)) }));
+  const json = fc
+    .tuple(pairs.chain(jsonBody), fc.constantFrom(...JSON_TYPES))
+    .map(([text, type]) => ({ contentType: type, bytes: utf8(text) }));
   const multipart = pairs.chain(multipartBody);
   const badUtf8 = fc
-    .tuple(pairs, fc.array(fc.oneof(fc.constantFrom(...BAD_UTF8), fc.uint8Array({ maxLength: 40 })), { minLength: 1, maxLength: 6 }), contentTypeArb)
+    .tuple(
+      pairs,
+      fc.array(fc.oneof(fc.constantFrom(...BAD_UTF8), fc.uint8Array({ maxLength: 40 })), {
+        minLength: 1,
+        maxLength: 6,
+      }),
+      contentTypeArb,
+    )
     .map(([p, junk, type]) => ({ contentType: type, bytes: concat([utf8(encodeForm(p, "raw")), ...junk]) }));
-  const wrongType = fc.tuple(pairs, formStyle, contentTypeArb).map(([p, style, type]) => ({ contentType: type, bytes: utf8(encodeForm(p, style)) }));
+  const wrongType = fc
+    .tuple(pairs, formStyle, contentTypeArb)
+    .map(([p, style, type]) => ({ contentType: type, bytes: utf8(encodeForm(p, style)) }));
   const empty = contentTypeArb.map((type) => ({ contentType: type, bytes: new Uint8Array(0) }));
   // Near the 64 KB limit from below (accepted), and, when asked, above it (413).
-  const big = fc.tuple(pairs, fc.integer({ min: 60_000, max: options.oversized ? 200_000 : 65_536 }), fc.option(fc.constantFrom(...FORM_TYPES, ...JSON_TYPES), { freq: 3 })).map(([p, size, type]) => {
-    const head = utf8(encodeForm(p, "encoded"));
-    const padding = new Uint8Array(Math.max(0, size - head.length - 5)).fill(0x61);
-    return { contentType: type, bytes: concat([head, utf8("&pad="), padding]) };
-  });
+  const big = fc
+    .tuple(
+      pairs,
+      fc.integer({ min: 60_000, max: options.oversized ? 200_000 : 65_536 }),
+      fc.option(fc.constantFrom(...FORM_TYPES, ...JSON_TYPES), { freq: 3 }),
+    )
+    .map(([p, size, type]) => {
+      const head = utf8(encodeForm(p, "encoded"));
+      const padding = new Uint8Array(Math.max(0, size - head.length - 5)).fill(0x61);
+      return { contentType: type, bytes: concat([head, utf8("&pad="), padding]) };
+    });
   const shaped = fc.oneof(
     { weight: 6, arbitrary: form },
     { weight: 3, arbitrary: json },
@@ -336,7 +475,19 @@ export function bodyArb(pairs: Arbitrary<Pairs>, options: { oversized?: boolean 
 // ---------------------------------------------------------------------------------------
 // Requests
 
-export const METHODS = ["GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS", "PROPFIND", "QUERY", "post", "get"] as const;
+export const METHODS = [
+  "GET",
+  "HEAD",
+  "POST",
+  "PUT",
+  "DELETE",
+  "PATCH",
+  "OPTIONS",
+  "PROPFIND",
+  "QUERY",
+  "post",
+  "get",
+] as const;
 export const methodArb = fc.constantFrom(...METHODS);
 
 export interface RequestSpec {
@@ -393,7 +544,9 @@ export async function resolvePlaceholders(spec: RequestSpec, resolvers: Resolver
     for (const [word, value] of values) out = out.replaceAll(word, escape(value));
     return out;
   };
-  const headers = Object.fromEntries(Object.entries(spec.headers).map(([name, value]) => [name, value === null ? null : fill(value)]));
+  const headers = Object.fromEntries(
+    Object.entries(spec.headers).map(([name, value]) => [name, value === null ? null : fill(value)]),
+  );
   let body = spec.body;
   if (body) {
     // Bytes as Latin-1 text and back: the placeholders are ASCII, every other byte is kept.
@@ -404,8 +557,24 @@ export async function resolvePlaceholders(spec: RequestSpec, resolvers: Resolver
   return { ...spec, target: fill(spec.target), headers, body };
 }
 
-export const ORIGINS = [BASE, "null", "https://evil.example", `${BASE}.evil.example`, `${BASE}/`, "HTTPS://AUTH.JANE.EXAMPLE", "http://auth.jane.example", "https://auth.jane.example:443"] as const;
-export const FETCH_SITES = ["same-origin", "same-site", "cross-site", "none", "SAME-ORIGIN", "same-origin, cross-site"] as const;
+export const ORIGINS = [
+  BASE,
+  "null",
+  "https://evil.example",
+  `${BASE}.evil.example`,
+  `${BASE}/`,
+  "HTTPS://AUTH.JANE.EXAMPLE",
+  "http://auth.jane.example",
+  "https://auth.jane.example:443",
+] as const;
+export const FETCH_SITES = [
+  "same-origin",
+  "same-site",
+  "cross-site",
+  "none",
+  "SAME-ORIGIN",
+  "same-origin, cross-site",
+] as const;
 
 /** Origin and Sec-Fetch-Site: mostly this site's own (so that the request gets past the
  * cross-site check), else anything. */
@@ -421,21 +590,50 @@ export const originHeaders: Arbitrary<{ origin: string | null; "sec-fetch-site":
   },
 );
 
-const TOKEN68 = fc.string({ unit: fc.constantFrom(..."ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~+/"), minLength: 1, maxLength: 80 });
+const TOKEN68 = fc.string({
+  unit: fc.constantFrom(..."ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~+/"),
+  minLength: 1,
+  maxLength: 80,
+});
 
 /** Authorization headers: real tokens from the pool, Bearer with junk, other schemes, repeated
  * credentials, and very long ones. */
 export function authorizationArb(realTokens: () => readonly string[]): Arbitrary<string | null> {
   const real = fc.nat().map((i) => {
     const tokens = realTokens();
-    return tokens.length === 0 ? "iat_AAAAAAAAAAAAAAAAAAAAAA.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA" : tokens[i % tokens.length]!;
+    return tokens.length === 0
+      ? "iat_AAAAAAAAAAAAAAAAAAAAAA.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"
+      : tokens[i % tokens.length]!;
   });
-  const credential = fc.oneof(real, TOKEN68, headerString, fc.constant("iat_AAAAAAAAAAAAAAAAAAAAAA.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"), fc.constant("ic_" + "A".repeat(43)));
-  const scheme = fc.constantFrom("Bearer ", "bearer ", "BEARER ", "Bearer  ", "Bearer\t", "Bearer", "Basic ", "Token ", "", "Bearer =", "DPoP ");
+  const credential = fc.oneof(
+    real,
+    TOKEN68,
+    headerString,
+    fc.constant("iat_AAAAAAAAAAAAAAAAAAAAAA.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"),
+    fc.constant("ic_" + "A".repeat(43)),
+  );
+  const scheme = fc.constantFrom(
+    "Bearer ",
+    "bearer ",
+    "BEARER ",
+    "Bearer  ",
+    "Bearer\t",
+    "Bearer",
+    "Basic ",
+    "Token ",
+    "",
+    "Bearer =",
+    "DPoP ",
+  );
   return fc.option(
     fc.oneof(
       { weight: 4, arbitrary: real.map((t) => `Bearer ${t}`) },
-      { weight: 4, arbitrary: fc.tuple(scheme, credential, fc.constantFrom("", " ", "==", "=", ", Bearer x", " extra")).map(([s, c, tail]) => `${s}${c}${tail}`) },
+      {
+        weight: 4,
+        arbitrary: fc
+          .tuple(scheme, credential, fc.constantFrom("", " ", "==", "=", ", Bearer x", " extra"))
+          .map(([s, c, tail]) => `${s}${c}${tail}`),
+      },
       { weight: 1, arbitrary: fc.integer({ min: 1000, max: 100_000 }).map((n) => `Bearer ${"A".repeat(n)}`) },
       { weight: 1, arbitrary: headerString },
     ),
@@ -445,20 +643,42 @@ export function authorizationArb(realTokens: () => readonly string[]): Arbitrary
 
 /** Cookie headers: the real session cookie (with and without company), forged and malformed
  * ones, percent junk, repeated names, and values past the 8 KB the server reads. */
-export function cookieArb(realCookies: () => readonly string[], cookieName = "__Secure-indieauth_session"): Arbitrary<string | null> {
+export function cookieArb(
+  realCookies: () => readonly string[],
+  cookieName = "__Secure-indieauth_session",
+): Arbitrary<string | null> {
   const real = fc.nat().map((i) => {
     const cookies = realCookies();
     return cookies.length === 0 ? `${cookieName}=x` : cookies[i % cookies.length]!;
   });
   const jwtish = fc.tuple(TOKEN68, TOKEN68, TOKEN68).map((parts) => parts.join("."));
-  const value = fc.oneof(jwtish, headerString, fc.constantFrom(...PERCENT_JUNK), fc.constant("eyJhbGciOiJub25lIiwidHlwIjoiaW5kaWVhdXRoLXNlc3Npb24rand0In0.eyJzaWQiOiJBQUFBQUFBQUFBQUFBQUFBQUFBQUFBIn0."));
+  const value = fc.oneof(
+    jwtish,
+    headerString,
+    fc.constantFrom(...PERCENT_JUNK),
+    fc.constant(
+      "eyJhbGciOiJub25lIiwidHlwIjoiaW5kaWVhdXRoLXNlc3Npb24rand0In0.eyJzaWQiOiJBQUFBQUFBQUFBQUFBQUFBQUFBQUFBIn0.",
+    ),
+  );
   return fc.option(
     fc.oneof(
       { weight: 3, arbitrary: real },
       { weight: 2, arbitrary: fc.tuple(real, value).map(([r, v]) => `${cookieName}=${v}; ${r}`) },
       { weight: 2, arbitrary: fc.tuple(real, headerString).map(([r, junk]) => `${junk}; ${r}; ${junk}`) },
       { weight: 3, arbitrary: value.map((v) => `${cookieName}=${v}`) },
-      { weight: 1, arbitrary: fc.constantFrom(";", "=", ";;;=;", `${cookieName}`, `${cookieName}=`, `${cookieName}="quoted"`, `${cookieName}=%E0%A4%A`, `a=1; a=2; ${cookieName}=x; ${cookieName}=y`) },
+      {
+        weight: 1,
+        arbitrary: fc.constantFrom(
+          ";",
+          "=",
+          ";;;=;",
+          `${cookieName}`,
+          `${cookieName}=`,
+          `${cookieName}="quoted"`,
+          `${cookieName}=%E0%A4%A`,
+          `a=1; a=2; ${cookieName}=x; ${cookieName}=y`,
+        ),
+      },
       { weight: 1, arbitrary: fc.integer({ min: 8000, max: 20_000 }).map((n) => `${cookieName}=${"a".repeat(n)}`) },
       { weight: 1, arbitrary: headerString },
     ),
@@ -466,7 +686,19 @@ export function cookieArb(realCookies: () => readonly string[], cookieName = "__
   );
 }
 
-export const acceptArb = fc.option(fc.oneof(fc.constantFrom("application/json", "application/x-www-form-urlencoded", "application/x-www-form-urlencoded, application/json", "*/*", "text/html"), headerString), { freq: 3 });
+export const acceptArb = fc.option(
+  fc.oneof(
+    fc.constantFrom(
+      "application/json",
+      "application/x-www-form-urlencoded",
+      "application/x-www-form-urlencoded, application/json",
+      "*/*",
+      "text/html",
+    ),
+    headerString,
+  ),
+  { freq: 3 },
+);
 
 // ---------------------------------------------------------------------------------------
 // What every answer must look like
@@ -474,7 +706,8 @@ export const acceptArb = fc.option(fc.oneof(fc.constantFrom("application/json", 
 // A V8 stack frame, raw or JSON-escaped ("\n    at f (file:1:2)"), and an error message
 // that names a source file.
 const STACK_TRACE = /(\n|\\n)\s+at .+\(.+:\d+:\d+\)/;
-const ERROR_WITH_PATH = /\w*Error: [^\n]*(\/(work|home|tmp|usr|var|opt|app)\/|\.[cm]?[jt]s:\d+)|node:internal|node_modules\//;
+const ERROR_WITH_PATH =
+  /\w*Error: [^\n]*(\/(work|home|tmp|usr|var|opt|app)\/|\.[cm]?[jt]s:\d+)|node:internal|node_modules\//;
 
 /** The only elements of the server's own message pages (html.ts). */
 const PAGE_ELEMENTS = new Set(["!doctype", "html", "head", "meta", "title", "link", "body", "main", "h1", "p", "a"]);

@@ -57,7 +57,8 @@ export function heldStore(inner: KeyValueStore): HeldStore {
     getVersioned: (key) => run("getVersioned", key, () => inner.getVersioned(key)),
     set: (key, value) => run("set", key, () => inner.set(key, value)),
     setIfNew: (key, value) => run("setIfNew", key, () => inner.setIfNew(key, value)),
-    setIfUnchanged: (key, value, version) => run("setIfUnchanged", key, () => inner.setIfUnchanged(key, value, version)),
+    setIfUnchanged: (key, value, version) =>
+      run("setIfUnchanged", key, () => inner.setIfUnchanged(key, value, version)),
     delete: (key) => run("delete", key, () => inner.delete(key)),
     list: (prefix) => run("list", prefix, () => inner.list(prefix)),
   };

@@ -26,7 +26,9 @@ export const HOSTILE_PAGES: Readonly<Record<string, string>> = {
   "nested e-content properties in an h-app": fill('<div class="e-content">x', '<div class="h-x-app">'),
   "nested h-app roots": fill('<div class="h-app h-card p-name">x'),
   "one tag with 100,000 attributes": fill(" a", '<div class="h-app"', ">x"),
-  "many tags with repeated attributes": fill('<i class="h-app" class=x rel=redirect_uri href=/cb href=/cb title=t title=t>x'),
+  "many tags with repeated attributes": fill(
+    '<i class="h-app" class=x rel=redirect_uri href=/cb href=/cb title=t title=t>x',
+  ),
   "a class list of 100,000 classes": fill(" p-name", '<div class="h-app', '">x</div>'),
   "unclosed comment": fill("x", "<!--"),
   "many comments": fill("<!--x--!><!---><!-->"),
@@ -41,10 +43,22 @@ export const HOSTILE_PAGES: Readonly<Record<string, string>> = {
   "nested <template>": fill("<template>x"),
   "every element a redirect_uri link": numbered((i) => `<a rel="redirect_uri" href="/cb${i}"><div>`),
   // Within what reaches the parser: as much microformats work per character as markup allows.
-  "h-app of nested items with every property, 31 deep": fill(`${'<div class="h-entry h-card p-name e-content u-url dt-published">x'.repeat(31)}${"</div>".repeat(31)}`, '<div class="h-app">'),
-  "h-app of 1,000 sibling items": fill('<div class="h-card p-author e-content"><a class="u-url p-name" href="/x"><img src="/i.png" alt="y"></a></div>', '<div class="h-app">'),
-  "h-app of 1,000 properties": fill('<span class="p-name e-content u-url dt-updated p-note">x</span>', '<div class="h-app">'),
-  "h-app of value-class patterns": fill('<span class="p-name dt-start"><span class="value">1</span><abbr class="value" title="2">x</abbr></span>', '<div class="h-app">'),
+  "h-app of nested items with every property, 31 deep": fill(
+    `${'<div class="h-entry h-card p-name e-content u-url dt-published">x'.repeat(31)}${"</div>".repeat(31)}`,
+    '<div class="h-app">',
+  ),
+  "h-app of 1,000 sibling items": fill(
+    '<div class="h-card p-author e-content"><a class="u-url p-name" href="/x"><img src="/i.png" alt="y"></a></div>',
+    '<div class="h-app">',
+  ),
+  "h-app of 1,000 properties": fill(
+    '<span class="p-name e-content u-url dt-updated p-note">x</span>',
+    '<div class="h-app">',
+  ),
+  "h-app of value-class patterns": fill(
+    '<span class="p-name dt-start"><span class="value">1</span><abbr class="value" title="2">x</abbr></span>',
+    '<div class="h-app">',
+  ),
   "mf1 include pattern (itemref to a large node)": `<div id="big">${"y".repeat(128 * 1024)}</div>${fill('<div class="vcard" itemref="big">x</div>', "", "", PAGE_BYTES - 128 * 1024 - 20)}`,
 };
 
@@ -56,7 +70,9 @@ const quillHead = `<!doctype html><html lang="en"><head><meta charset="utf-8"><t
 <script>window.flags = { a: 1 < 2 && 3 > 2, html: "<div class='h-app'>not this</div>" };</script>
 <style>.h-x-app img { float: left } a > b { color: red }</style></head>`;
 
-const article = (i: number) => `<article class="h-entry post"><h2 class="p-name"><a class="u-url" href="/posts/${i}">Post ${i}</a></h2>
+const article = (
+  i: number,
+) => `<article class="h-entry post"><h2 class="p-name"><a class="u-url" href="/posts/${i}">Post ${i}</a></h2>
 <p class="e-content">Some <b>bold</b> and <i>italic</i> text, a <a href="https://example.com/${i}" rel="nofollow">link</a>, an image <img src="/img/${i}.jpg" alt="photo ${i}">,
 <code>a &lt; b</code> &amp; a table:</p><table><tr><td>${i}</td><td>cell</td></tr></table><!-- comment ${i} --></article>\n`;
 

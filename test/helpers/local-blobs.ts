@@ -45,7 +45,12 @@ export async function startLocalBlobs(options: { siteID?: string; token?: string
 
 /** Writes records straight into the server's folder, as its own writes lay them out (for
  * seeding tens of thousands fast; a test reads one back through the server to prove the layout). */
-export async function writeRecordsDirectly(blobs: LocalBlobs, storeName: string, records: readonly (readonly [string, unknown])[], atOnce = 256): Promise<void> {
+export async function writeRecordsDirectly(
+  blobs: LocalBlobs,
+  storeName: string,
+  records: readonly (readonly [string, unknown])[],
+  atOnce = 256,
+): Promise<void> {
   // A store named "x" is "site:x" on the server.
   const root = join(blobs.directory, "entries", blobs.siteID, `site:${storeName}`);
   const folders = new Set(records.map(([key]) => dirname(join(root, ...key.split("/")))));

@@ -40,7 +40,9 @@ export function documentFirst(as: IdentityOffer): IdentityChoice {
 /** claude.ai's: its document only when the server also lists none (a URL-identified client is
  * public), else registration (Anthropic's connector docs; brendanlong/lion-reader PR #977). */
 export function claudeChoice(as: IdentityOffer): IdentityChoice {
-  const none = Array.isArray(as.token_endpoint_auth_methods_supported) && as.token_endpoint_auth_methods_supported.includes("none");
+  const none =
+    Array.isArray(as.token_endpoint_auth_methods_supported) &&
+    as.token_endpoint_auth_methods_supported.includes("none");
   return none ? documentFirst(as) : typeof as.registration_endpoint === "string" ? "registration" : "none";
 }
 
@@ -84,7 +86,10 @@ const CHATGPT = `{"client_id":"https://chatgpt.com/oauth/client.json","client_ur
 // A per-connector id seen in Altinity/altinity-mcp #118 (2026-05-15); its document is the stable one
 // with its own client_id and redirect URI.
 const CONNECTOR = "kDmjx77UnKOM";
-const CHATGPT_CONNECTOR = CHATGPT.replace("https://chatgpt.com/oauth/client.json", `https://chatgpt.com/oauth/${CONNECTOR}/client.json`).replace("https://chatgpt.com/connector_platform_oauth_redirect", `https://chatgpt.com/connector/oauth/${CONNECTOR}`);
+const CHATGPT_CONNECTOR = CHATGPT.replace(
+  "https://chatgpt.com/oauth/client.json",
+  `https://chatgpt.com/oauth/${CONNECTOR}/client.json`,
+).replace("https://chatgpt.com/connector_platform_oauth_redirect", `https://chatgpt.com/connector/oauth/${CONNECTOR}`);
 // VS Code's, fetched 2026-09-08 (notes 70746813673); URL from microsoft/vscode #298300.
 const VSCODE = `{"client_name":"Visual Studio Code","logo_uri":"https://code.visualstudio.com/assets/branding/code-stable.png","grant_types":["authorization_code","refresh_token","urn:ietf:params:oauth:grant-type:device_code"],"response_types":["code"],"token_endpoint_auth_method":"none","application_type":"native","client_id":"https://vscode.dev/oauth/client-metadata.json","client_uri":"https://vscode.dev/product","redirect_uris":["http://127.0.0.1:33418/","https://vscode.dev/redirect"]}`;
 // MCP Inspector publishes no document: v2's --client-metadata-url takes one the user publishes.
@@ -95,7 +100,11 @@ const INSPECTOR = JSON.stringify({
   client_id: INSPECTOR_ID,
   client_name: "MCP Inspector",
   client_uri: "https://github.com/modelcontextprotocol/inspector",
-  redirect_uris: ["http://127.0.0.1:6274/oauth/callback", "http://localhost:6274/oauth/callback", "http://localhost:6274/oauth/callback/debug"],
+  redirect_uris: [
+    "http://127.0.0.1:6274/oauth/callback",
+    "http://localhost:6274/oauth/callback",
+    "http://localhost:6274/oauth/callback/debug",
+  ],
   grant_types: ["authorization_code", "refresh_token"],
   response_types: ["code"],
   token_endpoint_auth_method: "none",
@@ -110,12 +119,23 @@ export const DOCUMENTS: Record<string, string> = {
   "https://vscode.dev/oauth/client-metadata.json": VSCODE,
   [INSPECTOR_ID]: INSPECTOR,
 };
-export const HOST_NAMES = ["claude.ai", "chatgpt.com", "vscode.dev", "jane.example", "persistent.oaistatic.com", "code.visualstudio.com"];
+export const HOST_NAMES = [
+  "claude.ai",
+  "chatgpt.com",
+  "vscode.dev",
+  "jane.example",
+  "persistent.oaistatic.com",
+  "code.visualstudio.com",
+];
 export const CHATGPT_JWKS_URI = "https://chatgpt.com/oauth/jwks.json";
 /** The key id style of ChatGPT's published key (engram-app/Engram #1633, 2026-09-15). */
 export const CHATGPT_KID = "cimd-20260428030119";
 
-const doc = (clientId: string) => ({ clientId, document: DOCUMENTS[clientId], clientName: (JSON.parse(DOCUMENTS[clientId]!) as { client_name: string }).client_name });
+const doc = (clientId: string) => ({
+  clientId,
+  document: DOCUMENTS[clientId],
+  clientName: (JSON.parse(DOCUMENTS[clientId]!) as { client_name: string }).client_name,
+});
 
 export const HOSTS: HostCase[] = [
   {
@@ -150,7 +170,11 @@ export const HOSTS: HostCase[] = [
     ...doc("https://claude.ai/oauth/claude-code-client-metadata"),
     redirectUri: (d) => `http://localhost:${d.port}/callback`,
     // prompt=consent comes with offline_access (#10572, #94804).
-    authorize: (d) => ({ scope: withOffline(d, d.scopes.join(" ")), resource: d.resource, ...(d.offlineAccess ? { prompt: "consent" } : {}) }),
+    authorize: (d) => ({
+      scope: withOffline(d, d.scopes.join(" ")),
+      resource: d.resource,
+      ...(d.offlineAccess ? { prompt: "consent" } : {}),
+    }),
     auth: "none",
     refreshWithResource: true,
     identity: documentFirst,
@@ -212,7 +236,11 @@ export const HOSTS: HostCase[] = [
     ...doc(INSPECTOR_ID),
     redirectUri: () => "http://127.0.0.1:6274/oauth/callback",
     // The TS SDK's: the challenge's scope, offline_access once listed, then prompt=consent.
-    authorize: (d) => ({ scope: withOffline(d, d.scopes.join(" ")), resource: d.resource, ...(d.offlineAccess ? { prompt: "consent" } : {}) }),
+    authorize: (d) => ({
+      scope: withOffline(d, d.scopes.join(" ")),
+      resource: d.resource,
+      ...(d.offlineAccess ? { prompt: "consent" } : {}),
+    }),
     auth: "none",
     refreshWithResource: true,
     identity: documentFirst,

@@ -60,8 +60,13 @@ export async function startMcpResource(options: Options): Promise<McpResource> {
       const introspection = (await answer.json()) as Record<string, unknown>;
       introspections.push(introspection);
       // A token for another resource (or for none) is not for this server (RFC 8707, RFC 9068 4).
-      if (introspection.active !== true || introspection.aud !== resource) return send(res, 401, { error: "invalid_token" }, challenge("invalid_token"));
-      return send(res, 200, { jsonrpc: "2.0", id: call.id ?? null, result: { me: introspection.me, scope: introspection.scope } });
+      if (introspection.active !== true || introspection.aud !== resource)
+        return send(res, 401, { error: "invalid_token" }, challenge("invalid_token"));
+      return send(res, 200, {
+        jsonrpc: "2.0",
+        id: call.id ?? null,
+        result: { me: introspection.me, scope: introspection.scope },
+      });
     })().catch(() => send(res, 500, { error: "server_error" }));
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

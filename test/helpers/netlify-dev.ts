@@ -35,15 +35,40 @@ export function freePort(): Promise<number> {
     server.once("error", reject);
     server.listen(0, "127.0.0.1", () => {
       const address = server.address();
-      server.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))));
+      server.close(() =>
+        typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port")),
+      );
     });
   });
 }
 
 /** Every variable the server reads, so that a developer's own .env cannot leak into a test. */
-const ALL_VARIABLES = ["ME", "SECRET", "PASSWORD_HASH", "PASSWORD_SECRET", "PROFILE_NAME", "PROFILE_PHOTO", "PROFILE_EMAIL", "PROFILE_URL", "BASE_URL", "ACCESS_TOKEN_TTL", "REFRESH_TOKEN_TTL", "INTROSPECTION_TOKEN", "PASSWORD_LOGIN", "INDIEAUTH_STORE", "INDIEAUTH_HOST", "NOTIFY_URL", "NOTIFY_FORMAT"];
+const ALL_VARIABLES = [
+  "ME",
+  "SECRET",
+  "PASSWORD_HASH",
+  "PASSWORD_SECRET",
+  "PROFILE_NAME",
+  "PROFILE_PHOTO",
+  "PROFILE_EMAIL",
+  "PROFILE_URL",
+  "BASE_URL",
+  "ACCESS_TOKEN_TTL",
+  "REFRESH_TOKEN_TTL",
+  "INTROSPECTION_TOKEN",
+  "PASSWORD_LOGIN",
+  "INDIEAUTH_STORE",
+  "INDIEAUTH_HOST",
+  "NOTIFY_URL",
+  "NOTIFY_FORMAT",
+];
 
-async function waitUntilReady(url: string, child: ChildProcess, output: () => string, timeoutMs: number): Promise<void> {
+async function waitUntilReady(
+  url: string,
+  child: ChildProcess,
+  output: () => string,
+  timeoutMs: number,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`netlify dev exited early:\n${output()}`);
@@ -98,7 +123,12 @@ export async function startNetlifyDev(overrides: Env = {}, options: NetlifyDevOp
   const [port, functionsPort, staticPort] = await Promise.all([freePort(), freePort(), freePort()]);
   const baseUrl = `http://localhost:${port}`;
   // A store of its own, so that servers started by different test files share no state.
-  const env: Env = { ...(await testEnv({ BASE_URL: baseUrl })), NETLIFY_DEV: "true", INDIEAUTH_STORE: `test-${randomUUID()}`, ...overrides };
+  const env: Env = {
+    ...(await testEnv({ BASE_URL: baseUrl })),
+    NETLIFY_DEV: "true",
+    INDIEAUTH_STORE: `test-${randomUUID()}`,
+    ...overrides,
+  };
   const childEnv: Record<string, string> = {};
   for (const [key, value] of Object.entries(process.env)) if (value !== undefined) childEnv[key] = value;
   for (const name of ALL_VARIABLES) childEnv[name] = env[name] ?? "";
@@ -120,7 +150,23 @@ export async function startNetlifyDev(overrides: Env = {}, options: NetlifyDevOp
   const cli = createRequire(import.meta.url).resolve("netlify-cli/bin/run.js");
   const child = spawn(
     process.execPath,
-    [cli, "dev", "--offline", "--internal-disable-edge-functions", "--no-open", "--port", String(port), "--functions-port", String(functionsPort), "--staticServerPort", String(staticPort), "--dir", site, "--functions", functions],
+    [
+      cli,
+      "dev",
+      "--offline",
+      "--internal-disable-edge-functions",
+      "--no-open",
+      "--port",
+      String(port),
+      "--functions-port",
+      String(functionsPort),
+      "--staticServerPort",
+      String(staticPort),
+      "--dir",
+      site,
+      "--functions",
+      functions,
+    ],
     { cwd: dir, env: { ...childEnv, BROWSER: "none" }, detached: true, stdio: ["ignore", "pipe", "pipe"] },
   );
   let log = "";

@@ -23,6 +23,8 @@ export function connectTo(address: string, port: number): Promise<"refused" | "a
       socket.destroy();
       reject(new Error(`no answer from ${address}:${port} within 5 s`));
     });
-    socket.once("error", (error: NodeJS.ErrnoException) => (error.code === "ECONNREFUSED" ? resolve("refused") : reject(error)));
+    socket.once("error", (error: NodeJS.ErrnoException) =>
+      error.code === "ECONNREFUSED" ? resolve("refused") : reject(error),
+    );
   });
 }

@@ -1,6 +1,9 @@
 // An owner with a registered passkey (a software authenticator), and the passkey ceremonies as
 // the console's page runs them, for the attack catalogue's passkey races and lock-outs.
-import type { PublicKeyCredentialCreationOptionsJSON, PublicKeyCredentialRequestOptionsJSON } from "@simplewebauthn/server";
+import type {
+  PublicKeyCredentialCreationOptionsJSON,
+  PublicKeyCredentialRequestOptionsJSON,
+} from "@simplewebauthn/server";
 import { expect } from "vitest";
 import { consoleSignIn, passkeysPost } from "./console.ts";
 import { TEST_PASSWORD } from "./env.ts";
@@ -14,11 +17,20 @@ interface Ceremony<T> {
 }
 
 /** Registers the authenticator from a console session (the password asked again). */
-export async function registerPasskey(rt: TestRuntime, cookie: string, authenticator = createSoftAuthenticator()): Promise<SoftAuthenticator> {
+export async function registerPasskey(
+  rt: TestRuntime,
+  cookie: string,
+  authenticator = createSoftAuthenticator(),
+): Promise<SoftAuthenticator> {
   const started = await passkeysPost(rt, "/registration-options", { password: TEST_PASSWORD }, { cookie });
   expect(started.status).toBe(200);
   const { options, ticket } = (await started.json()) as Ceremony<PublicKeyCredentialCreationOptionsJSON>;
-  const finished = await passkeysPost(rt, "/registration", { ticket, response: JSON.stringify(authenticator.register(options)), name: "Laptop" }, { cookie });
+  const finished = await passkeysPost(
+    rt,
+    "/registration",
+    { ticket, response: JSON.stringify(authenticator.register(options)), name: "Laptop" },
+    { cookie },
+  );
   expect(finished.status).toBe(200);
   return authenticator;
 }
@@ -31,18 +43,29 @@ export async function authenticationOptions(rt: TestRuntime): Promise<Ceremony<P
 }
 
 /** The ticket and the authenticator's answer, as the forms send them. */
-export async function passkeyAnswer(rt: TestRuntime, authenticator: SoftAuthenticator, overrides?: CeremonyOverrides): Promise<{ ticket: string; response: string }> {
+export async function passkeyAnswer(
+  rt: TestRuntime,
+  authenticator: SoftAuthenticator,
+  overrides?: CeremonyOverrides,
+): Promise<{ ticket: string; response: string }> {
   const { options, ticket } = await authenticationOptions(rt);
   return { ticket, response: JSON.stringify(authenticator.authenticate(options, overrides)) };
 }
 
 /** The console's passkey sign-in from an address. */
-export function passkeySignIn(rt: TestRuntime, answer: { ticket: string; response: string }, ip = CONSOLE_IP): Promise<Response> {
+export function passkeySignIn(
+  rt: TestRuntime,
+  answer: { ticket: string; response: string },
+  ip = CONSOLE_IP,
+): Promise<Response> {
   return passkeysPost(rt, "/sign-in", { ...answer, remember: "false" }, { ip });
 }
 
 /** The owner of `rt` registers a passkey from a password session. */
-export async function withPasskey(rt: TestRuntime, authenticator = createSoftAuthenticator()): Promise<{ cookie: string; authenticator: SoftAuthenticator }> {
+export async function withPasskey(
+  rt: TestRuntime,
+  authenticator = createSoftAuthenticator(),
+): Promise<{ cookie: string; authenticator: SoftAuthenticator }> {
   const cookie = await consoleSignIn(rt);
   return { cookie, authenticator: await registerPasskey(rt, cookie, authenticator) };
 }
@@ -52,5 +75,10 @@ export async function withPasskey(rt: TestRuntime, authenticator = createSoftAut
  * by another key. It is verified, fails, and counts as a failure. */
 export async function forgedAnswer(rt: TestRuntime, realId: string): Promise<{ ticket: string; response: string }> {
   const forged = await passkeyAnswer(rt, createSoftAuthenticator());
-  return { ticket: forged.ticket, response: forged.response.replace(/"id":"[^"]+"/, `"id":"${realId}"`).replace(/"rawId":"[^"]+"/, `"rawId":"${realId}"`) };
+  return {
+    ticket: forged.ticket,
+    response: forged.response
+      .replace(/"id":"[^"]+"/, `"id":"${realId}"`)
+      .replace(/"rawId":"[^"]+"/, `"rawId":"${realId}"`),
+  };
 }

@@ -30,12 +30,21 @@ export async function followPrintedSignIn(output: string, base: string, password
   const approved = await fetch(`${base}/auth/approve`, {
     method: "POST",
     // The page's checkboxes: one `scope` field per scope approved.
-    body: new URLSearchParams([["request", request], ["decision", "approve"], ["password", password], ["scope", "profile"], ["scope", "create"]]),
+    body: new URLSearchParams([
+      ["request", request],
+      ["decision", "approve"],
+      ["password", password],
+      ["scope", "profile"],
+      ["scope", "create"],
+    ]),
     headers: { Origin: base, "Sec-Fetch-Site": "same-origin" },
     redirect: "manual",
   });
   // On a failure, the page the person would have seen says why.
-  expect(approved.status, approved.status === 302 ? "" : (await approved.text()).replace(/\s+/g, " ").slice(0, 1500)).toBe(302);
+  expect(
+    approved.status,
+    approved.status === 302 ? "" : (await approved.text()).replace(/\s+/g, " ").slice(0, 1500),
+  ).toBe(302);
   const code = new URL(approved.headers.get("location")!).searchParams.get("code")!;
   const ran = spawnSync("bash", ["-c", curl.replace("PASTE_THE_CODE", code)], { encoding: "utf8", timeout: 60_000 });
   expect(ran.status, ran.stderr).toBe(0);

@@ -149,10 +149,22 @@ function parse(req: IncomingMessage, edge: BlobsRequest["edge"]): Parsed | null 
   if (!site) return null;
   const key = rest.length > 0 ? decodeURIComponent(rest.join("/")) : null;
   const method = req.method ?? "GET";
-  const condition = req.headers["if-match"] ? "if-match" : req.headers["if-none-match"] && method === "PUT" ? "if-none-match" : null;
+  const condition = req.headers["if-match"]
+    ? "if-match"
+    : req.headers["if-none-match"] && method === "PUT"
+      ? "if-none-match"
+      : null;
   const operation = operationOf(method, Boolean(store), Boolean(key));
   if (!operation) return null;
-  return { operation, edge, store: store ? decodeURIComponent(store) : null, key: key || null, condition, site, query: url.searchParams };
+  return {
+    operation,
+    edge,
+    store: store ? decodeURIComponent(store) : null,
+    key: key || null,
+    condition,
+    site,
+    query: url.searchParams,
+  };
 }
 
 interface Answer {
@@ -201,7 +213,11 @@ export async function startProductionBlobs(options: ProductionBlobsOptions = {})
         }
         if (!entry) return { status: 404 };
         if (req.headers["if-none-match"] === entry.etag) return { status: 304, headers: entryHeaders(entry) };
-        return { status: 200, headers: entryHeaders(entry), ...(request.operation === "get" ? { body: entry.body } : {}) };
+        return {
+          status: 200,
+          headers: entryHeaders(entry),
+          ...(request.operation === "get" ? { body: entry.body } : {}),
+        };
       }
       case "set": {
         const current = store.get(key);
@@ -209,7 +225,12 @@ export async function startProductionBlobs(options: ProductionBlobsOptions = {})
         if (ifMatch !== undefined && (!current || current.etag !== ifMatch)) return { status: 412 };
         if (req.headers["if-none-match"] === "*" && current) return { status: 412 };
         const metadata = req.headers[METADATA_HEADER];
-        const entry: Entry = { body, etag: `"${instance}-${++sequence}"`, metadata: typeof metadata === "string" ? metadata : null, modifiedAt: Date.now() };
+        const entry: Entry = {
+          body,
+          etag: `"${instance}-${++sequence}"`,
+          metadata: typeof metadata === "string" ? metadata : null,
+          modifiedAt: Date.now(),
+        };
         store.set(key, entry);
         return { status: 200, headers: { etag: entry.etag } };
       }
@@ -217,17 +238,26 @@ export async function startProductionBlobs(options: ProductionBlobsOptions = {})
         store.delete(key);
         return { status: 204 };
       case "list": {
-        if (request.query.get("directories") === "true") return { status: 501, body: "the double does not list directories" };
+        if (request.query.get("directories") === "true")
+          return { status: 501, body: "the double does not list directories" };
         const prefix = request.query.get("prefix") ?? "";
         const cursor = request.query.get("cursor");
         const after = cursor ? Buffer.from(cursor, "base64url").toString() : null;
-        const keys = [...store.keys()].filter((k) => k.startsWith(prefix) && (after === null || byBytes(k, after) > 0)).sort(byBytes);
+        const keys = [...store.keys()]
+          .filter((k) => k.startsWith(prefix) && (after === null || byBytes(k, after) > 0))
+          .sort(byBytes);
         const page = keys.slice(0, pageSize);
         const blobs = page.map((k) => {
           const entry = store.get(k)!;
-          return { key: k, etag: entry.etag, last_modified: new Date(entry.modifiedAt).toISOString(), size: entry.body.length };
+          return {
+            key: k,
+            etag: entry.etag,
+            last_modified: new Date(entry.modifiedAt).toISOString(),
+            size: entry.body.length,
+          };
         });
-        const more = keys.length > page.length ? { next_cursor: Buffer.from(page[page.length - 1]!).toString("base64url") } : {};
+        const more =
+          keys.length > page.length ? { next_cursor: Buffer.from(page[page.length - 1]!).toString("base64url") } : {};
         return json({ blobs, directories: [], ...more });
       }
       case "deleteAll": {
@@ -237,7 +267,11 @@ export async function startProductionBlobs(options: ProductionBlobsOptions = {})
       }
       case "listStores": {
         const prefix = request.query.get("prefix") ?? "";
-        return json({ stores: [...stores.keys()].filter((name) => name.startsWith(prefix) && stores.get(name)!.size > 0).sort(byBytes) });
+        return json({
+          stores: [...stores.keys()]
+            .filter((name) => name.startsWith(prefix) && stores.get(name)!.size > 0)
+            .sort(byBytes),
+        });
       }
     }
   }
@@ -257,7 +291,8 @@ export async function startProductionBlobs(options: ProductionBlobsOptions = {})
   function send(res: ServerResponse, answer: Answer, fault: Fault | null): void {
     if (fault === "stall") return;
     if (fault === "drop") return void res.socket?.destroy();
-    if (fault !== null && fault !== "no-etag") return void res.writeHead(fault.status, { "x-nf-error": "injected by the test double" }).end();
+    if (fault !== null && fault !== "no-etag")
+      return void res.writeHead(fault.status, { "x-nf-error": "injected by the test double" }).end();
     const headers = { ...answer.headers };
     if (fault === "no-etag") delete headers.etag;
     res.writeHead(answer.status, headers).end(answer.body);
@@ -291,7 +326,13 @@ export async function startProductionBlobs(options: ProductionBlobsOptions = {})
     const request = parse(req, edge);
     if (!request) return void res.writeHead(Object.hasOwn(OPERATIONS.key, req.method ?? "") ? 400 : 405).end();
     if (request.site !== siteID) return void res.writeHead(401).end();
-    blobs.requests.push({ operation: request.operation, edge, store: request.store, key: request.key, condition: request.condition });
+    blobs.requests.push({
+      operation: request.operation,
+      edge,
+      store: request.store,
+      key: request.key,
+      condition: request.condition,
+    });
     const latency = typeof blobs.latencyMs === "function" ? blobs.latencyMs(request) : blobs.latencyMs;
     if (latency > 0) await new Promise((resolve) => setTimeout(resolve, latency));
     const before = faultFor(request, "before");
@@ -303,7 +344,10 @@ export async function startProductionBlobs(options: ProductionBlobsOptions = {})
   const servers: Server[] = [];
   const listen = async (edge: BlobsRequest["edge"]): Promise<string> => {
     // A request whose client went away while it was read or waited is dropped.
-    const server = createServer({ key: tls.key, cert: tls.cert }, (req, res) => void handler(edge)(req, res).catch(() => res.destroy()));
+    const server = createServer(
+      { key: tls.key, cert: tls.cert },
+      (req, res) => void handler(edge)(req, res).catch(() => res.destroy()),
+    );
     server.on("connection", (socket: Socket) => {
       sockets.add(socket);
       socket.on("close", () => sockets.delete(socket));

@@ -10,7 +10,8 @@ export const REDIRECT_URI = "https://app.example.com/callback";
 /** The address the sign-in tests and the bench present (the console tests use CONSOLE_IP). */
 export const CLIENT_IP = "203.0.113.7";
 export const CONSOLE_IP = "198.51.100.20";
-export const CHROME_UA = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0.0.0 Safari/537.36";
+export const CHROME_UA =
+  "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0.0.0 Safari/537.36";
 
 export function pkcePair(): { verifier: string; challenge: string } {
   const verifier = randomBytes(32).toString("base64url");
@@ -40,7 +41,11 @@ export function authorizationRequest(params: URLSearchParams | string, headers: 
 }
 
 /** A form POST to BASE + path. */
-export function post(path: string, fields: Record<string, string> | URLSearchParams, headers: Record<string, string> = {}): Request {
+export function post(
+  path: string,
+  fields: Record<string, string> | URLSearchParams,
+  headers: Record<string, string> = {},
+): Request {
   return new Request(`${BASE}${path}`, { method: "POST", body: new URLSearchParams(fields), headers });
 }
 
@@ -138,8 +143,17 @@ export function consoleGetRequest(options: ConsoleCallOptions = {}, action = "")
 }
 
 /** A JSON POST to `api` + action (ACCOUNT_API or PASSKEYS_API). */
-export function consolePostRequest(api: string, action: string, body: Record<string, string>, options: ConsoleCallOptions = {}): Request {
-  return new Request(`${BASE}${api}${action}`, { method: "POST", headers: consoleHeaders(options, true), body: JSON.stringify(body) });
+export function consolePostRequest(
+  api: string,
+  action: string,
+  body: Record<string, string>,
+  options: ConsoleCallOptions = {},
+): Request {
+  return new Request(`${BASE}${api}${action}`, {
+    method: "POST",
+    headers: consoleHeaders(options, true),
+    body: JSON.stringify(body),
+  });
 }
 
 export function decodePayload(token: string): Record<string, unknown> {

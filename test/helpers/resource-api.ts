@@ -20,11 +20,16 @@ export function sameSite(rt: TestRuntime, env: Record<string, string> = {}): Res
 
 export const get = (headers: Record<string, string> = {}, url = MICROPUB) => new Request(url, { headers });
 export const bearer = (token: string, url = MICROPUB) => get({ Authorization: `Bearer ${token}` }, url);
-export const form = (fields: Record<string, string>, url = MICROPUB, headers: Record<string, string> = {}) => new Request(url, { method: "POST", body: new URLSearchParams(fields), headers });
+export const form = (fields: Record<string, string>, url = MICROPUB, headers: Record<string, string> = {}) =>
+  new Request(url, { method: "POST", body: new URLSearchParams(fields), headers });
 
 /** A refusal with this status and error code; `null`: the bare challenge of a request without
  * a token, whose body is empty (RFC 6750 3.1: no error information). */
-export async function expectRefusal(answer: ActiveToken | Response, status: number, error: string | null): Promise<Response> {
+export async function expectRefusal(
+  answer: ActiveToken | Response,
+  status: number,
+  error: string | null,
+): Promise<Response> {
   expect(answer).toBeInstanceOf(Response);
   const response = answer as Response;
   expect(response.status).toBe(status);
@@ -37,7 +42,11 @@ export async function expectRefusal(answer: ActiveToken | Response, status: numb
 }
 
 /** A real sign-in for a resource (RFC 8707: `resource` at /auth, kept at /token). */
-export async function tokensForResource(rt: TestRuntime, resource: string, scopes = ["profile", "create"]): Promise<{ access_token: string }> {
+export async function tokensForResource(
+  rt: TestRuntime,
+  resource: string,
+  scopes = ["profile", "create"],
+): Promise<{ access_token: string }> {
   const { verifier, challenge } = pkcePair();
   const request = await signedRequest(rt, authorizationParams({ code_challenge: challenge, resource }));
   const code = redirectParams(await approve(rt, request, { scopes })).get("code")!;

@@ -47,13 +47,24 @@ export async function signInAt(base: string, scope: string, resource?: string): 
   const request = new URLSearchParams(new URL(start.headers.get("location")!, base).hash.slice(1)).get("request")!;
   const approval = new URLSearchParams({ request, decision: "approve", password: TEST_PASSWORD });
   for (const s of scope.split(" ")) approval.append("scope", s);
-  const approved = await fetch(`${base}/auth/approve`, { method: "POST", body: approval, redirect: "manual", headers: { Origin: base, "Sec-Fetch-Site": "same-origin" } });
+  const approved = await fetch(`${base}/auth/approve`, {
+    method: "POST",
+    body: approval,
+    redirect: "manual",
+    headers: { Origin: base, "Sec-Fetch-Site": "same-origin" },
+  });
   expect(approved.status).toBe(302);
   const code = new URL(approved.headers.get("location")!).searchParams.get("code")!;
   const redeemed = await fetch(`${base}/token`, {
     method: "POST",
     headers: { Accept: "application/json" },
-    body: new URLSearchParams({ grant_type: "authorization_code", code, client_id: CLIENT_ID, redirect_uri: REDIRECT_URI, code_verifier: verifier }),
+    body: new URLSearchParams({
+      grant_type: "authorization_code",
+      code,
+      client_id: CLIENT_ID,
+      redirect_uri: REDIRECT_URI,
+      code_verifier: verifier,
+    }),
   });
   expect(redeemed.status).toBe(200);
   return (await redeemed.json()) as Tokens;

@@ -92,7 +92,8 @@ export async function testRuntime(options: TestRuntimeOptions = {}): Promise<Tes
     now: () => clock.now,
     discover: options.discover ?? pageClient,
     ...(options.fetchKeys ? { fetchKeys: options.fetchKeys } : {}),
-    resourceScopes: options.resourceScopes ?? (() => Promise.resolve({ missing: "this test looks up no resource's metadata" })),
+    resourceScopes:
+      options.resourceScopes ?? (() => Promise.resolve({ missing: "this test looks up no resource's metadata" })),
     fetchLogo: options.fetchLogo ?? (() => Promise.reject(new Error("this test fetches no logos"))),
     clock,
     storeName,

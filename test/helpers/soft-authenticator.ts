@@ -86,7 +86,10 @@ export interface SoftAuthenticator {
   /** The signature counter as last reported; tests may set it. */
   signCount: number;
   register(options: PublicKeyCredentialCreationOptionsJSON, overrides?: CeremonyOverrides): RegistrationResponseJSON;
-  authenticate(options: PublicKeyCredentialRequestOptionsJSON, overrides?: CeremonyOverrides): AuthenticationResponseJSON;
+  authenticate(
+    options: PublicKeyCredentialRequestOptionsJSON,
+    overrides?: CeremonyOverrides,
+  ): AuthenticationResponseJSON;
 }
 
 export function createSoftAuthenticator(settings: SoftAuthenticatorOptions = {}): SoftAuthenticator {
@@ -105,7 +108,14 @@ export function createSoftAuthenticator(settings: SoftAuthenticatorOptions = {})
 
   function clientData(type: string, challenge: string, overrides: CeremonyOverrides): Buffer {
     // Key order as browsers write it; the server hashes these exact bytes.
-    return Buffer.from(JSON.stringify({ type, challenge, origin: overrides.origin ?? settings.origin ?? "https://auth.jane.example", crossOrigin: false }));
+    return Buffer.from(
+      JSON.stringify({
+        type,
+        challenge,
+        origin: overrides.origin ?? settings.origin ?? "https://auth.jane.example",
+        crossOrigin: false,
+      }),
+    );
   }
 
   function authData(overrides: CeremonyOverrides, counter: number, attested?: Buffer): Buffer {
@@ -131,7 +141,13 @@ export function createSoftAuthenticator(settings: SoftAuthenticatorOptions = {})
       // aaguid: 16 zero bytes, as authenticators send under attestation "none".
       const attested = Buffer.concat([Buffer.alloc(16), idLength, credentialId, cbor(coseKey)]);
       const data = authData(overrides, overrides.counter ?? authenticator.signCount, attested);
-      const attestationObject = cbor(new Map<string, CborValue>([["fmt", "none"], ["attStmt", new Map()], ["authData", data]]));
+      const attestationObject = cbor(
+        new Map<string, CborValue>([
+          ["fmt", "none"],
+          ["attStmt", new Map()],
+          ["authData", data],
+        ]),
+      );
       return {
         id: authenticator.credentialId,
         rawId: authenticator.credentialId,
@@ -148,7 +164,10 @@ export function createSoftAuthenticator(settings: SoftAuthenticatorOptions = {})
 
     authenticate(options, overrides = {}) {
       if (overrides.counter === undefined && settings.counter !== "zero") authenticator.signCount += 1;
-      const data = authData(overrides, overrides.counter ?? (settings.counter === "zero" ? 0 : authenticator.signCount));
+      const data = authData(
+        overrides,
+        overrides.counter ?? (settings.counter === "zero" ? 0 : authenticator.signCount),
+      );
       const json = clientData(overrides.type ?? "webauthn.get", options.challenge, overrides);
       // The assertion signature (WebAuthn 6.3.3): over authData || SHA-256(clientDataJSON);
       // node signs EC keys in the DER form WebAuthn uses.

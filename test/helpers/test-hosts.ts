@@ -112,7 +112,11 @@ export async function startTestHost(options: TestHostOptions = {}): Promise<Test
     netlifyDevEnv: {
       NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --import=${preload}`.trim(),
       NODE_EXTRA_CA_CERTS: caFile,
-      TEST_DNS_ANSWERS: JSON.stringify({ "client.test": PUBLIC_ADDRESS, "internal.test": "127.0.0.1", ...Object.fromEntries(extra.map((name) => [name, PUBLIC_ADDRESS])) }),
+      TEST_DNS_ANSWERS: JSON.stringify({
+        "client.test": PUBLIC_ADDRESS,
+        "internal.test": "127.0.0.1",
+        ...Object.fromEntries(extra.map((name) => [name, PUBLIC_ADDRESS])),
+      }),
       TEST_NETWORK_ROUTES: JSON.stringify({ [PUBLIC_ADDRESS]: "127.0.0.1" }),
       TEST_NETWORK_PORTS: JSON.stringify(extra.length > 0 ? { [`${PUBLIC_ADDRESS}:443`]: port } : {}),
     },

@@ -39,7 +39,10 @@ function stubLookup(hostname, options, callback) {
   const address = answerFor(hostname);
   if (address === undefined) return realLookup(hostname, options, callback);
   if (Object.hasOwn(routes, address) && routing === 0) {
-    const error = Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname} (test network: not through a routed connection)`), { code: "ENOTFOUND" });
+    const error = Object.assign(
+      new Error(`getaddrinfo ENOTFOUND ${hostname} (test network: not through a routed connection)`),
+      { code: "ENOTFOUND" },
+    );
     process.nextTick(() => callback(error));
     return undefined;
   }
@@ -56,7 +59,9 @@ function routedAddress(address) {
 function routedPort(host, port) {
   const address = net.isIP(String(host)) ? String(host) : answerFor(host);
   const key = `${address}:${port}`;
-  return address !== undefined && Object.hasOwn(routes, address) && Object.hasOwn(ports, key) ? Number(ports[key]) : port;
+  return address !== undefined && Object.hasOwn(routes, address) && Object.hasOwn(ports, key)
+    ? Number(ports[key])
+    : port;
 }
 
 /** A connection's lookup whose answers are routed: whatever check `lookup` makes is made on the
@@ -72,7 +77,13 @@ function routedLookup(lookup) {
     function answered(error, address, family) {
       if (error) return callback(error, address, family);
       if (Array.isArray(address)) {
-        return callback(null, address.map((entry) => ({ address: routedAddress(entry.address), family: net.isIP(routedAddress(entry.address)) })));
+        return callback(
+          null,
+          address.map((entry) => ({
+            address: routedAddress(entry.address),
+            family: net.isIP(routedAddress(entry.address)),
+          })),
+        );
       }
       const routed = routedAddress(address);
       return callback(null, routed, routed === address ? family : net.isIP(routed));

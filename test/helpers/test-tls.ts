@@ -47,7 +47,9 @@ export async function trustRunCertificate(): Promise<() => Promise<void>> {
   const certificate = await makeTestCertificate();
   const directory = await mkdtemp(join(tmpdir(), "indieauth-test-tls-"));
   // NODE_EXTRA_CA_CERTS names one file: a CA the machine already adds that way stays trusted.
-  const already = process.env.NODE_EXTRA_CA_CERTS ? await readFile(process.env.NODE_EXTRA_CA_CERTS, "utf8").catch(() => "") : "";
+  const already = process.env.NODE_EXTRA_CA_CERTS
+    ? await readFile(process.env.NODE_EXTRA_CA_CERTS, "utf8").catch(() => "")
+    : "";
   await Promise.all([
     writeFile(join(directory, "trusted.pem"), `${already}\n${certificate.caCert}`),
     writeFile(join(directory, "ca.pem"), certificate.caCert),
@@ -64,6 +66,8 @@ export async function trustRunCertificate(): Promise<() => Promise<void>> {
 export async function runCertificate(): Promise<TestCertificate | null> {
   const directory = process.env[DIRECTORY_VARIABLE];
   if (!directory) return null;
-  const [caCert, key, cert] = await Promise.all(["ca.pem", "key.pem", "cert.pem"].map((file) => readFile(join(directory, file), "utf8")));
+  const [caCert, key, cert] = await Promise.all(
+    ["ca.pem", "key.pem", "cert.pem"].map((file) => readFile(join(directory, file), "utf8")),
+  );
   return { caCert: caCert!, key: key!, cert: cert! };
 }

@@ -12,7 +12,10 @@ export function withVersionedWrites(store: KeyValueStore): KeyValueStore {
   const queues = new Map<string, Promise<unknown>>();
   const inTurn = <T>(key: string, work: () => Promise<T>): Promise<T> => {
     const result = (queues.get(key) ?? Promise.resolve()).then(work, work);
-    queues.set(key, result.catch(() => undefined));
+    queues.set(
+      key,
+      result.catch(() => undefined),
+    );
     return result;
   };
   const bump = (key: string) => versions.set(key, (versions.get(key) ?? 0) + 1);

@@ -39,7 +39,12 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
     const chunks: Buffer[] = [];
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
     req.on("end", () => {
-      messages.push({ method: req.method ?? "", path: req.url ?? "", headers: req.headers, body: Buffer.concat(chunks).toString("utf8") });
+      messages.push({
+        method: req.method ?? "",
+        path: req.url ?? "",
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString("utf8"),
+      });
       for (const waiter of waiters.filter((w) => messages.length >= w.count)) {
         waiters.splice(waiters.indexOf(waiter), 1);
         waiter.resolve(messages.slice());
@@ -60,7 +65,10 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
     url: `http://127.0.0.1:${address.port}/hook/${secret}`,
     secret,
     messages,
-    received: (count) => (messages.length >= count ? Promise.resolve(messages.slice()) : new Promise((resolve) => waiters.push({ count, resolve }))),
+    received: (count) =>
+      messages.length >= count
+        ? Promise.resolve(messages.slice())
+        : new Promise((resolve) => waiters.push({ count, resolve })),
     hold: () => {
       holding = true;
     },

@@ -10,7 +10,12 @@ import { introspect, postToken } from "../helpers/endpoints.ts";
 import { inBatches, seedGrants, type SeededGrant } from "../helpers/seed-grants.ts";
 import { testRuntime, type TestRuntime } from "../helpers/runtime.ts";
 
-const APPS = { "https://mcp-host.example/": 9_000, "https://phone.example/": 600, "https://reader.example/": 300, "https://quill.example/": 100 };
+const APPS = {
+  "https://mcp-host.example/": 9_000,
+  "https://phone.example/": 600,
+  "https://reader.example/": 300,
+  "https://quill.example/": 100,
+};
 const total = (ops: OperationCounts) => OPERATION_KINDS.reduce((sum, kind) => sum + ops[kind], 0);
 
 let rt: TestRuntime;
@@ -56,7 +61,11 @@ describe("10,000 live grants", () => {
 
     const stillActive = (await inBatches(grants, 100, (grant) => active(grant.accessToken))).filter(Boolean);
     expect(stillActive).toEqual([]);
-    const refresh = await postToken(rt, { grant_type: "refresh_token", refresh_token: grants[0]!.refreshToken, client_id: grants[0]!.clientId });
+    const refresh = await postToken(rt, {
+      grant_type: "refresh_token",
+      refresh_token: grants[0]!.refreshToken,
+      client_id: grants[0]!.clientId,
+    });
     expect(refresh.status).toBe(400);
     expect(((await (await consoleGet(rt, { cookie })).json()) as AccountOverview).apps).toEqual([]);
   }, 120_000);

@@ -6,7 +6,16 @@ import type { AccountOverview, AccountSessionView, LoginRequiredView } from "../
 import { THROTTLE_POLICY } from "../../netlify/lib/core/policy.ts";
 import { consoleGet, consolePost, consoleSignIn, cookieFrom, passkeysPost } from "../helpers/console.ts";
 import { approve, postToken, signedRequest } from "../helpers/endpoints.ts";
-import { authorizationParams, CHROME_UA, CLIENT_ID, codeForm, CONSOLE_IP, pkcePair, redirectParams, type Tokens } from "../helpers/requests.ts";
+import {
+  authorizationParams,
+  CHROME_UA,
+  CLIENT_ID,
+  codeForm,
+  CONSOLE_IP,
+  pkcePair,
+  redirectParams,
+  type Tokens,
+} from "../helpers/requests.ts";
 import { introspection } from "../helpers/tokens.ts";
 import { TEST_PASSWORD } from "../helpers/env.ts";
 import { testRuntime, type TestRuntime } from "../helpers/runtime.ts";
@@ -24,12 +33,24 @@ async function authoriseApp(rt: TestRuntime, clientId = CLIENT_ID, scope = "prof
   const redirectUri = new URL("/callback", clientId).href;
   const { verifier, challenge } = pkcePair();
   const discover = rt.discover;
-  rt.discover = async (id) => ({ clientId: id.href, redirectUris: [], fetched: true, name: `App at ${id.host}`, logoUri: `${id.origin}/logo.png` });
+  rt.discover = async (id) => ({
+    clientId: id.href,
+    redirectUris: [],
+    fetched: true,
+    name: `App at ${id.host}`,
+    logoUri: `${id.origin}/logo.png`,
+  });
   try {
-    const request = await signedRequest(rt, authorizationParams({ client_id: clientId, redirect_uri: redirectUri, code_challenge: challenge, scope }));
+    const request = await signedRequest(
+      rt,
+      authorizationParams({ client_id: clientId, redirect_uri: redirectUri, code_challenge: challenge, scope }),
+    );
     const response = await approve(rt, request, { scopes: scope.split(" ") });
     const code = redirectParams(response).get("code")!;
-    const tokens = await postToken(rt, codeForm({ code, verifier }, { client_id: clientId, redirect_uri: redirectUri }));
+    const tokens = await postToken(
+      rt,
+      codeForm({ code, verifier }, { client_id: clientId, redirect_uri: redirectUri }),
+    );
     expect(tokens.status).toBe(200);
     return (await tokens.json()) as Tokens;
   } finally {
@@ -129,9 +150,18 @@ describe("what the console shows", () => {
     expect(JSON.stringify(view.apps)).not.toMatch(/hash|iat_|irt_/);
 
     expect(view.devices).toEqual([
-      expect.objectContaining({ current: true, label: "Chrome on Linux", ip: CONSOLE_IP, method: "password", persistent: true }),
+      expect.objectContaining({
+        current: true,
+        label: "Chrome on Linux",
+        ip: CONSOLE_IP,
+        method: "password",
+        persistent: true,
+      }),
     ]);
-    expect(view.events.filter((e) => e.where === "authorization").map((e) => e.clientId)).toEqual(["https://notes.example/", "https://quill.example/"]);
+    expect(view.events.filter((e) => e.where === "authorization").map((e) => e.clientId)).toEqual([
+      "https://notes.example/",
+      "https://quill.example/",
+    ]);
     expect(view.passkeys).toEqual([]);
   });
 
@@ -158,7 +188,11 @@ describe("revoking from the console", () => {
     expect(await response.json()).toEqual({ ok: true, revoked: 1 });
 
     expect(await introspection(rt, quill.access_token)).toEqual({ active: false });
-    const refresh = await postToken(rt, { grant_type: "refresh_token", refresh_token: quill.refresh_token, client_id: "https://quill.example/" });
+    const refresh = await postToken(rt, {
+      grant_type: "refresh_token",
+      refresh_token: quill.refresh_token,
+      client_id: "https://quill.example/",
+    });
     expect(refresh.status).toBe(400);
     // The other app is untouched, and the list no longer shows the revoked one.
     expect(await introspection(rt, notes.access_token)).toMatchObject({ active: true });
@@ -169,7 +203,10 @@ describe("revoking from the console", () => {
     const rt = await testRuntime();
     const apps = [await authoriseApp(rt, "https://quill.example/"), await authoriseApp(rt, "https://notes.example/")];
     const cookie = await consoleSignIn(rt);
-    expect(await (await consolePost(rt, "/revoke", { app: "all" }, { cookie })).json()).toEqual({ ok: true, revoked: 2 });
+    expect(await (await consolePost(rt, "/revoke", { app: "all" }, { cookie })).json()).toEqual({
+      ok: true,
+      revoked: 2,
+    });
     for (const tokens of apps) expect(await introspection(rt, tokens.access_token)).toEqual({ active: false });
     expect((await overview(rt, cookie)).apps).toEqual([]);
   });
@@ -181,7 +218,9 @@ describe("revoking from the console", () => {
     for (const app of ["AAAAAAAAAAAAAAAAAAAAAA", "../sessions/x", ""]) {
       const response = await consolePost(rt, "/revoke", { app }, { cookie });
       // An empty app is a malformed request (400); an app that holds no token is not found (404).
-      expect([response.status, (await response.json()).error]).toEqual(app === "" ? [400, "invalid_request"] : [404, "not_found"]);
+      expect([response.status, (await response.json()).error]).toEqual(
+        app === "" ? [400, "invalid_request"] : [404, "not_found"],
+      );
     }
     expect(await rt.store.list(RECORDS.grant.prefix)).toEqual(before);
   });
@@ -246,7 +285,12 @@ describe("the console refuses what does not come from its own page with a live s
 
   it("a cross-site sign-in is refused before the password is looked at", async () => {
     const rt = await testRuntime();
-    const response = await consolePost(rt, "/sign-in", { password: TEST_PASSWORD, remember: "true" }, { crossSite: true });
+    const response = await consolePost(
+      rt,
+      "/sign-in",
+      { password: TEST_PASSWORD, remember: "true" },
+      { crossSite: true },
+    );
     expect(response.status).toBe(403);
     expect(response.headers.get("set-cookie")).toBeNull();
     expect(await rt.store.list(RECORDS.signInEvent.prefix)).toEqual([]);
@@ -255,7 +299,10 @@ describe("the console refuses what does not come from its own page with a live s
   it("passkey registration cross-site or without a session is refused", async () => {
     const rt = await testRuntime();
     const cookie = await consoleSignIn(rt);
-    expect((await passkeysPost(rt, "/registration-options", { password: TEST_PASSWORD }, { cookie, crossSite: true })).status).toBe(403);
+    expect(
+      (await passkeysPost(rt, "/registration-options", { password: TEST_PASSWORD }, { cookie, crossSite: true }))
+        .status,
+    ).toBe(403);
     expect((await passkeysPost(rt, "/registration-options", { password: TEST_PASSWORD })).status).toBe(401);
   });
 
@@ -265,7 +312,10 @@ describe("the console refuses what does not come from its own page with a live s
     expect((await consolePost(rt, "/format-disk", {}, { cookie })).status).toBe(404);
     const { accountApi } = await import("../../netlify/lib/endpoints/account.ts");
     const call = (init: RequestInit, path = "/revoke") =>
-      accountApi(new Request(`https://auth.jane.example/indieauth/api/account${path}`, init), rt, { ip: CONSOLE_IP, userAgent: CHROME_UA });
+      accountApi(new Request(`https://auth.jane.example/indieauth/api/account${path}`, init), rt, {
+        ip: CONSOLE_IP,
+        userAgent: CHROME_UA,
+      });
     const same = { "Sec-Fetch-Site": "same-origin", Cookie: cookie, "Content-Type": "application/json" };
     for (const body of ["[1,2]", "not json", '{"app": 5}']) {
       const response = await call({ method: "POST", headers: same, body });

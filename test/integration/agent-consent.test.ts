@@ -21,7 +21,10 @@ import { testRuntime, type FullRuntime, type TestRuntime } from "../helpers/runt
 const onlyLocal: AddressPolicy = (ip) => ip === "127.0.0.1";
 
 /** A 1×1 PNG. */
-const PNG = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGP4z8DwHwAFAAH/iZk9HQAAAABJRU5ErkJggg==", "base64");
+const PNG = Buffer.from(
+  "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGP4z8DwHwAFAAH/iZk9HQAAAABJRU5ErkJggg==",
+  "base64",
+);
 
 interface Answer {
   type: string;
@@ -51,7 +54,10 @@ beforeAll(async () => {
       return more();
     }
     const body = Buffer.from(answer.body);
-    res.writeHead(200, { "Content-Type": answer.type, ...(answer.noLength ? {} : { "Content-Length": String(body.length) }) });
+    res.writeHead(200, {
+      "Content-Type": answer.type,
+      ...(answer.noLength ? {} : { "Content-Length": String(body.length) }),
+    });
     res.end(body);
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -96,17 +102,31 @@ const getLogo = (rt: FullRuntime, path: string) => endpoints.authorize(new Reque
 describe("the loopback-only warning", () => {
   it("is signed into the request of a metadata document whose redirect URIs are all loopback", async () => {
     // Claude Code's document: port-less loopback redirect URIs (docs/research/mcp-hosts.md).
-    answers.set("/cli.json", { type: "application/json", body: metadata("/cli.json", { redirect_uris: ["http://localhost/callback", "http://127.0.0.1/callback", "http://[::1]/callback"] }) });
+    answers.set("/cli.json", {
+      type: "application/json",
+      body: metadata("/cli.json", {
+        redirect_uris: ["http://localhost/callback", "http://127.0.0.1/callback", "http://[::1]/callback"],
+      }),
+    });
     const rt = await runtime();
     const request = await requestFor(rt, "/cli.json", "http://127.0.0.1:54321/callback");
     expect(request.client).toMatchObject({ name: "Agent", loopbackOnly: true });
   });
 
   it("is not held back by another client_id's failure on its origin: Claude Code signs in after a 404 there", async () => {
-    answers.set("/cli.json", { type: "application/json", body: metadata("/cli.json", { redirect_uris: ["http://localhost/callback", "http://127.0.0.1/callback"] }) });
+    answers.set("/cli.json", {
+      type: "application/json",
+      body: metadata("/cli.json", { redirect_uris: ["http://localhost/callback", "http://127.0.0.1/callback"] }),
+    });
     // Discovery as the auth function runs it: what failed is remembered in the store.
-    const rt = await testRuntime({ discover: (clientId, store) => discoverClient(clientId, { fetcher: localDocuments, failures: storedFetchFailures(store) }) });
-    const anonymous = await authorize(rt, authorizationParams({ client_id: clientUrl("/does-not-exist"), redirect_uri: clientUrl("/cb") }));
+    const rt = await testRuntime({
+      discover: (clientId, store) =>
+        discoverClient(clientId, { fetcher: localDocuments, failures: storedFetchFailures(store) }),
+    });
+    const anonymous = await authorize(
+      rt,
+      authorizationParams({ client_id: clientUrl("/does-not-exist"), redirect_uri: clientUrl("/cb") }),
+    );
     expect(anonymous.status).toBe(303);
     expect(hits.get("/does-not-exist")).toBe(1);
     const request = await requestFor(rt, "/cli.json", "http://127.0.0.1:54321/callback");
@@ -114,8 +134,16 @@ describe("the loopback-only warning", () => {
   });
 
   it("is not there for a document that also lists a web redirect URI, or for an HTML client page", async () => {
-    answers.set("/both.json", { type: "application/json", body: metadata("/both.json", { redirect_uris: ["http://127.0.0.1:33418/", `https://client.test:${port}/redirect`] }) });
-    answers.set("/page", { type: "text/html", body: '<link rel="redirect_uri" href="http://127.0.0.1/callback"><div class="h-app"><span class="p-name">Page app</span></div>' });
+    answers.set("/both.json", {
+      type: "application/json",
+      body: metadata("/both.json", {
+        redirect_uris: ["http://127.0.0.1:33418/", `https://client.test:${port}/redirect`],
+      }),
+    });
+    answers.set("/page", {
+      type: "text/html",
+      body: '<link rel="redirect_uri" href="http://127.0.0.1/callback"><div class="h-app"><span class="p-name">Page app</span></div>',
+    });
     const rt = await runtime();
     expect((await requestFor(rt, "/both.json", "http://127.0.0.1:40000/")).client).not.toHaveProperty("loopbackOnly");
     expect((await requestFor(rt, "/page", "http://127.0.0.1:40000/callback")).client).toEqual({ name: "Page app" });
@@ -133,17 +161,33 @@ describe("a metadata document read up to 5 KB and no further", () => {
   });
 
   it("refuses a 6 KB document by its Content-Length, without reading it, and keeps 5 KB ones", async () => {
-    const padding = (size: number, path: string) => metadata(path, { redirect_uris: [`https://client.test:${port}/cb`], x: "" }).replace('"x":""', `"x":"${"a".repeat(size)}"`);
+    const padding = (size: number, path: string) =>
+      metadata(path, { redirect_uris: [`https://client.test:${port}/cb`], x: "" }).replace(
+        '"x":""',
+        `"x":"${"a".repeat(size)}"`,
+      );
     answers.set("/big.json", { type: "application/json", body: padding(6 * 1024, "/big.json") });
     const small = padding(0, "/small.json");
-    answers.set("/small.json", { type: "application/json", body: padding(5 * 1024 - Buffer.byteLength(small), "/small.json") });
+    answers.set("/small.json", {
+      type: "application/json",
+      body: padding(5 * 1024 - Buffer.byteLength(small), "/small.json"),
+    });
     expect(Buffer.byteLength(answers.get("/small.json")!.body)).toBe(5 * 1024);
-    expect(await discoverClient(new URL(clientUrl("/big.json")), { fetcher: localDocuments })).toMatchObject({ refused: "the document is larger than 5 KB" });
-    expect(await discoverClient(new URL(clientUrl("/small.json")), { fetcher: localDocuments })).toMatchObject({ fetched: true, redirectUris: [`https://client.test:${port}/cb`] });
+    expect(await discoverClient(new URL(clientUrl("/big.json")), { fetcher: localDocuments })).toMatchObject({
+      refused: "the document is larger than 5 KB",
+    });
+    expect(await discoverClient(new URL(clientUrl("/small.json")), { fetcher: localDocuments })).toMatchObject({
+      fetched: true,
+      redirectUris: [`https://client.test:${port}/cb`],
+    });
   });
 
   it("keeps reading an HTML client page past 5 KB (IndieAuth's older rules and the fetch's own limit)", async () => {
-    answers.set("/long", { type: "text/html", body: `<p>${"words ".repeat(20_000)}</p><link rel="redirect_uri" href="/callback">`, noLength: true });
+    answers.set("/long", {
+      type: "text/html",
+      body: `<p>${"words ".repeat(20_000)}</p><link rel="redirect_uri" href="/callback">`,
+      noLength: true,
+    });
     const doc = await localDocuments(new URL(clientUrl("/long")));
     expect(doc.oversized).toBeUndefined();
     expect((await parseClientDocument(doc, clientUrl("/long"))).redirectUris).toEqual([clientUrl("/callback")]);
@@ -152,7 +196,10 @@ describe("a metadata document read up to 5 KB and no further", () => {
 
 describe("the app's logo, served from this origin", () => {
   async function logoPathFor(rt: FullRuntime, logo: string): Promise<{ path: string; own: string }> {
-    answers.set("/app.json", { type: "application/json", body: metadata("/app.json", { redirect_uris: [`https://client.test:${port}/cb`], logo_uri: logo }) });
+    answers.set("/app.json", {
+      type: "application/json",
+      body: metadata("/app.json", { redirect_uris: [`https://client.test:${port}/cb`], logo_uri: logo }),
+    });
     clearClientCache();
     const request = await requestFor(rt, "/app.json", `https://client.test:${port}/cb`);
     return { path: (request.client as { logoUri: string }).logoUri, own: request.unshownLogoUri as string };
@@ -188,8 +235,14 @@ describe("the app's logo, served from this origin", () => {
   });
 
   it("is taken from an HTML client page's h-app too, and served the same way", async () => {
-    answers.set("/gif", { type: "image/gif", body: Buffer.from("R0lGODlhAQABAIAAAP///wAAACH5BAEAAAAALAAAAAABAAEAAAICRAEAOw==", "base64") });
-    answers.set("/app/", { type: "text/html", body: '<div class="h-x-app"><img class="u-logo" src="/gif" alt=""><a class="p-name u-url" href="/app/">Page app</a></div>' });
+    answers.set("/gif", {
+      type: "image/gif",
+      body: Buffer.from("R0lGODlhAQABAIAAAP///wAAACH5BAEAAAAALAAAAAABAAEAAAICRAEAOw==", "base64"),
+    });
+    answers.set("/app/", {
+      type: "text/html",
+      body: '<div class="h-x-app"><img class="u-logo" src="/gif" alt=""><a class="p-name u-url" href="/app/">Page app</a></div>',
+    });
     const rt = await runtime();
     const request = await requestFor(rt, "/app/", clientUrl("/app/callback"));
     const path = (request.client as { logoUri: string }).logoUri;
@@ -200,22 +253,41 @@ describe("the app's logo, served from this origin", () => {
   });
 
   it.each([
-    ["larger than 64 KB", { type: "image/png", body: Buffer.concat([PNG, Buffer.alloc(70 * 1024)]) }, /larger than 64 KB/],
-    ["larger than 64 KB, with no Content-Length", { type: "image/png", body: Buffer.concat([PNG, Buffer.alloc(70 * 1024)]), noLength: true }, /larger than 64 KB/],
-    ["an SVG", { type: "image/svg+xml", body: '<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>' }, /image\/svg\+xml is not PNG, JPEG, GIF or WebP/],
-    ["HTML served as a PNG", { type: "image/png", body: "<!doctype html><script>alert(1)</script>" }, /bytes are not the image\/png/],
-  ] satisfies [string, Answer, RegExp][])("is refused when it is %s, and the refusal is kept (its reason in the store only)", async (_name, answer, reason) => {
-    answers.set("/logo.png", answer);
-    const rt = await runtime();
-    const { path, own } = await logoPathFor(rt, "/logo.png");
-    const refused = await getLogo(rt, path);
-    expect(refused.status).toBe(404);
-    expect(refused.headers.get("content-type")).not.toMatch(/^image\//);
-    expect(((await refused.json()) as { error_description: string }).error_description).toBe(LOGO_NOT_SHOWN);
-    expect((await rt.store.get<{ reason: string }>(RECORDS.clientLogo.key(logoSlot(own))))?.reason).toMatch(reason);
-    expect((await getLogo(rt, path)).status).toBe(404);
-    expect(hits.get("/logo.png")).toBe(1);
-  });
+    [
+      "larger than 64 KB",
+      { type: "image/png", body: Buffer.concat([PNG, Buffer.alloc(70 * 1024)]) },
+      /larger than 64 KB/,
+    ],
+    [
+      "larger than 64 KB, with no Content-Length",
+      { type: "image/png", body: Buffer.concat([PNG, Buffer.alloc(70 * 1024)]), noLength: true },
+      /larger than 64 KB/,
+    ],
+    [
+      "an SVG",
+      { type: "image/svg+xml", body: '<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>' },
+      /image\/svg\+xml is not PNG, JPEG, GIF or WebP/,
+    ],
+    [
+      "HTML served as a PNG",
+      { type: "image/png", body: "<!doctype html><script>alert(1)</script>" },
+      /bytes are not the image\/png/,
+    ],
+  ] satisfies [string, Answer, RegExp][])(
+    "is refused when it is %s, and the refusal is kept (its reason in the store only)",
+    async (_name, answer, reason) => {
+      answers.set("/logo.png", answer);
+      const rt = await runtime();
+      const { path, own } = await logoPathFor(rt, "/logo.png");
+      const refused = await getLogo(rt, path);
+      expect(refused.status).toBe(404);
+      expect(refused.headers.get("content-type")).not.toMatch(/^image\//);
+      expect(((await refused.json()) as { error_description: string }).error_description).toBe(LOGO_NOT_SHOWN);
+      expect((await rt.store.get<{ reason: string }>(RECORDS.clientLogo.key(logoSlot(own))))?.reason).toMatch(reason);
+      expect((await getLogo(rt, path)).status).toBe(404);
+      expect(hits.get("/logo.png")).toBe(1);
+    },
+  );
 
   it("is never fetched from an internal name, and the answer says nothing of what it resolves to", async () => {
     answers.set("/logo.png", { type: "image/png", body: PNG });

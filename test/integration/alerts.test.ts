@@ -11,7 +11,16 @@ import { fastRuntime } from "../helpers/attack-kit.ts";
 import { consoleSignIn } from "../helpers/console.ts";
 import { signedRequest } from "../helpers/endpoints.ts";
 import { TEST_PASSWORD, TEST_SECRET } from "../helpers/env.ts";
-import { approveRequest, authorizationParams, CHROME_UA, CLIENT_ID, CLIENT_IP, CONSOLE_IP, consolePostRequest, redirectParams } from "../helpers/requests.ts";
+import {
+  approveRequest,
+  authorizationParams,
+  CHROME_UA,
+  CLIENT_ID,
+  CLIENT_IP,
+  CONSOLE_IP,
+  consolePostRequest,
+  redirectParams,
+} from "../helpers/requests.ts";
 import type { TestRuntime } from "../helpers/runtime.ts";
 import { createSoftAuthenticator } from "../helpers/soft-authenticator.ts";
 import { startWebhookReceiver, type ReceivedMessage, type WebhookReceiver } from "../helpers/webhook-receiver.ts";
@@ -28,7 +37,11 @@ afterEach(async () => {
 /** Netlify's context.waitUntil, as the platform offers it: the test awaits what was handed over. */
 function platform() {
   const pending: Promise<unknown>[] = [];
-  return { waitUntil: (work: Promise<unknown>) => void pending.push(work), settled: () => Promise.all(pending), handedOver: () => pending.length };
+  return {
+    waitUntil: (work: Promise<unknown>) => void pending.push(work),
+    settled: () => Promise.all(pending),
+    handedOver: () => pending.length,
+  };
 }
 
 function alertingRuntime(env: Record<string, string> = {}): Promise<TestRuntime> {
@@ -36,25 +49,52 @@ function alertingRuntime(env: Record<string, string> = {}): Promise<TestRuntime>
 }
 
 /** A message as JSON (the generic shape: the receiver's host is 127.0.0.1). */
-const event = (message: ReceivedMessage) => JSON.parse(message.body) as { event: string; title: string; message: string; subject?: string; me: string; at: string };
+const event = (message: ReceivedMessage) =>
+  JSON.parse(message.body) as {
+    event: string;
+    title: string;
+    message: string;
+    subject?: string;
+    me: string;
+    at: string;
+  };
 
 /** No secret of any kind in what the receiver got: body, path or headers. */
 function expectNoSecret(messages: ReceivedMessage[], secrets: string[]): void {
   const seen = messages.map((m) => `${m.body}\n${JSON.stringify(m.headers)}`).join("\n");
-  for (const secret of [TEST_PASSWORD, TEST_SECRET, receiver.secret, CLIENT_IP, CONSOLE_IP, ...secrets]) expect(seen).not.toContain(secret);
+  for (const secret of [TEST_PASSWORD, TEST_SECRET, receiver.secret, CLIENT_IP, CONSOLE_IP, ...secrets])
+    expect(seen).not.toContain(secret);
 }
 
-async function approveApp(rt: TestRuntime, background = platform()): Promise<{ code: string; request: string; response: Response }> {
+async function approveApp(
+  rt: TestRuntime,
+  background = platform(),
+): Promise<{ code: string; request: string; response: Response }> {
   const request = await signedRequest(rt, authorizationParams({ scope: "create" }));
-  const response = await approveEndpoint(approveRequest(request, { scopes: ["create"] }), rt, { ip: CLIENT_IP, userAgent: CHROME_UA, waitUntil: background.waitUntil });
+  const response = await approveEndpoint(approveRequest(request, { scopes: ["create"] }), rt, {
+    ip: CLIENT_IP,
+    userAgent: CHROME_UA,
+    waitUntil: background.waitUntil,
+  });
   expect(response.status).toBe(302);
   await background.settled();
   return { code: redirectParams(response).get("code")!, request, response };
 }
 
-function consoleCall(rt: TestRuntime, api: string, action: string, body: Record<string, string>, cookie: string, background = platform()): Promise<Response> {
+function consoleCall(
+  rt: TestRuntime,
+  api: string,
+  action: string,
+  body: Record<string, string>,
+  cookie: string,
+  background = platform(),
+): Promise<Response> {
   const endpoint = api === PASSKEYS_API ? passkeysApi : accountApi;
-  return endpoint(consolePostRequest(api, action, body, { cookie }), rt, { ip: CONSOLE_IP, userAgent: CHROME_UA, waitUntil: background.waitUntil }).then(async (response) => {
+  return endpoint(consolePostRequest(api, action, body, { cookie }), rt, {
+    ip: CONSOLE_IP,
+    userAgent: CHROME_UA,
+    waitUntil: background.waitUntil,
+  }).then(async (response) => {
     await background.settled();
     return response;
   });
@@ -63,8 +103,17 @@ function consoleCall(rt: TestRuntime, api: string, action: string, body: Record<
 async function addPasskey(rt: TestRuntime, cookie: string): Promise<{ id: string; ticket: string }> {
   const authenticator = createSoftAuthenticator();
   const started = await consoleCall(rt, PASSKEYS_API, "/registration-options", { password: TEST_PASSWORD }, cookie);
-  const { options, ticket } = (await started.json()) as { options: Parameters<typeof authenticator.register>[0]; ticket: string };
-  const finished = await consoleCall(rt, PASSKEYS_API, "/registration", { ticket, response: JSON.stringify(authenticator.register(options)), name: "Work laptop @everyone" }, cookie);
+  const { options, ticket } = (await started.json()) as {
+    options: Parameters<typeof authenticator.register>[0];
+    ticket: string;
+  };
+  const finished = await consoleCall(
+    rt,
+    PASSKEYS_API,
+    "/registration",
+    { ticket, response: JSON.stringify(authenticator.register(options)), name: "Work laptop @everyone" },
+    cookie,
+  );
   expect(finished.status).toBe(200);
   return { id: ((await finished.json()) as { passkey: { id: string } }).passkey.id, ticket };
 }
@@ -79,7 +128,12 @@ describe("alerts: each kind reaches the owner's webhook, with no secret in it", 
     const message = receiver.messages.find((m) => event(m).event === "app-approved");
     expect(message!.method).toBe("POST");
     expect(message!.headers["content-type"]).toBe("application/json");
-    expect(event(message!)).toMatchObject({ event: "app-approved", title: "New app approved", subject: CLIENT_ID, me: "https://jane.example/" });
+    expect(event(message!)).toMatchObject({
+      event: "app-approved",
+      title: "New app approved",
+      subject: CLIENT_ID,
+      me: "https://jane.example/",
+    });
     rt.clock.advance(ALERT_INTERVAL_MS + 1000);
     const again = await approveApp(rt);
     expect(receiver.messages.filter((m) => event(m).event === "app-approved")).toHaveLength(1);
@@ -127,7 +181,11 @@ describe("alerts: raised by the sign-in itself", () => {
     rt.clock.advance(ALERT_INTERVAL_MS + 1000);
     const request = await signedRequest(rt, authorizationParams({ scope: "create" }));
     const background = platform();
-    const again = await approveEndpoint(approveRequest(request, { scopes: ["create"], headers: { Cookie: known } }), rt, { ip: CLIENT_IP, userAgent: CHROME_UA, waitUntil: background.waitUntil });
+    const again = await approveEndpoint(
+      approveRequest(request, { scopes: ["create"], headers: { Cookie: known } }),
+      rt,
+      { ip: CLIENT_IP, userAgent: CHROME_UA, waitUntil: background.waitUntil },
+    );
     expect(again.status).toBe(302);
     await background.settled();
     expect(receiver.messages.filter((m) => event(m).event === "new-device-sign-in")).toHaveLength(1);
@@ -138,7 +196,11 @@ describe("alerts: raised by the sign-in itself", () => {
     const background = platform();
     for (let i = 0; i < 24; i++) {
       const request = await signedRequest(rt, authorizationParams({ scope: "create" }));
-      await approveEndpoint(approveRequest(request, { password: `wrong ${i}` }), rt, { ip: `203.0.${i}.9`, userAgent: CHROME_UA, waitUntil: background.waitUntil });
+      await approveEndpoint(approveRequest(request, { password: `wrong ${i}` }), rt, {
+        ip: `203.0.${i}.9`,
+        userAgent: CHROME_UA,
+        waitUntil: background.waitUntil,
+      });
       rt.clock.advance(61_000);
     }
     await background.settled();
@@ -168,7 +230,9 @@ describe("alerts: at most one per kind per minute", () => {
     const rt = await alertingRuntime();
     const config = rt.config.ok ? rt.config.config : ({} as never);
     const background = platform();
-    await Promise.all(Array.from({ length: 10 }, () => alert({ rt, config, requester: background }, { type: "throttle-engaged" })));
+    await Promise.all(
+      Array.from({ length: 10 }, () => alert({ rt, config, requester: background }, { type: "throttle-engaged" })),
+    );
     await alert({ rt, config, requester: background }, { type: "passkey-added", name: "Phone" });
     await background.settled();
     expect(receiver.messages.map((m) => event(m).event).sort()).toEqual(["passkey-added", "throttle-engaged"]);
@@ -208,7 +272,10 @@ describe("alerts: never in the way", () => {
       // most. The approval comes back while the send is still going on: had it waited for the
       // send, the send's own time limit would have ended it first, with a warning.
       const request = await signedRequest(rt, authorizationParams({ scope: "create" }));
-      const response = await approveEndpoint(approveRequest(request, { scopes: ["create"] }), rt, { ip: CLIENT_IP, userAgent: CHROME_UA });
+      const response = await approveEndpoint(approveRequest(request, { scopes: ["create"] }), rt, {
+        ip: CLIENT_IP,
+        userAgent: CHROME_UA,
+      });
       expect(response.status).toBe(302);
       expect(warn).not.toHaveBeenCalled();
       await receiver.received(1);
@@ -223,7 +290,11 @@ describe("alerts: never in the way", () => {
     receiver.hold();
     const background = platform();
     const request = await signedRequest(rt, authorizationParams({ scope: "create" }));
-    const response = await approveEndpoint(approveRequest(request, { scopes: ["create"] }), rt, { ip: CLIENT_IP, userAgent: CHROME_UA, waitUntil: background.waitUntil });
+    const response = await approveEndpoint(approveRequest(request, { scopes: ["create"] }), rt, {
+      ip: CLIENT_IP,
+      userAgent: CHROME_UA,
+      waitUntil: background.waitUntil,
+    });
     expect(response.status).toBe(302);
     // The app's first approval and the new browser's sign-in, both handed over (and the
     // connection doctor's log of the approval: owner/connection-log.ts).
@@ -240,7 +311,9 @@ describe("alerts: never in the way", () => {
     const cookie = await consoleSignIn(rt);
     const failed = await consoleCall(rt, ACCOUNT_API, "/alerts/test", {}, cookie);
     expect(failed.status).toBe(503);
-    expect(((await failed.json()) as { error_description: string }).error_description).toMatch(/^The test alert did not arrive \(could not reach the receiver/);
+    expect(((await failed.json()) as { error_description: string }).error_description).toMatch(
+      /^The test alert did not arrive \(could not reach the receiver/,
+    );
   });
 
   it("without NOTIFY_URL nothing is sent, and the test button says alerts are off", async () => {

@@ -26,7 +26,11 @@ const DAY = 24 * 60 * 60 * 1000;
 const distant = (rt: TestRuntime): TestRuntime => ({ ...rt, store: slowStore(rt.store, LATENCY_MS) });
 
 async function codes(rt: TestRuntime, count: number): Promise<SignedIn[]> {
-  return inBatches(Array.from({ length: count }, (_, i) => i), 5, () => signInForCode(rt));
+  return inBatches(
+    Array.from({ length: count }, (_, i) => i),
+    5,
+    () => signInForCode(rt),
+  );
 }
 
 async function grantsShown(rt: TestRuntime): Promise<Record<string, number>> {
@@ -37,7 +41,11 @@ async function grantsShown(rt: TestRuntime): Promise<Record<string, number>> {
 }
 
 async function allActive(rt: TestRuntime, tokens: readonly Tokens[]): Promise<boolean[]> {
-  return inBatches(tokens, 10, async (t) => ((await (await introspect(rt, t.access_token)).json()) as { active: boolean }).active);
+  return inBatches(
+    tokens,
+    10,
+    async (t) => ((await (await introspect(rt, t.access_token)).json()) as { active: boolean }).active,
+  );
 }
 
 /** The store, but its lists of keys under `prefix` fail. */
@@ -106,11 +114,16 @@ describe(`one app's burst, ${LATENCY_MS} ms per storage operation`, { timeout: 1
   it("and the hourly housekeeping folds what a burst left waiting", async () => {
     const rt = await fastRuntime();
     const foldless = withoutListing(rt.store, RECORDS.appChange.prefix);
-    await tokensOf(await Promise.all((await codes(rt, 5)).map((s) => postToken({ ...rt, store: foldless }, codeForm(s)))));
+    await tokensOf(
+      await Promise.all((await codes(rt, 5)).map((s) => postToken({ ...rt, store: foldless }, codeForm(s)))),
+    );
     expect(await rt.store.list(RECORDS.appChange.prefix)).toHaveLength(5);
     await runHousekeeping(rt);
     expect(await rt.store.list(RECORDS.appChange.prefix)).toEqual([]);
-    expect(await rt.store.get(RECORDS.appSummary.key(appIdOf(CLIENT_ID)))).toMatchObject({ kind: "app-summary", clientId: CLIENT_ID });
+    expect(await rt.store.get(RECORDS.appSummary.key(appIdOf(CLIENT_ID)))).toMatchObject({
+      kind: "app-summary",
+      clientId: CLIENT_ID,
+    });
     expect(await grantsShown(rt)).toEqual({ [CLIENT_ID]: 5 });
   });
 });

@@ -20,7 +20,9 @@ async function shownApp(rt: TestRuntime): Promise<AppView | undefined> {
 
 /** The scopes shown, and how many grants hold each; read twice: beside the changes waiting,
  * and after the first load folded them into the summary. */
-async function heldShown(rt: TestRuntime): Promise<{ scopes: string[]; scopeGrants: Record<string, number>; grants: number }> {
+async function heldShown(
+  rt: TestRuntime,
+): Promise<{ scopes: string[]; scopeGrants: Record<string, number>; grants: number }> {
   const waiting = await shownApp(rt);
   const folded = await shownApp(rt);
   expect(folded).toEqual(waiting);
@@ -33,7 +35,11 @@ describe("an app's scopes in the console", () => {
     const create = await tokensFor(rt, "create");
     rt.clock.advance(DAY);
     await tokensFor(rt, "profile");
-    expect(await heldShown(rt)).toEqual({ scopes: ["create", "profile"], scopeGrants: { create: 1, profile: 1 }, grants: 2 });
+    expect(await heldShown(rt)).toEqual({
+      scopes: ["create", "profile"],
+      scopeGrants: { create: 1, profile: 1 },
+      grants: 2,
+    });
 
     expect((await revoke(rt, { token: create.refresh_token })).status).toBe(200);
     expect(await heldShown(rt)).toEqual({ scopes: ["profile"], scopeGrants: { profile: 1 }, grants: 1 });
@@ -52,7 +58,11 @@ describe("an app's scopes in the console", () => {
     // Past the end of the day the first two grants expired on (90 days): `create` is gone, and
     // `media`, refreshed at day 60, lives on to day 150.
     rt.clock.advance(32 * DAY);
-    expect(await heldShown(rt)).toEqual({ scopes: ["media", "profile"], scopeGrants: { media: 1, profile: 1 }, grants: 2 });
+    expect(await heldShown(rt)).toEqual({
+      scopes: ["media", "profile"],
+      scopeGrants: { media: 1, profile: 1 },
+      grants: 2,
+    });
   });
 
   it("twelve redemptions of one app at once, then six revocations at once: each scope counted by the grants holding it", async () => {
@@ -62,7 +72,11 @@ describe("an app's scopes in the console", () => {
     const answers = await Promise.all(codes.map((code) => postToken(rt, codeForm(code))));
     expect(answers.map((answer) => answer.status)).toEqual(codes.map(() => 200));
     const tokens = await Promise.all(answers.map(async (answer) => (await answer.json()) as Tokens));
-    expect(await heldShown(rt)).toEqual({ scopes: ["create", "profile"], scopeGrants: { create: 6, profile: 6 }, grants: 12 });
+    expect(await heldShown(rt)).toEqual({
+      scopes: ["create", "profile"],
+      scopeGrants: { create: 6, profile: 6 },
+      grants: 12,
+    });
 
     const creates = tokens.filter((_, i) => i % 2 === 0);
     const revoked = await Promise.all(creates.map((t) => revoke(rt, { token: t.access_token })));

@@ -68,7 +68,11 @@ describe("app summaries", () => {
     const change = held.hold("setIfNew", { prefix: RECORDS.appChange.prefix }, "before");
     const summary = held.hold("getVersioned", RECORDS.appSummary.key(appIdOf(CLIENT_ID)), "before");
     const afterAnswer: Promise<unknown>[] = [];
-    const redeemed = endpoints.token(post("/token", codeForm({ code, verifier })), { ...rt, store: held.store }, { waitUntil: (work) => afterAnswer.push(work) });
+    const redeemed = endpoints.token(
+      post("/token", codeForm({ code, verifier })),
+      { ...rt, store: held.store },
+      { waitUntil: (work) => afterAnswer.push(work) },
+    );
     await Promise.all([grant.reached, change.reached]);
     grant.release();
     change.release();
@@ -77,20 +81,34 @@ describe("app summaries", () => {
     expect(await rt.store.get(RECORDS.appSummary.key(appIdOf(CLIENT_ID)))).toBeNull();
     summary.release();
     await Promise.all(afterAnswer);
-    expect(await rt.store.get(RECORDS.appSummary.key(appIdOf(CLIENT_ID)))).toMatchObject({ liveByDay: { [String(Math.floor((rt.clock.now + 90 * 24 * 60 * MINUTE) / (24 * 60 * MINUTE)))]: 1 } });
+    expect(await rt.store.get(RECORDS.appSummary.key(appIdOf(CLIENT_ID)))).toMatchObject({
+      liveByDay: { [String(Math.floor((rt.clock.now + 90 * 24 * 60 * MINUTE) / (24 * 60 * MINUTE)))]: 1 },
+    });
     const cookie = await consoleSignIn(rt);
     expect(grantCounts(await overview(rt, cookie))).toEqual({ [CLIENT_ID]: 1 });
   });
 
   it("Revoke on one app ends every one of its 300 grants at once and leaves the other app alone", async () => {
     const rt = await testRuntime();
-    const grants = await seedGrants(blobStore(rt.storeName), ME, { "https://mcp.example/": 300, "https://other.example/": 2 }, rt.clock.now);
+    const grants = await seedGrants(
+      blobStore(rt.storeName),
+      ME,
+      { "https://mcp.example/": 300, "https://other.example/": 2 },
+      rt.clock.now,
+    );
     const cookie = await consoleSignIn(rt);
     const mcp = (await overview(rt, cookie)).apps.find((app) => app.clientId === "https://mcp.example/")!;
     rt.clock.advance(1);
-    expect(await (await consolePost(rt, "/revoke", { app: mcp.id }, { cookie })).json()).toEqual({ ok: true, revoked: 1 });
+    expect(await (await consolePost(rt, "/revoke", { app: mcp.id }, { cookie })).json()).toEqual({
+      ok: true,
+      revoked: 1,
+    });
 
-    const states = await inBatches(grants, 50, async (grant) => [grant.clientId, await active(rt, grant.accessToken)] as const);
+    const states = await inBatches(
+      grants,
+      50,
+      async (grant) => [grant.clientId, await active(rt, grant.accessToken)] as const,
+    );
     expect(states.filter(([client, live]) => client === "https://mcp.example/" && live)).toEqual([]);
     expect(states.filter(([client, live]) => client === "https://other.example/" && live)).toHaveLength(2);
     expect(grantCounts(await overview(rt, cookie))).toEqual({ "https://other.example/": 2 });
@@ -108,7 +126,15 @@ describe("the sign-in history, a page at a time", () => {
     const day = 24 * 60 * MINUTE;
     for (let i = 0; i < 60; i++) {
       const at = rt.clock.now - (1 + (i % 20)) * day - Math.floor(i / 20) * MINUTE;
-      expect(await recordSignInEvent(rt.store, { at, ip: "203.0.113.9", where: "account", method: "password", outcome: "success" })).toBe(true);
+      expect(
+        await recordSignInEvent(rt.store, {
+          at,
+          ip: "203.0.113.9",
+          where: "account",
+          method: "password",
+          outcome: "success",
+        }),
+      ).toBe(true);
     }
     const first = await overview(rt, cookie);
     expect(first.events).toHaveLength(50);

@@ -25,7 +25,12 @@ describe("approving a sign-in", () => {
     expect(code).toMatch(/^ic_[A-Za-z0-9_-]{43}$/);
 
     const record = await rt.store.get<CodeRecord>(RECORDS.code.key(code));
-    expect(record).toMatchObject({ clientId: CLIENT_ID, redirectUri: REDIRECT_URI, scopes: ["profile", "create"], me: "https://jane.example/" });
+    expect(record).toMatchObject({
+      clientId: CLIENT_ID,
+      redirectUri: REDIRECT_URI,
+      scopes: ["profile", "create"],
+      me: "https://jane.example/",
+    });
     // Redeemable ten minutes; the record is kept as long as the signed request (fifteen).
     expect(record!.validUntil! - record!.issuedAt).toBe(10 * 60 * 1000);
     expect(record!.expiresAt - record!.issuedAt).toBe(15 * 60 * 1000);
@@ -35,7 +40,11 @@ describe("approving a sign-in", () => {
 
   it("grants only the ticked scopes", async () => {
     const rt = await testRuntime();
-    const response = await approve(rt, await signedRequest(rt, authorizationParams({ scope: "profile create update" })), { scopes: ["create", "delete"] });
+    const response = await approve(
+      rt,
+      await signedRequest(rt, authorizationParams({ scope: "profile create update" })),
+      { scopes: ["create", "delete"] },
+    );
     const record = await rt.store.get<CodeRecord>(RECORDS.code.key(redirectParams(response).get("code")!));
     expect(record!.scopes).toEqual(["create"]);
   });
@@ -49,7 +58,10 @@ describe("approving a sign-in", () => {
 
   it("keeps the redirect URI's own query", async () => {
     const rt = await testRuntime();
-    const response = await approve(rt, await signedRequest(rt, authorizationParams({ redirect_uri: `${REDIRECT_URI}?app=1&state=old` })));
+    const response = await approve(
+      rt,
+      await signedRequest(rt, authorizationParams({ redirect_uri: `${REDIRECT_URI}?app=1&state=old` })),
+    );
     const params = redirectParams(response);
     expect(params.get("app")).toBe("1");
     expect(params.getAll("state")).toEqual(["state-123"]);
@@ -84,7 +96,11 @@ describe("approving a sign-in", () => {
     const params = authorizationParams({ code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM", state: "abc" });
     const [first, second] = [await signedRequest(rt, params), await signedRequest(rt, params)];
     const firstCode = redirectParams(await approve(rt, first)).get("code");
-    await rt.store.setIfNew(RECORDS.usedCode.key(firstCode!), { usedAt: rt.now(), expiresAt: rt.now() + 60_000, grantId: "g" });
+    await rt.store.setIfNew(RECORDS.usedCode.key(firstCode!), {
+      usedAt: rt.now(),
+      expiresAt: rt.now() + 60_000,
+      grantId: "g",
+    });
     const again = await approve(rt, second);
     expect(again.status).toBe(302);
     const secondCode = redirectParams(again).get("code");
@@ -123,7 +139,9 @@ describe("approving a sign-in", () => {
   });
 
   it("answers GET with 405", async () => {
-    const response = await approveEndpoint(new Request(`${BASE}/auth/approve`), await testRuntime(), { ip: "203.0.113.7" });
+    const response = await approveEndpoint(new Request(`${BASE}/auth/approve`), await testRuntime(), {
+      ip: "203.0.113.7",
+    });
     expect(response.status).toBe(405);
     expect(response.headers.get("allow")).toBe("POST");
   });
@@ -145,7 +163,9 @@ describe("cross-site posts are refused", () => {
 
   it("accepts the sign-in page's own post, which Chrome sends with Origin: null (no-referrer)", async () => {
     const rt = await testRuntime();
-    const response = await approve(rt, await signedRequest(rt), { headers: { Origin: "null", "Sec-Fetch-Site": "same-origin" } });
+    const response = await approve(rt, await signedRequest(rt), {
+      headers: { Origin: "null", "Sec-Fetch-Site": "same-origin" },
+    });
     expect(response.status).toBe(302);
   });
 
@@ -153,7 +173,11 @@ describe("cross-site posts are refused", () => {
     const rt = await testRuntime();
     const request = await signedRequest(rt);
     const body = new URLSearchParams({ request, decision: "approve", password: TEST_PASSWORD });
-    const response = await approveEndpoint(new Request(`${BASE}/auth/approve`, { method: "POST", body, headers: { Origin: BASE } }), rt, { ip: "203.0.113.7" });
+    const response = await approveEndpoint(
+      new Request(`${BASE}/auth/approve`, { method: "POST", body, headers: { Origin: BASE } }),
+      rt,
+      { ip: "203.0.113.7" },
+    );
     expect(response.status).toBe(302);
   });
 
@@ -161,7 +185,9 @@ describe("cross-site posts are refused", () => {
     const rt = await testRuntime();
     const request = await signedRequest(rt);
     const body = new URLSearchParams({ request, decision: "approve", password: "x" });
-    const response = await approveEndpoint(new Request(`${BASE}/auth/approve`, { method: "POST", body }), rt, { ip: "203.0.113.7" });
+    const response = await approveEndpoint(new Request(`${BASE}/auth/approve`, { method: "POST", body }), rt, {
+      ip: "203.0.113.7",
+    });
     expect(response.status).toBe(403);
   });
 });
@@ -172,7 +198,8 @@ describe("password throttling", () => {
   it("backs off one IP after five failures, then lets it try again", async () => {
     const rt = await testRuntime();
     const request = await signedRequest(rt);
-    for (let i = 0; i < p.freeFailuresPerIp; i++) expect((await approve(rt, request, { password: "wrong" })).status).toBe(303);
+    for (let i = 0; i < p.freeFailuresPerIp; i++)
+      expect((await approve(rt, request, { password: "wrong" })).status).toBe(303);
 
     const locked = await approve(rt, request);
     expect(locked.status).toBe(429);

@@ -13,7 +13,11 @@ import { ACCOUNT_API, PASSKEYS_API } from "../../netlify/lib/pages/paths.ts";
 import { loadConfig } from "../../netlify/lib/platform/config.ts";
 import { testEnv } from "../helpers/env.ts";
 
-const AUTH_HOST = { ME: "https://jane.example/", BASE_URL: "https://auth.jane.example", INDIEAUTH_HOST: "auth.jane.example" };
+const AUTH_HOST = {
+  ME: "https://jane.example/",
+  BASE_URL: "https://auth.jane.example",
+  INDIEAUTH_HOST: "auth.jane.example",
+};
 const caller = { ip: "203.0.113.9", userAgent: "test" };
 
 function authHostRuntime(): Promise<TestRuntime> {
@@ -23,15 +27,46 @@ function authHostRuntime(): Promise<TestRuntime> {
 /** Every function's path, asked on `origin` as a blog page there would ask it. */
 function blogHostRequests(origin: string): [string, (rt: TestRuntime) => Promise<Response>][] {
   const post = (path: string, body: string, type = "application/x-www-form-urlencoded") =>
-    new Request(`${origin}${path}`, { method: "POST", body, headers: { "Content-Type": type, Origin: origin, "Sec-Fetch-Site": "same-origin" } });
+    new Request(`${origin}${path}`, {
+      method: "POST",
+      body,
+      headers: { "Content-Type": type, Origin: origin, "Sec-Fetch-Site": "same-origin" },
+    });
   return [
     ["GET metadata", (rt) => endpoints.metadata(new Request(`${origin}/.well-known/oauth-authorization-server`), rt)],
     ["GET /auth", (rt) => endpoints.authorize(new Request(`${origin}/auth?${authorizationParams().toString()}`), rt)],
-    ["POST /auth/approve", async (rt) => endpoints.approve(post("/auth/approve", new URLSearchParams({ request: await signedRequest(rt), password: "x" }).toString()), rt, caller)],
+    [
+      "POST /auth/approve",
+      async (rt) =>
+        endpoints.approve(
+          post("/auth/approve", new URLSearchParams({ request: await signedRequest(rt), password: "x" }).toString()),
+          rt,
+          caller,
+        ),
+    ],
     ["POST /token", (rt) => endpoints.token(post("/token", "grant_type=authorization_code&code=ic_x"), rt)],
-    ["GET console session", (rt) => endpoints.account(new Request(`${origin}${ACCOUNT_API}/session`, { headers: { "Sec-Fetch-Site": "same-origin" } }), rt, caller)],
-    ["POST console revoke", (rt) => endpoints.account(post(`${ACCOUNT_API}/revoke`, JSON.stringify({ app: "all" }), "application/json"), rt, caller)],
-    ["POST passkey options", (rt) => endpoints.passkeys(post(`${PASSKEYS_API}/authentication-options`, "{}", "application/json"), rt, caller)],
+    [
+      "GET console session",
+      (rt) =>
+        endpoints.account(
+          new Request(`${origin}${ACCOUNT_API}/session`, { headers: { "Sec-Fetch-Site": "same-origin" } }),
+          rt,
+          caller,
+        ),
+    ],
+    [
+      "POST console revoke",
+      (rt) =>
+        endpoints.account(
+          post(`${ACCOUNT_API}/revoke`, JSON.stringify({ app: "all" }), "application/json"),
+          rt,
+          caller,
+        ),
+    ],
+    [
+      "POST passkey options",
+      (rt) => endpoints.passkeys(post(`${PASSKEYS_API}/authentication-options`, "{}", "application/json"), rt, caller),
+    ],
   ];
 }
 
@@ -42,7 +77,10 @@ describe("an auth host of its own (INDIEAUTH_HOST): the functions answer there o
       for (const [what, send] of blogHostRequests(origin)) {
         const response = await send(rt);
         expect({ what, status: response.status }).toEqual({ what, status: 404 });
-        expect(await response.json()).toEqual({ error: "not_found", error_description: "This IndieAuth server answers at https://auth.jane.example only." });
+        expect(await response.json()).toEqual({
+          error: "not_found",
+          error_description: "This IndieAuth server answers at https://auth.jane.example only.",
+        });
         expect(response.headers.get("cache-control")).toBe("no-store");
         expect(response.headers.get("set-cookie")).toBeNull();
       }
@@ -52,12 +90,19 @@ describe("an auth host of its own (INDIEAUTH_HOST): the functions answer there o
 
   it("on the auth host it is the server, and not sharing the blog's origin: a session approves an app approved before", async () => {
     const rt = await authHostRuntime();
-    const metadata = await endpoints.metadata(new Request("https://auth.jane.example/.well-known/oauth-authorization-server"), rt);
+    const metadata = await endpoints.metadata(
+      new Request("https://auth.jane.example/.well-known/oauth-authorization-server"),
+      rt,
+    );
     expect(((await metadata.json()) as { issuer: string }).issuer).toBe("https://auth.jane.example/");
     const first = await approve(rt, await signedRequest(rt), { remember: true, scopes: ["profile", "create"] });
     const cookie = cookieFrom(first);
     expect(offerIn(await authorize(rt, authorizationParams(), { Cookie: cookie }))).toEqual({ session: true });
-    const again = await approve(rt, await signedRequest(rt), { password: null, headers: { Cookie: cookie }, scopes: ["profile", "create"] });
+    const again = await approve(rt, await signedRequest(rt), {
+      password: null,
+      headers: { Cookie: cookie },
+      scopes: ["profile", "create"],
+    });
     expect(redirectParams(again).get("code")).toMatch(/^ic_/);
     expect(await consoleSignIn(rt)).toMatch(/^__Secure-indieauth_session=/);
   });
@@ -77,14 +122,28 @@ describe("INDIEAUTH_HOST is checked with the other variables", () => {
       { ...AUTH_HOST, INDIEAUTH_HOST: "auth.jane.example:8443", BASE_URL: "https://auth.jane.example:8443" },
     ]) {
       const result = loadConfig(await testEnv(env), "plugin");
-      expect({ env, problems: result.ok ? [] : result.problems.map((p) => p.variable) }).toEqual({ env, problems: ["INDIEAUTH_HOST"] });
+      expect({ env, problems: result.ok ? [] : result.problems.map((p) => p.variable) }).toEqual({
+        env,
+        problems: ["INDIEAUTH_HOST"],
+      });
     }
-    const local = loadConfig(await testEnv({ ME: "http://localhost:8888/", BASE_URL: "http://auth.localhost:8888", INDIEAUTH_HOST: "auth.localhost:8888", CONTEXT: "dev" }), "plugin");
+    const local = loadConfig(
+      await testEnv({
+        ME: "http://localhost:8888/",
+        BASE_URL: "http://auth.localhost:8888",
+        INDIEAUTH_HOST: "auth.localhost:8888",
+        CONTEXT: "dev",
+      }),
+      "plugin",
+    );
     expect(local.ok && local.config.setup).toBe("auth-host");
   });
 
   it("unset, the plugin's server shares the blog's origin, and a deployment of its own is standalone", async () => {
-    const shared = loadConfig(await testEnv({ ME: "https://jane.example/", BASE_URL: "https://www.jane.example" }), "plugin");
+    const shared = loadConfig(
+      await testEnv({ ME: "https://jane.example/", BASE_URL: "https://www.jane.example" }),
+      "plugin",
+    );
     expect(shared.ok && shared.config.setup).toBe("shared-origin");
     const own = loadConfig(await testEnv(), "standalone");
     expect(own.ok && own.config.setup).toBe("standalone");

@@ -18,7 +18,9 @@ function goQueryEscape(value: string): string {
 
 /** What x/oauth2's AuthStyleInHeader sends: SetBasicAuth(QueryEscape(id), QueryEscape(secret)). */
 function goBasic(clientId: string, secret = ""): Record<string, string> {
-  return { Authorization: `Basic ${Buffer.from(`${goQueryEscape(clientId)}:${goQueryEscape(secret)}`).toString("base64")}` };
+  return {
+    Authorization: `Basic ${Buffer.from(`${goQueryEscape(clientId)}:${goQueryEscape(secret)}`).toString("base64")}`,
+  };
 }
 
 function raw(credentials: string): Record<string, string> {
@@ -65,20 +67,27 @@ describe("POST /token with Basic client credentials", () => {
     expect((await postToken(rt, codeForm(await signInForCode(rt)), goBasic(CLIENT_ID))).status).toBe(200);
   });
 
-  it.each(REFUSED)("refuses %s with 401 invalid_client, and the retry without it redeems the same code", async (_name, header) => {
-    const rt = await testRuntime();
-    const signedIn = await signInForCode(rt);
-    const form = codeForm(signedIn);
-    await expectInvalidClient(await postToken(rt, form, header));
-    // x/oauth2's retry: the client_id in the body, no header.
-    const retry = await postToken(rt, form);
-    expect(retry.status).toBe(200);
-    expect((await retry.json()) as Tokens).toHaveProperty("access_token");
-  });
+  it.each(REFUSED)(
+    "refuses %s with 401 invalid_client, and the retry without it redeems the same code",
+    async (_name, header) => {
+      const rt = await testRuntime();
+      const signedIn = await signInForCode(rt);
+      const form = codeForm(signedIn);
+      await expectInvalidClient(await postToken(rt, form, header));
+      // x/oauth2's retry: the client_id in the body, no header.
+      const retry = await postToken(rt, form);
+      expect(retry.status).toBe(200);
+      expect((await retry.json()) as Tokens).toHaveProperty("access_token");
+    },
+  );
 
   it("takes a well-formed header naming another client as that client: the code was not issued to it", async () => {
     const rt = await testRuntime();
-    const response = await postToken(rt, withoutClientId(codeForm(await signInForCode(rt))), goBasic("https://other.example/"));
+    const response = await postToken(
+      rt,
+      withoutClientId(codeForm(await signInForCode(rt))),
+      goBasic("https://other.example/"),
+    );
     // As with that client_id in the body: the code is refused (and, as any code presented, used up).
     expect(response.status).toBe(400);
     expect(await response.json()).toMatchObject({ error: "invalid_grant" });
@@ -95,7 +104,9 @@ describe("POST /token with Basic client credentials", () => {
 
   it("leaves a Bearer header at POST /token alone, as before", async () => {
     const rt = await testRuntime();
-    expect((await postToken(rt, codeForm(await signInForCode(rt)), { Authorization: "Bearer something" })).status).toBe(200);
+    expect((await postToken(rt, codeForm(await signInForCode(rt)), { Authorization: "Bearer something" })).status).toBe(
+      200,
+    );
   });
 });
 
@@ -104,7 +115,8 @@ describe("POST /auth and /revoke with Basic client credentials", () => {
     const rt = await testRuntime();
     const signedIn = await signInForCode(rt, "profile");
     const form = codeForm(signedIn, { grant_type: null });
-    const redeem = (headers: Record<string, string>, fields = form) => endpoints.profileRedemption(post("/auth", fields, headers), rt);
+    const redeem = (headers: Record<string, string>, fields = form) =>
+      endpoints.profileRedemption(post("/auth", fields, headers), rt);
     await expectInvalidClient(await redeem(goBasic(CLIENT_ID, "s3cret")));
     const accepted = await redeem(goBasic(CLIENT_ID), withoutClientId(form));
     expect(accepted.status).toBe(200);
@@ -116,7 +128,8 @@ describe("POST /auth and /revoke with Basic client credentials", () => {
   it("/revoke refuses a wrong Basic credential and revokes nothing; Go's header is accepted", async () => {
     const rt = await testRuntime();
     const tokens = await tokensFor(rt);
-    const revoke = (headers: Record<string, string>) => endpoints.revoke(post("/revoke", { token: tokens.access_token }, headers), rt);
+    const revoke = (headers: Record<string, string>) =>
+      endpoints.revoke(post("/revoke", { token: tokens.access_token }, headers), rt);
     await expectInvalidClient(await revoke(goBasic(CLIENT_ID, "s3cret")));
     expect(await introspection(rt, tokens.access_token)).toMatchObject({ active: true });
     expect((await revoke(goBasic(CLIENT_ID))).status).toBe(200);

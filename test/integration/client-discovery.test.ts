@@ -50,7 +50,12 @@ const localFetcher: Fetcher = async (url) => {
 
 /** A valid metadata document for the client_id at `path`, with `extra` added. */
 function metadataFor(path: string, extra: Record<string, unknown> = {}): string {
-  return JSON.stringify({ client_id: clientUrl(path).href, client_name: "Local JSON App", redirect_uris: ["https://elsewhere.example/callback"], ...extra });
+  return JSON.stringify({
+    client_id: clientUrl(path).href,
+    client_name: "Local JSON App",
+    redirect_uris: ["https://elsewhere.example/callback"],
+    ...extra,
+  });
 }
 
 /** JSON documents served by path: status, headers and body. */
@@ -58,7 +63,9 @@ const documents: Record<string, () => { status?: number; headers?: Record<string
   "/cached.json": () => ({ headers: { "Cache-Control": "public, max-age=120" }, body: metadataFor("/cached.json") }),
   "/no-store.json": () => ({ headers: { "Cache-Control": "no-store" }, body: metadataFor("/no-store.json") }),
   "/secret.json": () => ({ body: metadataFor("/secret.json", { client_secret: "s3cret" }) }),
-  "/symmetric.json": () => ({ body: metadataFor("/symmetric.json", { token_endpoint_auth_method: "client_secret_basic" }) }),
+  "/symmetric.json": () => ({
+    body: metadataFor("/symmetric.json", { token_endpoint_auth_method: "client_secret_basic" }),
+  }),
   "/not-found.json": () => ({ status: 404, body: metadataFor("/not-found.json") }),
   "/accepted.json": () => ({ status: 202, body: metadataFor("/accepted.json") }),
   "/large.json": () => ({ body: metadataFor("/large.json", { padding: "x".repeat(6 * 1024) }) }),
@@ -191,19 +198,27 @@ describe("fetchDocument against a local server", () => {
   });
 
   it("stops an endless body at maxBytes", async () => {
-    await expect(fetchDocument(new URL(`${base}/endless`), { policy: onlyLocal, maxBytes: 64 * 1024 })).rejects.toBeInstanceOf(FetchRefused);
+    await expect(
+      fetchDocument(new URL(`${base}/endless`), { policy: onlyLocal, maxBytes: 64 * 1024 }),
+    ).rejects.toBeInstanceOf(FetchRefused);
   });
 
   it("ends a slow endless drip at the timeout", async () => {
-    await expect(fetchDocument(new URL(`${base}/drip`), { policy: onlyLocal, timeoutMs: 300 })).rejects.toBeInstanceOf(FetchFailed);
+    await expect(fetchDocument(new URL(`${base}/drip`), { policy: onlyLocal, timeoutMs: 300 })).rejects.toBeInstanceOf(
+      FetchFailed,
+    );
   });
 
   it("ends a server that never answers at the timeout", async () => {
-    await expect(fetchDocument(new URL(`${base}/silent`), { policy: onlyLocal, timeoutMs: 300 })).rejects.toBeInstanceOf(FetchFailed);
+    await expect(
+      fetchDocument(new URL(`${base}/silent`), { policy: onlyLocal, timeoutMs: 300 }),
+    ).rejects.toBeInstanceOf(FetchFailed);
   });
 
   it("refuses a redirect to the cloud metadata address, even though the first hop was allowed", async () => {
-    await expect(fetchDocument(new URL(`${base}/to-metadata`), { policy: onlyLocal })).rejects.toBeInstanceOf(FetchRefused);
+    await expect(fetchDocument(new URL(`${base}/to-metadata`), { policy: onlyLocal })).rejects.toBeInstanceOf(
+      FetchRefused,
+    );
     expect(count("/to-metadata")).toBe(1);
   });
 
@@ -235,17 +250,40 @@ describe("discoverClient", () => {
     const info = await discoverClient(clientUrl("/app"), { fetcher: localFetcher });
     expect(info.name).toBe("Local H App");
     expect(info.logoUri).toBe(`https://client.test:${port}/logo.png`);
-    expect(info.redirectUris).toEqual([`https://client.test:${port}/from-header`, `https://client.test:${port}/callback`]);
+    expect(info.redirectUris).toEqual([
+      `https://client.test:${port}/from-header`,
+      `https://client.test:${port}/callback`,
+    ]);
     expect(info.fetched).toBe(true);
   });
 
   it("does not let a document on another origin, reached by a redirect, speak for the client", async () => {
     // The client's site redirects (an open redirect, say) to a document it does not control.
     const clientId = clientUrl("/redirects-away");
-    const document = { client_id: clientId.href, client_name: "Not the app", redirect_uris: ["https://attacker.example/callback"] };
-    const landed = (url: string): Fetcher => async () => ({ url, status: 200, contentType: "application/json", linkHeaders: [], body: JSON.stringify(document) });
-    const info = await discoverClient(clientId, { fetcher: landed("https://attacker.example/client.json"), cacheMs: 0 });
-    expect(info).toEqual({ clientId: clientId.href, redirectUris: [], fetched: false, refused: "its address redirects to another site" });
+    const document = {
+      client_id: clientId.href,
+      client_name: "Not the app",
+      redirect_uris: ["https://attacker.example/callback"],
+    };
+    const landed =
+      (url: string): Fetcher =>
+      async () => ({
+        url,
+        status: 200,
+        contentType: "application/json",
+        linkHeaders: [],
+        body: JSON.stringify(document),
+      });
+    const info = await discoverClient(clientId, {
+      fetcher: landed("https://attacker.example/client.json"),
+      cacheMs: 0,
+    });
+    expect(info).toEqual({
+      clientId: clientId.href,
+      redirectUris: [],
+      fetched: false,
+      refused: "its address redirects to another site",
+    });
     // The same document served at the client_id itself, unredirected, is the client's word.
     const own = await discoverClient(clientId, { fetcher: landed(clientId.href), cacheMs: 0 });
     expect(own.redirectUris).toEqual(["https://attacker.example/callback"]);
@@ -268,12 +306,21 @@ describe("discoverClient", () => {
   it("returns bare info, unfetched, when the fetch fails or is refused (marked unread when it failed), and does not cache it", async () => {
     for (const path of ["/big", "/hops/4", "/nothing-here"]) {
       const clientId = clientUrl(path);
-      expect(await discoverClient(clientId, { fetcher: localFetcher })).toEqual({ clientId: clientId.href, redirectUris: [], fetched: false });
+      expect(await discoverClient(clientId, { fetcher: localFetcher })).toEqual({
+        clientId: clientId.href,
+        redirectUris: [],
+        fetched: false,
+      });
     }
     // A 500 says nothing of what the document declares: unread (protocol/unread-document.ts); nor
     // does an address the guard refuses (which the signed request must not tell from a failure).
     for (const path of ["/error", "/to-metadata"]) {
-      expect(await discoverClient(clientUrl(path), { fetcher: localFetcher })).toEqual({ clientId: clientUrl(path).href, redirectUris: [], fetched: false, unread: true });
+      expect(await discoverClient(clientUrl(path), { fetcher: localFetcher })).toEqual({
+        clientId: clientUrl(path).href,
+        redirectUris: [],
+        fetched: false,
+        unread: true,
+      });
     }
     await discoverClient(clientUrl("/error"), { fetcher: localFetcher });
     expect(count("/error")).toBe(2);
@@ -287,12 +334,20 @@ describe("discoverClient", () => {
       local.hostname = "localhost";
       return fetchDocument(local);
     };
-    expect(await discoverClient(clientId, { fetcher: guarded })).toEqual({ clientId: clientId.href, redirectUris: [], fetched: false });
+    expect(await discoverClient(clientId, { fetcher: guarded })).toEqual({
+      clientId: clientId.href,
+      redirectUris: [],
+      fetched: false,
+    });
     expect(totalHits()).toBe(0);
   });
 
   it("never fetches a loopback client_id (spec 4.2)", async () => {
-    for (const raw of [`http://127.0.0.1:${port}/client.json`, `http://localhost:${port}/client.json`, `http://[::1]:${port}/client.json`]) {
+    for (const raw of [
+      `http://127.0.0.1:${port}/client.json`,
+      `http://localhost:${port}/client.json`,
+      `http://[::1]:${port}/client.json`,
+    ]) {
       const clientId = new URL(raw);
       const info = await discoverClient(clientId, { fetcher: localFetcher });
       expect(info).toEqual({ clientId: clientId.href, redirectUris: [], fetched: false });
@@ -304,7 +359,12 @@ describe("discoverClient", () => {
 });
 
 describe("discoverClient: Client ID Metadata Documents to the draft", () => {
-  const refusedWith = (clientId: URL, reason: string | RegExp) => ({ clientId: clientId.href, redirectUris: [], fetched: false, refused: expect.stringMatching(reason) });
+  const refusedWith = (clientId: URL, reason: string | RegExp) => ({
+    clientId: clientId.href,
+    redirectUris: [],
+    fetched: false,
+    refused: expect.stringMatching(reason),
+  });
 
   it("keeps a document as long as its Cache-Control says", async () => {
     let now = 1_000_000;
@@ -331,7 +391,10 @@ describe("discoverClient: Client ID Metadata Documents to the draft", () => {
     await discoverClient(secret, { fetcher: localFetcher });
     expect(count("/secret.json")).toBe(2);
     const symmetric = clientUrl("/symmetric.json");
-    expect(await discoverClient(symmetric, { fetcher: localFetcher })).toEqual({ ...refusedWith(symmetric, /client_secret_basic needs a shared secret/), authenticationRefused: true });
+    expect(await discoverClient(symmetric, { fetcher: localFetcher })).toEqual({
+      ...refusedWith(symmetric, /client_secret_basic needs a shared secret/),
+      authenticationRefused: true,
+    });
   });
 
   it("does not count a document reached through a redirect on the client's own origin", async () => {
@@ -344,27 +407,48 @@ describe("discoverClient: Client ID Metadata Documents to the draft", () => {
 
   it("counts a document only from a 200: a 404 is a failed fetch and a 202 is refused, neither kept", async () => {
     const missing = clientUrl("/not-found.json");
-    expect(await discoverClient(missing, { fetcher: localFetcher })).toEqual({ clientId: missing.href, redirectUris: [], fetched: false });
+    expect(await discoverClient(missing, { fetcher: localFetcher })).toEqual({
+      clientId: missing.href,
+      redirectUris: [],
+      fetched: false,
+    });
     await discoverClient(missing, { fetcher: localFetcher });
     expect(count("/not-found.json")).toBe(2);
     const accepted = clientUrl("/accepted.json");
-    expect(await discoverClient(accepted, { fetcher: localFetcher })).toEqual(refusedWith(accepted, "the document was served with status 202, not 200"));
+    expect(await discoverClient(accepted, { fetcher: localFetcher })).toEqual(
+      refusedWith(accepted, "the document was served with status 202, not 200"),
+    );
   });
 
   it("refuses a document over 5 KB and one that names another client_id", async () => {
     const large = clientUrl("/large.json");
-    expect(await discoverClient(large, { fetcher: localFetcher })).toEqual(refusedWith(large, "the document is larger than 5 KB"));
+    expect(await discoverClient(large, { fetcher: localFetcher })).toEqual(
+      refusedWith(large, "the document is larger than 5 KB"),
+    );
     const other = clientUrl("/other-id.json");
-    expect(await discoverClient(other, { fetcher: localFetcher })).toEqual({ ...refusedWith(other, /is not exactly its own URL/), identityRefused: true });
+    expect(await discoverClient(other, { fetcher: localFetcher })).toEqual({
+      ...refusedWith(other, /is not exactly its own URL/),
+      identityRefused: true,
+    });
   });
 
   // CIMD draft 4, 5.1: such a document may be a copy of another app's. Before, the sign-in went on
   // as an IndieAuth app that publishes nothing, to a redirect URI on the client_id's own origin.
   it("stops a sign-in whose document names another client_id, or none, with a page that says why", async () => {
-    const rt = await testRuntime({ discover: (clientId) => discoverClient(clientId, { fetcher: localFetcher, cacheMs: 0 }) });
-    documents["/no-id.json"] = () => ({ body: JSON.stringify({ client_name: "No id", redirect_uris: [clientUrl("/callback").href] }) });
-    for (const [path, reason] of [["/other-id.json", `the document&#39;s client_id (${clientUrl("/client.json").href}) is not exactly its own URL`], ["/no-id.json", "the document has no client_id"]] as const) {
-      const response = await authorize(rt, authorizationParams({ client_id: clientUrl(path).href, redirect_uri: clientUrl("/callback").href }));
+    const rt = await testRuntime({
+      discover: (clientId) => discoverClient(clientId, { fetcher: localFetcher, cacheMs: 0 }),
+    });
+    documents["/no-id.json"] = () => ({
+      body: JSON.stringify({ client_name: "No id", redirect_uris: [clientUrl("/callback").href] }),
+    });
+    for (const [path, reason] of [
+      ["/other-id.json", `the document&#39;s client_id (${clientUrl("/client.json").href}) is not exactly its own URL`],
+      ["/no-id.json", "the document has no client_id"],
+    ] as const) {
+      const response = await authorize(
+        rt,
+        authorizationParams({ client_id: clientUrl(path).href, redirect_uri: clientUrl("/callback").href }),
+      );
       expect(response.status, path).toBe(400);
       expect(response.headers.get("location"), path).toBeNull();
       const page = await response.text();

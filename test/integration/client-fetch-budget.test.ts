@@ -12,12 +12,23 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { clearClientCache, discoverClient } from "../../netlify/lib/clients/discovery.ts";
 import { registrableDomain, storedFetchFailures } from "../../netlify/lib/clients/fetch-failures.ts";
-import { FetchFailed, fetchDocument, FetchTimedOut, type FetchBudget, type Fetcher } from "../../netlify/lib/clients/safe-fetch.ts";
+import {
+  FetchFailed,
+  fetchDocument,
+  FetchTimedOut,
+  type FetchBudget,
+  type Fetcher,
+} from "../../netlify/lib/clients/safe-fetch.ts";
 import { RECORDS } from "../../netlify/lib/platform/records.ts";
 import { blobStore, type KeyValueStore } from "../../netlify/lib/platform/store.ts";
 import { serveHostile } from "../helpers/hostile-responses.ts";
 import { fixedClock } from "../helpers/runtime.ts";
-import { CLIENT_FETCH_BUDGET, FAILURE_TTL_MS, SHORT_FETCH_BUDGET, SLOW_PER_DOMAIN } from "../../netlify/lib/core/policy.ts";
+import {
+  CLIENT_FETCH_BUDGET,
+  FAILURE_TTL_MS,
+  SHORT_FETCH_BUDGET,
+  SLOW_PER_DOMAIN,
+} from "../../netlify/lib/core/policy.ts";
 
 let server: Server;
 let base: string;
@@ -30,7 +41,11 @@ beforeAll(async () => {
     if (serveHostile(path, res)) return;
     if (path === "/error") return void res.writeHead(500).end("boom");
     if (path === "/client.json") {
-      const document = { client_id: "https://app.evil.test/client.json", client_name: "Fast app", redirect_uris: ["https://app.evil.test/cb"] };
+      const document = {
+        client_id: "https://app.evil.test/client.json",
+        client_name: "Fast app",
+        redirect_uris: ["https://app.evil.test/cb"],
+      };
       return void res.writeHead(200, { "Content-Type": "application/json" }).end(JSON.stringify(document));
     }
     res.writeHead(404).end();
@@ -82,11 +97,19 @@ describe("what a slow client page leaves remembered", () => {
    * budget discovery gives, scaled. */
   const localFetcher: Fetcher = async (url, budget) => {
     budgets.push({ host: url.hostname, budget });
-    const scaled = budget ? { headersTimeoutMs: budget.headersTimeoutMs / scale, timeoutMs: budget.timeoutMs / scale } : {};
+    const scaled = budget
+      ? { headersTimeoutMs: budget.headersTimeoutMs / scale, timeoutMs: budget.timeoutMs / scale }
+      : {};
     const doc = await fetchDocument(new URL(`${base}${url.pathname}${url.search}`), { ...small, ...scaled });
     return { ...doc, url: url.href };
   };
-  const discover = (clientId: string) => discoverClient(new URL(clientId), { fetcher: localFetcher, now: () => clock.now, failures: storedFetchFailures(store), cacheMs: 0 });
+  const discover = (clientId: string) =>
+    discoverClient(new URL(clientId), {
+      fetcher: localFetcher,
+      now: () => clock.now,
+      failures: storedFetchFailures(store),
+      cacheMs: 0,
+    });
 
   beforeAll(() => {
     store = blobStore(`test-${randomUUID()}`);
@@ -95,7 +118,11 @@ describe("what a slow client page leaves remembered", () => {
 
   it("a dripping page is fetched once a minute; another query string, path or host beside it is its own client, fetched", async () => {
     hits.length = 0;
-    await expect(discover("https://client.test/drip?try=1")).resolves.toMatchObject({ fetched: false, unread: true, redirectUris: [] });
+    await expect(discover("https://client.test/drip?try=1")).resolves.toMatchObject({
+      fetched: false,
+      unread: true,
+      redirectUris: [],
+    });
     await expect(discover("https://client.test/drip?try=1")).resolves.toMatchObject({ fetched: false, unread: true });
     expect(hits).toEqual(["/drip?try=1"]);
     await discover("https://client.test/drip?try=2");
@@ -112,19 +139,29 @@ describe("what a slow client page leaves remembered", () => {
     clock.advance(FAILURE_TTL_MS + 1);
     hits.length = 0;
     for (let i = 0; i < 2; i++) {
-      await expect(discover("https://prompt.test/does-not-exist")).resolves.toEqual({ clientId: "https://prompt.test/does-not-exist", redirectUris: [], fetched: false });
+      await expect(discover("https://prompt.test/does-not-exist")).resolves.toEqual({
+        clientId: "https://prompt.test/does-not-exist",
+        redirectUris: [],
+        fetched: false,
+      });
       await expect(discover("https://prompt.test/error")).resolves.toMatchObject({ fetched: false, unread: true });
     }
     expect(hits).toEqual(["/does-not-exist", "/error", "/does-not-exist", "/error"]);
-    expect(await store.list(RECORDS.clientFailure.prefix)).toEqual(expect.not.arrayContaining([RECORDS.clientFailure.key(await registrableDomain("prompt.test"))]));
+    expect(await store.list(RECORDS.clientFailure.prefix)).toEqual(
+      expect.not.arrayContaining([RECORDS.clientFailure.key(await registrableDomain("prompt.test"))]),
+    );
   });
 
   it("many subdomains of one registrable domain: the first three get the whole budget, the rest the short one and write nothing; a fast document there is still read", async () => {
     clock.advance(FAILURE_TTL_MS + 1);
     budgets.length = 0;
     const flood = Array.from({ length: 8 }, (_, i) => `https://a${i}.evil.test/silent`);
-    for (const clientId of flood) await expect(discover(clientId)).resolves.toMatchObject({ fetched: false, unread: true });
-    expect(budgets.map((b) => b.budget)).toEqual([...Array<FetchBudget>(SLOW_PER_DOMAIN).fill(CLIENT_FETCH_BUDGET), ...Array<FetchBudget>(8 - SLOW_PER_DOMAIN).fill(SHORT_FETCH_BUDGET)]);
+    for (const clientId of flood)
+      await expect(discover(clientId)).resolves.toMatchObject({ fetched: false, unread: true });
+    expect(budgets.map((b) => b.budget)).toEqual([
+      ...Array<FetchBudget>(SLOW_PER_DOMAIN).fill(CLIENT_FETCH_BUDGET),
+      ...Array<FetchBudget>(8 - SLOW_PER_DOMAIN).fill(SHORT_FETCH_BUDGET),
+    ]);
     // One record for the whole domain, holding three client_ids (hashed).
     const domainKey = RECORDS.clientFailure.key("evil.test");
     const record = await store.get<{ domain: string; slow: unknown[] }>(domainKey);
@@ -139,7 +176,10 @@ describe("what a slow client page leaves remembered", () => {
     scale = 1;
     budgets.length = 0;
     try {
-      await expect(discover("https://app.evil.test/client.json")).resolves.toMatchObject({ fetched: true, name: "Fast app" });
+      await expect(discover("https://app.evil.test/client.json")).resolves.toMatchObject({
+        fetched: true,
+        name: "Fast app",
+      });
     } finally {
       scale = 10;
     }
@@ -152,8 +192,15 @@ describe("what a slow client page leaves remembered", () => {
   });
 
   it("when storage does not answer, discovery goes on as if nothing were remembered (it never throws)", async () => {
-    const down: KeyValueStore = { ...store, get: () => Promise.reject(new Error("down")), set: () => Promise.reject(new Error("down")) };
-    const info = await discoverClient(new URL("https://third.client.test/silent"), { fetcher: localFetcher, failures: storedFetchFailures(down) });
+    const down: KeyValueStore = {
+      ...store,
+      get: () => Promise.reject(new Error("down")),
+      set: () => Promise.reject(new Error("down")),
+    };
+    const info = await discoverClient(new URL("https://third.client.test/silent"), {
+      fetcher: localFetcher,
+      failures: storedFetchFailures(down),
+    });
     expect(info).toMatchObject({ fetched: false, unread: true });
   });
 

@@ -11,7 +11,17 @@ import { tokenEndpoint } from "../../netlify/lib/endpoints/token.ts";
 import { readConnectionLogs } from "../../netlify/lib/owner/connection-log.ts";
 import { connectionView } from "../../netlify/lib/owner/connection-words.ts";
 import type { ConnectionClientView } from "../../netlify/lib/pages/connections-view.ts";
-import { approveRequest, authorizationParams, authorizationRequest, CLIENT_ID, CLIENT_IP, codeForm, pkcePair, post, redirectParams } from "../helpers/requests.ts";
+import {
+  approveRequest,
+  authorizationParams,
+  authorizationRequest,
+  CLIENT_ID,
+  CLIENT_IP,
+  codeForm,
+  pkcePair,
+  post,
+  redirectParams,
+} from "../helpers/requests.ts";
 import { testRuntime } from "../helpers/runtime.ts";
 
 /** A person and an app, one step a second, each log written before the next step. */
@@ -24,13 +34,21 @@ async function session() {
     rt.clock.advance(1000);
   };
   const open = async (challenge: string, scope = "profile"): Promise<string> => {
-    const authorized = await authorizationEndpoint(authorizationRequest(authorizationParams({ code_challenge: challenge, scope })), rt, caller);
+    const authorized = await authorizationEndpoint(
+      authorizationRequest(authorizationParams({ code_challenge: challenge, scope })),
+      rt,
+      caller,
+    );
     expect(authorized.status).toBe(303);
     await settle();
     return new URLSearchParams(authorized.headers.get("location")!.split("#")[1]).get("request")!;
   };
   const approve = async (request: string, scope = "profile", password?: string): Promise<Response> => {
-    const answer = await approveEndpoint(approveRequest(request, { scopes: [scope], ...(password ? { password } : {}) }), rt, caller);
+    const answer = await approveEndpoint(
+      approveRequest(request, { scopes: [scope], ...(password ? { password } : {}) }),
+      rt,
+      caller,
+    );
     await settle();
     return answer;
   };
@@ -40,12 +58,17 @@ async function session() {
     await settle();
     return answer;
   };
-  const view = async (): Promise<ConnectionClientView> => connectionView((await readConnectionLogs(rt.store, rt.now()))[0]!);
+  const view = async (): Promise<ConnectionClientView> =>
+    connectionView((await readConnectionLogs(rt.store, rt.now()))[0]!);
   return { rt, open, approve, redeem, view };
 }
 
 /** Each attempt as its heading and its steps' words, fixes and notes. */
-const read = (view: ConnectionClientView) => view.attempts.map((a) => ({ says: a.says, steps: a.steps.map((s) => [s.says, s.fix ? `Fix: ${s.fix}` : s.note ? `Note: ${s.note}` : ""]) }));
+const read = (view: ConnectionClientView) =>
+  view.attempts.map((a) => ({
+    says: a.says,
+    steps: a.steps.map((s) => [s.says, s.fix ? `Fix: ${s.fix}` : s.note ? `Note: ${s.note}` : ""]),
+  }));
 
 const README_CHALLENGE = "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM";
 const README_VERIFIER = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk";
@@ -66,7 +89,10 @@ describe("the Connections view", () => {
           ["The sign-in request was checked and the app's information read (2 times).", ""],
           ["The sign-in page was shown to you (2 times).", ""],
           ["You approved it; the app was sent its code.", ""],
-          ["The app redeemed its code at /auth for your profile URL: the sign-in is complete (a sign-in issues no token, so there is nothing to revoke).", ""],
+          [
+            "The app redeemed its code at /auth for your profile URL: the sign-in is complete (a sign-in issues no token, so there is nothing to revoke).",
+            "",
+          ],
         ],
       },
     ]);
@@ -97,8 +123,16 @@ describe("the Connections view", () => {
     const { open, approve, view } = await session();
     await approve(await open(pkcePair().challenge));
     const [attempt] = (await view()).attempts;
-    expect(attempt).toMatchObject({ says: "Stalled after your approval: the app has not redeemed its code", ok: false });
-    expect(attempt!.steps.at(-1)).toMatchObject({ says: "You approved it; the app was sent its code.", note: expect.stringContaining("The app has not redeemed its code (at /token for a token, or at /auth for a sign-in)") });
+    expect(attempt).toMatchObject({
+      says: "Stalled after your approval: the app has not redeemed its code",
+      ok: false,
+    });
+    expect(attempt!.steps.at(-1)).toMatchObject({
+      says: "You approved it; the app was sent its code.",
+      note: expect.stringContaining(
+        "The app has not redeemed its code (at /token for a token, or at /auth for a sign-in)",
+      ),
+    });
     expect(attempt!.steps.some((s) => s.fix)).toBe(false);
   });
 
@@ -108,7 +142,15 @@ describe("the Connections view", () => {
     const client = await view();
     expect(client.clientId).toBe(CLIENT_ID);
     expect(client.attempts).toHaveLength(1);
-    expect(client.attempts[0]).toMatchObject({ signedIn: false, says: "Nobody signed in: a code was refused at /auth" });
-    expect(client.attempts[0]!.steps[0]).toMatchObject({ step: "profile", ok: false, error: "invalid_grant", fix: expect.stringContaining("a code lives 10 minutes") });
+    expect(client.attempts[0]).toMatchObject({
+      signedIn: false,
+      says: "Nobody signed in: a code was refused at /auth",
+    });
+    expect(client.attempts[0]!.steps[0]).toMatchObject({
+      step: "profile",
+      ok: false,
+      error: "invalid_grant",
+      fix: expect.stringContaining("a code lives 10 minutes"),
+    });
   });
 });

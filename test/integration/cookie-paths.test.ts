@@ -26,9 +26,26 @@ const READERS = {
   "/indieauth/api/passkeys/sign-in": ["session", "device"],
 } as const;
 /** Paths of the blog (or of the server's static pages, which read no cookie). */
-const BLOG_PATHS = ["/", "/index.html", "/blog/", "/blog/2026/a-post/", "/authors/jane/", "/author", "/authorize", "/micropub", "/api/data", "/.netlify/functions/micropub", "/indieauth/", "/indieauth/account/", "/indieauth/apis", "/token", "/account"];
+const BLOG_PATHS = [
+  "/",
+  "/index.html",
+  "/blog/",
+  "/blog/2026/a-post/",
+  "/authors/jane/",
+  "/author",
+  "/authorize",
+  "/micropub",
+  "/api/data",
+  "/.netlify/functions/micropub",
+  "/indieauth/",
+  "/indieauth/account/",
+  "/indieauth/apis",
+  "/token",
+  "/account",
+];
 
-const kindOf = (name: string) => (name.endsWith("indieauth_session") ? "session" : name.endsWith("indieauth_device") ? "device" : name);
+const kindOf = (name: string) =>
+  name.endsWith("indieauth_session") ? "session" : name.endsWith("indieauth_device") ? "device" : name;
 
 const LOCAL = "http://localhost:8888";
 
@@ -38,7 +55,12 @@ async function everySetCookie(rt: TestRuntime): Promise<string[]> {
   const keep = (response: Response) => (seen.push(...response.headers.getSetCookie()), response);
   if (rt.config.ok && rt.config.config.development) {
     // Local development (its own origin, which the console's helpers do not speak for): the sign-in page.
-    keep(await approve(rt, await signedRequest(rt, authorizationParams({ me: `${LOCAL}/` })), { remember: true, headers: { Origin: LOCAL } }));
+    keep(
+      await approve(rt, await signedRequest(rt, authorizationParams({ me: `${LOCAL}/` })), {
+        remember: true,
+        headers: { Origin: LOCAL },
+      }),
+    );
     return seen;
   }
   keep(await approve(rt, await signedRequest(rt), { remember: true }));
@@ -63,22 +85,47 @@ describe("every cookie of the server is scoped to the paths that read it", () =>
     for (const cookie of cookies) {
       expect({ cookie: cookie.name, path: cookie.path }).not.toEqual({ cookie: cookie.name, path: "/" });
       expect(cookie.domain).toBeUndefined();
-      for (const blogPath of BLOG_PATHS) expect({ cookie: cookie.name, path: cookie.path, blogPath, sent: pathMatches(blogPath, cookie.path!) }).toMatchObject({ sent: false });
+      for (const blogPath of BLOG_PATHS)
+        expect({
+          cookie: cookie.name,
+          path: cookie.path,
+          blogPath,
+          sent: pathMatches(blogPath, cookie.path!),
+        }).toMatchObject({ sent: false });
     }
     // ...and every reader gets each cookie it reads.
     for (const [reader, kinds] of Object.entries(READERS)) {
-      for (const kind of kinds) expect({ reader, kind, sent: cookies.some((c) => kindOf(c.name) === kind && pathMatches(reader, c.path!)) }).toMatchObject({ sent: true });
+      for (const kind of kinds)
+        expect({
+          reader,
+          kind,
+          sent: cookies.some((c) => kindOf(c.name) === kind && pathMatches(reader, c.path!)),
+        }).toMatchObject({ sent: true });
     }
   });
 
   it("through a browser's jar, the session serves GET /auth's offer, the approve step, the console's API and sign-out, and a blog path gets no cookie", async () => {
     const rt = await fastRuntime();
     const jar = new CookieJar();
-    jar.receive(await approve(rt, await signedRequest(rt), { remember: true, scopes: ["profile", "create"] }), "/auth/approve");
-    expect(jar.list().map((c) => c.path).sort()).toEqual(["/auth", "/auth/approve", "/indieauth/api", "/indieauth/api"]);
+    jar.receive(
+      await approve(rt, await signedRequest(rt), { remember: true, scopes: ["profile", "create"] }),
+      "/auth/approve",
+    );
+    expect(
+      jar
+        .list()
+        .map((c) => c.path)
+        .sort(),
+    ).toEqual(["/auth", "/auth/approve", "/indieauth/api", "/indieauth/api"]);
 
-    expect(offerIn(await authorize(rt, authorizationParams(), { Cookie: jar.header("/auth") }))).toEqual({ session: true });
-    const again = await approve(rt, await signedRequest(rt), { password: null, headers: { Cookie: jar.header("/auth/approve") }, scopes: ["profile", "create"] });
+    expect(offerIn(await authorize(rt, authorizationParams(), { Cookie: jar.header("/auth") }))).toEqual({
+      session: true,
+    });
+    const again = await approve(rt, await signedRequest(rt), {
+      password: null,
+      headers: { Cookie: jar.header("/auth/approve") },
+      scopes: ["profile", "create"],
+    });
     expect(again.status).toBe(302);
     const console = await consoleGet(rt, { cookie: jar.header("/indieauth/api/account") });
     expect(console.status).toBe(200);
@@ -89,13 +136,16 @@ describe("every cookie of the server is scoped to the paths that read it", () =>
     jar.receive(signOut, "/indieauth/api/account/sign-out");
     // Every copy of the session is gone; the known device stays.
     expect(jar.list().every((c) => c.name === "__Secure-indieauth_device")).toBe(true);
-    expect(offerIn(await authorize(rt, authorizationParams(), { Cookie: jar.header("/auth") }))).toMatchObject({ session: false });
+    expect(offerIn(await authorize(rt, authorizationParams(), { Cookie: jar.header("/auth") }))).toMatchObject({
+      session: false,
+    });
     expect(await rt.store.list(RECORDS.session.prefix)).toEqual([]);
   });
 });
 
 describe("a cookie of the same name that another host of the site set (cookie tossing)", () => {
-  const JUNK = "eyJhbGciOiJIUzI1NiIsInR5cCI6ImluZGllYXV0aC1vd25lci1zZXNzaW9uK2p3dCJ9.eyJzaWQiOiJBQUFBQUFBQUFBQUFBQUFBQUFBQUFBIn0.AAAA";
+  const JUNK =
+    "eyJhbGciOiJIUzI1NiIsInR5cCI6ImluZGllYXV0aC1vd25lci1zZXNzaW9uK2p3dCJ9.eyJzaWQiOiJBQUFBQUFBQUFBQUFBQUFBQUFBQUFBIn0.AAAA";
 
   it("cannot hide the session: sent first (a longer path), the genuine copy after it is still read", async () => {
     const rt = await fastRuntime();
@@ -109,9 +159,15 @@ describe("a cookie of the same name that another host of the site set (cookie to
   it("cannot hide the known device: while guessing goes on, the owner's browser is still judged by its own failures", async () => {
     const rt = await fastRuntime();
     const signIn = await approve(rt, await signedRequest(rt));
-    const device = signIn.headers.getSetCookie().find((c) => c.startsWith("__Secure-indieauth_device=") && c.includes("Path=/auth/approve"))!.split(";", 1)[0]!;
-    for (let i = 0; i < THROTTLE_POLICY.globalFailures; i++) expect((await approve(rt, await signedRequest(rt), { password: "wrong", ip: `198.51.${i}.7` })).status).toBe(303);
+    const device = signIn.headers
+      .getSetCookie()
+      .find((c) => c.startsWith("__Secure-indieauth_device=") && c.includes("Path=/auth/approve"))!
+      .split(";", 1)[0]!;
+    for (let i = 0; i < THROTTLE_POLICY.globalFailures; i++)
+      expect((await approve(rt, await signedRequest(rt), { password: "wrong", ip: `198.51.${i}.7` })).status).toBe(303);
     const tossed = `__Secure-indieauth_device=${JUNK}; ${device}`;
-    expect((await approve(rt, await signedRequest(rt), { ip: "192.0.2.44", headers: { Cookie: tossed } })).status).toBe(302);
+    expect((await approve(rt, await signedRequest(rt), { ip: "192.0.2.44", headers: { Cookie: tossed } })).status).toBe(
+      302,
+    );
   });
 });

@@ -26,12 +26,25 @@ beforeAll(async () => {
   // The local server walks its whole folder for each list: on a busy machine that can pass the
   // production deadline, which is not what this test is about.
   const inner = blobStore(STORE, { connection, deadlineMs: 60_000 });
-  store = { ...inner, get: (k) => inner.get(k), set: (k, v) => inner.set(k, v), setIfNew: (k, v) => inner.setIfNew(k, v), getVersioned: (k) => inner.getVersioned(k), setIfUnchanged: (k, v, w) => inner.setIfUnchanged(k, v, w), delete: (k) => inner.delete(k), list: async (prefix) => {
-    const keys = await inner.list(prefix);
-    listedPerCall.push(keys.length);
-    return keys;
-  } };
-  const records = Array.from({ length: EXPIRED }, () => [RECORDS.grant.key(randomBytes(16).toString("base64url")), { kind: "grant", expiresAt: START_TIME - 1 }] as const);
+  store = {
+    ...inner,
+    get: (k) => inner.get(k),
+    set: (k, v) => inner.set(k, v),
+    setIfNew: (k, v) => inner.setIfNew(k, v),
+    getVersioned: (k) => inner.getVersioned(k),
+    setIfUnchanged: (k, v, w) => inner.setIfUnchanged(k, v, w),
+    delete: (k) => inner.delete(k),
+    list: async (prefix) => {
+      const keys = await inner.list(prefix);
+      listedPerCall.push(keys.length);
+      return keys;
+    },
+  };
+  const records = Array.from(
+    { length: EXPIRED },
+    () =>
+      [RECORDS.grant.key(randomBytes(16).toString("base64url")), { kind: "grant", expiresAt: START_TIME - 1 }] as const,
+  );
   await writeRecordsDirectly(blobs, STORE, records);
   // The layout is the server's own: a seeded record reads back through it.
   expect(await store.get(records[0]![0])).toEqual(records[0]![1]);
@@ -41,7 +54,10 @@ afterAll(async () => {
   await blobs?.stop();
 });
 
-const left = async () => (await readdir(join(blobs.directory, "entries", blobs.siteID, `site:${STORE}`, "grants"))).filter((name) => !name.startsWith(".")).length;
+const left = async () =>
+  (await readdir(join(blobs.directory, "entries", blobs.siteID, `site:${STORE}`, "grants"))).filter(
+    (name) => !name.startsWith("."),
+  ).length;
 
 describe("housekeeping at 100,000 expired records", () => {
   it("each run examines its budget, lists one shard at a time, and the next run resumes where it stopped", async () => {

@@ -43,12 +43,21 @@ describe("housekeeping", () => {
 describe("housekeeping: a bounded run, resumed by the next, oldest first", () => {
   const NOW = START_TIME;
   const HOUR = 60 * 60 * 1000;
-  const historyEvent = (at: number) => ({ at, ip: "203.0.113.9", where: "account", method: "password", outcome: "failure", reason: "wrong password" }) as const;
+  const historyEvent = (at: number) =>
+    ({
+      at,
+      ip: "203.0.113.9",
+      where: "account",
+      method: "password",
+      outcome: "failure",
+      reason: "wrong password",
+    }) as const;
 
   it("in a kind without age order, each run goes on after the last key the previous one examined", async () => {
     const rt = await testRuntime();
     // Thirty live codes whose keys sort first, then five expired ones.
-    for (let i = 0; i < 30; i++) await rt.store.setIfNew(`${RECORDS.code.prefix}a${String(i).padStart(2, "0")}`, { expiresAt: NOW + HOUR });
+    for (let i = 0; i < 30; i++)
+      await rt.store.setIfNew(`${RECORDS.code.prefix}a${String(i).padStart(2, "0")}`, { expiresAt: NOW + HOUR });
     for (let i = 0; i < 5; i++) await rt.store.setIfNew(`${RECORDS.code.prefix}z${i}`, { expiresAt: NOW - 1 });
     const runs = [];
     for (let run = 0; run < 4; run++) runs.push(await sweepExpired(rt.store, NOW, 10));
@@ -66,7 +75,9 @@ describe("housekeeping: a bounded run, resumed by the next, oldest first", () =>
     for (const at of expired) await recordSignInEvent(rt.store, historyEvent(at));
     for (let i = 0; i < 40; i++) await recordSignInEvent(rt.store, historyEvent(NOW - i * HOUR));
     const left = async () => {
-      const records = await Promise.all((await rt.store.list(RECORDS.signInEvent.prefix)).map((key) => rt.store.get<{ at: number }>(key)));
+      const records = await Promise.all(
+        (await rt.store.list(RECORDS.signInEvent.prefix)).map((key) => rt.store.get<{ at: number }>(key)),
+      );
       return records.map((r) => r!.at).sort((a, b) => b - a);
     };
 

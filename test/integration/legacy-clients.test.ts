@@ -6,8 +6,24 @@ import { describe, expect, it } from "vitest";
 import { KNOWN_SCOPES, isKnownScope } from "../../netlify/lib/protocol/scopes.ts";
 import { RECORDS } from "../../netlify/lib/platform/records.ts";
 import { sweepExpired } from "../../netlify/lib/platform/expiry-sweep.ts";
-import { approve, endpoints, introspect, postToken, signedRequest, signInForCode, userinfo } from "../helpers/endpoints.ts";
-import { authorizationParams, codeForm, pkcePair, post, redirectParams, refreshForm, type Tokens } from "../helpers/requests.ts";
+import {
+  approve,
+  endpoints,
+  introspect,
+  postToken,
+  signedRequest,
+  signInForCode,
+  userinfo,
+} from "../helpers/endpoints.ts";
+import {
+  authorizationParams,
+  codeForm,
+  pkcePair,
+  post,
+  redirectParams,
+  refreshForm,
+  type Tokens,
+} from "../helpers/requests.ts";
 import { introspection, tokensFor } from "../helpers/tokens.ts";
 import { testRuntime, type TestRuntime } from "../helpers/runtime.ts";
 
@@ -24,7 +40,18 @@ describe("a client that asks for form encoding gets its refusals form-encoded", 
   it.each([
     ["a missing grant_type", {}, 400, "invalid_request"],
     ["an unknown grant_type", { grant_type: "password" }, 400, "unsupported_grant_type"],
-    ["a code that is not one", { grant_type: "authorization_code", code: "nope", client_id: "https://app.example.com/", redirect_uri: "https://app.example.com/callback", code_verifier: "a".repeat(43) }, 400, "invalid_grant"],
+    [
+      "a code that is not one",
+      {
+        grant_type: "authorization_code",
+        code: "nope",
+        client_id: "https://app.example.com/",
+        redirect_uri: "https://app.example.com/callback",
+        code_verifier: "a".repeat(43),
+      },
+      400,
+      "invalid_grant",
+    ],
   ])("POST /token, %s: %i %s, form-encoded", async (_name, fields, status, error) => {
     const response = await postToken(await testRuntime(), fields, FORM);
     expect(response.status).toBe(status);
@@ -34,7 +61,11 @@ describe("a client that asks for form encoding gets its refusals form-encoded", 
   });
 
   it("a refused Basic credential too, with its challenge", async () => {
-    const response = await postToken(await testRuntime(), {}, { ...FORM, Authorization: `Basic ${Buffer.from("x:secret").toString("base64")}` });
+    const response = await postToken(
+      await testRuntime(),
+      {},
+      { ...FORM, Authorization: `Basic ${Buffer.from("x:secret").toString("base64")}` },
+    );
     expect(response.status).toBe(401);
     expect(response.headers.get("www-authenticate")).toBe('Basic realm="indieauth"');
     expect((await formBody(response)).get("error")).toBe("invalid_client");
@@ -64,7 +95,10 @@ describe("introspection without any credential (RFC 6750 3.1)", () => {
   it("answers 401 with the bare Bearer challenge and no error code or description", async () => {
     const rt = await testRuntime();
     const { access_token } = await tokensFor(rt);
-    for (const response of [await introspect(rt, null, { token: access_token }), await endpoints.token(new Request("https://auth.jane.example/token"), rt)]) {
+    for (const response of [
+      await introspect(rt, null, { token: access_token }),
+      await endpoints.token(new Request("https://auth.jane.example/token"), rt),
+    ]) {
       expect(response.status).toBe(401);
       expect(response.headers.get("www-authenticate")).toBe('Bearer realm="indieauth"');
       expect(response.headers.get("cache-control")).toBe("no-store");
@@ -76,7 +110,10 @@ describe("introspection without any credential (RFC 6750 3.1)", () => {
 
   it("still names the error for a credential that is not a Bearer token", async () => {
     const rt = await testRuntime();
-    const response = await endpoints.introspect(post("/introspect", { token: "x" }, { Authorization: "Token abc" }), rt);
+    const response = await endpoints.introspect(
+      post("/introspect", { token: "x" }, { Authorization: "Token abc" }),
+      rt,
+    );
     expect(response.status).toBe(401);
     expect(response.headers.get("www-authenticate")).toContain('error="invalid_token"');
     expect(await response.json()).toMatchObject({ error: "invalid_token" });
@@ -97,7 +134,12 @@ describe("`post`, the older name of `create`", () => {
   });
 
   it("is understood, not advertised: the metadata offers the current name only", async () => {
-    const metadata = (await (await endpoints.metadata(new Request("https://auth.jane.example/.well-known/oauth-authorization-server"), await testRuntime())).json()) as { scopes_supported: string[] };
+    const metadata = (await (
+      await endpoints.metadata(
+        new Request("https://auth.jane.example/.well-known/oauth-authorization-server"),
+        await testRuntime(),
+      )
+    ).json()) as { scopes_supported: string[] };
     expect(metadata.scopes_supported).toContain("create");
     expect(metadata.scopes_supported).not.toContain("post");
   });
@@ -115,7 +157,11 @@ describe("`post`, the older name of `create`", () => {
   it("left unticked, neither name is granted; a client asking for `create` gets no `post`", async () => {
     const rt = await testRuntime();
     const { verifier, challenge } = pkcePair();
-    const response = await approve(rt, await signedRequest(rt, authorizationParams({ scope: "profile post", code_challenge: challenge })), { scopes: ["profile"] });
+    const response = await approve(
+      rt,
+      await signedRequest(rt, authorizationParams({ scope: "profile post", code_challenge: challenge })),
+      { scopes: ["profile"] },
+    );
     const code = redirectParams(response).get("code")!;
     expect(((await (await postToken(rt, codeForm({ code, verifier }))).json()) as Tokens).scope).toBe("profile");
     expect((await tokensFor(rt, "profile create")).scope).toBe("profile create");
@@ -146,7 +192,10 @@ describe("a double-clicked Approve", () => {
   it("two posts at the same moment: the same code", async () => {
     const rt = await testRuntime();
     const { request } = await signedWithVerifier(rt);
-    const [a, b] = await Promise.all([approve(rt, request, { scopes: ["profile"] }), approve(rt, request, { scopes: ["profile"] })]);
+    const [a, b] = await Promise.all([
+      approve(rt, request, { scopes: ["profile"] }),
+      approve(rt, request, { scopes: ["profile"] }),
+    ]);
     expect(redirectParams(a).get("code")).toBe(redirectParams(b).get("code"));
     expect(await rt.store.list(RECORDS.code.prefix)).toHaveLength(1);
   });
@@ -197,7 +246,10 @@ describe("a double-clicked Approve", () => {
     expect((await approve(rt, request, { scopes: ["profile"] })).status).toBe(400);
     const redeemed = await postToken(rt, codeForm({ code, verifier }));
     expect(redeemed.status).toBe(400);
-    expect(await redeemed.json()).toMatchObject({ error: "invalid_grant", error_description: "The authorization code has expired." });
+    expect(await redeemed.json()).toMatchObject({
+      error: "invalid_grant",
+      error_description: "The authorization code has expired.",
+    });
     rt.clock.advance(5 * MINUTE);
     await sweepExpired(rt.store, rt.now());
     expect(await rt.store.list(RECORDS.code.prefix)).toHaveLength(0);

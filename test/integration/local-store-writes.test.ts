@@ -21,12 +21,15 @@ beforeAll(async () => {
   local = await startLocalBlobs();
   const target = new URL(local.url);
   proxy = createServer((req, res) => {
-    const upstream = request({ host: target.hostname, port: target.port, path: req.url, method: req.method, headers: req.headers }, (answer) => {
-      const headers = { ...answer.headers };
-      if (req.method === "PUT") delete headers.etag;
-      res.writeHead(answer.statusCode ?? 502, headers);
-      answer.pipe(res);
-    });
+    const upstream = request(
+      { host: target.hostname, port: target.port, path: req.url, method: req.method, headers: req.headers },
+      (answer) => {
+        const headers = { ...answer.headers };
+        if (req.method === "PUT") delete headers.etag;
+        res.writeHead(answer.statusCode ?? 502, headers);
+        answer.pipe(res);
+      },
+    );
     req.pipe(upstream);
   });
   await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
@@ -38,7 +41,9 @@ afterAll(async () => {
 });
 
 it("a write-if-new on the local server is answered by what is stored, not by the server's ETag", async () => {
-  const store = blobStore(`etagless-${randomUUID()}`, { connection: { siteID: local.siteID, token: local.token, edgeURL: proxyUrl, uncachedEdgeURL: proxyUrl } });
+  const store = blobStore(`etagless-${randomUUID()}`, {
+    connection: { siteID: local.siteID, token: local.token, edgeURL: proxyUrl, uncachedEdgeURL: proxyUrl },
+  });
   const key = RECORDS.usedCode.key(randomUUID());
   expect(await store.setIfNew(key, { first: true })).toBe(true);
   expect(await store.setIfNew(key, { second: true })).toBe(false);

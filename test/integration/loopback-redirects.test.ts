@@ -16,9 +16,16 @@ function publishing(...redirectUris: string[]): (clientId: URL) => Promise<Clien
 }
 
 /** GET /auth, approved with the password; the redirect back, and the code redeemed at /token. */
-async function signInThrough(rt: TestRuntime, clientId: string, redirectUri: string): Promise<{ location: URL; token: Response }> {
+async function signInThrough(
+  rt: TestRuntime,
+  clientId: string,
+  redirectUri: string,
+): Promise<{ location: URL; token: Response }> {
   const { verifier, challenge } = pkcePair();
-  const request = await signedRequest(rt, authorizationParams({ client_id: clientId, redirect_uri: redirectUri, code_challenge: challenge }));
+  const request = await signedRequest(
+    rt,
+    authorizationParams({ client_id: clientId, redirect_uri: redirectUri, code_challenge: challenge }),
+  );
   const approved = await approve(rt, request, { scopes: ["profile", "create"] });
   expect(approved.status).toBe(302);
   const location = new URL(approved.headers.get("location")!);
@@ -40,7 +47,11 @@ describe("a published loopback redirect URI matches on any port", () => {
     ["[::1]", "http://[::1]/callback", "http://[::1]:61023/callback"],
     ["localhost", "http://localhost/callback", "http://localhost:8090/callback"],
     ["a published port other than the one used", "http://127.0.0.1:3000/callback", "http://127.0.0.1:54321/callback"],
-    ["a query kept as published", "http://127.0.0.1/callback?app=desktop", "http://127.0.0.1:54321/callback?app=desktop"],
+    [
+      "a query kept as published",
+      "http://127.0.0.1/callback?app=desktop",
+      "http://127.0.0.1:54321/callback?app=desktop",
+    ],
   ])("%s: the sign-in goes through and the code is redeemed with the URI as used", async (_name, published, used) => {
     const rt = await testRuntime({ discover: publishing(published) });
     const { location, token } = await signInThrough(rt, CLIENT_ID, used);
@@ -93,12 +104,20 @@ describe("the owner's earlier approval covers the app's next port", () => {
     const rt = await testRuntime({ discover: publishing("http://127.0.0.1/callback", "http://127.0.0.1/other") });
     const cookie = await consoleSignIn(rt, { remember: true });
     const first = await signedRequest(rt, authorizationParams({ redirect_uri: "http://127.0.0.1:50001/callback" }));
-    expect(redirectParams(await approve(rt, first, { headers: { Cookie: cookie }, scopes: ["profile", "create"] })).get("code")).toMatch(/^ic_/);
+    expect(
+      redirectParams(await approve(rt, first, { headers: { Cookie: cookie }, scopes: ["profile", "create"] })).get(
+        "code",
+      ),
+    ).toMatch(/^ic_/);
 
-    const next = await authorize(rt, authorizationParams({ redirect_uri: "http://127.0.0.1:50002/callback" }), { Cookie: cookie });
+    const next = await authorize(rt, authorizationParams({ redirect_uri: "http://127.0.0.1:50002/callback" }), {
+      Cookie: cookie,
+    });
     expect(offerIn(next)).toEqual({ session: true });
     // Another published path was never approved: the password again.
-    const other = await authorize(rt, authorizationParams({ redirect_uri: "http://127.0.0.1:50002/other" }), { Cookie: cookie });
+    const other = await authorize(rt, authorizationParams({ redirect_uri: "http://127.0.0.1:50002/other" }), {
+      Cookie: cookie,
+    });
     expect(offerIn(other)).toMatchObject({ session: false, password: true });
   });
 });

@@ -14,7 +14,16 @@ import { shownRequest } from "../../netlify/lib/pages/sign-in-fragment.ts";
 import { metadataDocument } from "../../netlify/lib/resource/metadata.ts";
 import { approvedBefore } from "../helpers/approved-app.ts";
 import { approve, authorize, endpoints, introspect, postToken, signedRequest } from "../helpers/endpoints.ts";
-import { authorizationParams, codeForm, decodePayload, pkcePair, redirectParams, refreshForm, REDIRECT_URI, type Tokens } from "../helpers/requests.ts";
+import {
+  authorizationParams,
+  codeForm,
+  decodePayload,
+  pkcePair,
+  redirectParams,
+  refreshForm,
+  REDIRECT_URI,
+  type Tokens,
+} from "../helpers/requests.ts";
 import { testRuntime, type TestRuntime } from "../helpers/runtime.ts";
 import { expectOAuthError, introspection } from "../helpers/tokens.ts";
 
@@ -27,9 +36,21 @@ const DOCUMENTS: Record<string, unknown> = {
   "/mcp": metadataDocument({ resource: "/mcp", scopes: ["mcp:tools", "create"] }, "https://jane.example/mcp", ISSUER),
   "/cached": metadataDocument({ resource: "/cached", scopes: ["read"] }, "https://jane.example/cached", ISSUER),
   "/no-scopes": metadataDocument({ resource: "/no-scopes" }, "https://jane.example/no-scopes", ISSUER),
-  "/only-offline": metadataDocument({ resource: "/only-offline", scopes: ["offline_access"] }, "https://jane.example/only-offline", ISSUER),
-  "/misnamed": metadataDocument({ resource: "/elsewhere", scopes: ["create"] }, "https://jane.example/elsewhere", ISSUER),
-  "/blog-mcp": metadataDocument({ resource: "/blog-mcp", scopes: ["mcp"] }, "https://auth.jane.example/blog-mcp", ISSUER),
+  "/only-offline": metadataDocument(
+    { resource: "/only-offline", scopes: ["offline_access"] },
+    "https://jane.example/only-offline",
+    ISSUER,
+  ),
+  "/misnamed": metadataDocument(
+    { resource: "/elsewhere", scopes: ["create"] },
+    "https://jane.example/elsewhere",
+    ISSUER,
+  ),
+  "/blog-mcp": metadataDocument(
+    { resource: "/blog-mcp", scopes: ["mcp"] },
+    "https://auth.jane.example/blog-mcp",
+    ISSUER,
+  ),
 };
 
 let server: Server;
@@ -61,7 +82,11 @@ afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
 /** The auth function's runtime: resource metadata read through the real lookup. */
 async function runtime(build: "standalone" | "plugin" = "standalone"): Promise<TestRuntime> {
-  const rt = await testRuntime({ build, env: { INTROSPECTION_TOKEN: RESOURCE_SERVER }, resourceScopes: (resource) => lookUpResourceScopes(resource, { fetcher: localFetcher }) });
+  const rt = await testRuntime({
+    build,
+    env: { INTROSPECTION_TOKEN: RESOURCE_SERVER },
+    resourceScopes: (resource) => lookUpResourceScopes(resource, { fetcher: localFetcher }),
+  });
   return approvedBefore(rt);
 }
 
@@ -88,7 +113,12 @@ function sentBack(response: Response, error: string): string {
 
 describe("offline_access", () => {
   it("is in the metadata's scopes_supported", async () => {
-    const body = (await (await endpoints.metadata(new Request("https://auth.jane.example/.well-known/oauth-authorization-server"), await testRuntime())).json()) as { scopes_supported: string[] };
+    const body = (await (
+      await endpoints.metadata(
+        new Request("https://auth.jane.example/.well-known/oauth-authorization-server"),
+        await testRuntime(),
+      )
+    ).json()) as { scopes_supported: string[] };
     expect(body.scopes_supported).toContain("offline_access");
   });
 
@@ -126,13 +156,18 @@ describe("offline_access", () => {
   });
 
   it("alone, without a resource: invalid_scope before any page", async () => {
-    expect(sentBack(await authorize(await runtime(), authorizationParams({ scope: "offline_access" })), "invalid_scope")).toMatch(/offline_access alone/);
+    expect(
+      sentBack(await authorize(await runtime(), authorizationParams({ scope: "offline_access" })), "invalid_scope"),
+    ).toMatch(/offline_access alone/);
   });
 
   it("a code whose only scope left ticked is offline_access buys no token", async () => {
     const rt = await runtime();
     const { verifier, challenge } = pkcePair();
-    const request = await signedRequest(rt, authorizationParams({ code_challenge: challenge, scope: "create offline_access" }));
+    const request = await signedRequest(
+      rt,
+      authorizationParams({ code_challenge: challenge, scope: "create offline_access" }),
+    );
     const code = redirectParams(await approve(rt, request, { scopes: ["offline_access"] })).get("code")!;
     await expectOAuthError(await postToken(rt, codeForm({ code, verifier })), 400, "invalid_grant");
   });
@@ -141,7 +176,11 @@ describe("offline_access", () => {
 describe("a resource request with no scope granting access: the resource's own default", () => {
   it.each([
     ["no scope at all (Claude Code)", null, ["mcp:tools", "create"]],
-    ["offline_access alone, with claude.ai's leading space", " offline_access", ["mcp:tools", "create", "offline_access"]],
+    [
+      "offline_access alone, with claude.ai's leading space",
+      " offline_access",
+      ["mcp:tools", "create", "offline_access"],
+    ],
   ])("%s: the scopes its metadata lists, ticked on the page", async (_name, scope, expected) => {
     const rt = await runtime();
     const token = await signedRequest(rt, authorizationParams({ scope, resource: "https://jane.example/mcp" }));
@@ -154,12 +193,19 @@ describe("a resource request with no scope granting access: the resource's own d
 
   it("the token is issued with them, for that resource", async () => {
     const rt = await runtime();
-    const tokens = await tokensAfter(rt, { scope: null, resource: "https://jane.example/mcp" }, ["mcp:tools", "create"]);
+    const tokens = await tokensAfter(rt, { scope: null, resource: "https://jane.example/mcp" }, [
+      "mcp:tools",
+      "create",
+    ]);
     expect(tokens.scope).toBe("mcp:tools create");
     expect(tokens.refresh_token).toMatch(/^irt_/);
     // As the resource server asks, with its INTROSPECTION_TOKEN: the token is for it.
     const verified = await introspect(rt, RESOURCE_SERVER, { token: tokens.access_token });
-    expect(await verified.json()).toMatchObject({ active: true, scope: "mcp:tools create", aud: "https://jane.example/mcp" });
+    expect(await verified.json()).toMatchObject({
+      active: true,
+      scope: "mcp:tools create",
+      aud: "https://jane.example/mcp",
+    });
   });
 
   it("the metadata is read through the lookup once, then reused for a while", async () => {
@@ -174,31 +220,60 @@ describe("a resource request with no scope granting access: the resource's own d
   it.each([
     ["metadata without scopes_supported", "https://jane.example/no-scopes", /no scopes_supported/],
     ["metadata listing only offline_access", "https://jane.example/only-offline", /lists no scopes/],
-    ["metadata naming another resource", "https://jane.example/misnamed", /names the resource "https:\/\/jane.example\/elsewhere"/],
+    [
+      "metadata naming another resource",
+      "https://jane.example/misnamed",
+      /names the resource "https:\/\/jane.example\/elsewhere"/,
+    ],
     ["no metadata at all (404)", "https://jane.example/missing", /could not be read/],
   ])("%s: invalid_scope to the app, saying what to publish", async (_name, resource, why) => {
     const rt = await runtime();
     const description = sentBack(await authorize(rt, authorizationParams({ scope: null, resource })), "invalid_scope");
     expect(description).toMatch(why);
-    expect(description).toContain(`scopes_supported of its protected resource metadata (RFC 9728) at https://jane.example/.well-known/oauth-protected-resource${new URL(resource).pathname}`);
+    expect(description).toContain(
+      `scopes_supported of its protected resource metadata (RFC 9728) at https://jane.example/.well-known/oauth-protected-resource${new URL(resource).pathname}`,
+    );
   });
 
   it("a resource off the owner's site: invalid_scope, and nothing fetched", async () => {
     const before = fetched.length;
-    const description = sentBack(await authorize(await runtime(), authorizationParams({ scope: null, resource: "https://elsewhere.example/mcp" })), "invalid_scope");
+    const description = sentBack(
+      await authorize(await runtime(), authorizationParams({ scope: null, resource: "https://elsewhere.example/mcp" })),
+      "invalid_scope",
+    );
     expect(description).toMatch(/not on https:\/\/jane.example/);
     expect(fetched.length).toBe(before);
   });
 
   it("the blog this server is added to (shared origin) is the owner's site; a standalone server's own host is not", async () => {
     const shared = await runtime("plugin");
-    expect(decodePayload(await signedRequest(shared, authorizationParams({ scope: null, resource: "https://auth.jane.example/blog-mcp" }))).scopes).toEqual(["mcp"]);
-    sentBack(await authorize(await runtime(), authorizationParams({ scope: null, resource: "https://auth.jane.example/blog-mcp" })), "invalid_scope");
+    expect(
+      decodePayload(
+        await signedRequest(
+          shared,
+          authorizationParams({ scope: null, resource: "https://auth.jane.example/blog-mcp" }),
+        ),
+      ).scopes,
+    ).toEqual(["mcp"]);
+    sentBack(
+      await authorize(
+        await runtime(),
+        authorizationParams({ scope: null, resource: "https://auth.jane.example/blog-mcp" }),
+      ),
+      "invalid_scope",
+    );
   });
 
   it("a scope that grants access is used as asked, without a lookup", async () => {
     const before = fetched.length;
-    expect(decodePayload(await signedRequest(await runtime(), authorizationParams({ scope: "create offline_access", resource: "https://jane.example/mcp" }))).scopes).toEqual(["create", "offline_access"]);
+    expect(
+      decodePayload(
+        await signedRequest(
+          await runtime(),
+          authorizationParams({ scope: "create offline_access", resource: "https://jane.example/mcp" }),
+        ),
+      ).scopes,
+    ).toEqual(["create", "offline_access"]);
     expect(fetched.length).toBe(before);
   });
 });

@@ -9,7 +9,14 @@ import { deriveKey } from "../../netlify/lib/crypto/secrets.ts";
 import { SESSION_TYPE, type SessionRecord } from "../../netlify/lib/owner/sessions.ts";
 import { consoleGet, consolePost, cookieFrom } from "../helpers/console.ts";
 import { approve, authorize, endpoints, signedRequest } from "../helpers/endpoints.ts";
-import { approveRequest, authorizationParams, CLIENT_IP, offerIn, REDIRECT_URI, redirectParams } from "../helpers/requests.ts";
+import {
+  approveRequest,
+  authorizationParams,
+  CLIENT_IP,
+  offerIn,
+  REDIRECT_URI,
+  redirectParams,
+} from "../helpers/requests.ts";
 import { TEST_SECRET } from "../helpers/env.ts";
 import { heldStore } from "../helpers/held-store.ts";
 import { testRuntime, type TestRuntime } from "../helpers/runtime.ts";
@@ -41,11 +48,24 @@ describe("starting a session", () => {
     const rt = await testRuntime();
     const { response } = await rememberedSignIn(rt);
     const setCookies = response.headers.getSetCookie().filter((c) => c.includes("indieauth_session="));
-    expect(setCookies.map((c) => /^__Secure-indieauth_session=[^;]+/.exec(c)?.[0])).toEqual([expect.any(String), expect.any(String)]);
-    const attributesOf = (c: string) => c.split(";").slice(1).map((a) => a.trim().toLowerCase());
+    expect(setCookies.map((c) => /^__Secure-indieauth_session=[^;]+/.exec(c)?.[0])).toEqual([
+      expect.any(String),
+      expect.any(String),
+    ]);
+    const attributesOf = (c: string) =>
+      c
+        .split(";")
+        .slice(1)
+        .map((a) => a.trim().toLowerCase());
     expect(setCookies.map(attributesOf)).toEqual([
       expect.arrayContaining(["httponly", "secure", "samesite=lax", "path=/auth", `max-age=${30 * 24 * 60 * 60}`]),
-      expect.arrayContaining(["httponly", "secure", "samesite=strict", "path=/indieauth/api", `max-age=${30 * 24 * 60 * 60}`]),
+      expect.arrayContaining([
+        "httponly",
+        "secure",
+        "samesite=strict",
+        "path=/indieauth/api",
+        `max-age=${30 * 24 * 60 * 60}`,
+      ]),
     ]);
     for (const c of setCookies) expect(attributesOf(c).some((a) => a.startsWith("domain="))).toBe(false);
     // The person still goes back to the app with a code.
@@ -81,7 +101,9 @@ describe("starting a session", () => {
   });
 
   it("in local development drops the __Secure- prefix and Secure (http://localhost cannot have them)", async () => {
-    const rt = await testRuntime({ env: { CONTEXT: "dev", BASE_URL: "http://localhost:8888", ME: "http://localhost:8888/" } });
+    const rt = await testRuntime({
+      env: { CONTEXT: "dev", BASE_URL: "http://localhost:8888", ME: "http://localhost:8888/" },
+    });
     const request = await signedRequest(rt, authorizationParams({ me: "http://localhost:8888/" }));
     const response = await approve(rt, request, { remember: true, headers: { Origin: "http://localhost:8888" } });
     const cookies = response.headers.getSetCookie();
@@ -108,7 +130,11 @@ describe("with a live session", () => {
     const rt = await testRuntime();
     const { cookie } = await rememberedSignIn(rt);
     rt.clock.advance(60_000);
-    const response = await approve(rt, await signedRequest(rt), { password: "", headers: { Cookie: cookie }, scopes: ["create"] });
+    const response = await approve(rt, await signedRequest(rt), {
+      password: "",
+      headers: { Cookie: cookie },
+      scopes: ["create"],
+    });
     expect(response.status).toBe(302);
     const location = new URL(response.headers.get("location")!);
     expect(`${location.origin}${location.pathname}`).toBe(REDIRECT_URI);
@@ -117,7 +143,9 @@ describe("with a live session", () => {
     // No second session is started by a session.
     expect(await rt.store.list(RECORDS.session.prefix)).toHaveLength(1);
 
-    const overview = (await (await consoleGet(rt, { cookie })).json()) as { events: { method: string; outcome: string }[] };
+    const overview = (await (await consoleGet(rt, { cookie })).json()) as {
+      events: { method: string; outcome: string }[];
+    };
     expect(overview.events[0]).toMatchObject({ method: "session", outcome: "success" });
   });
 
@@ -130,20 +158,34 @@ describe("with a live session", () => {
     const held = heldStore(rt.store);
     const historyWrite = held.hold("setIfNew", { prefix: RECORDS.signInEvent.prefix }, "before");
     const handed: Promise<unknown>[] = [];
-    const request = approveRequest(await signedRequest(rt), { password: "", headers: { Cookie: cookie }, scopes: ["create"] });
-    const response = await endpoints.approve(request, { ...rt, store: held.store }, { ip: CLIENT_IP, waitUntil: (work) => void handed.push(work) });
+    const request = approveRequest(await signedRequest(rt), {
+      password: "",
+      headers: { Cookie: cookie },
+      scopes: ["create"],
+    });
+    const response = await endpoints.approve(
+      request,
+      { ...rt, store: held.store },
+      { ip: CLIENT_IP, waitUntil: (work) => void handed.push(work) },
+    );
     expect(response.status).toBe(302);
     await historyWrite.reached;
     historyWrite.release();
     await Promise.all(handed);
-    const overview = (await (await consoleGet(rt, { cookie })).json()) as { events: { method: string; outcome: string }[] };
+    const overview = (await (await consoleGet(rt, { cookie })).json()) as {
+      events: { method: string; outcome: string }[];
+    };
     expect(overview.events[0]).toMatchObject({ method: "session", outcome: "success" });
   });
 
   it("still needs Approve: Deny sends access_denied and no code", async () => {
     const rt = await testRuntime();
     const { cookie } = await rememberedSignIn(rt);
-    const response = await approve(rt, await signedRequest(rt), { password: "", decision: "deny", headers: { Cookie: cookie } });
+    const response = await approve(rt, await signedRequest(rt), {
+      password: "",
+      decision: "deny",
+      headers: { Cookie: cookie },
+    });
     expect(redirectParams(response).get("error")).toBe("access_denied");
     expect(redirectParams(response).has("code")).toBe(false);
   });
@@ -207,7 +249,8 @@ describe("a session that is no longer live skips nothing", () => {
     const [header, payload, signature] = jwt.split(".") as [string, string, string];
     const claims = JSON.parse(Buffer.from(payload, "base64url").toString()) as { sid: string };
     const other = await rememberedSignIn(rt);
-    const otherSid = (JSON.parse(Buffer.from(other.cookie.split(".")[1]!, "base64url").toString()) as { sid: string }).sid;
+    const otherSid = (JSON.parse(Buffer.from(other.cookie.split(".")[1]!, "base64url").toString()) as { sid: string })
+      .sid;
     const swapped = Buffer.from(JSON.stringify({ ...claims, sid: otherSid })).toString("base64url");
     await expectPasswordAsked(rt, `${name}=${header}.${swapped}.${signature}`);
   });
@@ -225,8 +268,14 @@ describe("a session that is no longer live skips nothing", () => {
         .setExpirationTime("1h")
         .sign(key);
     // The right session id, but the request-object key, or the request-object type.
-    await expectPasswordAsked(rt, `__Secure-indieauth_session=${await sign(deriveKey(TEST_SECRET, "authorization-request"), SESSION_TYPE)}`);
-    await expectPasswordAsked(rt, `__Secure-indieauth_session=${await sign(deriveKey(TEST_SECRET, "owner-session"), "indieauth-request+jwt")}`);
+    await expectPasswordAsked(
+      rt,
+      `__Secure-indieauth_session=${await sign(deriveKey(TEST_SECRET, "authorization-request"), SESSION_TYPE)}`,
+    );
+    await expectPasswordAsked(
+      rt,
+      `__Secure-indieauth_session=${await sign(deriveKey(TEST_SECRET, "owner-session"), "indieauth-request+jwt")}`,
+    );
     // A signed authorization request presented as a session cookie.
     await expectPasswordAsked(rt, `__Secure-indieauth_session=${await signedRequest(rt)}`);
     // The session record itself is intact: the genuine cookie still works.
@@ -238,8 +287,11 @@ describe("a session that is no longer live skips nothing", () => {
     const rt = await testRuntime();
     const { cookie } = await rememberedSignIn(rt);
     await consolePost(rt, "/sign-out", {}, { cookie });
-    for (let i = 0; i < 8; i++) await approve(rt, await signedRequest(rt), { password: "", headers: { Cookie: cookie } });
-    const attempts = await Promise.all([RECORDS.throttleAddress.prefix, RECORDS.throttleOverall.prefix].map((prefix) => rt.store.list(prefix)));
+    for (let i = 0; i < 8; i++)
+      await approve(rt, await signedRequest(rt), { password: "", headers: { Cookie: cookie } });
+    const attempts = await Promise.all(
+      [RECORDS.throttleAddress.prefix, RECORDS.throttleOverall.prefix].map((prefix) => rt.store.list(prefix)),
+    );
     expect(attempts.flat()).toEqual([]);
     expect((await approve(rt, await signedRequest(rt))).status).toBe(302);
   });

@@ -17,7 +17,11 @@ import { approve, authorize, signedRequest } from "../helpers/endpoints.ts";
 import { authorizationParams, decodePayload, offerIn, REDIRECT_URI, redirectParams } from "../helpers/requests.ts";
 import { TEST_PASSWORD } from "../helpers/env.ts";
 import { START_TIME, testRuntime, type TestRuntime } from "../helpers/runtime.ts";
-import { createSoftAuthenticator, type CeremonyOverrides, type SoftAuthenticator } from "../helpers/soft-authenticator.ts";
+import {
+  createSoftAuthenticator,
+  type CeremonyOverrides,
+  type SoftAuthenticator,
+} from "../helpers/soft-authenticator.ts";
 import { storeSnapshot } from "../helpers/attack-kit.ts";
 import { forgedAnswer } from "../helpers/passkey-owner.ts";
 import { RECORDS } from "../../netlify/lib/platform/records.ts";
@@ -29,18 +33,34 @@ interface Ceremony<T> {
 
 const MINUTE = 60 * 1000;
 
-async function registrationOptions(rt: TestRuntime, cookie: string, password = TEST_PASSWORD): Promise<Ceremony<PublicKeyCredentialCreationOptionsJSON>> {
+async function registrationOptions(
+  rt: TestRuntime,
+  cookie: string,
+  password = TEST_PASSWORD,
+): Promise<Ceremony<PublicKeyCredentialCreationOptionsJSON>> {
   const response = await passkeysPost(rt, "/registration-options", { password }, { cookie });
   expect(response.status).toBe(200);
   return (await response.json()) as Ceremony<PublicKeyCredentialCreationOptionsJSON>;
 }
 
-function finishRegistration(rt: TestRuntime, cookie: string, ticket: string, answer: RegistrationResponseJSON, name = "Laptop", crossSite = false): Promise<Response> {
+function finishRegistration(
+  rt: TestRuntime,
+  cookie: string,
+  ticket: string,
+  answer: RegistrationResponseJSON,
+  name = "Laptop",
+  crossSite = false,
+): Promise<Response> {
   return passkeysPost(rt, "/registration", { ticket, response: JSON.stringify(answer), name }, { cookie, crossSite });
 }
 
 /** The whole registration, expected to succeed. */
-async function registerPasskey(rt: TestRuntime, cookie: string, authenticator = createSoftAuthenticator(), password = TEST_PASSWORD): Promise<SoftAuthenticator> {
+async function registerPasskey(
+  rt: TestRuntime,
+  cookie: string,
+  authenticator = createSoftAuthenticator(),
+  password = TEST_PASSWORD,
+): Promise<SoftAuthenticator> {
   const { options, ticket } = await registrationOptions(rt, cookie, password);
   const response = await finishRegistration(rt, cookie, ticket, authenticator.register(options));
   expect(response.status).toBe(200);
@@ -58,7 +78,11 @@ function passkeySignIn(rt: TestRuntime, ticket: string, answer: AuthenticationRe
 }
 
 /** Fresh options, the authenticator's answer, the console's sign-in. */
-async function signInWith(rt: TestRuntime, authenticator: SoftAuthenticator, overrides?: CeremonyOverrides): Promise<Response> {
+async function signInWith(
+  rt: TestRuntime,
+  authenticator: SoftAuthenticator,
+  overrides?: CeremonyOverrides,
+): Promise<Response> {
   const { options, ticket } = await authenticationOptions(rt);
   return passkeySignIn(rt, ticket, authenticator.authenticate(options, overrides));
 }
@@ -90,7 +114,11 @@ function fragmentOf(response: Response): URLSearchParams {
 describe("registering a passkey needs a session, the password again, and this site", () => {
   it("without a session: 401 login_required, at both steps", async () => {
     const rt = await testRuntime();
-    await expectRefused(await passkeysPost(rt, "/registration-options", { password: TEST_PASSWORD }), 401, "login_required");
+    await expectRefused(
+      await passkeysPost(rt, "/registration-options", { password: TEST_PASSWORD }),
+      401,
+      "login_required",
+    );
 
     // A valid ticket and answer, taken from a signed-in page, are still refused without the cookie.
     const cookie = await consoleSignIn(rt);
@@ -114,7 +142,11 @@ describe("registering a passkey needs a session, the password again, and this si
   it("cross-site: 403 at both steps, and nothing is stored", async () => {
     const rt = await testRuntime();
     const cookie = await consoleSignIn(rt);
-    await expectRefused(await passkeysPost(rt, "/registration-options", { password: TEST_PASSWORD }, { cookie, crossSite: true }), 403, "access_denied");
+    await expectRefused(
+      await passkeysPost(rt, "/registration-options", { password: TEST_PASSWORD }, { cookie, crossSite: true }),
+      403,
+      "access_denied",
+    );
 
     const { options, ticket } = await registrationOptions(rt, cookie);
     const answer = createSoftAuthenticator().register(options);
@@ -156,7 +188,11 @@ describe("registering a passkey needs a session, the password again, and this si
     const first = createSoftAuthenticator();
     expect((await finishRegistration(rt, cookie, ticket, first.register(options))).status).toBe(200);
     // Another authenticator, so that only the ticket's single use can stop it.
-    await expectRefused(await finishRegistration(rt, cookie, ticket, createSoftAuthenticator().register(options)), 400, "invalid_request");
+    await expectRefused(
+      await finishRegistration(rt, cookie, ticket, createSoftAuthenticator().register(options)),
+      400,
+      "invalid_request",
+    );
     expect((await listPasskeys(rt.store)).map((p) => p.id)).toEqual([first.credentialId]);
   });
 
@@ -170,7 +206,11 @@ describe("registering a passkey needs a session, the password again, and this si
     const rt = await testRuntime();
     const cookie = await consoleSignIn(rt);
     const { options, ticket } = await registrationOptions(rt, cookie);
-    await expectRefused(await finishRegistration(rt, cookie, ticket, createSoftAuthenticator().register(options, overrides)), 400, "invalid_request");
+    await expectRefused(
+      await finishRegistration(rt, cookie, ticket, createSoftAuthenticator().register(options, overrides)),
+      400,
+      "invalid_request",
+    );
     expect(await listPasskeys(rt.store)).toEqual([]);
   });
 
@@ -196,16 +236,26 @@ describe("registering a passkey needs a session, the password again, and this si
     const cookie = await consoleSignIn(rt);
     const { options, ticket } = await registrationOptions(rt, cookie);
     rt.clock.advance(6 * MINUTE);
-    await expectRefused(await finishRegistration(rt, cookie, ticket, createSoftAuthenticator().register(options)), 400, "invalid_request");
+    await expectRefused(
+      await finishRegistration(rt, cookie, ticket, createSoftAuthenticator().register(options)),
+      400,
+      "invalid_request",
+    );
     expect(await listPasskeys(rt.store)).toEqual([]);
   });
 
   it("the same authenticator cannot be registered twice: the options exclude it, the server refuses it (400)", async () => {
     const { rt, cookie, authenticator } = await ownerWithPasskey();
     const { options, ticket } = await registrationOptions(rt, cookie);
-    expect(options.excludeCredentials).toEqual([{ id: authenticator.credentialId, type: "public-key", transports: ["internal"] }]);
+    expect(options.excludeCredentials).toEqual([
+      { id: authenticator.credentialId, type: "public-key", transports: ["internal"] },
+    ]);
     // A browser would stop here; an attacker's script need not.
-    await expectRefused(await finishRegistration(rt, cookie, ticket, authenticator.register(options)), 400, "invalid_request");
+    await expectRefused(
+      await finishRegistration(rt, cookie, ticket, authenticator.register(options)),
+      400,
+      "invalid_request",
+    );
     expect(await listPasskeys(rt.store)).toHaveLength(1);
   });
 });
@@ -220,10 +270,18 @@ describe("signing in with a passkey", () => {
       ["x", "{}"],
       ["x", "not json"],
       ["x", JSON.stringify(authenticator.authenticate(options))],
-      [registration.ticket, JSON.stringify(authenticator.authenticate({ ...options, challenge: registration.options.challenge }))],
+      [
+        registration.ticket,
+        JSON.stringify(authenticator.authenticate({ ...options, challenge: registration.options.challenge })),
+      ],
       [ticket, JSON.stringify(createSoftAuthenticator().authenticate(options))],
     ];
-    for (const [junkTicket, response] of answers) await expectRefused(await passkeysPost(rt, "/sign-in", { ticket: junkTicket, response }, { ip: "192.0.2.99" }), 401, "wrong_credentials");
+    for (const [junkTicket, response] of answers)
+      await expectRefused(
+        await passkeysPost(rt, "/sign-in", { ticket: junkTicket, response }, { ip: "192.0.2.99" }),
+        401,
+        "wrong_credentials",
+      );
     expect(await storeSnapshot(rt.store)).toEqual(before);
     // The ticket was not used up by the junk sent with it: the owner's answer to it still signs in.
     expect((await passkeySignIn(rt, ticket, authenticator.authenticate(options))).status).toBe(200);
@@ -231,7 +289,13 @@ describe("signing in with a passkey", () => {
 
   it("answers that name the registered passkey on a genuine ticket but fail to verify count: after five from one address the next is 429, worded for passkeys, and the history stops growing", async () => {
     const { rt, authenticator } = await ownerWithPasskey();
-    const forged = async () => passkeysPost(rt, "/sign-in", { ...(await forgedAnswer(rt, authenticator.credentialId)), remember: "false" }, { ip: "192.0.2.99" });
+    const forged = async () =>
+      passkeysPost(
+        rt,
+        "/sign-in",
+        { ...(await forgedAnswer(rt, authenticator.credentialId)), remember: "false" },
+        { ip: "192.0.2.99" },
+      );
     for (let i = 0; i < THROTTLE_POLICY.freeFailuresPerIp; i++) expect((await forged()).status).toBe(401);
     const events = (await rt.store.list(RECORDS.signInEvent.prefix)).length;
     for (let i = 0; i < 3; i++) {
@@ -250,8 +314,13 @@ describe("signing in with a passkey", () => {
     const cookie = await consoleSignIn(rt);
     const { options, ticket } = await registrationOptions(rt, cookie);
     const answer = createSoftAuthenticator().register(options);
-    const tampered = { ...answer, response: { ...answer.response, transports: ["internal", "evil", 5, "usb", "internal"] } };
-    expect((await finishRegistration(rt, cookie, ticket, tampered as unknown as RegistrationResponseJSON)).status).toBe(200);
+    const tampered = {
+      ...answer,
+      response: { ...answer.response, transports: ["internal", "evil", 5, "usb", "internal"] },
+    };
+    expect((await finishRegistration(rt, cookie, ticket, tampered as unknown as RegistrationResponseJSON)).status).toBe(
+      200,
+    );
     expect((await authenticationOptions(rt)).options.allowCredentials?.[0]?.transports).toEqual(["internal", "usb"]);
   });
 
@@ -264,13 +333,19 @@ describe("signing in with a passkey", () => {
     const { options, ticket } = await authenticationOptions(rt);
     expect(options.rpId).toBe("auth.jane.example");
     expect(options.userVerification).toBe("required");
-    expect(options.allowCredentials).toEqual([{ id: authenticator.credentialId, type: "public-key", transports: ["internal"] }]);
+    expect(options.allowCredentials).toEqual([
+      { id: authenticator.credentialId, type: "public-key", transports: ["internal"] },
+    ]);
     expect(decodePayload(ticket)).toMatchObject({ challenge: options.challenge, ceremony: "authentication" });
   });
 
   it("authentication options are refused cross-site (403)", async () => {
     const { rt } = await ownerWithPasskey();
-    await expectRefused(await passkeysPost(rt, "/authentication-options", {}, { crossSite: true }), 403, "access_denied");
+    await expectRefused(
+      await passkeysPost(rt, "/authentication-options", {}, { crossSite: true }),
+      403,
+      "access_denied",
+    );
   });
 
   it("console sign-in: 200 and a session cookie that opens the console; last use and history recorded", async () => {
@@ -281,9 +356,16 @@ describe("signing in with a passkey", () => {
     expect(response.headers.get("set-cookie")).toMatch(/^__Secure-indieauth_session=.+Max-Age=2592000/i);
 
     const view = await overview(rt, cookieFrom(response));
-    expect(view.passkeys).toEqual([expect.objectContaining({ id: authenticator.credentialId, lastUsedAt: START_TIME + MINUTE })]);
+    expect(view.passkeys).toEqual([
+      expect.objectContaining({ id: authenticator.credentialId, lastUsedAt: START_TIME + MINUTE }),
+    ]);
     expect(view.devices.find((d) => d.current)).toMatchObject({ method: "passkey", persistent: true });
-    expect(view.events[0]).toMatchObject({ where: "account", method: "passkey", outcome: "success", at: START_TIME + MINUTE });
+    expect(view.events[0]).toMatchObject({
+      where: "account",
+      method: "passkey",
+      outcome: "success",
+      at: START_TIME + MINUTE,
+    });
   });
 
   // With a counter that stays 0 (most synced passkeys), only the ticket's single use stops a replay.
@@ -305,14 +387,26 @@ describe("signing in with a passkey", () => {
   it("an assertion naming the registered passkey but signed by another key is refused (401), and recorded as a failure", async () => {
     const { rt, cookie, authenticator } = await ownerWithPasskey();
     rt.clock.advance(MINUTE);
-    await expectRefused(await signInWith(rt, authenticator, { signWith: createSoftAuthenticator().privateKey }), 401, "wrong_credentials");
-    expect((await overview(rt, cookie)).events[0]).toMatchObject({ method: "passkey", outcome: "failure", reason: "passkey not accepted" });
+    await expectRefused(
+      await signInWith(rt, authenticator, { signWith: createSoftAuthenticator().privateKey }),
+      401,
+      "wrong_credentials",
+    );
+    expect((await overview(rt, cookie)).events[0]).toMatchObject({
+      method: "passkey",
+      outcome: "failure",
+      reason: "passkey not accepted",
+    });
   });
 
   it("an assertion signed with another key is refused (401)", async () => {
     const { rt, authenticator } = await ownerWithPasskey();
     const impostor = createSoftAuthenticator();
-    await expectRefused(await signInWith(rt, authenticator, { signWith: impostor.privateKey }), 401, "wrong_credentials");
+    await expectRefused(
+      await signInWith(rt, authenticator, { signWith: impostor.privateKey }),
+      401,
+      "wrong_credentials",
+    );
     // The registered key still works: the refusal was the signature's.
     expect((await signInWith(rt, authenticator)).status).toBe(200);
   });
@@ -378,7 +472,11 @@ describe("signing in with a passkey", () => {
     expect(`${location.origin}${location.pathname}`).toBe(REDIRECT_URI);
     expect(redirectParams(response).get("code")).toMatch(/^ic_/);
     expect(await rt.store.list(RECORDS.code.prefix)).toHaveLength(1);
-    expect((await overview(rt, cookie)).events[0]).toMatchObject({ where: "authorization", method: "passkey", outcome: "success" });
+    expect((await overview(rt, cookie)).events[0]).toMatchObject({
+      where: "authorization",
+      method: "passkey",
+      outcome: "success",
+    });
   });
 
   it("app sign-in with a bad assertion: back to the sign-in page with error=passkey, no code", async () => {
@@ -386,7 +484,10 @@ describe("signing in with a passkey", () => {
     const request = await signedRequest(rt);
     const { options, ticket } = await authenticationOptions(rt);
     const forged = authenticator.authenticate(options, { signWith: createSoftAuthenticator().privateKey });
-    const response = await approve(rt, request, { password: "", fields: { passkey_ticket: ticket, passkey_response: JSON.stringify(forged) } });
+    const response = await approve(rt, request, {
+      password: "",
+      fields: { passkey_ticket: ticket, passkey_response: JSON.stringify(forged) },
+    });
     expect(response.status).toBe(303);
     const fragment = fragmentOf(response);
     expect(response.headers.get("location")).toMatch(/^\/indieauth\/sign-in\/#/);
@@ -400,7 +501,10 @@ describe("signing in with a passkey", () => {
     const { options, ticket } = await authenticationOptions(rt);
     const answer = authenticator.authenticate(options);
     expect((await passkeySignIn(rt, ticket, answer)).status).toBe(200);
-    const response = await approve(rt, await signedRequest(rt), { password: "", fields: { passkey_ticket: ticket, passkey_response: JSON.stringify(answer) } });
+    const response = await approve(rt, await signedRequest(rt), {
+      password: "",
+      fields: { passkey_ticket: ticket, passkey_response: JSON.stringify(answer) },
+    });
     expect(response.status).toBe(303);
     expect(fragmentOf(response).get("error")).toBe("passkey");
     expect(await rt.store.list(RECORDS.code.prefix)).toEqual([]);
@@ -422,8 +526,15 @@ describe("PASSWORD_LOGIN=off", () => {
 
   it("once a passkey exists, the console refuses the password (403) and offers only the passkey", async () => {
     const { rt } = await ownerWithPasskey(OFF);
-    await expectRefused(await consolePost(rt, "/sign-in", { password: TEST_PASSWORD, remember: "true" }), 403, "access_denied");
-    expect(((await (await consoleGet(rt)).json()) as LoginRequiredView).signIn).toEqual({ password: false, passkey: true });
+    await expectRefused(
+      await consolePost(rt, "/sign-in", { password: TEST_PASSWORD, remember: "true" }),
+      403,
+      "access_denied",
+    );
+    expect(((await (await consoleGet(rt)).json()) as LoginRequiredView).signIn).toEqual({
+      password: false,
+      passkey: true,
+    });
   });
 
   it("once a passkey exists, an app's sign-in page is told so, and the password is refused with error=password-off", async () => {
@@ -454,7 +565,10 @@ describe("PASSWORD_LOGIN=off", () => {
     const { rt, authenticator } = await ownerWithPasskey(OFF);
     const cookie = cookieFrom(await signInWith(rt, authenticator));
     const second = await registerPasskey(rt, cookie);
-    expect((await overview(rt, cookie)).passkeys.map((p) => p.id)).toEqual([authenticator.credentialId, second.credentialId]);
+    expect((await overview(rt, cookie)).passkeys.map((p) => p.id)).toEqual([
+      authenticator.credentialId,
+      second.credentialId,
+    ]);
     // ...but not a wrong one.
     const wrong = await passkeysPost(rt, "/registration-options", { password: "not the password" }, { cookie });
     expect(wrong.status).toBe(401);
@@ -462,14 +576,19 @@ describe("PASSWORD_LOGIN=off", () => {
 });
 
 describe("removing a passkey takes the password or a passkey again, as adding one does", () => {
-  const remove = (rt: TestRuntime, cookie: string, fields: Record<string, string>) => consolePost(rt, "/passkeys/delete", fields, { cookie });
+  const remove = (rt: TestRuntime, cookie: string, fields: Record<string, string>) =>
+    consolePost(rt, "/passkeys/delete", fields, { cookie });
 
   it("a session alone, a wrong password or a junk passkey answer is refused, and the passkey stays", async () => {
     const { rt, cookie, authenticator } = await ownerWithPasskey();
     const id = authenticator.credentialId;
     await expectRefused(await remove(rt, cookie, { id }), 400, "invalid_request");
     await expectRefused(await remove(rt, cookie, { id, password: "not the password" }), 401, "wrong_credentials");
-    await expectRefused(await remove(rt, cookie, { id, passkey_ticket: "x", passkey_response: '{"id":"x","response":{}}' }), 401, "wrong_credentials");
+    await expectRefused(
+      await remove(rt, cookie, { id, passkey_ticket: "x", passkey_response: '{"id":"x","response":{}}' }),
+      401,
+      "wrong_credentials",
+    );
     expect((await overview(rt, cookie)).passkeys.map((p) => p.id)).toEqual([id]);
   });
 
@@ -482,7 +601,11 @@ describe("removing a passkey takes the password or a passkey again, as adding on
   it("with a passkey's answer (the very key being removed): removed (200)", async () => {
     const { rt, cookie, authenticator } = await ownerWithPasskey();
     const { options, ticket } = await authenticationOptions(rt);
-    const fields = { id: authenticator.credentialId, passkey_ticket: ticket, passkey_response: JSON.stringify(authenticator.authenticate(options)) };
+    const fields = {
+      id: authenticator.credentialId,
+      passkey_ticket: ticket,
+      passkey_response: JSON.stringify(authenticator.authenticate(options)),
+    };
     expect((await remove(rt, cookie, fields)).status).toBe(200);
     expect(await listPasskeys(rt.store)).toEqual([]);
   });
@@ -494,7 +617,11 @@ describe("removing a passkey takes the password or a passkey again, as adding on
     await expectRefused(await consolePost(rt, "/sign-in", { password: TEST_PASSWORD }), 403, "access_denied");
     // The owner, confirming with the passkey, may still choose to.
     const { options, ticket } = await authenticationOptions(rt);
-    const fields = { id: authenticator.credentialId, passkey_ticket: ticket, passkey_response: JSON.stringify(authenticator.authenticate(options)) };
+    const fields = {
+      id: authenticator.credentialId,
+      passkey_ticket: ticket,
+      passkey_response: JSON.stringify(authenticator.authenticate(options)),
+    };
     expect((await remove(rt, cookie, fields)).status).toBe(200);
     expect((await consolePost(rt, "/sign-in", { password: TEST_PASSWORD })).status).toBe(200);
   });

@@ -98,17 +98,54 @@ beforeAll(async () => {
     token_endpoint_auth_method: "private_key_jwt",
     jwks: { keys: [ec.publicJwk] },
   });
-  documents.set("/secret-basic.json", { client_id: id("/secret-basic.json"), redirect_uris: ["https://elsewhere.example/cb"], token_endpoint_auth_method: "client_secret_basic" });
-  documents.set("/both.json", { client_id: id("/both.json"), redirect_uris: [`${origin}/cb`], token_endpoint_auth_method: "private_key_jwt", jwks: { keys: [ec.publicJwk] }, jwks_uri: id("/oauth/jwks.json") });
-  documents.set("/no-keys.json", { client_id: id("/no-keys.json"), redirect_uris: [`${origin}/cb`], token_endpoint_auth_method: "private_key_jwt" });
-  documents.set("/list.json", { client_id: id("/list.json"), redirect_uris: [`${origin}/cb`], token_endpoint_auth_method: ["private_key_jwt"], jwks_uri: id("/oauth/jwks.json") });
-  documents.set("/plural-only.json", { client_id: id("/plural-only.json"), redirect_uris: [`${origin}/cb`], token_endpoint_auth_methods_supported: ["private_key_jwt"], jwks_uri: id("/oauth/jwks.json") });
-  documents.set("/hs256.json", { client_id: id("/hs256.json"), redirect_uris: [`${origin}/cb`], token_endpoint_auth_method: "private_key_jwt", token_endpoint_auth_signing_alg: "HS256", jwks_uri: id("/oauth/jwks.json") });
-  documents.set("/public.json", { client_id: id("/public.json"), redirect_uris: [`${origin}/cb`], token_endpoint_auth_method: "none" });
+  documents.set("/secret-basic.json", {
+    client_id: id("/secret-basic.json"),
+    redirect_uris: ["https://elsewhere.example/cb"],
+    token_endpoint_auth_method: "client_secret_basic",
+  });
+  documents.set("/both.json", {
+    client_id: id("/both.json"),
+    redirect_uris: [`${origin}/cb`],
+    token_endpoint_auth_method: "private_key_jwt",
+    jwks: { keys: [ec.publicJwk] },
+    jwks_uri: id("/oauth/jwks.json"),
+  });
+  documents.set("/no-keys.json", {
+    client_id: id("/no-keys.json"),
+    redirect_uris: [`${origin}/cb`],
+    token_endpoint_auth_method: "private_key_jwt",
+  });
+  documents.set("/list.json", {
+    client_id: id("/list.json"),
+    redirect_uris: [`${origin}/cb`],
+    token_endpoint_auth_method: ["private_key_jwt"],
+    jwks_uri: id("/oauth/jwks.json"),
+  });
+  documents.set("/plural-only.json", {
+    client_id: id("/plural-only.json"),
+    redirect_uris: [`${origin}/cb`],
+    token_endpoint_auth_methods_supported: ["private_key_jwt"],
+    jwks_uri: id("/oauth/jwks.json"),
+  });
+  documents.set("/hs256.json", {
+    client_id: id("/hs256.json"),
+    redirect_uris: [`${origin}/cb`],
+    token_endpoint_auth_method: "private_key_jwt",
+    token_endpoint_auth_signing_alg: "HS256",
+    jwks_uri: id("/oauth/jwks.json"),
+  });
+  documents.set("/public.json", {
+    client_id: id("/public.json"),
+    redirect_uris: [`${origin}/cb`],
+    token_endpoint_auth_method: "none",
+  });
 
   rt = await testRuntime({
     clock: realClock(),
-    discover: (clientId) => (clientId.hostname === "client.test" ? discoverClient(clientId, { fetcher: localFetcher, cacheMs: 0 }) : bareClient(clientId)),
+    discover: (clientId) =>
+      clientId.hostname === "client.test"
+        ? discoverClient(clientId, { fetcher: localFetcher, cacheMs: 0 })
+        : bareClient(clientId),
     fetchKeys: localFetcher,
   });
 });
@@ -127,19 +164,38 @@ interface Approved {
 }
 
 /** GET /auth and the approve step for a client_id: the client's callback with the code. */
-async function signIn(path: string, redirectPath: string, runtime: TestRuntime = rt): Promise<Approved & { request: string }> {
+async function signIn(
+  path: string,
+  redirectPath: string,
+  runtime: TestRuntime = rt,
+): Promise<Approved & { request: string }> {
   const clientId = id(path);
   const redirectUri = `${origin}${redirectPath}`;
   const { verifier, challenge } = pkcePair();
-  const request = await signedRequest(runtime, authorizationParams({ client_id: clientId, redirect_uri: redirectUri, code_challenge: challenge, scope: "profile create" }));
-  const callback = new URL((await approve(runtime, request, { scopes: ["profile", "create"] })).headers.get("location")!);
+  const request = await signedRequest(
+    runtime,
+    authorizationParams({
+      client_id: clientId,
+      redirect_uri: redirectUri,
+      code_challenge: challenge,
+      scope: "profile create",
+    }),
+  );
+  const callback = new URL(
+    (await approve(runtime, request, { scopes: ["profile", "create"] })).headers.get("location")!,
+  );
   return { clientId, redirectUri, callback, verifier, code: callback.searchParams.get("code")!, request };
 }
 
 /** openid-client for this server, sending its token requests to the handler; it records every
  * client_assertion it sent. */
 function realClient(clientId: string, auth: client.ClientAuth, sent: string[] = []): client.Configuration {
-  const config = new client.Configuration({ issuer: ISSUER, token_endpoint: TOKEN_ENDPOINT, authorization_response_iss_parameter_supported: true }, clientId, {}, auth);
+  const config = new client.Configuration(
+    { issuer: ISSUER, token_endpoint: TOKEN_ENDPOINT, authorization_response_iss_parameter_supported: true },
+    clientId,
+    {},
+    auth,
+  );
   config[client.customFetch] = async (url, options) => {
     const body = new URLSearchParams(options.body as URLSearchParams);
     const assertion = body.get("client_assertion");
@@ -150,7 +206,11 @@ function realClient(clientId: string, auth: client.ClientAuth, sent: string[] = 
 }
 
 /** An assertion signed by hand (for the refusals no library would make). */
-function assertion(clientId: string, key: CryptoKey, claims: { aud?: string; exp?: number; jti?: string | null; kid?: string; alg?: string } = {}): Promise<string> {
+function assertion(
+  clientId: string,
+  key: CryptoKey,
+  claims: { aud?: string; exp?: number; jti?: string | null; kid?: string; alg?: string } = {},
+): Promise<string> {
   const now = Math.floor(rt.now() / 1000);
   const jwt = new SignJWT(claims.jti === null ? {} : { jti: claims.jti ?? crypto.randomUUID() })
     .setProtectedHeader({ alg: claims.alg ?? "RS256", kid: claims.kid ?? "cimd-1" })
@@ -163,7 +223,14 @@ function assertion(clientId: string, key: CryptoKey, claims: { aud?: string; exp
 }
 
 function codeFields(approved: Approved, extra: Record<string, string> = {}): Record<string, string> {
-  return { grant_type: "authorization_code", code: approved.code, client_id: approved.clientId, redirect_uri: approved.redirectUri, code_verifier: approved.verifier, ...extra };
+  return {
+    grant_type: "authorization_code",
+    code: approved.code,
+    client_id: approved.clientId,
+    redirect_uri: approved.redirectUri,
+    code_verifier: approved.verifier,
+    ...extra,
+  };
 }
 
 async function refusedAsClient(response: Response, words: string): Promise<void> {
@@ -176,7 +243,9 @@ async function refusedAsClient(response: Response, words: string): Promise<void>
 
 describe("the metadata advertises private_key_jwt beside none", () => {
   it("lists both methods, the asymmetric algorithms, and Client ID Metadata Documents", async () => {
-    const metadata = (await (await endpoints.metadata(new Request(`${BASE}/.well-known/oauth-authorization-server`), rt)).json()) as Record<string, unknown>;
+    const metadata = (await (
+      await endpoints.metadata(new Request(`${BASE}/.well-known/oauth-authorization-server`), rt)
+    ).json()) as Record<string, unknown>;
     expect(metadata.token_endpoint_auth_methods_supported).toEqual(["none", "private_key_jwt"]);
     expect(metadata.token_endpoint_auth_signing_alg_values_supported).toEqual(["RS256", "PS256", "ES256", "EdDSA"]);
     expect(metadata.client_id_metadata_document_supported).toBe(true);
@@ -186,19 +255,44 @@ describe("the metadata advertises private_key_jwt beside none", () => {
 describe("ChatGPT's document (private_key_jwt, jwks_uri, aud = the token endpoint)", () => {
   it("is used, not refused: the sign-in shows its name and signs its key source into the request", async () => {
     const { challenge } = pkcePair();
-    const request = await signedRequest(rt, authorizationParams({ client_id: id("/oauth/client.json"), redirect_uri: `${origin}/connector_platform_oauth_redirect`, code_challenge: challenge }));
+    const request = await signedRequest(
+      rt,
+      authorizationParams({
+        client_id: id("/oauth/client.json"),
+        redirect_uri: `${origin}/connector_platform_oauth_redirect`,
+        code_challenge: challenge,
+      }),
+    );
     const payload = decodePayload(request);
     expect(payload.client).toMatchObject({ name: "ChatGPT" });
-    expect(payload.authentication).toEqual({ method: "private_key_jwt", keys: { jwksUri: id("/oauth/jwks.json") }, alg: "RS256" });
+    expect(payload.authentication).toEqual({
+      method: "private_key_jwt",
+      keys: { jwksUri: id("/oauth/jwks.json") },
+      alg: "RS256",
+    });
     // A redirect on its origin that the document does not list is refused now that it is read.
-    const other = await authorize(rt, authorizationParams({ client_id: id("/oauth/client.json"), redirect_uri: `${origin}/elsewhere`, code_challenge: challenge }));
+    const other = await authorize(
+      rt,
+      authorizationParams({
+        client_id: id("/oauth/client.json"),
+        redirect_uri: `${origin}/elsewhere`,
+        code_challenge: challenge,
+      }),
+    );
     expect(other.status).toBe(400);
   });
 
   it("is held to private_key_jwt for a client_id spelled otherwise than its document (the code is for the same client_id)", async () => {
     const { challenge } = pkcePair();
     const shouted = id("/oauth/client.json").replace("client.test", "CLIENT.test");
-    const request = await signedRequest(rt, authorizationParams({ client_id: shouted, redirect_uri: `${origin}/connector_platform_oauth_redirect`, code_challenge: challenge }));
+    const request = await signedRequest(
+      rt,
+      authorizationParams({
+        client_id: shouted,
+        redirect_uri: `${origin}/connector_platform_oauth_redirect`,
+        code_challenge: challenge,
+      }),
+    );
     expect(decodePayload(request).clientId).toBe(id("/oauth/client.json"));
     expect(decodePayload(request).authentication).toMatchObject({ method: "private_key_jwt" });
   });
@@ -206,31 +300,59 @@ describe("ChatGPT's document (private_key_jwt, jwks_uri, aud = the token endpoin
   it("redeems the code and refreshes with openid-client's PrivateKeyJwt, the keys fetched once", async () => {
     const approved = await signIn("/oauth/client.json", "/connector_platform_oauth_redirect");
     const sent: string[] = [];
-    const auth = client.PrivateKeyJwt({ key: rsa.privateKey, kid: "cimd-1" }, { [client.modifyAssertion]: (_header, payload) => void (payload.aud = TOKEN_ENDPOINT) });
+    const auth = client.PrivateKeyJwt(
+      { key: rsa.privateKey, kid: "cimd-1" },
+      { [client.modifyAssertion]: (_header, payload) => void (payload.aud = TOKEN_ENDPOINT) },
+    );
     const config = realClient(approved.clientId, auth, sent);
     const hitsBefore = jwksHits;
-    const tokens = await client.authorizationCodeGrant(config, approved.callback, { pkceCodeVerifier: approved.verifier, expectedState: "state-123" });
+    const tokens = await client.authorizationCodeGrant(config, approved.callback, {
+      pkceCodeVerifier: approved.verifier,
+      expectedState: "state-123",
+    });
     expect(tokens.access_token).toMatch(/\S/);
-    expect(decodePayload(sent[0]!)).toMatchObject({ iss: approved.clientId, sub: approved.clientId, aud: TOKEN_ENDPOINT });
+    expect(decodePayload(sent[0]!)).toMatchObject({
+      iss: approved.clientId,
+      sub: approved.clientId,
+      aud: TOKEN_ENDPOINT,
+    });
     const refreshed = await client.refreshTokenGrant(config, tokens.refresh_token!);
     expect(refreshed.access_token).not.toBe(tokens.access_token);
     expect(sent).toHaveLength(2);
     expect(jwksHits - hitsBefore).toBeLessThanOrEqual(1);
 
     // The same assertion again (same jti) is refused, even for a valid refresh token.
-    const replay = await postToken(rt, { grant_type: "refresh_token", refresh_token: refreshed.refresh_token!, client_id: approved.clientId, client_assertion_type: ASSERTION_TYPE, client_assertion: sent[1]! });
+    const replay = await postToken(rt, {
+      grant_type: "refresh_token",
+      refresh_token: refreshed.refresh_token!,
+      client_id: approved.clientId,
+      client_assertion_type: ASSERTION_TYPE,
+      client_assertion: sent[1]!,
+    });
     await refusedAsClient(replay, "used before");
   });
 
   it("refuses a token request without an assertion, and the code stays good for the real client", async () => {
     const approved = await signIn("/oauth/client.json", "/connector_platform_oauth_redirect");
     await refusedAsClient(await postToken(rt, codeFields(approved)), "private_key_jwt");
-    await refusedAsClient(await postToken(rt, codeFields(approved, { client_assertion_type: ASSERTION_TYPE })), "send a client_assertion");
-    const good = await postToken(rt, codeFields(approved, { client_assertion_type: ASSERTION_TYPE, client_assertion: await assertion(approved.clientId, rsa.privateKey) }));
+    await refusedAsClient(
+      await postToken(rt, codeFields(approved, { client_assertion_type: ASSERTION_TYPE })),
+      "send a client_assertion",
+    );
+    const good = await postToken(
+      rt,
+      codeFields(approved, {
+        client_assertion_type: ASSERTION_TYPE,
+        client_assertion: await assertion(approved.clientId, rsa.privateKey),
+      }),
+    );
     expect(good.status).toBe(200);
     const { refresh_token } = (await good.json()) as { refresh_token: string };
     // A refresh without the assertion is refused too.
-    await refusedAsClient(await postToken(rt, { grant_type: "refresh_token", refresh_token, client_id: approved.clientId }), "private_key_jwt");
+    await refusedAsClient(
+      await postToken(rt, { grant_type: "refresh_token", refresh_token, client_id: approved.clientId }),
+      "private_key_jwt",
+    );
   });
 
   it("holds a profile redemption at POST /auth to the same assertion, and the code stays good", async () => {
@@ -252,30 +374,66 @@ describe("ChatGPT's document (private_key_jwt, jwks_uri, aud = the token endpoin
   });
 
   it("lets one of two requests sent at once with the same assertion through, never both", async () => {
-    const [first, second] = await Promise.all([signIn("/oauth/client.json", "/connector_platform_oauth_redirect"), signIn("/oauth/client.json", "/connector_platform_oauth_redirect")]);
+    const [first, second] = await Promise.all([
+      signIn("/oauth/client.json", "/connector_platform_oauth_redirect"),
+      signIn("/oauth/client.json", "/connector_platform_oauth_redirect"),
+    ]);
     const shared = await assertion(first.clientId, rsa.privateKey);
-    const answers = await Promise.all([first, second].map((approved) => postToken(rt, codeFields(approved, { client_assertion_type: ASSERTION_TYPE, client_assertion: shared }))));
+    const answers = await Promise.all(
+      [first, second].map((approved) =>
+        postToken(rt, codeFields(approved, { client_assertion_type: ASSERTION_TYPE, client_assertion: shared })),
+      ),
+    );
     expect(answers.map((answer) => answer.status).sort()).toEqual([200, 401]);
   });
 
   it.each([
     ["a key it does not publish", () => assertion(id("/oauth/client.json"), stranger), "signature"],
-    ["another audience", () => assertion(id("/oauth/client.json"), rsa.privateKey, { aud: "https://other.example/token" }), "aud"],
-    ["an expired assertion", () => assertion(id("/oauth/client.json"), rsa.privateKey, { exp: Math.floor(rt.now() / 1000) - 120 }), "expired"],
-    ["an hour-long assertion", () => assertion(id("/oauth/client.json"), rsa.privateKey, { exp: Math.floor(rt.now() / 1000) + 3600 }), "too far ahead"],
+    [
+      "another audience",
+      () => assertion(id("/oauth/client.json"), rsa.privateKey, { aud: "https://other.example/token" }),
+      "aud",
+    ],
+    [
+      "an expired assertion",
+      () => assertion(id("/oauth/client.json"), rsa.privateKey, { exp: Math.floor(rt.now() / 1000) - 120 }),
+      "expired",
+    ],
+    [
+      "an hour-long assertion",
+      () => assertion(id("/oauth/client.json"), rsa.privateKey, { exp: Math.floor(rt.now() / 1000) + 3600 }),
+      "too far ahead",
+    ],
     ["no jti", () => assertion(id("/oauth/client.json"), rsa.privateKey, { jti: null }), "jti"],
     ["another client's iss", () => assertion(id("/inline.json"), rsa.privateKey), "iss"],
   ])("refuses %s, and consumes nothing", async (_name, make, words) => {
     const approved = await signIn("/oauth/client.json", "/connector_platform_oauth_redirect");
-    await refusedAsClient(await postToken(rt, codeFields(approved, { client_assertion_type: ASSERTION_TYPE, client_assertion: await make() })), words);
-    const good = await postToken(rt, codeFields(approved, { client_assertion_type: ASSERTION_TYPE, client_assertion: await assertion(approved.clientId, rsa.privateKey) }));
+    await refusedAsClient(
+      await postToken(
+        rt,
+        codeFields(approved, { client_assertion_type: ASSERTION_TYPE, client_assertion: await make() }),
+      ),
+      words,
+    );
+    const good = await postToken(
+      rt,
+      codeFields(approved, {
+        client_assertion_type: ASSERTION_TYPE,
+        client_assertion: await assertion(approved.clientId, rsa.privateKey),
+      }),
+    );
     expect(good.status).toBe(200);
   });
 
   it("refuses HS256 (openid-client's ClientSecretJwt), whatever the secret", async () => {
     const approved = await signIn("/oauth/client.json", "/connector_platform_oauth_redirect");
     const config = realClient(approved.clientId, client.ClientSecretJwt("a-shared-secret-nobody-should-have"));
-    const error = await client.authorizationCodeGrant(config, approved.callback, { pkceCodeVerifier: approved.verifier, expectedState: "state-123" }).catch((e: unknown) => e);
+    const error = await client
+      .authorizationCodeGrant(config, approved.callback, {
+        pkceCodeVerifier: approved.verifier,
+        expectedState: "state-123",
+      })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(client.ResponseBodyError);
     expect((error as client.ResponseBodyError).error).toBe("invalid_client");
     expect((error as client.ResponseBodyError).status).toBe(401);
@@ -287,12 +445,24 @@ describe("ChatGPT's document (private_key_jwt, jwks_uri, aud = the token endpoin
     try {
       const approved = await signIn("/oauth/client.json", "/connector_platform_oauth_redirect");
       const before = jwksHits;
-      const good = await postToken(rt, codeFields(approved, { client_assertion_type: ASSERTION_TYPE, client_assertion: await assertion(approved.clientId, rotated.privateKey, { kid: "cimd-2" }) }));
+      const good = await postToken(
+        rt,
+        codeFields(approved, {
+          client_assertion_type: ASSERTION_TYPE,
+          client_assertion: await assertion(approved.clientId, rotated.privateKey, { kid: "cimd-2" }),
+        }),
+      );
       expect(good.status).toBe(200);
       expect(jwksHits - before).toBe(1);
       // An unknown kid fetches once per request, not in a loop.
       const next = await signIn("/oauth/client.json", "/connector_platform_oauth_redirect");
-      const unknown = await postToken(rt, codeFields(next, { client_assertion_type: ASSERTION_TYPE, client_assertion: await assertion(next.clientId, stranger, { kid: "cimd-9" }) }));
+      const unknown = await postToken(
+        rt,
+        codeFields(next, {
+          client_assertion_type: ASSERTION_TYPE,
+          client_assertion: await assertion(next.clientId, stranger, { kid: "cimd-9" }),
+        }),
+      );
       await refusedAsClient(unknown, "no key");
       expect(jwksHits - before).toBe(2);
     } finally {
@@ -321,9 +491,20 @@ describe("keys that cannot be fetched", () => {
     await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
     const deadKeys = `https://client.test:${(closed.address() as AddressInfo).port}/oauth/jwks.json`;
     await new Promise((resolve) => closed.close(resolve));
-    documents.set("/dead-keys.json", { client_id: id("/dead-keys.json"), redirect_uris: [`${origin}/cb`], token_endpoint_auth_method: "private_key_jwt", jwks_uri: deadKeys });
+    documents.set("/dead-keys.json", {
+      client_id: id("/dead-keys.json"),
+      redirect_uris: [`${origin}/cb`],
+      token_endpoint_auth_method: "private_key_jwt",
+      jwks_uri: deadKeys,
+    });
     const approved = await signIn("/dead-keys.json", "/cb");
-    const refused = await postToken(rt, codeFields(approved, { client_assertion_type: ASSERTION_TYPE, client_assertion: await assertion(approved.clientId, rsa.privateKey) }));
+    const refused = await postToken(
+      rt,
+      codeFields(approved, {
+        client_assertion_type: ASSERTION_TYPE,
+        client_assertion: await assertion(approved.clientId, rsa.privateKey),
+      }),
+    );
     const text = await refused.clone().text();
     await refusedAsClient(refused, "its jwks_uri could not be fetched (it could not be reached)");
     expect(text).not.toMatch(/ECONNREFUSED|127\.0\.0\.1|connect/);
@@ -334,7 +515,10 @@ describe("a document with inline jwks (ES256, aud = the issuer, as openid-client
   it("redeems and refreshes with openid-client's PrivateKeyJwt", async () => {
     const approved = await signIn("/inline.json", "/callback");
     const config = realClient(approved.clientId, client.PrivateKeyJwt({ key: ec.privateKey, kid: "inline-1" }));
-    const tokens = await client.authorizationCodeGrant(config, approved.callback, { pkceCodeVerifier: approved.verifier, expectedState: "state-123" });
+    const tokens = await client.authorizationCodeGrant(config, approved.callback, {
+      pkceCodeVerifier: approved.verifier,
+      expectedState: "state-123",
+    });
     const refreshed = await client.refreshTokenGrant(config, tokens.refresh_token!);
     expect(refreshed.access_token).toMatch(/\S/);
   });
@@ -343,26 +527,64 @@ describe("a document with inline jwks (ES256, aud = the issuer, as openid-client
 describe("revocation (RFC 7009 2.1; CIMD draft 8.2: every exchange of such a client carries its assertion)", () => {
   /** openid-client, its revocations sent to POST /revoke and its token requests to /token. */
   function revokingClient(clientId: string, auth: client.ClientAuth): client.Configuration {
-    const config = new client.Configuration({ issuer: ISSUER, token_endpoint: TOKEN_ENDPOINT, revocation_endpoint: `${BASE}/revoke` }, clientId, {}, auth);
+    const config = new client.Configuration(
+      { issuer: ISSUER, token_endpoint: TOKEN_ENDPOINT, revocation_endpoint: `${BASE}/revoke` },
+      clientId,
+      {},
+      auth,
+    );
     config[client.customFetch] = async (url, options) => {
-      const request = new Request(url, { method: options.method, headers: options.headers, body: new URLSearchParams(options.body as URLSearchParams) });
+      const request = new Request(url, {
+        method: options.method,
+        headers: options.headers,
+        body: new URLSearchParams(options.body as URLSearchParams),
+      });
       return new URL(url).pathname === "/revoke" ? endpoints.revoke(request, rt) : endpoints.token(request, rt);
     };
     return config;
   }
 
-  const active = async (token: string) => ((await (await endpoints.introspect(new Request(`${BASE}/introspect`, { method: "POST", headers: { Authorization: `Bearer ${token}` } }), rt)).json()) as { active: boolean }).active;
+  const active = async (token: string) =>
+    (
+      (await (
+        await endpoints.introspect(
+          new Request(`${BASE}/introspect`, { method: "POST", headers: { Authorization: `Bearer ${token}` } }),
+          rt,
+        )
+      ).json()) as { active: boolean }
+    ).active;
 
   it("revokes with openid-client's PrivateKeyJwt (aud the issuer), never with the token alone, a stranger's key, or at action=revoke without it", async () => {
     const approved = await signIn("/inline.json", "/callback");
     const config = revokingClient(approved.clientId, client.PrivateKeyJwt({ key: ec.privateKey, kid: "inline-1" }));
-    const tokens = await client.authorizationCodeGrant(config, approved.callback, { pkceCodeVerifier: approved.verifier, expectedState: "state-123" });
+    const tokens = await client.authorizationCodeGrant(config, approved.callback, {
+      pkceCodeVerifier: approved.verifier,
+      expectedState: "state-123",
+    });
     // IndieAuth's request (spec 7.1: the token alone), and with the client_id: the client's key is required.
-    await refusedAsClient(await endpoints.revoke(post("/revoke", { token: tokens.access_token }), rt), "private_key_jwt");
-    await refusedAsClient(await endpoints.revoke(post("/revoke", { token: tokens.refresh_token!, client_id: approved.clientId }), rt), "private_key_jwt");
-    const byStranger = { client_assertion_type: ASSERTION_TYPE, client_assertion: await assertion(approved.clientId, stranger, { aud: `${BASE}/revoke` }) };
-    await refusedAsClient(await endpoints.revoke(post("/revoke", { token: tokens.access_token, client_id: approved.clientId, ...byStranger }), rt), "refused");
-    await refusedAsClient(await postToken(rt, { action: "revoke", token: tokens.access_token, client_id: approved.clientId }), "private_key_jwt");
+    await refusedAsClient(
+      await endpoints.revoke(post("/revoke", { token: tokens.access_token }), rt),
+      "private_key_jwt",
+    );
+    await refusedAsClient(
+      await endpoints.revoke(post("/revoke", { token: tokens.refresh_token!, client_id: approved.clientId }), rt),
+      "private_key_jwt",
+    );
+    const byStranger = {
+      client_assertion_type: ASSERTION_TYPE,
+      client_assertion: await assertion(approved.clientId, stranger, { aud: `${BASE}/revoke` }),
+    };
+    await refusedAsClient(
+      await endpoints.revoke(
+        post("/revoke", { token: tokens.access_token, client_id: approved.clientId, ...byStranger }),
+        rt,
+      ),
+      "refused",
+    );
+    await refusedAsClient(
+      await postToken(rt, { action: "revoke", token: tokens.access_token, client_id: approved.clientId }),
+      "private_key_jwt",
+    );
     expect(await active(tokens.access_token)).toBe(true);
 
     await client.tokenRevocation(config, tokens.refresh_token!);
@@ -371,20 +593,43 @@ describe("revocation (RFC 7009 2.1; CIMD draft 8.2: every exchange of such a cli
 
   it("takes an assertion addressed to /revoke itself (ChatGPT's keys), once", async () => {
     const approved = await signIn("/oauth/client.json", "/connector_platform_oauth_redirect");
-    const tokens = (await (await postToken(rt, codeFields(approved, { client_assertion_type: ASSERTION_TYPE, client_assertion: await assertion(approved.clientId, rsa.privateKey) }))).json()) as { access_token: string };
-    const signed = { client_assertion_type: ASSERTION_TYPE, client_assertion: await assertion(approved.clientId, rsa.privateKey, { aud: `${BASE}/revoke` }) };
+    const tokens = (await (
+      await postToken(
+        rt,
+        codeFields(approved, {
+          client_assertion_type: ASSERTION_TYPE,
+          client_assertion: await assertion(approved.clientId, rsa.privateKey),
+        }),
+      )
+    ).json()) as { access_token: string };
+    const signed = {
+      client_assertion_type: ASSERTION_TYPE,
+      client_assertion: await assertion(approved.clientId, rsa.privateKey, { aud: `${BASE}/revoke` }),
+    };
     const revoked = await endpoints.revoke(post("/revoke", { token: tokens.access_token, ...signed }), rt);
     expect(revoked.status).toBe(200);
     expect(await active(tokens.access_token)).toBe(false);
     // The same assertion again is a failed authentication, whatever the token has become.
-    await refusedAsClient(await endpoints.revoke(post("/revoke", { token: tokens.access_token, ...signed }), rt), "used before");
+    await refusedAsClient(
+      await endpoints.revoke(post("/revoke", { token: tokens.access_token, ...signed }), rt),
+      "used before",
+    );
   });
 });
 
 describe("a public client (none)", () => {
   it("is refused when it sends an assertion its document does not declare", async () => {
     const approved = await signIn("/public.json", "/cb");
-    await refusedAsClient(await postToken(rt, codeFields(approved, { client_assertion_type: ASSERTION_TYPE, client_assertion: await assertion(approved.clientId, rsa.privateKey) })), "declares no private_key_jwt");
+    await refusedAsClient(
+      await postToken(
+        rt,
+        codeFields(approved, {
+          client_assertion_type: ASSERTION_TYPE,
+          client_assertion: await assertion(approved.clientId, rsa.privateKey),
+        }),
+      ),
+      "declares no private_key_jwt",
+    );
     expect((await postToken(rt, codeFields(approved))).status).toBe(200);
   });
 });
@@ -411,7 +656,10 @@ describe("documents refused at discovery, with a readable reason", () => {
   ])("stops the sign-in for %s (redirect %s) and says why on the page", async (path, redirect, reason) => {
     const { challenge } = pkcePair();
     const redirectUri = redirect.startsWith("/") ? `${origin}${redirect}` : redirect;
-    const response = await authorize(rt, authorizationParams({ client_id: id(path), redirect_uri: redirectUri, code_challenge: challenge }));
+    const response = await authorize(
+      rt,
+      authorizationParams({ client_id: id(path), redirect_uri: redirectUri, code_challenge: challenge }),
+    );
     expect(response.status).toBe(400);
     const page = await response.text();
     expect(page).toContain("The app&#39;s metadata document was not used");
@@ -419,14 +667,16 @@ describe("documents refused at discovery, with a readable reason", () => {
   });
 });
 
-
 describe("a document that could not be read never makes its client weaker (ChatGPT at a local stand-in)", () => {
   let remembering: TestRuntime;
   /** Discovery as the auth function runs it: failures remembered in the store, and a page that
    * never answers given a tenth of the budget (150 ms for its headers, not 1.5 s). */
   const budgeted: Fetcher = async (url, budget) => {
     const local = Object.assign(new URL(url), { protocol: "http:", hostname: "127.0.0.1" });
-    const scaled = budget && stalled.has(url.pathname) ? { headersTimeoutMs: budget.headersTimeoutMs / 10, timeoutMs: budget.timeoutMs / 10 } : budget;
+    const scaled =
+      budget && stalled.has(url.pathname)
+        ? { headersTimeoutMs: budget.headersTimeoutMs / 10, timeoutMs: budget.timeoutMs / 10 }
+        : budget;
     const doc = await fetchDocument(local, { policy: onlyLocal, maxRedirects: 0, ...scaled });
     return { ...doc, url: url.href };
   };
@@ -434,19 +684,34 @@ describe("a document that could not be read never makes its client weaker (ChatG
   beforeAll(async () => {
     remembering = await testRuntime({
       clock: realClock(),
-      discover: (clientId, store, options) => discoverClient(clientId, { fetcher: budgeted, cacheMs: 0, ...(options?.atRedemption === true ? {} : { failures: storedFetchFailures(store) }) }),
+      discover: (clientId, store, options) =>
+        discoverClient(clientId, {
+          fetcher: budgeted,
+          cacheMs: 0,
+          ...(options?.atRedemption === true ? {} : { failures: storedFetchFailures(store) }),
+        }),
       fetchKeys: localFetcher,
     });
   });
   afterEach(() => stalled.clear());
 
-  const signed = async (approved: Approved) => ({ client_assertion_type: ASSERTION_TYPE, client_assertion: await assertion(approved.clientId, rsa.privateKey) });
+  const signed = async (approved: Approved) => ({
+    client_assertion_type: ASSERTION_TYPE,
+    client_assertion: await assertion(approved.clientId, rsa.privateKey),
+  });
 
   it("a 404 and a page that never answers, of other client_ids on its origin, leave ChatGPT's private_key_jwt required", async () => {
     stalled.add("/never-answers");
     for (const path of ["/does-not-exist", "/never-answers"]) {
       const { challenge } = pkcePair();
-      const anonymous = await authorize(remembering, authorizationParams({ client_id: id(path), redirect_uri: `${origin}/connector_platform_oauth_redirect`, code_challenge: challenge }));
+      const anonymous = await authorize(
+        remembering,
+        authorizationParams({
+          client_id: id(path),
+          redirect_uri: `${origin}/connector_platform_oauth_redirect`,
+          code_challenge: challenge,
+        }),
+      );
       expect(anonymous.status).toBe(303);
     }
     const approved = await signIn("/oauth/client.json", "/connector_platform_oauth_redirect", remembering);
@@ -455,7 +720,10 @@ describe("a document that could not be read never makes its client weaker (ChatG
     const good = await postToken(remembering, codeFields(approved, await signed(approved)));
     expect(good.status).toBe(200);
     const { refresh_token } = (await good.json()) as { refresh_token: string };
-    await refusedAsClient(await postToken(remembering, { grant_type: "refresh_token", refresh_token, client_id: approved.clientId }), "private_key_jwt");
+    await refusedAsClient(
+      await postToken(remembering, { grant_type: "refresh_token", refresh_token, client_id: approved.clientId }),
+      "private_key_jwt",
+    );
   });
 
   it("its document timing out at sign-in: the code needs the assertion its document declares when /token reads it, and so does every refresh", async () => {
@@ -466,7 +734,13 @@ describe("a document that could not be read never makes its client weaker (ChatG
     expect(request.authentication).toBeUndefined();
     // The owner's console says so (the connection log is written after the answer).
     await expect
-      .poll(async () => (await readConnectionLogs(remembering.store, remembering.now())).find((log) => log.clientId === approved.clientId)?.attempts[0]?.steps.find((step) => step.step === "document"), { timeout: 10_000 })
+      .poll(
+        async () =>
+          (await readConnectionLogs(remembering.store, remembering.now()))
+            .find((log) => log.clientId === approved.clientId)
+            ?.attempts[0]?.steps.find((step) => step.step === "document"),
+        { timeout: 10_000 },
+      )
       .toMatchObject({ ok: false, detail: expect.stringContaining("could not be read just now") });
     stalled.clear();
     await refusedAsClient(await postToken(remembering, codeFields(approved)), "private_key_jwt");
@@ -476,25 +750,44 @@ describe("a document that could not be read never makes its client weaker (ChatG
     const good = await postToken(remembering, codeFields(approved, await signed(approved)));
     expect(good.status).toBe(200);
     const { refresh_token } = (await good.json()) as { refresh_token: string };
-    await refusedAsClient(await postToken(remembering, { grant_type: "refresh_token", refresh_token, client_id: approved.clientId }), "private_key_jwt");
-    const refreshed = await postToken(remembering, { grant_type: "refresh_token", refresh_token, client_id: approved.clientId, ...(await signed(approved)) });
+    await refusedAsClient(
+      await postToken(remembering, { grant_type: "refresh_token", refresh_token, client_id: approved.clientId }),
+      "private_key_jwt",
+    );
+    const refreshed = await postToken(remembering, {
+      grant_type: "refresh_token",
+      refresh_token,
+      client_id: approved.clientId,
+      ...(await signed(approved)),
+    });
     expect(refreshed.status).toBe(200);
   });
 
   it("its document naming another client_id when /token reads it: the redemption is refused, as the sign-in would have been (CIMD draft 4, 5.1)", async () => {
-    documents.set("/copied.json", { client_id: id("/copied.json"), redirect_uris: [`${origin}/cb`], token_endpoint_auth_method: "none" });
+    documents.set("/copied.json", {
+      client_id: id("/copied.json"),
+      redirect_uris: [`${origin}/cb`],
+      token_endpoint_auth_method: "none",
+    });
     stalled.add("/copied.json");
     const approved = await signIn("/copied.json", "/cb", remembering);
     expect(decodePayload(approved.request).documentUnread).toBe(true);
     stalled.clear();
-    documents.set("/copied.json", { client_id: id("/oauth/client.json"), redirect_uris: [`${origin}/cb`], token_endpoint_auth_method: "none" });
+    documents.set("/copied.json", {
+      client_id: id("/oauth/client.json"),
+      redirect_uris: [`${origin}/cb`],
+      token_endpoint_auth_method: "none",
+    });
     await refusedAsClient(await postToken(remembering, codeFields(approved)), "names another client_id");
   });
 
   it("its document unreadable at sign-in and at /token: the redemption is refused, and nothing is used up", async () => {
     stalled.add("/oauth/client.json");
     const approved = await signIn("/oauth/client.json", "/connector_platform_oauth_redirect", remembering);
-    await refusedAsClient(await postToken(remembering, codeFields(approved, await signed(approved))), "could not be read");
+    await refusedAsClient(
+      await postToken(remembering, codeFields(approved, await signed(approved))),
+      "could not be read",
+    );
     await refusedAsClient(await postToken(remembering, codeFields(approved)), "could not be read");
     stalled.clear();
     expect((await postToken(remembering, codeFields(approved, await signed(approved)))).status).toBe(200);

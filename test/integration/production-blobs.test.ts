@@ -8,7 +8,12 @@ import { randomUUID } from "node:crypto";
 import { getStore } from "@netlify/blobs";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { RECORDS } from "../../netlify/lib/platform/records.ts";
-import { blobStore, StorageUnavailable, UnversionedRecord, type KeyValueStore } from "../../netlify/lib/platform/store.ts";
+import {
+  blobStore,
+  StorageUnavailable,
+  UnversionedRecord,
+  type KeyValueStore,
+} from "../../netlify/lib/platform/store.ts";
 import { FAST_PASSWORD_HASH } from "../helpers/attack-kit.ts";
 import { postToken, signInForCode } from "../helpers/endpoints.ts";
 import { startProductionBlobs, type BlobsRequest, type ProductionBlobs } from "../helpers/production-blobs.ts";
@@ -28,12 +33,16 @@ afterEach(() => {
 afterAll(() => double.stop());
 
 /** A store of its own on the double (a short deadline where a test waits for one to pass). */
-const open = (name = `double-${randomUUID()}`, deadlineMs?: number): KeyValueStore => blobStore(name, { connection: double.connection, ...(deadlineMs ? { deadlineMs } : {}) });
+const open = (name = `double-${randomUUID()}`, deadlineMs?: number): KeyValueStore =>
+  blobStore(name, { connection: double.connection, ...(deadlineMs ? { deadlineMs } : {}) });
 
 const onKey = (key: string) => (request: BlobsRequest) => request.key === key;
 
 async function failure(work: Promise<unknown>): Promise<unknown> {
-  return work.then(() => null, (error: unknown) => error);
+  return work.then(
+    () => null,
+    (error: unknown) => error,
+  );
 }
 
 describe("the store against the production Blobs double: its production branch", () => {
@@ -82,9 +91,16 @@ describe("the store against the production Blobs double: its production branch",
     const blobs = getStore({ name, ...double.connection, consistency: "strong" });
     const written = await blobs.set("a/b", "bytes", { metadata: { kind: "test" } });
     expect(written).toEqual({ modified: true, etag: expect.stringMatching(/^".+"$/) });
-    expect(await blobs.getWithMetadata("a/b")).toEqual({ data: "bytes", etag: written.etag, metadata: { kind: "test" } });
+    expect(await blobs.getWithMetadata("a/b")).toEqual({
+      data: "bytes",
+      etag: written.etag,
+      metadata: { kind: "test" },
+    });
     expect(await blobs.getMetadata("a/b")).toEqual({ etag: written.etag, metadata: { kind: "test" } });
-    expect(await blobs.getWithMetadata("a/b", { etag: written.etag })).toMatchObject({ data: null, etag: written.etag });
+    expect(await blobs.getWithMetadata("a/b", { etag: written.etag })).toMatchObject({
+      data: null,
+      etag: written.etag,
+    });
     expect(await blobs.set("a/b", "again", { onlyIfMatch: '"stale"' })).toEqual({ modified: false });
     expect(await blobs.set("a/b", "again", { onlyIfNew: true })).toEqual({ modified: false });
     for (const key of ["a/c", "a/d", "b/a", "a/e", "a/f", "a/g", "a/h", "a/i"]) await blobs.set(key, key);
@@ -134,7 +150,10 @@ describe("the store against the production Blobs double: faults", () => {
   it("a code whose used marker is answered 503: a 503, the code still redeemable once, and never twice", async () => {
     const rt = await testRuntime({ connection: double.connection, env: { PASSWORD_HASH: FAST_PASSWORD_HASH } });
     const signedIn = await signInForCode(rt, "profile");
-    const fault = double.inject({ match: (r) => r.operation === "set" && r.key?.startsWith(RECORDS.usedCode.prefix) === true, fault: { status: 503 } });
+    const fault = double.inject({
+      match: (r) => r.operation === "set" && r.key?.startsWith(RECORDS.usedCode.prefix) === true,
+      fault: { status: 503 },
+    });
     expect((await postToken(rt, codeForm(signedIn))).status).toBe(503);
     fault.remove();
     expect(await rt.store.list(RECORDS.grant.prefix)).toEqual([]);
@@ -145,7 +164,9 @@ describe("the store against the production Blobs double: faults", () => {
 
   it("a conditional write refused for a wrong token fails as storage, never as written", async () => {
     const store = blobStore(`double-${randomUUID()}`, { connection: { ...double.connection, token: "not-the-token" } });
-    expect(await failure(store.setIfNew(RECORDS.usedCode.key(randomUUID()), { n: 1 }))).toBeInstanceOf(StorageUnavailable);
+    expect(await failure(store.setIfNew(RECORDS.usedCode.key(randomUUID()), { n: 1 }))).toBeInstanceOf(
+      StorageUnavailable,
+    );
     expect(await failure(store.get(RECORDS.usedCode.key("x")))).toBeInstanceOf(StorageUnavailable);
   });
 

@@ -17,7 +17,9 @@ import { RECORDS } from "../../netlify/lib/platform/records.ts";
 const SIGN_IN = "/indieauth/sign-in/#request=";
 
 /** An app approved before with the password (its redirect URI trusted with errors), and a live session. */
-async function signedInWithApprovedApp(build: "standalone" | "plugin" = "standalone"): Promise<{ rt: TestRuntime; cookie: string }> {
+async function signedInWithApprovedApp(
+  build: "standalone" | "plugin" = "standalone",
+): Promise<{ rt: TestRuntime; cookie: string }> {
   const rt = await approvedBefore(await testRuntime({ build }), REDIRECT_URI, undefined, ["profile", "create"]);
   return { rt, cookie: await consoleSignIn(rt, { remember: true }) };
 }
@@ -47,17 +49,24 @@ async function codeCount(rt: TestRuntime): Promise<number> {
 }
 
 describe("prompt=consent and select_account: the consent page, as always", () => {
-  it.each(["consent", "select_account", "consent select_account"])("prompt=%s shows the page and is signed into the request; a session still approves an app approved before", async (prompt) => {
-    const { rt, cookie } = await signedInWithApprovedApp();
-    const response = await authorize(rt, authorizationParams({ prompt }), { Cookie: cookie });
-    const token = signedFrom(response);
-    expect(decodePayload(token).prompt).toEqual(["consent"]);
-    expect(offerIn(response)).toEqual({ session: true });
-    // The owner's click on that page is the consent.
-    const approved = await approve(rt, token, { password: null, headers: { Cookie: cookie }, scopes: ["profile", "create"] });
-    expect(approved.status).toBe(302);
-    expect(redirectParams(approved).get("code")).toMatch(/^ic_/);
-  });
+  it.each(["consent", "select_account", "consent select_account"])(
+    "prompt=%s shows the page and is signed into the request; a session still approves an app approved before",
+    async (prompt) => {
+      const { rt, cookie } = await signedInWithApprovedApp();
+      const response = await authorize(rt, authorizationParams({ prompt }), { Cookie: cookie });
+      const token = signedFrom(response);
+      expect(decodePayload(token).prompt).toEqual(["consent"]);
+      expect(offerIn(response)).toEqual({ session: true });
+      // The owner's click on that page is the consent.
+      const approved = await approve(rt, token, {
+        password: null,
+        headers: { Cookie: cookie },
+        scopes: ["profile", "create"],
+      });
+      expect(approved.status).toBe(302);
+      expect(redirectParams(approved).get("code")).toMatch(/^ic_/);
+    },
+  );
 });
 
 describe("prompt=login: the password or a passkey, even with a live session", () => {
@@ -69,7 +78,11 @@ describe("prompt=login: the password or a passkey, even with a live session", ()
     expect(offerIn(response)).toEqual({ session: false, passkey: false, password: true, signedIn: "login" });
     const token = signedFrom(response);
     expect(decodePayload(token).prompt).toEqual(["login"]);
-    const withSession = await approve(rt, token, { password: null, headers: { Cookie: cookie }, scopes: ["profile", "create"] });
+    const withSession = await approve(rt, token, {
+      password: null,
+      headers: { Cookie: cookie },
+      scopes: ["profile", "create"],
+    });
     expect(withSession.status).toBe(303);
     expect(new URLSearchParams(withSession.headers.get("location")!.split("#")[1]).get("error")).toBe("confirm");
     expect(await codeCount(rt)).toBe(0);
@@ -81,7 +94,10 @@ describe("prompt=login: the password or a passkey, even with a live session", ()
     const { rt, cookie } = await signedInWithApprovedApp();
     const token = signedFrom(await authorize(rt, authorizationParams({ prompt: "login" }), { Cookie: cookie }));
     const [header, payload, signature] = token.split(".") as [string, string, string];
-    const { prompt: _dropped, ...rest } = JSON.parse(Buffer.from(payload, "base64url").toString()) as Record<string, unknown>;
+    const { prompt: _dropped, ...rest } = JSON.parse(Buffer.from(payload, "base64url").toString()) as Record<
+      string,
+      unknown
+    >;
     const changed = `${header}.${Buffer.from(JSON.stringify({ ...rest, offer: { session: true } })).toString("base64url")}.${signature}`;
     const response = await approve(rt, changed, { password: null, headers: { Cookie: cookie }, scopes: ["profile"] });
     expect(response.status).toBe(400);
@@ -100,7 +116,9 @@ describe("prompt=login: the password or a passkey, even with a live session", ()
     const rt = await testRuntime();
     const response = await authorize(rt, authorizationParams({ prompt: "login" }));
     expect(offerIn(response)).toEqual({ session: false, passkey: false, password: true });
-    expect(redirectParams(await approve(rt, signedFrom(response), { scopes: ["profile"] })).get("code")).toMatch(/^ic_/);
+    expect(redirectParams(await approve(rt, signedFrom(response), { scopes: ["profile"] })).get("code")).toMatch(
+      /^ic_/,
+    );
   });
 });
 
@@ -112,15 +130,24 @@ describe("prompt=none: answered without the sign-in page", () => {
 
   it("a session that may approve the app: consent_required (every approval is a click here)", async () => {
     const { rt, cookie } = await signedInWithApprovedApp();
-    expectSentBack(await authorize(rt, authorizationParams({ prompt: "none" }), { Cookie: cookie }), "consent_required");
+    expectSentBack(
+      await authorize(rt, authorizationParams({ prompt: "none" }), { Cookie: cookie }),
+      "consent_required",
+    );
     expect(await codeCount(rt)).toBe(0);
   });
 
   it("a session that may not approve alone: login_required (wider scope; a server sharing the blog's origin)", async () => {
     const { rt, cookie } = await signedInWithApprovedApp();
-    expectSentBack(await authorize(rt, authorizationParams({ prompt: "none", scope: "profile create delete" }), { Cookie: cookie }), "login_required");
+    expectSentBack(
+      await authorize(rt, authorizationParams({ prompt: "none", scope: "profile create delete" }), { Cookie: cookie }),
+      "login_required",
+    );
     const shared = await signedInWithApprovedApp("plugin");
-    expectSentBack(await authorize(shared.rt, authorizationParams({ prompt: "none" }), { Cookie: shared.cookie }), "login_required");
+    expectSentBack(
+      await authorize(shared.rt, authorizationParams({ prompt: "none" }), { Cookie: shared.cookie }),
+      "login_required",
+    );
   });
 
   it("an app never approved: the same answer, on a page with a link back (never an automatic redirect there)", async () => {
@@ -128,7 +155,9 @@ describe("prompt=none: answered without the sign-in page", () => {
     const response = await authorize(rt, authorizationParams({ prompt: "none" }));
     expect(response.status).toBe(400);
     expect(response.headers.get("location")).toBeNull();
-    const link = /<a class="button" href="([^"]*)">/.exec(await response.text())?.[1]?.replace(/&#(\d+);/g, (_, code: string) => String.fromCharCode(Number(code)));
+    const link = /<a class="button" href="([^"]*)">/
+      .exec(await response.text())?.[1]
+      ?.replace(/&#(\d+);/g, (_, code: string) => String.fromCharCode(Number(code)));
     const back = new URL(link!);
     expect(back.searchParams.get("error")).toBe("login_required");
     expect(back.searchParams.get("iss")).toBe("https://auth.jane.example/");
@@ -136,17 +165,26 @@ describe("prompt=none: answered without the sign-in page", () => {
 
   it("before the redirect URI is verified, nothing goes to it", async () => {
     const { rt } = await signedInWithApprovedApp();
-    const response = await authorize(rt, authorizationParams({ prompt: "none", redirect_uri: "https://evil.example/callback" }));
+    const response = await authorize(
+      rt,
+      authorizationParams({ prompt: "none", redirect_uri: "https://evil.example/callback" }),
+    );
     expect(response.status).toBe(400);
     expect(response.headers.get("location")).toBeNull();
     expect(await response.text()).toMatch(/does not publish/);
   });
 
-  it.each(["none login", "consent none", "none select_account", "none unknown"])("prompt=%s: invalid_request", async (prompt) => {
-    const { rt, cookie } = await signedInWithApprovedApp();
-    const params = expectSentBack(await authorize(rt, authorizationParams({ prompt }), { Cookie: cookie }), "invalid_request");
-    expect(params.get("error_description")).toMatch(/prompt=none/);
-  });
+  it.each(["none login", "consent none", "none select_account", "none unknown"])(
+    "prompt=%s: invalid_request",
+    async (prompt) => {
+      const { rt, cookie } = await signedInWithApprovedApp();
+      const params = expectSentBack(
+        await authorize(rt, authorizationParams({ prompt }), { Cookie: cookie }),
+        "invalid_request",
+      );
+      expect(params.get("error_description")).toMatch(/prompt=none/);
+    },
+  );
 
   it("none named twice is still none", async () => {
     const { rt } = await signedInWithApprovedApp();

@@ -7,30 +7,44 @@ import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { sweepExpired } from "../../netlify/lib/platform/expiry-sweep.ts";
-import { ConditionalRecord, kindOfKey, RECORD_KINDS, RECORDS, SWEPT_KINDS, UnregisteredRecord, type PlainKey } from "../../netlify/lib/platform/records.ts";
+import {
+  ConditionalRecord,
+  kindOfKey,
+  RECORD_KINDS,
+  RECORDS,
+  SWEPT_KINDS,
+  UnregisteredRecord,
+  type PlainKey,
+} from "../../netlify/lib/platform/records.ts";
 import { blobStore, StorageUnavailable } from "../../netlify/lib/platform/store.ts";
 
 const LIB = new URL("../../netlify/lib/", import.meta.url).pathname;
 const NOW = Date.UTC(2026, 10, 21, 12, 0, 0);
 
 describe("the store writes only declared kinds of record", () => {
-  it.each(["used/x", "grant/x", "codes/", "owner/passkeys-2", "owner/other", "", "x"])("refuses every kind of write to %j, with a clear error, and writes nothing", async (key) => {
-    const store = blobStore(`test-${randomUUID()}`);
-    const writes = [
-      () => store.set(key as PlainKey, { n: 1 }),
-      () => store.setIfNew(key, { n: 1 }),
-      () => store.setIfUnchanged(key, { n: 1 }, { exists: false }),
-      () => store.setIfUnchanged(key, { n: 1 }, { exists: true }),
-      () => store.setIfUnchanged(key, { n: 1 }, { exists: true, etag: '"e"' }),
-    ];
-    for (const write of writes) {
-      const error: unknown = await write().then(() => null, (e: unknown) => e);
-      expect(error).toBeInstanceOf(UnregisteredRecord);
-      expect(error).not.toBeInstanceOf(StorageUnavailable);
-      expect((error as Error).message).toContain("platform/records.ts");
-    }
-    expect(await store.list("")).toEqual([]);
-  });
+  it.each(["used/x", "grant/x", "codes/", "owner/passkeys-2", "owner/other", "", "x"])(
+    "refuses every kind of write to %j, with a clear error, and writes nothing",
+    async (key) => {
+      const store = blobStore(`test-${randomUUID()}`);
+      const writes = [
+        () => store.set(key as PlainKey, { n: 1 }),
+        () => store.setIfNew(key, { n: 1 }),
+        () => store.setIfUnchanged(key, { n: 1 }, { exists: false }),
+        () => store.setIfUnchanged(key, { n: 1 }, { exists: true }),
+        () => store.setIfUnchanged(key, { n: 1 }, { exists: true, etag: '"e"' }),
+      ];
+      for (const write of writes) {
+        const error: unknown = await write().then(
+          () => null,
+          (e: unknown) => e,
+        );
+        expect(error).toBeInstanceOf(UnregisteredRecord);
+        expect(error).not.toBeInstanceOf(StorageUnavailable);
+        expect((error as Error).message).toContain("platform/records.ts");
+      }
+      expect(await store.list("")).toEqual([]);
+    },
+  );
 
   it("accepts the keys its kinds build", async () => {
     const store = blobStore(`test-${randomUUID()}`);
@@ -76,11 +90,30 @@ describe("the store writes only declared kinds of record", () => {
 describe("each kind is written as declared: a plain set to a kind written conditionally is refused", () => {
   // The kinds a plain set may write: where a lost write costs a repeat at most. Every other kind
   // is written only with setIfNew / setIfUnchanged, so no writer undoes another's write unseen.
-  const PLAIN = [RECORDS.appUsage, RECORDS.appApproval, RECORDS.clientFailure, RECORDS.clientKeys, RECORDS.clientLogo, RECORDS.sessionSeen, RECORDS.sweepCursor];
+  const PLAIN = [
+    RECORDS.appUsage,
+    RECORDS.appApproval,
+    RECORDS.clientFailure,
+    RECORDS.clientKeys,
+    RECORDS.clientLogo,
+    RECORDS.sessionSeen,
+    RECORDS.sweepCursor,
+  ];
 
   it("declares these kinds plain, and every other one conditional (grants, codes, counters, summaries, passkeys...)", () => {
-    expect(RECORD_KINDS.filter((kind) => kind.writes === "plain").map((kind) => kind.name)).toEqual(PLAIN.map((kind) => kind.name));
-    for (const kind of [RECORDS.grant, RECORDS.code, RECORDS.usedCode, RECORDS.appSummary, RECORDS.revocations, RECORDS.passkeys, RECORDS.throttleAddress, RECORDS.session]) {
+    expect(RECORD_KINDS.filter((kind) => kind.writes === "plain").map((kind) => kind.name)).toEqual(
+      PLAIN.map((kind) => kind.name),
+    );
+    for (const kind of [
+      RECORDS.grant,
+      RECORDS.code,
+      RECORDS.usedCode,
+      RECORDS.appSummary,
+      RECORDS.revocations,
+      RECORDS.passkeys,
+      RECORDS.throttleAddress,
+      RECORDS.session,
+    ]) {
       expect(kind.writes, kind.name).toBe("conditional");
     }
   });
@@ -96,23 +129,30 @@ describe("each kind is written as declared: a plain set to a kind written condit
     expect((await store.list("")).sort()).toEqual([RECORDS.appUsage.key("a"), RECORDS.appUsage.key("b")]);
   });
 
-  it.each(RECORD_KINDS.filter((kind) => kind.writes === "conditional").map((kind) => [kind.name, kind] as const))("%s: a plain set is refused at run time too, with a clear error, and writes nothing", async (_, kind) => {
-    const store = blobStore(`test-${randomUUID()}`);
-    const key = kind.single ? kind.prefix : `${kind.prefix}x`;
-    const error: unknown = await store.set(key as PlainKey, { n: 1 }).then(() => null, (e: unknown) => e);
-    expect(error).toBeInstanceOf(ConditionalRecord);
-    expect(error).not.toBeInstanceOf(StorageUnavailable);
-    expect((error as Error).message).toContain("written only conditionally");
-    expect(await store.list("")).toEqual([]);
-    // As declared, a conditional write goes through.
-    expect(await store.setIfNew(key, { n: 1 })).toBe(true);
-  });
+  it.each(RECORD_KINDS.filter((kind) => kind.writes === "conditional").map((kind) => [kind.name, kind] as const))(
+    "%s: a plain set is refused at run time too, with a clear error, and writes nothing",
+    async (_, kind) => {
+      const store = blobStore(`test-${randomUUID()}`);
+      const key = kind.single ? kind.prefix : `${kind.prefix}x`;
+      const error: unknown = await store.set(key as PlainKey, { n: 1 }).then(
+        () => null,
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(ConditionalRecord);
+      expect(error).not.toBeInstanceOf(StorageUnavailable);
+      expect((error as Error).message).toContain("written only conditionally");
+      expect(await store.list("")).toEqual([]);
+      // As declared, a conditional write goes through.
+      expect(await store.setIfNew(key, { n: 1 })).toBe(true);
+    },
+  );
 });
 
 describe("the registry", () => {
   it("has one prefix per kind, none inside another (a sweep or a list of one kind never reaches another)", () => {
     for (const a of RECORD_KINDS) {
-      for (const b of RECORD_KINDS) if (a !== b) expect(a.prefix.startsWith(b.prefix), `${a.name} inside ${b.name}`).toBe(false);
+      for (const b of RECORD_KINDS)
+        if (a !== b) expect(a.prefix.startsWith(b.prefix), `${a.name} inside ${b.name}`).toBe(false);
     }
   });
 
@@ -125,17 +165,21 @@ describe("the registry", () => {
 
   it("keeps code and challenge keys to hashes: no key contains the secret", () => {
     const code = `ic_${"A".repeat(43)}`;
-    for (const key of [RECORDS.code.key(code), RECORDS.usedCode.key(code), RECORDS.usedChallenge.key(code)]) expect(key).not.toContain("AAAA");
+    for (const key of [RECORDS.code.key(code), RECORDS.usedCode.key(code), RECORDS.usedChallenge.key(code)])
+      expect(key).not.toContain("AAAA");
   });
 
   it("is the only place in netlify/lib that spells a key prefix", async () => {
-    const files = (await readdir(LIB, { recursive: true })).filter((f) => f.endsWith(".ts") && f !== join("platform", "records.ts"));
+    const files = (await readdir(LIB, { recursive: true })).filter(
+      (f) => f.endsWith(".ts") && f !== join("platform", "records.ts"),
+    );
     const offending: string[] = [];
     for (const file of files) {
       const text = await readFile(join(LIB, file), "utf8");
       for (const kind of RECORD_KINDS) {
         const prefix = kind.prefix.split("/")[0]! + "/";
-        for (const quote of ['"', "'", "`"]) if (text.includes(quote + prefix)) offending.push(`${file}: ${quote}${prefix}`);
+        for (const quote of ['"', "'", "`"])
+          if (text.includes(quote + prefix)) offending.push(`${file}: ${quote}${prefix}`);
       }
     }
     expect(offending).toEqual([]);

@@ -55,7 +55,10 @@ describe("POST /auth/approve/check", () => {
     const rt = await testRuntime();
     const request = await signedRequest(rt);
     rt.clock.advance(TEN_SECONDS);
-    expect(await verdict(rt, withClaim(request, "redirectUri", "https://evil.example/steal"))).toEqual({ usable: false, problem: "altered" });
+    expect(await verdict(rt, withClaim(request, "redirectUri", "https://evil.example/steal"))).toEqual({
+      usable: false,
+      problem: "altered",
+    });
   });
 
   it("does not call a changed request expired even when its changed expiry has passed", async () => {
@@ -64,7 +67,10 @@ describe("POST /auth/approve/check", () => {
     const backdated = withClaim(request, "exp", Math.floor(rt.clock.now / 1000) - 60);
     expect(await verdict(rt, backdated)).toEqual({ usable: false, problem: "altered" });
     rt.clock.advance(SIXTEEN_MINUTES);
-    expect(await verdict(rt, withClaim(request, "scopes", ["create", "delete"]))).toEqual({ usable: false, problem: "altered" });
+    expect(await verdict(rt, withClaim(request, "scopes", ["create", "delete"]))).toEqual({
+      usable: false,
+      problem: "altered",
+    });
   });
 
   it("calls a request another server (or an earlier SECRET) signed changed", async () => {
@@ -77,7 +83,12 @@ describe("POST /auth/approve/check", () => {
       scopes: [],
       client: {},
     };
-    const foreign = await signRequest(request, deriveKey("another-secret-that-is-at-least-32-characters", "authorization-request"), `${BASE}/`, rt.clock.now);
+    const foreign = await signRequest(
+      request,
+      deriveKey("another-secret-that-is-at-least-32-characters", "authorization-request"),
+      `${BASE}/`,
+      rt.clock.now,
+    );
     expect(await verdict(rt, foreign)).toEqual({ usable: false, problem: "altered" });
   });
 
@@ -106,7 +117,10 @@ describe("POST /auth/approve/check", () => {
 
   it("answers this site's own pages only", async () => {
     const rt = await testRuntime();
-    const response = await check(rt, await signedRequest(rt), { Origin: "https://evil.example", "Sec-Fetch-Site": "cross-site" });
+    const response = await check(rt, await signedRequest(rt), {
+      Origin: "https://evil.example",
+      "Sec-Fetch-Site": "cross-site",
+    });
     expect(response.status).toBe(403);
     expect(response.headers.get("content-type")).toContain("application/json");
   });

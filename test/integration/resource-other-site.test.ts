@@ -1,10 +1,26 @@
 // The resource-server API in other-site mode: against this server's real POST /introspect
 // handler served over local HTTP, asked with INTROSPECTION_TOKEN, on the test runtime's clock.
 import { afterEach, describe, expect, it } from "vitest";
-import { resourceServer, ResourceSetupError, TokenCheckUnavailable, type ActiveToken, type ResourceServer } from "../../netlify/lib/resource/index.ts";
+import {
+  resourceServer,
+  ResourceSetupError,
+  TokenCheckUnavailable,
+  type ActiveToken,
+  type ResourceServer,
+} from "../../netlify/lib/resource/index.ts";
 import { endpoints, introspect, revoke } from "../helpers/endpoints.ts";
 import { serveHandler, type HandlerServer } from "../helpers/handler-server.ts";
-import { bearer, CREDENTIAL, expectRefusal, MICROPUB, MINUTE, sameSite, SITE, tokensForResource, UNKNOWN } from "../helpers/resource-api.ts";
+import {
+  bearer,
+  CREDENTIAL,
+  expectRefusal,
+  MICROPUB,
+  MINUTE,
+  sameSite,
+  SITE,
+  tokensForResource,
+  UNKNOWN,
+} from "../helpers/resource-api.ts";
 import { testRuntime, type TestRuntime } from "../helpers/runtime.ts";
 import { tokensFor } from "../helpers/tokens.ts";
 
@@ -20,7 +36,10 @@ describe("other site: this server's /introspect with INTROSPECTION_TOKEN, answer
   async function otherSite(): Promise<{ rt: TestRuntime; api: ResourceServer; served: HandlerServer }> {
     const rt = await testRuntime({ env: { INTROSPECTION_TOKEN: CREDENTIAL } });
     server = await serveHandler((req) => endpoints.introspect(req, rt));
-    const api = resourceServer({ env: { INDIEAUTH_SERVER: server.origin, INTROSPECTION_TOKEN: CREDENTIAL }, now: () => rt.clock.now });
+    const api = resourceServer({
+      env: { INDIEAUTH_SERVER: server.origin, INTROSPECTION_TOKEN: CREDENTIAL },
+      now: () => rt.clock.now,
+    });
     return { rt, api, served: server };
   }
 
@@ -30,10 +49,19 @@ describe("other site: this server's /introspect with INTROSPECTION_TOKEN, answer
     const { access_token, refresh_token } = await tokensFor(rt);
     expect(await api.verifyAccessToken(access_token)).toEqual(await sameSite(rt).verifyAccessToken(access_token));
     const bound = await tokensForResource(rt, `${SITE}/mcp`);
-    expect(await api.verifyAccessToken(bound.access_token)).toEqual(await sameSite(rt).verifyAccessToken(bound.access_token));
-    expect(await api.verifyAccessToken(bound.access_token, { resource: `${SITE}/mcp` })).toEqual(await sameSite(rt).verifyAccessToken(bound.access_token, { resource: `${SITE}/mcp` }));
-    expect(await api.verifyAccessToken(bound.access_token, { resource: `${SITE}/mcp` })).toMatchObject({ aud: `${SITE}/mcp` });
-    expect(await api.verifyAccessToken(bound.access_token, { resource: MICROPUB })).toEqual({ active: false, reason: "wrong-resource" });
+    expect(await api.verifyAccessToken(bound.access_token)).toEqual(
+      await sameSite(rt).verifyAccessToken(bound.access_token),
+    );
+    expect(await api.verifyAccessToken(bound.access_token, { resource: `${SITE}/mcp` })).toEqual(
+      await sameSite(rt).verifyAccessToken(bound.access_token, { resource: `${SITE}/mcp` }),
+    );
+    expect(await api.verifyAccessToken(bound.access_token, { resource: `${SITE}/mcp` })).toMatchObject({
+      aud: `${SITE}/mcp`,
+    });
+    expect(await api.verifyAccessToken(bound.access_token, { resource: MICROPUB })).toEqual({
+      active: false,
+      reason: "wrong-resource",
+    });
     expect(await api.verifyAccessToken(UNKNOWN)).toEqual({ active: false, reason: "inactive" });
     expect(served.requests).toBe(3);
     expect(await api.verifyAccessToken(refresh_token)).toEqual({ active: false, reason: "refresh-token" });
@@ -82,7 +110,10 @@ describe("other site: this server's /introspect with INTROSPECTION_TOKEN, answer
     const live = await tokensFor(rt);
     const revoked = await tokensFor(rt);
     await revoke(rt, { token: revoked.access_token });
-    const answers = await Promise.all([...Array.from({ length: 5 }, () => api.verifyAccessToken(live.access_token)), api.verifyAccessToken(revoked.access_token)]);
+    const answers = await Promise.all([
+      ...Array.from({ length: 5 }, () => api.verifyAccessToken(live.access_token)),
+      api.verifyAccessToken(revoked.access_token),
+    ]);
     expect(answers.map((a) => a.active)).toEqual([true, true, true, true, true, false]);
     expect(served.requests).toBe(2);
     // A caller changing its answer does not change the one kept.

@@ -15,7 +15,13 @@ beforeAll(async () => {
   server = createServer((_req, res) => {
     fetched++;
     res.setHeader("content-type", "application/json");
-    res.end(JSON.stringify({ resource: `${origin}/mcp`, authorization_servers: [origin], scopes_supported: ["read", "offline_access"] }));
+    res.end(
+      JSON.stringify({
+        resource: `${origin}/mcp`,
+        authorization_servers: [origin],
+        scopes_supported: ["read", "offline_access"],
+      }),
+    );
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -26,7 +32,9 @@ afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 describe("the default scope of a resource on this machine", () => {
   it("is read in local development, offline_access left out", async () => {
     const site = { me: `${origin}/`, baseUrl: origin, setup: "standalone" as const };
-    const scopes = await defaultScopesFor(`${origin}/mcp`, site, (resource, options) => lookUpResourceScopes(resource, { ...options, now: () => 1 }));
+    const scopes = await defaultScopesFor(`${origin}/mcp`, site, (resource, options) =>
+      lookUpResourceScopes(resource, { ...options, now: () => 1 }),
+    );
     expect(scopes).toEqual(["read"]);
     expect(fetched).toBe(1);
   });
@@ -42,7 +50,13 @@ describe("the default scope of a resource on this machine", () => {
   it("is not local development when ME is on https, even for a loopback resource", async () => {
     const seen: (boolean | undefined)[] = [];
     const site = { me: "https://jane.example/", baseUrl: "https://jane.example", setup: "shared-origin" as const };
-    await expect(defaultScopesFor("https://jane.example/mcp", site, async (_resource, options) => (seen.push(options?.localDevelopment), { scopes: ["read"] }))).resolves.toEqual(["read"]);
+    await expect(
+      defaultScopesFor(
+        "https://jane.example/mcp",
+        site,
+        async (_resource, options) => (seen.push(options?.localDevelopment), { scopes: ["read"] }),
+      ),
+    ).resolves.toEqual(["read"]);
     expect(seen).toEqual([false]);
   });
 });

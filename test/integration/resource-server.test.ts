@@ -11,7 +11,18 @@ import { introspect, postToken, revoke, signInForCode } from "../helpers/endpoin
 import { startFaultyBlobs } from "../helpers/faulty-blobs.ts";
 import { OperationCounter } from "../helpers/counting-store.ts";
 import { CLIENT_ID, refreshForm } from "../helpers/requests.ts";
-import { bearer, expectRefusal, form, get, MICROPUB, MINUTE, sameSite, SITE, tokensForResource, UNKNOWN } from "../helpers/resource-api.ts";
+import {
+  bearer,
+  expectRefusal,
+  form,
+  get,
+  MICROPUB,
+  MINUTE,
+  sameSite,
+  SITE,
+  tokensForResource,
+  UNKNOWN,
+} from "../helpers/resource-api.ts";
 import { testRuntime } from "../helpers/runtime.ts";
 import { tokensFor } from "../helpers/tokens.ts";
 
@@ -26,8 +37,20 @@ describe("same site: verifyAccessToken reads the grant, with the rules of /intro
     const answer = await api.verifyAccessToken(access_token);
     expect(counter.snapshot()).toEqual({ reads: 2, writes: 0, deletes: 0, lists: 0 });
     const introspected = (await (await introspect(rt, access_token)).json()) as Record<string, unknown>;
-    expect(answer).toEqual({ active: true, me: introspected.me, clientId: introspected.client_id, scope: introspected.scope, exp: introspected.exp });
-    expect(answer).toEqual({ active: true, me: "https://jane.example/", clientId: CLIENT_ID, scope: "profile email create", exp: expect.any(Number) });
+    expect(answer).toEqual({
+      active: true,
+      me: introspected.me,
+      clientId: introspected.client_id,
+      scope: introspected.scope,
+      exp: introspected.exp,
+    });
+    expect(answer).toEqual({
+      active: true,
+      me: "https://jane.example/",
+      clientId: CLIENT_ID,
+      scope: "profile email create",
+      exp: expect.any(Number),
+    });
   });
 
   it("marks the use as /introspect does: the app's usage record, at most every five minutes", async () => {
@@ -64,7 +87,10 @@ describe("same site: verifyAccessToken reads the grant, with the rules of /intro
       ["revoked", revokedTokens.access_token],
     ];
     for (const [reason, token] of cases) {
-      expect({ token, answer: await api.verifyAccessToken(token) }).toEqual({ token, answer: { active: false, reason } });
+      expect({ token, answer: await api.verifyAccessToken(token) }).toEqual({
+        token,
+        answer: { active: false, reason },
+      });
       expect(await (await introspect(rt, token)).json()).toEqual({ active: false });
     }
     expect((await api.verifyAccessToken(second.access_token)).active).toBe(true);
@@ -82,8 +108,14 @@ describe("same site: verifyAccessToken reads the grant, with the rules of /intro
     expect((await api.verifyAccessToken(form({ h: "entry", access_token }))).active).toBe(true);
     expect(await api.verifyAccessToken(get())).toEqual({ active: false, reason: "missing" });
     expect(await api.verifyAccessToken(form({ h: "entry" }))).toEqual({ active: false, reason: "missing" });
-    expect(await api.verifyAccessToken(get({ Authorization: "Basic dXNlcjpwYXNz" }))).toEqual({ active: false, reason: "malformed" });
-    expect(await api.verifyAccessToken(get({}, `${MICROPUB}?access_token=${access_token}`))).toEqual({ active: false, reason: "invalid-request" });
+    expect(await api.verifyAccessToken(get({ Authorization: "Basic dXNlcjpwYXNz" }))).toEqual({
+      active: false,
+      reason: "malformed",
+    });
+    expect(await api.verifyAccessToken(get({}, `${MICROPUB}?access_token=${access_token}`))).toEqual({
+      active: false,
+      reason: "invalid-request",
+    });
   });
 
   it("includes the resource a token was issued for as aud, as /introspect does, and refuses it for another resource", async () => {
@@ -94,11 +126,23 @@ describe("same site: verifyAccessToken reads the grant, with the rules of /intro
     expect((await api.verifyAccessToken(unbound.access_token, { resource: MICROPUB })).active).toBe(true);
 
     const { access_token } = await tokensForResource(rt, `${SITE}/mcp`);
-    expect(await api.verifyAccessToken(access_token, { resource: `${SITE}/mcp` })).toMatchObject({ active: true, aud: `${SITE}/mcp` });
-    expect(await api.verifyAccessToken(access_token, { resource: MICROPUB })).toEqual({ active: false, reason: "wrong-resource" });
+    expect(await api.verifyAccessToken(access_token, { resource: `${SITE}/mcp` })).toMatchObject({
+      active: true,
+      aud: `${SITE}/mcp`,
+    });
+    expect(await api.verifyAccessToken(access_token, { resource: MICROPUB })).toEqual({
+      active: false,
+      reason: "wrong-resource",
+    });
     // A path is taken against the request's own origin.
-    expect(await api.verifyAccessToken(bearer(access_token), { resource: "/micropub" })).toEqual({ active: false, reason: "wrong-resource" });
-    expect(await api.verifyAccessToken(bearer(access_token, `${SITE}/mcp`), { resource: "/mcp" })).toMatchObject({ active: true, aud: `${SITE}/mcp` });
+    expect(await api.verifyAccessToken(bearer(access_token), { resource: "/micropub" })).toEqual({
+      active: false,
+      reason: "wrong-resource",
+    });
+    expect(await api.verifyAccessToken(bearer(access_token, `${SITE}/mcp`), { resource: "/mcp" })).toMatchObject({
+      active: true,
+      aud: `${SITE}/mcp`,
+    });
   });
 
   it("throws TokenCheckUnavailable when the store does not answer, rather than calling the token inactive", async () => {
@@ -107,10 +151,18 @@ describe("same site: verifyAccessToken reads the grant, with the rules of /intro
       const rt = await testRuntime();
       const { access_token } = await tokensFor(rt);
       faulty.mode = "down";
-      const api = resourceServer({ env: {}, store: blobStore(rt.storeName, { connection: faulty.connection, deadlineMs: 500 }), now: () => rt.clock.now });
+      const api = resourceServer({
+        env: {},
+        store: blobStore(rt.storeName, { connection: faulty.connection, deadlineMs: 500 }),
+        now: () => rt.clock.now,
+      });
       await expect(api.verifyAccessToken(access_token)).rejects.toBeInstanceOf(TokenCheckUnavailable);
       await expect(api.verifyAccessToken(access_token)).rejects.toMatchObject({ code: "ERR_TOKEN_CHECK_UNAVAILABLE" });
-      const response = await expectRefusal(await api.requireToken(bearer(access_token)), 503, "temporarily_unavailable");
+      const response = await expectRefusal(
+        await api.requireToken(bearer(access_token)),
+        503,
+        "temporarily_unavailable",
+      );
       expect(response.headers.get("retry-after")).toBe("30");
     } finally {
       await faulty.close();
@@ -123,9 +175,18 @@ describe("requireToken: the token, or a ready RFC 6750 answer", () => {
     const rt = await testRuntime();
     const { access_token } = await tokensFor(rt);
     const answer = await sameSite(rt).requireToken(bearer(access_token), { scope: "create" });
-    expect(answer).toMatchObject({ active: true, me: "https://jane.example/", clientId: CLIENT_ID, scope: "profile email create" });
-    expect(await sameSite(rt).requireToken(bearer(access_token), { scope: ["create", "profile"] })).toMatchObject({ active: true });
-    expect(await sameSite(rt).requireToken(bearer(access_token), { scope: "create profile" })).toMatchObject({ active: true });
+    expect(answer).toMatchObject({
+      active: true,
+      me: "https://jane.example/",
+      clientId: CLIENT_ID,
+      scope: "profile email create",
+    });
+    expect(await sameSite(rt).requireToken(bearer(access_token), { scope: ["create", "profile"] })).toMatchObject({
+      active: true,
+    });
+    expect(await sameSite(rt).requireToken(bearer(access_token), { scope: "create profile" })).toMatchObject({
+      active: true,
+    });
   });
 
   it("answers 401 without any error information when there is no token, with the resource's metadata when it is named", async () => {
@@ -133,7 +194,9 @@ describe("requireToken: the token, or a ready RFC 6750 answer", () => {
     const plain = await expectRefusal(await sameSite(rt).requireToken(get()), 401, null);
     expect(plain.headers.get("www-authenticate")).toBe('Bearer realm="indieauth"');
     const named = await expectRefusal(await sameSite(rt).requireToken(get(), { resource: "/micropub" }), 401, null);
-    expect(named.headers.get("www-authenticate")).toBe(`Bearer realm="indieauth", resource_metadata="${SITE}/.well-known/oauth-protected-resource/micropub"`);
+    expect(named.headers.get("www-authenticate")).toBe(
+      `Bearer realm="indieauth", resource_metadata="${SITE}/.well-known/oauth-protected-resource/micropub"`,
+    );
   });
 
   it("answers 401 invalid_token for a revoked, unknown or malformed token, the same words for each", async () => {
@@ -143,9 +206,15 @@ describe("requireToken: the token, or a ready RFC 6750 answer", () => {
     await revoke(rt, { token: access_token });
     const descriptions = new Set<string>();
     for (const request of [bearer(access_token), bearer(UNKNOWN), bearer("x")]) {
-      const response = await expectRefusal(await api.requireToken(request, { resource: "/micropub" }), 401, "invalid_token");
+      const response = await expectRefusal(
+        await api.requireToken(request, { resource: "/micropub" }),
+        401,
+        "invalid_token",
+      );
       const challenge = response.headers.get("www-authenticate")!;
-      expect(challenge).toMatch(/^Bearer realm="indieauth", error="invalid_token", error_description="[^"]+", (scope="create", )?resource_metadata="https:\/\/jane\.example\/\.well-known\/oauth-protected-resource\/micropub"$/);
+      expect(challenge).toMatch(
+        /^Bearer realm="indieauth", error="invalid_token", error_description="[^"]+", (scope="create", )?resource_metadata="https:\/\/jane\.example\/\.well-known\/oauth-protected-resource\/micropub"$/,
+      );
       descriptions.add(challenge);
     }
     expect(descriptions.size).toBe(1);
@@ -154,8 +223,14 @@ describe("requireToken: the token, or a ready RFC 6750 answer", () => {
 
   it("names the scope it needs in a 401 too, so that a client can ask for it", async () => {
     const rt = await testRuntime();
-    const response = await expectRefusal(await sameSite(rt).requireToken(get(), { scope: ["create", "media"], resource: "/micropub" }), 401, null);
-    expect(response.headers.get("www-authenticate")).toBe(`Bearer realm="indieauth", scope="create media", resource_metadata="${SITE}/.well-known/oauth-protected-resource/micropub"`);
+    const response = await expectRefusal(
+      await sameSite(rt).requireToken(get(), { scope: ["create", "media"], resource: "/micropub" }),
+      401,
+      null,
+    );
+    expect(response.headers.get("www-authenticate")).toBe(
+      `Bearer realm="indieauth", scope="create media", resource_metadata="${SITE}/.well-known/oauth-protected-resource/micropub"`,
+    );
   });
 
   it("never names offline_access in a challenge, nor a scope twice, nor requires offline_access of a token (SEP-2207)", async () => {
@@ -164,13 +239,21 @@ describe("requireToken: the token, or a ready RFC 6750 answer", () => {
     const listed = ["create", "offline_access", "create", "media"];
     for (const scope of [listed, listed.join(" ")]) {
       const response = await expectRefusal(await api.requireToken(get(), { scope, resource: "/micropub" }), 401, null);
-      expect(response.headers.get("www-authenticate")).toBe(`Bearer realm="indieauth", scope="create media", resource_metadata="${SITE}/.well-known/oauth-protected-resource/micropub"`);
+      expect(response.headers.get("www-authenticate")).toBe(
+        `Bearer realm="indieauth", scope="create media", resource_metadata="${SITE}/.well-known/oauth-protected-resource/micropub"`,
+      );
     }
     // A token granted without offline_access (as VS Code and ChatGPT ask) still passes; a missing
     // real scope is named once, offline_access never.
     const { access_token } = await tokensFor(rt);
-    expect(await api.requireToken(bearer(access_token), { scope: "create offline_access create" })).toMatchObject({ active: true });
-    const short = await expectRefusal(await api.requireToken(bearer(access_token), { scope: "media offline_access media", resource: "/micropub" }), 403, "insufficient_scope");
+    expect(await api.requireToken(bearer(access_token), { scope: "create offline_access create" })).toMatchObject({
+      active: true,
+    });
+    const short = await expectRefusal(
+      await api.requireToken(bearer(access_token), { scope: "media offline_access media", resource: "/micropub" }),
+      403,
+      "insufficient_scope",
+    );
     expect(short.headers.get("www-authenticate")).toMatch(/ scope="media", /);
   });
 
@@ -180,21 +263,43 @@ describe("requireToken: the token, or a ready RFC 6750 answer", () => {
     const unbound = await tokensFor(rt);
     const mcp = (token: string) => bearer(token, `${SITE}/mcp`);
     expect(await api.requireToken(mcp(unbound.access_token), { resource: "/mcp" })).toMatchObject({ active: true });
-    const refused = await expectRefusal(await api.requireToken(mcp(unbound.access_token), { resource: "/mcp", requireAudience: true }), 401, "invalid_token");
+    const refused = await expectRefusal(
+      await api.requireToken(mcp(unbound.access_token), { resource: "/mcp", requireAudience: true }),
+      401,
+      "invalid_token",
+    );
     expect(refused.headers.get("www-authenticate")).toContain("not issued for this resource");
-    expect(await api.verifyAccessToken(unbound.access_token, { resource: `${SITE}/mcp`, requireAudience: true })).toEqual({ active: false, reason: "wrong-resource" });
+    expect(
+      await api.verifyAccessToken(unbound.access_token, { resource: `${SITE}/mcp`, requireAudience: true }),
+    ).toEqual({ active: false, reason: "wrong-resource" });
     const bound = await tokensForResource(rt, `${SITE}/mcp`);
-    expect(await api.requireToken(mcp(bound.access_token), { resource: "/mcp", requireAudience: true, scope: "create" })).toMatchObject({ active: true, aud: `${SITE}/mcp` });
-    await expect(api.requireToken(mcp(bound.access_token), { requireAudience: true })).rejects.toBeInstanceOf(TypeError);
-    await expect(api.requireToken(mcp(bound.access_token), { requireAudience: true })).rejects.toMatchObject({ code: "ERR_RESOURCE_USAGE" });
+    expect(
+      await api.requireToken(mcp(bound.access_token), { resource: "/mcp", requireAudience: true, scope: "create" }),
+    ).toMatchObject({ active: true, aud: `${SITE}/mcp` });
+    await expect(api.requireToken(mcp(bound.access_token), { requireAudience: true })).rejects.toBeInstanceOf(
+      TypeError,
+    );
+    await expect(api.requireToken(mcp(bound.access_token), { requireAudience: true })).rejects.toMatchObject({
+      code: "ERR_RESOURCE_USAGE",
+    });
   });
 
   it("answers 403 insufficient_scope naming the scope the request needs", async () => {
     const rt = await testRuntime();
     const { access_token } = await tokensFor(rt, "profile");
-    const response = await expectRefusal(await sameSite(rt).requireToken(bearer(access_token), { scope: "create" }), 403, "insufficient_scope");
-    expect(response.headers.get("www-authenticate")).toMatch(/^Bearer realm="indieauth", error="insufficient_scope", scope="create", /);
-    const both = await expectRefusal(await sameSite(rt).requireToken(bearer(access_token), { scope: ["create", "media"] }), 403, "insufficient_scope");
+    const response = await expectRefusal(
+      await sameSite(rt).requireToken(bearer(access_token), { scope: "create" }),
+      403,
+      "insufficient_scope",
+    );
+    expect(response.headers.get("www-authenticate")).toMatch(
+      /^Bearer realm="indieauth", error="insufficient_scope", scope="create", /,
+    );
+    const both = await expectRefusal(
+      await sameSite(rt).requireToken(bearer(access_token), { scope: ["create", "media"] }),
+      403,
+      "insufficient_scope",
+    );
     expect(both.headers.get("www-authenticate")).toContain('scope="create media"');
   });
 
@@ -216,7 +321,11 @@ describe("requireToken: the token, or a ready RFC 6750 answer", () => {
     expect((await multipart.formData()).get("content")).toBe("With a photo");
 
     // JSON bodies carry the token in the header only (Micropub 3.8).
-    const json = new Request(MICROPUB, { method: "POST", body: JSON.stringify({ access_token }), headers: { "Content-Type": "application/json" } });
+    const json = new Request(MICROPUB, {
+      method: "POST",
+      body: JSON.stringify({ access_token }),
+      headers: { "Content-Type": "application/json" },
+    });
     await expectRefusal(await api.requireToken(json), 401, null);
   });
 
@@ -225,39 +334,70 @@ describe("requireToken: the token, or a ready RFC 6750 answer", () => {
     const api = sameSite(rt);
     const mine = await tokensFor(rt);
     const other = await tokensFor(rt);
-    const challenge = /^Bearer realm="indieauth", error="invalid_request", error_description="[^"]+", (scope="create", )?resource_metadata="https:\/\/jane\.example\/\.well-known\/oauth-protected-resource\/micropub"$/;
-    const inUrl = await expectRefusal(await api.requireToken(get({}, `${MICROPUB}?q=config&access_token=${mine.access_token}`), { resource: "/micropub" }), 400, "invalid_request");
+    const challenge =
+      /^Bearer realm="indieauth", error="invalid_request", error_description="[^"]+", (scope="create", )?resource_metadata="https:\/\/jane\.example\/\.well-known\/oauth-protected-resource\/micropub"$/;
+    const inUrl = await expectRefusal(
+      await api.requireToken(get({}, `${MICROPUB}?q=config&access_token=${mine.access_token}`), {
+        resource: "/micropub",
+      }),
+      400,
+      "invalid_request",
+    );
     expect(inUrl.headers.get("www-authenticate")).toMatch(challenge);
     const multipart = new FormData();
     multipart.set("h", "entry");
     multipart.set("access_token", other.access_token);
     const both = [
-      form({ h: "entry", access_token: other.access_token }, MICROPUB, { Authorization: `Bearer ${mine.access_token}` }),
+      form({ h: "entry", access_token: other.access_token }, MICROPUB, {
+        Authorization: `Bearer ${mine.access_token}`,
+      }),
       form({ h: "entry", access_token: mine.access_token }, MICROPUB, { Authorization: `Bearer ${mine.access_token}` }),
-      new Request(MICROPUB, { method: "POST", body: multipart, headers: { Authorization: `Bearer ${mine.access_token}` } }),
+      new Request(MICROPUB, {
+        method: "POST",
+        body: multipart,
+        headers: { Authorization: `Bearer ${mine.access_token}` },
+      }),
     ];
     for (const request of both) {
       expect(await api.verifyAccessToken(request.clone())).toEqual({ active: false, reason: "invalid-request" });
-      const refused = await expectRefusal(await api.requireToken(request, { scope: "create", resource: "/micropub" }), 400, "invalid_request");
+      const refused = await expectRefusal(
+        await api.requireToken(request, { scope: "create", resource: "/micropub" }),
+        400,
+        "invalid_request",
+      );
       expect(refused.headers.get("www-authenticate")).toMatch(challenge);
       expect(((await refused.json()) as { error_description: string }).error_description).toContain("not in both");
     }
     // The header with a form body that carries no token is one method: accepted.
-    expect(await api.requireToken(form({ h: "entry" }, MICROPUB, { Authorization: `Bearer ${mine.access_token}` }), { scope: "create", resource: "/micropub" })).toMatchObject({ active: true });
+    expect(
+      await api.requireToken(form({ h: "entry" }, MICROPUB, { Authorization: `Bearer ${mine.access_token}` }), {
+        scope: "create",
+        resource: "/micropub",
+      }),
+    ).toMatchObject({ active: true });
   });
 
   it("answers 401 invalid_token for a token issued for another resource", async () => {
     const rt = await testRuntime();
     const { access_token } = await tokensForResource(rt, `${SITE}/mcp`);
-    const response = await expectRefusal(await sameSite(rt).requireToken(bearer(access_token), { resource: "/micropub" }), 401, "invalid_token");
+    const response = await expectRefusal(
+      await sameSite(rt).requireToken(bearer(access_token), { resource: "/micropub" }),
+      401,
+      "invalid_token",
+    );
     expect(response.headers.get("www-authenticate")).toContain("not issued for this resource");
-    expect(await sameSite(rt).requireToken(bearer(access_token, `${SITE}/mcp`), { resource: "/mcp" })).toMatchObject({ active: true, aud: `${SITE}/mcp` });
+    expect(await sameSite(rt).requireToken(bearer(access_token, `${SITE}/mcp`), { resource: "/mcp" })).toMatchObject({
+      active: true,
+      aud: `${SITE}/mcp`,
+    });
   });
 
   it("answers 500 naming the variable when other-site mode is half set up", async () => {
     const api = resourceServer({ env: { INDIEAUTH_SERVER: "https://auth.jane.example" } });
     const response = await expectRefusal(await api.requireToken(bearer(UNKNOWN)), 500, "server_error");
-    expect(((await response.json()) as { error_description: string }).error_description).toContain("INTROSPECTION_TOKEN");
+    expect(((await response.json()) as { error_description: string }).error_description).toContain(
+      "INTROSPECTION_TOKEN",
+    );
     await expect(api.verifyAccessToken(UNKNOWN)).rejects.toBeInstanceOf(ResourceSetupError);
     await expect(api.verifyAccessToken(UNKNOWN)).rejects.toMatchObject({ code: "ERR_RESOURCE_SETUP" });
   });

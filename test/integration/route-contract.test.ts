@@ -29,8 +29,15 @@ describe("the body a route declares", () => {
     const signedIn = await signInForCode(rt);
     const twice = new URLSearchParams(codeForm(signedIn));
     twice.append("code_verifier", signedIn.verifier);
-    await expectOAuthRefusal(await endpoints.token(post("/token", twice), rt), "The parameter code_verifier is given more than once.");
-    const asJson = new Request(`${BASE}/token`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(codeForm(signedIn)) });
+    await expectOAuthRefusal(
+      await endpoints.token(post("/token", twice), rt),
+      "The parameter code_verifier is given more than once.",
+    );
+    const asJson = new Request(`${BASE}/token`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify(codeForm(signedIn)),
+    });
     await expectOAuthRefusal(await endpoints.token(asJson, rt), /application\/x-www-form-urlencoded/);
     // Neither refusal consumed the code: the proper request still redeems it.
     expect((await endpoints.token(post("/token", codeForm(signedIn)), rt)).status).toBe(200);
@@ -39,12 +46,28 @@ describe("the body a route declares", () => {
   it("a page route (POST /auth/approve) refuses a field given twice and a text body with a readable page; an undeclared field is ignored", async () => {
     const rt = await testRuntime();
     const again = await signedRequest(rt);
-    const repeated = await endpoints.approve(post("/auth/approve", new URLSearchParams([["request", again], ["request", again], ["decision", "approve"]]), { Origin: BASE, "Sec-Fetch-Site": "same-origin" }), rt, { ip: CONSOLE_IP });
+    const repeated = await endpoints.approve(
+      post(
+        "/auth/approve",
+        new URLSearchParams([
+          ["request", again],
+          ["request", again],
+          ["decision", "approve"],
+        ]),
+        { Origin: BASE, "Sec-Fetch-Site": "same-origin" },
+      ),
+      rt,
+      { ip: CONSOLE_IP },
+    );
     expect(repeated.status).toBe(400);
     expect(repeated.headers.get("content-type")).toMatch(/^text\/html/);
     expect(repeated.headers.get("location")).toBeNull();
     expect(await repeated.text()).toContain("The parameter request is given more than once.");
-    const text = new Request(`${BASE}/auth/approve`, { method: "POST", headers: { Origin: BASE, "Sec-Fetch-Site": "same-origin", "Content-Type": "text/plain" }, body: `request=${again}` });
+    const text = new Request(`${BASE}/auth/approve`, {
+      method: "POST",
+      headers: { Origin: BASE, "Sec-Fetch-Site": "same-origin", "Content-Type": "text/plain" },
+      body: `request=${again}`,
+    });
     const refused = await endpoints.approve(text, rt, { ip: CONSOLE_IP });
     expect(refused.status).toBe(400);
     expect(refused.headers.get("content-type")).toMatch(/^text\/html/);
@@ -56,10 +79,27 @@ describe("the body a route declares", () => {
     const rt = await testRuntime();
     const cookie = await consoleSignIn(rt);
     const headers = { "User-Agent": CHROME_UA, "Sec-Fetch-Site": "same-origin", Origin: BASE, Cookie: cookie };
-    const twice = new Request(`${BASE}${ACCOUNT_API}/revoke`, { method: "POST", headers, body: new URLSearchParams([["app", "all"], ["app", "https://app.example.com/"]]) });
-    await expectOAuthRefusal(await endpoints.account(twice, rt, { ip: CONSOLE_IP, userAgent: CHROME_UA }), "The parameter app is given more than once.");
-    const text = new Request(`${BASE}${ACCOUNT_API}/revoke`, { method: "POST", headers: { ...headers, "Content-Type": "text/plain" }, body: "app=all" });
-    await expectOAuthRefusal(await endpoints.account(text, rt, { ip: CONSOLE_IP, userAgent: CHROME_UA }), /application\/x-www-form-urlencoded/);
+    const twice = new Request(`${BASE}${ACCOUNT_API}/revoke`, {
+      method: "POST",
+      headers,
+      body: new URLSearchParams([
+        ["app", "all"],
+        ["app", "https://app.example.com/"],
+      ]),
+    });
+    await expectOAuthRefusal(
+      await endpoints.account(twice, rt, { ip: CONSOLE_IP, userAgent: CHROME_UA }),
+      "The parameter app is given more than once.",
+    );
+    const text = new Request(`${BASE}${ACCOUNT_API}/revoke`, {
+      method: "POST",
+      headers: { ...headers, "Content-Type": "text/plain" },
+      body: "app=all",
+    });
+    await expectOAuthRefusal(
+      await endpoints.account(text, rt, { ip: CONSOLE_IP, userAgent: CHROME_UA }),
+      /application\/x-www-form-urlencoded/,
+    );
   });
 });
 
@@ -67,10 +107,23 @@ describe("who may call a route", () => {
   it("a session route without a session is refused with the ways to sign in, before its handler runs", async () => {
     const rt = await testRuntime();
     let ran = false;
-    const probe = endpoint({ POST: route({ caller: "session", crossSite: "Own pages only.", owner: ownerSession, answers: "json", body: { form: [] }, redirects: "none", run: async () => ((ran = true), new Response("ran")) }) });
+    const probe = endpoint({
+      POST: route({
+        caller: "session",
+        crossSite: "Own pages only.",
+        owner: ownerSession,
+        answers: "json",
+        body: { form: [] },
+        redirects: "none",
+        run: async () => ((ran = true), new Response("ran")),
+      }),
+    });
     const response = await probe(post("/probe", {}, { Origin: BASE, "Sec-Fetch-Site": "same-origin" }), rt);
     expect(response.status).toBe(401);
-    expect(await response.json()).toMatchObject({ error: "login_required", signIn: { password: true, passkey: false } });
+    expect(await response.json()).toMatchObject({
+      error: "login_required",
+      signIn: { password: true, passkey: false },
+    });
     expect(ran).toBe(false);
     // The console's own: revoking every app needs the session, whatever the form says.
     const revoke = await consolePost(rt, "/revoke", { app: "all" });
@@ -108,9 +161,13 @@ describe("where a route's answers may send the browser", () => {
     await expectStopped(await probe("client", REDIRECT_URI)(get, rt));
     await expectStopped(await probe("client", "https://evil.example/callback?code=x", REDIRECT_URI)(get, rt));
     expect(logged).toHaveBeenCalledTimes(4);
-    expect(String(logged.mock.calls[0]![0])).toContain("GET /probe answered a Location (/sign-in/) on a route that redirects nowhere");
+    expect(String(logged.mock.calls[0]![0])).toContain(
+      "GET /probe answered a Location (/sign-in/) on a route that redirects nowhere",
+    );
     // What the routes declare goes through: this site's own pages, the verified redirect URI.
-    expect((await probe("own-pages", "/sign-in/#request=x")(get, rt)).headers.get("location")).toBe("/sign-in/#request=x");
+    expect((await probe("own-pages", "/sign-in/#request=x")(get, rt)).headers.get("location")).toBe(
+      "/sign-in/#request=x",
+    );
     const back = `${REDIRECT_URI}?code=x&state=y`;
     expect((await probe("client", back, REDIRECT_URI)(get, rt)).headers.get("location")).toBe(back);
   });

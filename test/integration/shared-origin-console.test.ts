@@ -35,7 +35,11 @@ describe("sharing the blog's origin, a session alone cuts nothing off", () => {
     const app = (await overview(rt, cookie)).apps[0]!.id;
     for (const target of ["all", app]) {
       await expectOAuthError(await consolePost(rt, "/revoke", { app: target }, { cookie }), 400, "invalid_request");
-      await expectOAuthError(await consolePost(rt, "/revoke", { app: target, password: "a guess" }, { cookie }), 401, "wrong_credentials");
+      await expectOAuthError(
+        await consolePost(rt, "/revoke", { app: target, password: "a guess" }, { cookie }),
+        401,
+        "wrong_credentials",
+      );
     }
     expect(await introspection(rt, tokens.access_token)).toMatchObject({ active: true });
     const confirmed = await consolePost(rt, "/revoke", { app: "all", password: TEST_PASSWORD }, { cookie });
@@ -56,7 +60,12 @@ describe("sharing the blog's origin, a session alone cuts nothing off", () => {
     expect(await rt.store.list(RECORDS.session.prefix)).toHaveLength(2);
     expect((await consoleGet(rt, { cookie: phone })).status).toBe(200);
 
-    const everywhere = await consolePost(rt, "/sign-out", { device: "all", password: TEST_PASSWORD }, { cookie: laptop });
+    const everywhere = await consolePost(
+      rt,
+      "/sign-out",
+      { device: "all", password: TEST_PASSWORD },
+      { cookie: laptop },
+    );
     expect(everywhere.status).toBe(200);
     expect((await consoleGet(rt, { cookie: phone })).status).toBe(401);
     expect(await rt.store.list(RECORDS.session.prefix)).toEqual([]);

@@ -14,7 +14,13 @@ const MINUTE = 60_000;
 /** The top of an hour, so that minutes count from the hour's first slot. */
 const HOUR_START = Math.floor(START_TIME / (60 * MINUTE)) * 60 * MINUTE + 24 * 60 * MINUTE;
 
-const signIn = (at: number): SignInEventView => ({ at, ip: "203.0.113.9", where: "authorization", method: "session", outcome: "success" });
+const signIn = (at: number): SignInEventView => ({
+  at,
+  ip: "203.0.113.9",
+  where: "authorization",
+  method: "session",
+  outcome: "success",
+});
 
 async function counted() {
   const counter = new OperationCounter();

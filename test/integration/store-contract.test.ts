@@ -7,7 +7,13 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RECORDS } from "../../netlify/lib/platform/records.ts";
-import { blobStore, isLocalBlobsServer, UnversionedRecord, type BlobsConnection, type KeyValueStore } from "../../netlify/lib/platform/store.ts";
+import {
+  blobStore,
+  isLocalBlobsServer,
+  UnversionedRecord,
+  type BlobsConnection,
+  type KeyValueStore,
+} from "../../netlify/lib/platform/store.ts";
 import { startLocalBlobs, type LocalBlobs } from "../helpers/local-blobs.ts";
 import { startProductionBlobs, type ProductionBlobs } from "../helpers/production-blobs.ts";
 
@@ -22,7 +28,10 @@ afterAll(async () => {
 });
 
 const SIDES: [string, () => BlobsConnection][] = [
-  ["the local Blobs server", () => ({ siteID: local.siteID, token: local.token, edgeURL: local.url, uncachedEdgeURL: local.url })],
+  [
+    "the local Blobs server",
+    () => ({ siteID: local.siteID, token: local.token, edgeURL: local.url, uncachedEdgeURL: local.url }),
+  ],
   ["the production Blobs double", () => double.connection],
 ];
 
@@ -92,7 +101,12 @@ describe.each(SIDES)("the store's contract, against %s", (side, connectionOf) =>
   it("a conditional write whose version has no etag throws, and writes nothing", async () => {
     const key = RECORDS.grant.key(randomUUID());
     await open().setIfNew(key, { n: 1 });
-    const error: unknown = await open().setIfUnchanged(key, { n: 2 }, { exists: true }).then(() => null, (e: unknown) => e);
+    const error: unknown = await open()
+      .setIfUnchanged(key, { n: 2 }, { exists: true })
+      .then(
+        () => null,
+        (e: unknown) => e,
+      );
     expect(error).toBeInstanceOf(UnversionedRecord);
     expect((error as Error).message).toContain("no version");
     expect(await open().get(key)).toEqual({ n: 1 });
@@ -101,7 +115,10 @@ describe.each(SIDES)("the store's contract, against %s", (side, connectionOf) =>
   it("list: every key under a prefix once, however many pages, and no key of another kind", async () => {
     const store = blobStore(`contract-${randomUUID()}`, { connection: connectionOf() });
     const codes = Array.from({ length: 30 }, (_, i) => RECORDS.code.key(`code-${i}`));
-    await Promise.all([...codes.map((key) => store.setIfNew(key, { n: 1 })), store.setIfNew(RECORDS.usedCode.key("code-0"), { n: 1 })]);
+    await Promise.all([
+      ...codes.map((key) => store.setIfNew(key, { n: 1 })),
+      store.setIfNew(RECORDS.usedCode.key("code-0"), { n: 1 }),
+    ]);
     expect((await store.list(RECORDS.code.prefix)).sort()).toEqual([...codes].sort());
     expect(await store.list(RECORDS.usedCode.prefix)).toEqual([RECORDS.usedCode.key("code-0")]);
     expect(await store.list(RECORDS.grant.prefix)).toEqual([]);
@@ -120,7 +137,9 @@ describe.each(SIDES)("the store's contract, against %s", (side, connectionOf) =>
     const key = RECORDS.revocations.key();
     await open().setIfNew(key, { n: 0 });
     const read = await open().getVersioned(key);
-    const results = await Promise.all(Array.from({ length: AT_ONCE }, (_, i) => open().setIfUnchanged(key, { n: i + 1 }, read.version)));
+    const results = await Promise.all(
+      Array.from({ length: AT_ONCE }, (_, i) => open().setIfUnchanged(key, { n: i + 1 }, read.version)),
+    );
     expect(results.filter(Boolean)).toHaveLength(1);
     expect(await open().get(key)).toEqual({ n: results.indexOf(true) + 1 });
   });

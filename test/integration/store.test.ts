@@ -62,7 +62,9 @@ describe("the Blobs store, against the local server: conditional writes at once"
   it(`${AT_ONCE} setIfNew of one key at once: exactly one writes`, async () => {
     const name = `test-${randomUUID()}`;
     const key = RECORDS.usedCode.key("raced");
-    const results = await Promise.all(Array.from({ length: AT_ONCE }, (_, i) => blobStore(name).setIfNew(key, { writer: i })));
+    const results = await Promise.all(
+      Array.from({ length: AT_ONCE }, (_, i) => blobStore(name).setIfNew(key, { writer: i })),
+    );
     expect(results.filter(Boolean)).toHaveLength(1);
     expect(await blobStore(name).get(key)).toEqual({ writer: results.indexOf(true) });
   });
@@ -73,7 +75,9 @@ describe("the Blobs store, against the local server: conditional writes at once"
     await blobStore(name).setIfNew(key, { n: 0 });
     const stores = Array.from({ length: AT_ONCE }, () => blobStore(name));
     const reads = await Promise.all(stores.map((store) => store.getVersioned(key)));
-    const results = await Promise.all(stores.map((store, i) => store.setIfUnchanged(key, { n: i + 1 }, reads[i]!.version)));
+    const results = await Promise.all(
+      stores.map((store, i) => store.setIfUnchanged(key, { n: i + 1 }, reads[i]!.version)),
+    );
     expect(results.filter(Boolean)).toHaveLength(1);
     expect(await blobStore(name).get(key)).toEqual({ n: results.indexOf(true) + 1 });
   });

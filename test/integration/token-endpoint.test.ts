@@ -23,7 +23,12 @@ describe("POST /token with an authorization code", () => {
       me: "https://jane.example/",
       expires_in: 30 * 24 * 60 * 60,
       refresh_token: expect.stringMatching(/^irt_/),
-      profile: { name: "Jane Doe", url: "https://jane.example/", photo: "https://jane.example/photo.jpg", email: "jane@jane.example" },
+      profile: {
+        name: "Jane Doe",
+        url: "https://jane.example/",
+        photo: "https://jane.example/photo.jpg",
+        email: "jane@jane.example",
+      },
     });
     const grantId = body.access_token.slice(4, 26);
     const stored = JSON.stringify(await rt.store.get(RECORDS.grant.key(grantId)));
@@ -34,10 +39,14 @@ describe("POST /token with an authorization code", () => {
 
   it("answers form-encoded only when the client asks for that and not JSON", async () => {
     const rt = await testRuntime();
-    const form = await postToken(rt, codeForm(await signInForCode(rt)), { Accept: "application/x-www-form-urlencoded" });
+    const form = await postToken(rt, codeForm(await signInForCode(rt)), {
+      Accept: "application/x-www-form-urlencoded",
+    });
     expect(form.headers.get("content-type")).toBe("application/x-www-form-urlencoded");
     expect(new URLSearchParams(await form.text()).get("token_type")).toBe("Bearer");
-    const both = await postToken(rt, codeForm(await signInForCode(rt)), { Accept: "application/x-www-form-urlencoded, application/json" });
+    const both = await postToken(rt, codeForm(await signInForCode(rt)), {
+      Accept: "application/x-www-form-urlencoded, application/json",
+    });
     expect(both.headers.get("content-type")).toBe("application/json");
   });
 
@@ -100,7 +109,10 @@ describe("POST /token with an authorization code", () => {
 
   it("accepts a client_id that differs only by the trailing slash", async () => {
     const rt = await testRuntime();
-    const response = await postToken(rt, codeForm(await signInForCode(rt), { client_id: CLIENT_ID.replace(/\/$/, "") }));
+    const response = await postToken(
+      rt,
+      codeForm(await signInForCode(rt), { client_id: CLIENT_ID.replace(/\/$/, "") }),
+    );
     expect(response.status).toBe(200);
   });
 
@@ -117,7 +129,10 @@ describe("POST /auth", () => {
     const rt = await testRuntime();
     const response = await postAuth(rt, codeForm(await signInForCode(rt, "profile")));
     expect(response.headers.get("cache-control")).toBe("no-store");
-    expect(await response.json()).toEqual({ me: "https://jane.example/", profile: { name: "Jane Doe", url: "https://jane.example/", photo: "https://jane.example/photo.jpg" } });
+    expect(await response.json()).toEqual({
+      me: "https://jane.example/",
+      profile: { name: "Jane Doe", url: "https://jane.example/", photo: "https://jane.example/photo.jpg" },
+    });
   });
 
   it("tolerates a missing grant_type and answers only me without the profile scope", async () => {
@@ -155,19 +170,31 @@ describe("refreshing (spec 5.5)", () => {
     const narrow = await (await postToken(rt, refreshForm(first.refresh_token, { scope: "create" }))).json();
     expect(narrow.scope).toBe("create");
     expect(await introspection(rt, narrow.access_token)).toMatchObject({ scope: "create" });
-    await expectOAuthError(await postToken(rt, refreshForm(narrow.refresh_token, { scope: "create delete" })), 400, "invalid_scope");
+    await expectOAuthError(
+      await postToken(rt, refreshForm(narrow.refresh_token, { scope: "create delete" })),
+      400,
+      "invalid_scope",
+    );
   });
 
   it("refuses a scope that leaves nothing (email alone means nothing without profile)", async () => {
     const rt = await testRuntime();
     const first = await tokensFor(rt);
-    await expectOAuthError(await postToken(rt, refreshForm(first.refresh_token, { scope: "email" })), 400, "invalid_scope");
+    await expectOAuthError(
+      await postToken(rt, refreshForm(first.refresh_token, { scope: "email" })),
+      400,
+      "invalid_scope",
+    );
   });
 
   it("requires the grant's own client_id", async () => {
     const rt = await testRuntime();
     const first = await tokensFor(rt);
-    await expectOAuthError(await postToken(rt, refreshForm(first.refresh_token, { client_id: "https://other.example/" })), 400, "invalid_grant");
+    await expectOAuthError(
+      await postToken(rt, refreshForm(first.refresh_token, { client_id: "https://other.example/" })),
+      400,
+      "invalid_grant",
+    );
     const { client_id: _, ...withoutClient } = refreshForm(first.refresh_token);
     await expectOAuthError(await postToken(rt, withoutClient), 400, "invalid_request");
   });
@@ -203,8 +230,16 @@ describe("no secret stands in for another", () => {
     const tokens = await tokensFor(rt);
     await expectOAuthError(await postToken(rt, refreshForm(tokens.access_token)), 400, "invalid_grant");
     const signedIn = await signInForCode(rt);
-    await expectOAuthError(await postToken(rt, codeForm(signedIn, { code: tokens.refresh_token })), 400, "invalid_grant");
-    await expectOAuthError(await postToken(rt, codeForm(signedIn, { code: tokens.access_token })), 400, "invalid_grant");
+    await expectOAuthError(
+      await postToken(rt, codeForm(signedIn, { code: tokens.refresh_token })),
+      400,
+      "invalid_grant",
+    );
+    await expectOAuthError(
+      await postToken(rt, codeForm(signedIn, { code: tokens.access_token })),
+      400,
+      "invalid_grant",
+    );
   });
 
   it("a forged or truncated token is inactive", async () => {

@@ -21,7 +21,12 @@ describe("verification: POST /introspect and legacy GET /token", () => {
     expect(response.headers.get("cache-control")).toBe("no-store");
     const body = await response.json();
     expect(Object.keys(body).sort()).toEqual(["active", "client_id", "exp", "iat", "me", "scope"]);
-    expect(body).toMatchObject({ active: true, me: "https://jane.example/", client_id: CLIENT_ID, scope: "profile email create" });
+    expect(body).toMatchObject({
+      active: true,
+      me: "https://jane.example/",
+      client_id: CLIENT_ID,
+      scope: "profile email create",
+    });
     expect(Number.isInteger(body.exp) && Number.isInteger(body.iat)).toBe(true);
     expect(body.exp - body.iat).toBe(30 * 24 * 60 * 60);
   });
@@ -29,7 +34,10 @@ describe("verification: POST /introspect and legacy GET /token", () => {
   it("gives the same body at the legacy GET /token", async () => {
     const rt = await testRuntime();
     const { access_token } = await tokensFor(rt);
-    const legacy = await tokenEndpoint(new Request(`${BASE}/token`, { headers: { Authorization: `Bearer ${access_token}` } }), rt);
+    const legacy = await tokenEndpoint(
+      new Request(`${BASE}/token`, { headers: { Authorization: `Bearer ${access_token}` } }),
+      rt,
+    );
     expect(legacy.status).toBe(200);
     expect(await legacy.json()).toEqual(await introspection(rt, access_token));
   });
@@ -53,7 +61,9 @@ describe("verification: POST /introspect and legacy GET /token", () => {
   it("lets the resource server's INTROSPECTION_TOKEN check any token from the form (never from the URL)", async () => {
     const rt = await testRuntime({ env: { INTROSPECTION_TOKEN: RESOURCE_SERVER } });
     const { access_token } = await tokensFor(rt);
-    expect(await (await introspect(rt, RESOURCE_SERVER, { token: access_token })).json()).toMatchObject({ active: true });
+    expect(await (await introspect(rt, RESOURCE_SERVER, { token: access_token })).json()).toMatchObject({
+      active: true,
+    });
     await expectOAuthError(await introspect(rt, RESOURCE_SERVER, {}, `?token=${access_token}`), 400, "invalid_request");
     await expectOAuthError(await introspect(rt, RESOURCE_SERVER), 400, "invalid_request");
   });
@@ -134,7 +144,9 @@ describe("GET /userinfo", () => {
       photo: "https://jane.example/photo.jpg",
       email: "jane@jane.example",
     });
-    expect(await (await userinfo(rt, (await tokensFor(rt, "profile")).access_token)).json()).not.toHaveProperty("email");
+    expect(await (await userinfo(rt, (await tokensFor(rt, "profile")).access_token)).json()).not.toHaveProperty(
+      "email",
+    );
   });
 
   it("challenges a request without a token, with no error code", async () => {

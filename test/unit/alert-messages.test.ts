@@ -4,7 +4,10 @@ import { describe, expect, it } from "vitest";
 import { shownValue, webhookMessage, type AlertEvent } from "../../netlify/lib/owner/alert-messages.ts";
 
 const SENT = { me: "https://jane.example/", at: Date.UTC(2026, 10, 25, 2, 0, 0) };
-const APP: AlertEvent = { type: "app-approved", clientId: "https://app.example/ <!channel> @everyone **bold** [x](https://evil.example)" };
+const APP: AlertEvent = {
+  type: "app-approved",
+  clientId: "https://app.example/ <!channel> @everyone **bold** [x](https://evil.example)",
+};
 
 describe("alert messages", () => {
   it("ntfy: the text as the body, a title, tags and a priority in headers", () => {
@@ -25,7 +28,10 @@ describe("alert messages", () => {
   });
 
   it("Discord: {content} with mentions turned off and the app's words escaped", () => {
-    const parsed = JSON.parse(webhookMessage("discord", APP, SENT).body) as { content: string; allowed_mentions: unknown };
+    const parsed = JSON.parse(webhookMessage("discord", APP, SENT).body) as {
+      content: string;
+      allowed_mentions: unknown;
+    };
     expect(parsed.allowed_mentions).toEqual({ parse: [] });
     expect(parsed.content).toContain("\\@everyone");
     expect(parsed.content).toContain("\\*\\*bold\\*\\*");
@@ -34,11 +40,16 @@ describe("alert messages", () => {
 
   it("Matrix (hookshot): {text, username}", () => {
     const parsed = JSON.parse(webhookMessage("matrix", { type: "test" }, SENT).body) as Record<string, string>;
-    expect(parsed).toEqual({ text: "IndieAuth (jane.example): Test alert. Alerts from your IndieAuth server reach you here.", username: "IndieAuth" });
+    expect(parsed).toEqual({
+      text: "IndieAuth (jane.example): Test alert. Alerts from your IndieAuth server reach you here.",
+      username: "IndieAuth",
+    });
   });
 
   it("generic JSON: the kind, words, subject, server and time", () => {
-    expect(JSON.parse(webhookMessage("json", { type: "new-device-sign-in", device: "Firefox on Linux" }, SENT).body)).toEqual({
+    expect(
+      JSON.parse(webhookMessage("json", { type: "new-device-sign-in", device: "Firefox on Linux" }, SENT).body),
+    ).toEqual({
       event: "new-device-sign-in",
       title: "Sign-in from a new device",
       message: "Your password signed in on a device not seen before: Firefox on Linux",

@@ -26,8 +26,12 @@ describe("docs/performance.md's figures", () => {
   });
 
   it("docs/bench.json is a full run's (every section), with its misses listed", async () => {
-    const figures = JSON.parse(await readFile(DOC_JSON, "utf8")) as BenchFigures & { checks: { pass: boolean }[]; misses: unknown[] };
-    for (const section of ["endpoints", "coldStart", "scale", "owner", "signInPage", "userFelt"] as const) expect(figures[section]).toBeDefined();
+    const figures = JSON.parse(await readFile(DOC_JSON, "utf8")) as BenchFigures & {
+      checks: { pass: boolean }[];
+      misses: unknown[];
+    };
+    for (const section of ["endpoints", "coldStart", "scale", "owner", "signInPage", "userFelt"] as const)
+      expect(figures[section]).toBeDefined();
     expect(figures.misses).toEqual(figures.checks.filter((c) => !c.pass));
   });
 

@@ -14,7 +14,11 @@ function build(env: Record<string, string>) {
   // Run in an empty folder so that no .env is read; the output goes to the repository's dist/.
   const cwd = mkdtempSync(join(tmpdir(), "build-"));
   try {
-    return spawnSync(process.execPath, [tsx, script], { cwd, env: { PATH: process.env.PATH ?? "", ...env }, encoding: "utf8" });
+    return spawnSync(process.execPath, [tsx, script], {
+      cwd,
+      env: { PATH: process.env.PATH ?? "", ...env },
+      encoding: "utf8",
+    });
   } finally {
     rmSync(cwd, { recursive: true, force: true });
   }
@@ -47,7 +51,10 @@ describe("the home page's discovery links", () => {
     const out = mkdtempSync(join(tmpdir(), "site-"));
     try {
       await buildSite(await testEnv({ ...env, CONTEXT: "dev" }), out);
-      return { root: await readFile(join(out, "index.html"), "utf8"), pages: await readFile(join(out, "indieauth", "index.html"), "utf8") };
+      return {
+        root: await readFile(join(out, "index.html"), "utf8"),
+        pages: await readFile(join(out, "indieauth", "index.html"), "utf8"),
+      };
     } finally {
       rmSync(out, { recursive: true, force: true });
     }

@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { cacheLifetimeMs, DEFAULT_LIFETIME_MS, MAX_LIFETIME_MS, MIN_LIFETIME_MS } from "../../netlify/lib/clients/cache-lifetime.ts";
+import {
+  cacheLifetimeMs,
+  DEFAULT_LIFETIME_MS,
+  MAX_LIFETIME_MS,
+  MIN_LIFETIME_MS,
+} from "../../netlify/lib/clients/cache-lifetime.ts";
 
 const NOW = Date.UTC(2026, 10, 21, 12, 0, 0);
 const http = (ms: number): string => new Date(ms).toUTCString();

@@ -29,16 +29,21 @@ export const wirings = [
   asFunction(metadataEndpoint, { discover }),
 ];
 
-const needsDiscovery = async (ctx: RequestContext<never, "discover">) => Response.json(await discoverNow(ctx)(new URL("https://app.example/")));
+const needsDiscovery = async (ctx: RequestContext<never, "discover">) =>
+  Response.json(await discoverNow(ctx)(new URL("https://app.example/")));
 // An endpoint needs what its handlers need, said or not.
-const discovering = endpoint({ POST: route({ caller: "anyone", answers: "json", body: "none", redirects: "none", run: needsDiscovery }) });
+const discovering = endpoint({
+  POST: route({ caller: "anyone", answers: "json", body: "none", redirects: "none", run: needsDiscovery }),
+});
 
 export const endpoints = [
   asFunction(discovering, { discover }),
   // @ts-expect-error So a function without discovery cannot serve it.
   asFunction(discovering),
-  // @ts-expect-error An endpoint that says it needs nothing cannot run a handler that needs discovery.
-  endpoint<never>({ POST: route({ caller: "anyone", answers: "json", body: "none", redirects: "none", run: needsDiscovery }) }),
+  endpoint<never>({
+    // @ts-expect-error An endpoint that says it needs nothing cannot run a handler that needs discovery.
+    POST: route({ caller: "anyone", answers: "json", body: "none", redirects: "none", run: needsDiscovery }),
+  }),
 ];
 
 // @ts-expect-error A handler of an endpoint without discovery cannot read a client's document.

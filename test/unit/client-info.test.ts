@@ -31,7 +31,12 @@ async function refusal(document: FetchedDocument): Promise<string> {
 
 /** A document that would be accepted, with these properties added. */
 function valid(extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return { client_id: CLIENT_ID, client_name: "Example App", redirect_uris: ["https://elsewhere.example/callback"], ...extra };
+  return {
+    client_id: CLIENT_ID,
+    client_name: "Example App",
+    redirect_uris: ["https://elsewhere.example/callback"],
+    ...extra,
+  };
 }
 
 describe("Client ID Metadata Document (JSON)", () => {
@@ -42,7 +47,13 @@ describe("Client ID Metadata Document (JSON)", () => {
         client_name: "Example App",
         client_uri: "https://app.example.com/",
         logo_uri: "/logo.png",
-        redirect_uris: ["https://app.example.com/callback", "/relative-cb", "com.example.app:/cb", "https://app.example.com/callback", 42],
+        redirect_uris: [
+          "https://app.example.com/callback",
+          "/relative-cb",
+          "com.example.app:/cb",
+          "https://app.example.com/callback",
+          42,
+        ],
       }),
       CLIENT_ID,
     );
@@ -58,23 +69,39 @@ describe("Client ID Metadata Document (JSON)", () => {
   });
 
   it("accepts application/*+json", async () => {
-    const info = await parseClientDocument(json(valid({ client_name: "X" }), "application/oauth-client+json"), CLIENT_ID);
+    const info = await parseClientDocument(
+      json(valid({ client_name: "X" }), "application/oauth-client+json"),
+      CLIENT_ID,
+    );
     expect(info.name).toBe("X");
   });
 
   it("compares client_id by simple string comparison (CIMD draft 3), not canonically", async () => {
-    for (const spelled of ["https://APP.example.com/client/", "https://app.example.com:443/client/", "https://app.example.com/client"]) {
+    for (const spelled of [
+      "https://APP.example.com/client/",
+      "https://app.example.com:443/client/",
+      "https://app.example.com/client",
+    ]) {
       expect(await refusal(json(valid({ client_id: spelled })))).toContain("is not exactly its own URL");
     }
   });
 
   it("reads JSON served with a wrong content type when the body is an object", async () => {
-    const info = await parseClientDocument(doc(JSON.stringify({ client_id: CLIENT_ID, client_name: "Plain" }), "text/plain"), CLIENT_ID);
+    const info = await parseClientDocument(
+      doc(JSON.stringify({ client_id: CLIENT_ID, client_name: "Plain" }), "text/plain"),
+      CLIENT_ID,
+    );
     expect(info.name).toBe("Plain");
   });
 
   it("refuses a document whose client_id is another app's", async () => {
-    const reason = await refusal(json({ client_id: "https://evil.example/client/", client_name: "Evil", redirect_uris: ["https://evil.example/cb"] }));
+    const reason = await refusal(
+      json({
+        client_id: "https://evil.example/client/",
+        client_name: "Evil",
+        redirect_uris: ["https://evil.example/cb"],
+      }),
+    );
     expect(reason).toContain("is not exactly its own URL");
   });
 
@@ -84,22 +111,37 @@ describe("Client ID Metadata Document (JSON)", () => {
 
   it("marks a document that names another client_id, or none, as one that stops the sign-in; no other refusal", async () => {
     for (const named of [{ client_id: "https://evil.example/client/" }, {}]) {
-      expect(await parseClientDocument(json({ ...named, client_name: "X" }), CLIENT_ID), JSON.stringify(named)).toMatchObject({ identityRefused: true });
+      expect(
+        await parseClientDocument(json({ ...named, client_name: "X" }), CLIENT_ID),
+        JSON.stringify(named),
+      ).toMatchObject({ identityRefused: true });
     }
-    expect(await parseClientDocument(json(valid({ client_secret: "s" })), CLIENT_ID)).not.toHaveProperty("identityRefused");
+    expect(await parseClientDocument(json(valid({ client_secret: "s" })), CLIENT_ID)).not.toHaveProperty(
+      "identityRefused",
+    );
   });
 
-
   it("drops a client_uri that is not a prefix of client_id", async () => {
-    for (const clientUri of ["https://evil.example/", "https://app.example.com/other/", "https://app.example.co", "http://app.example.com/"]) {
-      const info = await parseClientDocument(json({ client_id: CLIENT_ID, client_name: "A", client_uri: clientUri }), CLIENT_ID);
+    for (const clientUri of [
+      "https://evil.example/",
+      "https://app.example.com/other/",
+      "https://app.example.co",
+      "http://app.example.com/",
+    ]) {
+      const info = await parseClientDocument(
+        json({ client_id: CLIENT_ID, client_name: "A", client_uri: clientUri }),
+        CLIENT_ID,
+      );
       expect(info.uri, clientUri).toBeUndefined();
       expect(info.name).toBe("A");
     }
   });
 
   it("keeps a client_uri without a path (canonicalised to /)", async () => {
-    const info = await parseClientDocument(json({ client_id: CLIENT_ID, client_uri: "https://app.example.com" }), CLIENT_ID);
+    const info = await parseClientDocument(
+      json({ client_id: CLIENT_ID, client_uri: "https://app.example.com" }),
+      CLIENT_ID,
+    );
     expect(info.uri).toBe("https://app.example.com/");
   });
 
@@ -111,15 +153,27 @@ describe("Client ID Metadata Document (JSON)", () => {
   });
 
   it("drops dangerous redirect URIs and ignores a non-array redirect_uris", async () => {
-    const info = await parseClientDocument(json({ client_id: CLIENT_ID, redirect_uris: ["javascript:alert(1)", "data:text/html,x", "https://app.example.com/cb#frag"] }), CLIENT_ID);
+    const info = await parseClientDocument(
+      json({
+        client_id: CLIENT_ID,
+        redirect_uris: ["javascript:alert(1)", "data:text/html,x", "https://app.example.com/cb#frag"],
+      }),
+      CLIENT_ID,
+    );
     expect(info.redirectUris).toEqual([]);
-    const other = await parseClientDocument(json({ client_id: CLIENT_ID, redirect_uris: "https://app.example.com/cb" }), CLIENT_ID);
+    const other = await parseClientDocument(
+      json({ client_id: CLIENT_ID, redirect_uris: "https://app.example.com/cb" }),
+      CLIENT_ID,
+    );
     expect(other.redirectUris).toEqual([]);
   });
 
   it("cleans and caps the name", async () => {
     const long = "x".repeat(300);
-    const info = await parseClientDocument(json({ client_id: CLIENT_ID, client_name: `  Bad\u0000\u0007 \nName\u202e  ` }), CLIENT_ID);
+    const info = await parseClientDocument(
+      json({ client_id: CLIENT_ID, client_name: `  Bad\u0000\u0007 \nName\u202e  ` }),
+      CLIENT_ID,
+    );
     expect(info.name).toBe("Bad Name");
     const capped = await parseClientDocument(json({ client_id: CLIENT_ID, client_name: long }), CLIENT_ID);
     expect(capped.name).toHaveLength(100);
@@ -133,20 +187,38 @@ describe("Client ID Metadata Document (JSON)", () => {
 describe("Client ID Metadata Document: the draft's refusal rules (draft-ietf-oauth-client-id-metadata-document)", () => {
   it("reads a document only from an https client_id", async () => {
     const clientId = "http://app.example.com/client/";
-    const info = await parseClientDocument({ url: clientId, status: 200, contentType: "application/json", linkHeaders: [], body: JSON.stringify(valid({ client_id: clientId })) }, clientId);
-    expect(info).toEqual({ clientId, redirectUris: [], fetched: false, refused: "a client metadata document is read only from an https client_id" });
+    const info = await parseClientDocument(
+      {
+        url: clientId,
+        status: 200,
+        contentType: "application/json",
+        linkHeaders: [],
+        body: JSON.stringify(valid({ client_id: clientId })),
+      },
+      clientId,
+    );
+    expect(info).toEqual({
+      clientId,
+      redirectUris: [],
+      fetched: false,
+      refused: "a client metadata document is read only from an https client_id",
+    });
   });
 
   it("counts a document only from a 200 response", async () => {
     for (const status of [201, 203, 206]) {
-      expect(await refusal(doc(JSON.stringify(valid()), "application/json", { status }))).toBe(`the document was served with status ${status}, not 200`);
+      expect(await refusal(doc(JSON.stringify(valid()), "application/json", { status }))).toBe(
+        `the document was served with status ${status}, not 200`,
+      );
     }
   });
 
   it("counts a document only when no redirect was followed, even on the client's own origin", async () => {
     const body = JSON.stringify(valid());
     expect(await refusal(doc(body, "application/json", { redirected: true }))).toContain("redirect");
-    expect(await refusal(doc(body, "application/json", { url: "https://app.example.com/client/metadata.json" }))).toContain("redirect");
+    expect(
+      await refusal(doc(body, "application/json", { url: "https://app.example.com/client/metadata.json" })),
+    ).toContain("redirect");
   });
 
   it("refuses a document over 5 KB, and reads one of exactly 5 KB", async () => {
@@ -170,34 +242,73 @@ describe("Client ID Metadata Document: the draft's refusal rules (draft-ietf-oau
 
   it("refuses a symmetric token_endpoint_auth_method, and any but none and private_key_jwt", async () => {
     for (const method of ["client_secret_basic", "client_secret_post", "client_secret_jwt"]) {
-      expect(await refusal(json(valid({ token_endpoint_auth_method: method }))), method).toContain("needs a shared secret");
+      expect(await refusal(json(valid({ token_endpoint_auth_method: method }))), method).toContain(
+        "needs a shared secret",
+      );
     }
-    expect(await refusal(json(valid({ token_endpoint_auth_method: "tls_client_auth" })))).toContain("is not one this server accepts (none or private_key_jwt)");
+    expect(await refusal(json(valid({ token_endpoint_auth_method: "tls_client_auth" })))).toContain(
+      "is not one this server accepts (none or private_key_jwt)",
+    );
     expect(await refusal(json(valid({ token_endpoint_auth_method: 42 })))).toContain("is not one name");
-    expect(await refusal(json(valid({ token_endpoint_auth_method: "private_key_jwt" })))).toContain("publishes no keys");
-    expect((await parseClientDocument(json(valid({ token_endpoint_auth_method: "none" })), CLIENT_ID)).redirectUris).toEqual(["https://elsewhere.example/callback"]);
+    expect(await refusal(json(valid({ token_endpoint_auth_method: "private_key_jwt" })))).toContain(
+      "publishes no keys",
+    );
+    expect(
+      (await parseClientDocument(json(valid({ token_endpoint_auth_method: "none" })), CLIENT_ID)).redirectUris,
+    ).toEqual(["https://elsewhere.example/callback"]);
   });
 
   it("reads private_key_jwt with its jwks_uri (ChatGPT's form: the plural member agreeing), and refuses what is ambiguous", async () => {
-    const declared = { token_endpoint_auth_method: "private_key_jwt", token_endpoint_auth_methods_supported: ["none", "private_key_jwt"], token_endpoint_auth_signing_alg: "RS256", jwks_uri: "https://app.example/jwks.json" };
+    const declared = {
+      token_endpoint_auth_method: "private_key_jwt",
+      token_endpoint_auth_methods_supported: ["none", "private_key_jwt"],
+      token_endpoint_auth_signing_alg: "RS256",
+      jwks_uri: "https://app.example/jwks.json",
+    };
     const info = await parseClientDocument(json(valid(declared)), CLIENT_ID);
     expect(info.refused).toBeUndefined();
-    expect(info.authentication).toEqual({ method: "private_key_jwt", keys: { jwksUri: "https://app.example/jwks.json" }, alg: "RS256" });
-    expect(await refusal(json(valid({ ...declared, token_endpoint_auth_methods_supported: ["none"] })))).toContain("does not include its own token_endpoint_auth_method");
-    expect(await refusal(json(valid({ ...declared, jwks_uri: "http://app.example/jwks.json" })))).toContain("not an https URL");
-    expect((await parseClientDocument(json(valid({ token_endpoint_auth_method: "none" })), CLIENT_ID)).authentication).toBeUndefined();
+    expect(info.authentication).toEqual({
+      method: "private_key_jwt",
+      keys: { jwksUri: "https://app.example/jwks.json" },
+      alg: "RS256",
+    });
+    expect(await refusal(json(valid({ ...declared, token_endpoint_auth_methods_supported: ["none"] })))).toContain(
+      "does not include its own token_endpoint_auth_method",
+    );
+    expect(await refusal(json(valid({ ...declared, jwks_uri: "http://app.example/jwks.json" })))).toContain(
+      "not an https URL",
+    );
+    expect(
+      (await parseClientDocument(json(valid({ token_endpoint_auth_method: "none" })), CLIENT_ID)).authentication,
+    ).toBeUndefined();
   });
 
   it("refuses private key material in jwks, and reads public keys", async () => {
-    const publicKey = { kty: "EC", crv: "P-256", x: "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU", y: "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0" };
-    expect(await refusal(json(valid({ jwks: { keys: [{ ...publicKey, d: "jpsQnnGQmL-YBIffH1136cspYG6-0iY7X1fCE9-E9LI" }] } })))).toBe("the document publishes private key material");
-    expect(await refusal(json(valid({ jwks: { keys: [{ kty: "oct", k: "c2VjcmV0" }] } })))).toBe("the document publishes private key material");
-    expect((await parseClientDocument(json(valid({ jwks: { keys: [publicKey] } })), CLIENT_ID)).name).toBe("Example App");
+    const publicKey = {
+      kty: "EC",
+      crv: "P-256",
+      x: "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU",
+      y: "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0",
+    };
+    expect(
+      await refusal(
+        json(valid({ jwks: { keys: [{ ...publicKey, d: "jpsQnnGQmL-YBIffH1136cspYG6-0iY7X1fCE9-E9LI" }] } })),
+      ),
+    ).toBe("the document publishes private key material");
+    expect(await refusal(json(valid({ jwks: { keys: [{ kty: "oct", k: "c2VjcmV0" }] } })))).toBe(
+      "the document publishes private key material",
+    );
+    expect((await parseClientDocument(json(valid({ jwks: { keys: [publicKey] } })), CLIENT_ID)).name).toBe(
+      "Example App",
+    );
   });
 
   it("keeps IndieAuth's older rules for an HTML page: any 2xx, and a redirect on the client's origin", async () => {
     const page = `<!doctype html><div class="h-app"><a class="p-name u-url" href="/">Older App</a></div>`;
-    const info = await parseClientDocument(doc(page, "text/html", { status: 203, redirected: true, url: "https://app.example.com/client/home" }), CLIENT_ID);
+    const info = await parseClientDocument(
+      doc(page, "text/html", { status: 203, redirected: true, url: "https://app.example.com/client/home" }),
+      CLIENT_ID,
+    );
     expect(info.name).toBe("Older App");
     expect(info.fetched).toBe(true);
   });
@@ -206,7 +317,9 @@ describe("Client ID Metadata Document: the draft's refusal rules (draft-ietf-oau
 describe("h-app / h-x-app page", () => {
   it("reads an h-app with a logo string and a relative logo resolved", async () => {
     const info = await parseClientDocument(
-      html(`<div class="h-app"><img class="u-logo" src="img/logo.png"><a class="u-url p-name" href="/">Micro App</a></div>`),
+      html(
+        `<div class="h-app"><img class="u-logo" src="img/logo.png"><a class="u-url p-name" href="/">Micro App</a></div>`,
+      ),
       CLIENT_ID,
     );
     expect(info).toEqual({
@@ -221,7 +334,9 @@ describe("h-app / h-x-app page", () => {
 
   it("reads an h-x-app with a logo object {value, alt}", async () => {
     const info = await parseClientDocument(
-      html(`<div class="h-x-app"><img class="u-logo" src="https://cdn.example.com/logo.svg" alt="Logo of X"><span class="p-name">X App</span></div>`),
+      html(
+        `<div class="h-x-app"><img class="u-logo" src="https://cdn.example.com/logo.svg" alt="Logo of X"><span class="p-name">X App</span></div>`,
+      ),
       CLIENT_ID,
     );
     expect(info.name).toBe("X App");
@@ -230,7 +345,9 @@ describe("h-app / h-x-app page", () => {
 
   it("finds an h-app nested inside another item", async () => {
     const info = await parseClientDocument(
-      html(`<div class="h-card"><span class="p-name">Author</span><div class="h-app"><span class="p-name">Nested App</span></div></div>`),
+      html(
+        `<div class="h-card"><span class="p-name">Author</span><div class="h-app"><span class="p-name">Nested App</span></div></div>`,
+      ),
       CLIENT_ID,
     );
     expect(info.name).toBe("Nested App");
@@ -238,7 +355,9 @@ describe("h-app / h-x-app page", () => {
 
   it("drops a javascript: url and logo", async () => {
     const info = await parseClientDocument(
-      html(`<div class="h-app"><a class="u-url" href="javascript:alert(1)">Bad</a><data class="u-logo" value="javascript:alert(2)"></data><span class="p-name">Bad</span></div>`),
+      html(
+        `<div class="h-app"><a class="u-url" href="javascript:alert(1)">Bad</a><data class="u-logo" value="javascript:alert(2)"></data><span class="p-name">Bad</span></div>`,
+      ),
       CLIENT_ID,
     );
     expect(info.name).toBe("Bad");
@@ -270,21 +389,31 @@ describe("Link headers", () => {
       }),
       CLIENT_ID,
     );
-    expect(info.redirectUris).toEqual(["https://app.example.com/redirect", "https://app.example.com/client/cb2", "https://x.example/cb3"]);
+    expect(info.redirectUris).toEqual([
+      "https://app.example.com/redirect",
+      "https://app.example.com/client/cb2",
+      "https://x.example/cb3",
+    ]);
   });
 
   it("combines Link headers with <link> tags without duplicates", async () => {
     const info = await parseClientDocument(
-      doc(`<!doctype html><html><head><link rel="redirect_uri" href="/redirect"></head><body><p>x</p></body></html>`, "text/html", {
-        linkHeaders: [`<https://app.example.com/redirect>; rel="redirect_uri"`],
-      }),
+      doc(
+        `<!doctype html><html><head><link rel="redirect_uri" href="/redirect"></head><body><p>x</p></body></html>`,
+        "text/html",
+        {
+          linkHeaders: [`<https://app.example.com/redirect>; rel="redirect_uri"`],
+        },
+      ),
       CLIENT_ID,
     );
     expect(info.redirectUris).toEqual(["https://app.example.com/redirect"]);
   });
 
   it("parses RFC 8288 values carefully", () => {
-    const links = parseLinkHeader(`<https://a.example/x,y>; rel="next prev"; title="q\\"uote; ,", garbage, <b>;REL=up;rel=ignored,<c>`);
+    const links = parseLinkHeader(
+      `<https://a.example/x,y>; rel="next prev"; title="q\\"uote; ,", garbage, <b>;REL=up;rel=ignored,<c>`,
+    );
     expect(links.map((l) => l.target)).toEqual(["https://a.example/x,y", "b", "c"]);
     expect(links[0]!.params.get("rel")).toBe("next prev");
     expect(links[0]!.params.get("title")).toBe('q"uote; ,');
@@ -307,7 +436,10 @@ describe("garbage", () => {
   it.each([
     ["", "text/html"],
     ["\u0000\u0001<<<>>>", "text/html"],
-    [`<html><head><base href="/relative/"></head><body><div class="h-app"><span class="p-name">x</span></div></body></html>`, "text/html"],
+    [
+      `<html><head><base href="/relative/"></head><body><div class="h-app"><span class="p-name">x</span></div></body></html>`,
+      "text/html",
+    ],
     ["\u0089PNG binary", "image/png"],
   ])("returns bare info for %j (%s)", async (body, contentType) => {
     expect(await parseClientDocument(doc(body, contentType), CLIENT_ID)).toEqual(bare);

@@ -26,7 +26,14 @@ describe("configuration", () => {
   });
 
   it("names malformed variables", async () => {
-    const result = loadConfig(await testEnv({ ME: "https://jane.example/#me", SECRET: "short", PASSWORD_HASH: "hunter2", BASE_URL: "https://auth.jane.example/path" }));
+    const result = loadConfig(
+      await testEnv({
+        ME: "https://jane.example/#me",
+        SECRET: "short",
+        PASSWORD_HASH: "hunter2",
+        BASE_URL: "https://auth.jane.example/path",
+      }),
+    );
     expect(problemsOf(result)).toEqual(["ME", "SECRET", "PASSWORD_HASH", "BASE_URL"]);
   });
 
@@ -56,10 +63,19 @@ describe("configuration", () => {
 
   it("reads token lifetimes as durations, with 30 and 90 days by default", async () => {
     const defaults = loadConfig(await testEnv());
-    expect(defaults.ok && [defaults.config.accessTokenTtlMs, defaults.config.refreshTokenTtlMs]).toEqual([30 * 86_400_000, 90 * 86_400_000]);
+    expect(defaults.ok && [defaults.config.accessTokenTtlMs, defaults.config.refreshTokenTtlMs]).toEqual([
+      30 * 86_400_000,
+      90 * 86_400_000,
+    ]);
     const custom = loadConfig(await testEnv({ ACCESS_TOKEN_TTL: "12h", REFRESH_TOKEN_TTL: "3600" }));
-    expect(custom.ok && [custom.config.accessTokenTtlMs, custom.config.refreshTokenTtlMs]).toEqual([12 * 3_600_000, 3_600_000]);
-    expect(problemsOf(loadConfig(await testEnv({ ACCESS_TOKEN_TTL: "soon", REFRESH_TOKEN_TTL: "5" })))).toEqual(["ACCESS_TOKEN_TTL", "REFRESH_TOKEN_TTL"]);
+    expect(custom.ok && [custom.config.accessTokenTtlMs, custom.config.refreshTokenTtlMs]).toEqual([
+      12 * 3_600_000,
+      3_600_000,
+    ]);
+    expect(problemsOf(loadConfig(await testEnv({ ACCESS_TOKEN_TTL: "soon", REFRESH_TOKEN_TTL: "5" })))).toEqual([
+      "ACCESS_TOKEN_TTL",
+      "REFRESH_TOKEN_TTL",
+    ]);
   });
 
   it("accepts an INTROSPECTION_TOKEN of at least 32 characters", async () => {

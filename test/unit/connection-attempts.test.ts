@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { attemptLinks, mergeTiers, NO_ATTEMPTS, withStep, type AttemptTiers, type StepEvent } from "../../netlify/lib/owner/connection-attempts.ts";
+import {
+  attemptLinks,
+  mergeTiers,
+  NO_ATTEMPTS,
+  withStep,
+  type AttemptTiers,
+  type StepEvent,
+} from "../../netlify/lib/owner/connection-attempts.ts";
 
 const CLIENT = "https://app.example/";
 const p = attemptLinks.challenge(CLIENT, "challenge");

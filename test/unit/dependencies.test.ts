@@ -9,9 +9,15 @@ import { build } from "esbuild";
 import { describe, expect, it } from "vitest";
 
 const root = new URL("../..", import.meta.url).pathname;
-const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { dependencies: Record<string, string>; devDependencies: Record<string, string> };
+const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
+  dependencies: Record<string, string>;
+  devDependencies: Record<string, string>;
+};
 
-const inFolder = (folder: string) => readdirSync(join(root, folder)).filter((file) => file.endsWith(".ts")).map((file) => join(folder, file));
+const inFolder = (folder: string) =>
+  readdirSync(join(root, folder))
+    .filter((file) => file.endsWith(".ts"))
+    .map((file) => join(folder, file));
 const ENTRIES = [
   "netlify/plugin/index.mjs",
   "scripts/cli.mjs",
@@ -59,7 +65,16 @@ describe("the package's dependencies", () => {
   });
 
   it("leave the tools of this repository (tests, types, netlify-cli, generators) to devDependencies", () => {
-    for (const tool of ["netlify-cli", "vitest", "typescript", "@11ty/eleventy", "@modelcontextprotocol/sdk", "openid-client", "playwright-core", "@netlify/functions"]) {
+    for (const tool of [
+      "netlify-cli",
+      "vitest",
+      "typescript",
+      "@11ty/eleventy",
+      "@modelcontextprotocol/sdk",
+      "openid-client",
+      "playwright-core",
+      "@netlify/functions",
+    ]) {
       expect(Object.keys(pkg.devDependencies)).toContain(tool);
       expect(Object.keys(pkg.dependencies)).not.toContain(tool);
     }

@@ -6,7 +6,12 @@ import { dirname, join, relative, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 
 const repo = resolve(import.meta.dirname, "../..");
-const documents = ["README.md", ...readdirSync(join(repo, "docs")).filter((f) => f.endsWith(".md")).map((f) => `docs/${f}`)];
+const documents = [
+  "README.md",
+  ...readdirSync(join(repo, "docs"))
+    .filter((f) => f.endsWith(".md"))
+    .map((f) => `docs/${f}`),
+];
 
 /** The text outside fenced code blocks (links in code are examples, not links). */
 function prose(markdown: string): string {
@@ -59,7 +64,20 @@ describe("README and docs", () => {
   });
 
   it("the docs cover every subject the README points to", () => {
-    for (const subject of ["endpoints", "resource-api", "mcp", "security", "architecture", "performance", "data-model", "tests", "migration", "configuration", "account", "blog"]) {
+    for (const subject of [
+      "endpoints",
+      "resource-api",
+      "mcp",
+      "security",
+      "architecture",
+      "performance",
+      "data-model",
+      "tests",
+      "migration",
+      "configuration",
+      "account",
+      "blog",
+    ]) {
       expect(existsSync(join(repo, "docs", `${subject}.md`)), subject).toBe(true);
     }
   });

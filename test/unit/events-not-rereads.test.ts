@@ -11,7 +11,9 @@ const repo = resolve(import.meta.dirname, "../..");
 const FOLDERS = ["endpoints", "http", "owner", "protocol"];
 
 function sources(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => (entry.isDirectory() ? sources(join(dir, entry.name)) : entry.name.endsWith(".ts") ? [join(dir, entry.name)] : []));
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory() ? sources(join(dir, entry.name)) : entry.name.endsWith(".ts") ? [join(dir, entry.name)] : [],
+  );
 }
 
 const RULES: readonly { what: string; pattern: RegExp }[] = [
@@ -19,8 +21,14 @@ const RULES: readonly { what: string; pattern: RegExp }[] = [
   // ctx.json() reads the request's own body, once (http/body.ts parses a multipart request's with
   // formData); anything else's .json() or .text() re-reads an answer.
   { what: "re-reads a Response's body", pattern: /(?<!\bctx)\.(json|text|arrayBuffer)\(\)/ },
-  { what: "tests an error's words with a regular expression", pattern: /\/[a-z]*\.test\([^)]*\.(message|description|detail|error_description)\b/ },
-  { what: "tests an error's words with includes or match", pattern: /\.(message|description|detail|error_description)\??\.(includes|match|startsWith|endsWith|search)\(/ },
+  {
+    what: "tests an error's words with a regular expression",
+    pattern: /\/[a-z]*\.test\([^)]*\.(message|description|detail|error_description)\b/,
+  },
+  {
+    what: "tests an error's words with includes or match",
+    pattern: /\.(message|description|detail|error_description)\??\.(includes|match|startsWith|endsWith|search)\(/,
+  },
   { what: "keeps a request's state in a module-level map", pattern: /new WeakMap<Request\b/ },
 ];
 
@@ -37,7 +45,9 @@ describe("events, not re-reads", () => {
         readFileSync(file, "utf8")
           .split("\n")
           .map((line, i) => ({ line, at: `${relative(repo, file)}:${i + 1}` }))
-          .filter(({ line }) => !line.trimStart().startsWith("//") && !line.trimStart().startsWith("*") && pattern.test(line))
+          .filter(
+            ({ line }) => !line.trimStart().startsWith("//") && !line.trimStart().startsWith("*") && pattern.test(line),
+          )
           .map(({ at, line }) => `${at}: ${line.trim()}`),
       );
       expect(found).toEqual([]);

@@ -58,12 +58,36 @@ export default async () => {
 /** Packages that load only in the request that needs them: WebAuthn (a ceremony), the HTML parser
  * (a client's page), bcrypt (a bcrypt hash), jose (a signed object), ipaddr.js (a fetch), cookie,
  * the Public Suffix List (a client's page about to be fetched). */
-const HEAVY = ["@simplewebauthn/server", "microformats-parser", "parse5", "bcryptjs", "jose", "ipaddr.js", "cookie", "tldts"];
+const HEAVY = [
+  "@simplewebauthn/server",
+  "microformats-parser",
+  "parse5",
+  "bcryptjs",
+  "jose",
+  "ipaddr.js",
+  "cookie",
+  "tldts",
+];
 
 describe("prebuilt functions", () => {
   it("builds one folder per function source", async () => {
     expect([...built.keys()]).toEqual(await functionNames());
-    expect([...built.keys()]).toEqual(expect.arrayContaining(["auth", "approve", "token", "introspect", "revoke", "userinfo", "metadata", "register", "passkeys", "account", "self-test", "cleanup"]));
+    expect([...built.keys()]).toEqual(
+      expect.arrayContaining([
+        "auth",
+        "approve",
+        "token",
+        "introspect",
+        "revoke",
+        "userinfo",
+        "metadata",
+        "register",
+        "passkeys",
+        "account",
+        "self-test",
+        "cleanup",
+      ]),
+    );
   });
 
   it("writes each entry module with a literal config that ships the folder as built", async () => {
@@ -77,7 +101,11 @@ describe("prebuilt functions", () => {
   });
 
   it("loads none of the heavy packages at cold start", () => {
-    for (const f of built.values()) expect(f.coldStartPackages.filter((p) => HEAVY.includes(p)), f.name).toEqual([]);
+    for (const f of built.values())
+      expect(
+        f.coldStartPackages.filter((p) => HEAVY.includes(p)),
+        f.name,
+      ).toEqual([]);
   });
 
   it("loads one module file of its own at cold start, the handler: no chunk (each file costs about a millisecond)", async () => {
@@ -90,7 +118,8 @@ describe("prebuilt functions", () => {
   });
 
   it("keeps WebAuthn to the functions with a passkey ceremony, and the HTML parser to those that fetch pages, on demand", () => {
-    const onDemand = (pkg: string) => [...built.values()].filter((f) => f.onDemandPackages.includes(pkg)).map((f) => f.name);
+    const onDemand = (pkg: string) =>
+      [...built.values()].filter((f) => f.onDemandPackages.includes(pkg)).map((f) => f.name);
     expect(onDemand("@simplewebauthn/server")).toEqual(["account", "approve", "passkeys"]);
     // token reads a client's page only to redeem a code issued while it could not be read.
     expect(onDemand("microformats-parser")).toEqual(["auth", "self-test", "token"]);
@@ -99,10 +128,19 @@ describe("prebuilt functions", () => {
 
   it("imports with no environment at all (the top level of a function reads nothing)", () => {
     for (const name of ["token", "auth", "passkeys", "register"]) {
-      const run = spawnSync(process.execPath, ["--input-type=module", "-e", "const m = await import(process.argv[1]); process.stdout.write(typeof m.default);", pathToFileURL(join(out, name, `${name}.mjs`)).href], {
-        encoding: "utf8",
-        env: { PATH: process.env.PATH ?? "" },
-      });
+      const run = spawnSync(
+        process.execPath,
+        [
+          "--input-type=module",
+          "-e",
+          "const m = await import(process.argv[1]); process.stdout.write(typeof m.default);",
+          pathToFileURL(join(out, name, `${name}.mjs`)).href,
+        ],
+        {
+          encoding: "utf8",
+          env: { PATH: process.env.PATH ?? "" },
+        },
+      );
       expect(run.stderr, name).toBe("");
       expect(run.stdout, name).toBe("function");
     }
@@ -114,18 +152,43 @@ describe("prebuilt functions", () => {
     await mkdir(sources);
     await writeFile(join(sources, "probe.ts"), PROBE_SOURCE);
     await buildFunctions(join(out, "probe-built"), { sources });
-    const run = spawnSync(process.execPath, ["--input-type=module", "-e", "const { default: probe } = await import(process.argv[1]); process.stdout.write(JSON.stringify(await probe()));", pathToFileURL(join(out, "probe-built", "probe", "probe.mjs")).href], {
-      encoding: "utf8",
-      env: { PATH: process.env.PATH ?? "" },
-    });
+    const run = spawnSync(
+      process.execPath,
+      [
+        "--input-type=module",
+        "-e",
+        "const { default: probe } = await import(process.argv[1]); process.stdout.write(JSON.stringify(await probe()));",
+        pathToFileURL(join(out, "probe-built", "probe", "probe.mjs")).href,
+      ],
+      {
+        encoding: "utf8",
+        env: { PATH: process.env.PATH ?? "" },
+      },
+    );
     expect(run.stderr).toBe("");
-    expect(JSON.parse(run.stdout)).toEqual({ cookie: "__Secure-indieauth_session=", sessionBack: true, microformats: ["https://app.example/callback"], publicAddress: true, privateAddress: false, bcrypt: true, domain: "evil.example" });
+    expect(JSON.parse(run.stdout)).toEqual({
+      cookie: "__Secure-indieauth_session=",
+      sessionBack: true,
+      microformats: ["https://app.example/callback"],
+      publicAddress: true,
+      privateAddress: false,
+      bcrypt: true,
+      domain: "evil.example",
+    });
   }, 120_000);
 
   it("names and routes functions as the build plugin asks", async () => {
     const dir = join(out, "plugin");
-    const [auth] = (await buildFunctions(dir, { prefix: "indieauth-", config: (name) => (name === "auth" ? { path: ["/auth"] } : undefined) })).filter((f) => f.name === "indieauth-auth");
+    const [auth] = (
+      await buildFunctions(dir, {
+        prefix: "indieauth-",
+        config: (name) => (name === "auth" ? { path: ["/auth"] } : undefined),
+      })
+    ).filter((f) => f.name === "indieauth-auth");
     const entry = await readFile(join(auth!.dir, "indieauth-auth.mjs"), "utf8");
-    expect(JSON.parse(/^export const config = (.*);$/m.exec(entry)![1]!)).toMatchObject({ path: ["/auth"], nodeBundler: "none" });
+    expect(JSON.parse(/^export const config = (.*);$/m.exec(entry)![1]!)).toMatchObject({
+      path: ["/auth"],
+      nodeBundler: "none",
+    });
   }, 120_000);
 });

@@ -18,7 +18,9 @@ function run(input: string) {
 
 /** The command on a pseudo-terminal: type a line once a prompt shows, read what it wrote. */
 function onTerminal() {
-  const child = spawn("script", ["-qfec", `"${process.execPath}" "${tsx}" "${script}"`, "/dev/null"], { stdio: ["pipe", "pipe", "pipe"] });
+  const child = spawn("script", ["-qfec", `"${process.execPath}" "${tsx}" "${script}"`, "/dev/null"], {
+    stdio: ["pipe", "pipe", "pipe"],
+  });
   let shown = "";
   /** Where the output not yet waited for starts. */
   let read = 0;
@@ -28,7 +30,9 @@ function onTerminal() {
     wake();
   });
   let ended = false;
-  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => ((ended = true), wake(), resolve(code))));
+  const exited = new Promise<number | null>((resolve) =>
+    child.on("exit", (code) => ((ended = true), wake(), resolve(code))),
+  );
   return {
     shown: () => shown,
     /** The output since the last wait, once it ends with the pattern (or the command ended). */
@@ -85,9 +89,12 @@ describe("the strength check hash-password applies", () => {
     expect(!verdict.ok && verdict.problem).toContain(why);
   });
 
-  it.each(["correct horse battery staple", "jane.example sign-in 2026", "xK9#mQ2$vL7p"])("accepts %j", async (password) => {
-    expect(await checkPasswordStrength(password)).toEqual({ ok: true });
-  });
+  it.each(["correct horse battery staple", "jane.example sign-in 2026", "xK9#mQ2$vL7p"])(
+    "accepts %j",
+    async (password) => {
+      expect(await checkPasswordStrength(password)).toEqual({ ok: true });
+    },
+  );
 });
 
 describe("npm run hash-password, on a terminal", () => {

@@ -53,17 +53,35 @@ describe("the subset reads as the whole page", () => {
 
 describe("what HTML hides stays hidden", () => {
   it.each([
-    ["a comment", `<!-- <div class="h-app"><span class="p-name">Commented</span></div> <link rel="redirect_uri" href="/c"> -->`],
-    ["a script", `<script>document.write('<div class="h-app"><span class="p-name">Scripted</span></div><link rel="redirect_uri" href="/c">')</script>`],
-    ["a template", `<template><div class="h-app"><span class="p-name">Template</span></div><link rel="redirect_uri" href="/c"></template>`],
-    ["a textarea", `<textarea><div class="h-app"><span class="p-name">Text</span></div><link rel="redirect_uri" href="/c"></textarea>`],
-    ["a noscript (read as text with scripting on)", `<noscript><div class="h-app"><span class="p-name">No</span></div><link rel="redirect_uri" href="/c"></noscript>`],
+    [
+      "a comment",
+      `<!-- <div class="h-app"><span class="p-name">Commented</span></div> <link rel="redirect_uri" href="/c"> -->`,
+    ],
+    [
+      "a script",
+      `<script>document.write('<div class="h-app"><span class="p-name">Scripted</span></div><link rel="redirect_uri" href="/c">')</script>`,
+    ],
+    [
+      "a template",
+      `<template><div class="h-app"><span class="p-name">Template</span></div><link rel="redirect_uri" href="/c"></template>`,
+    ],
+    [
+      "a textarea",
+      `<textarea><div class="h-app"><span class="p-name">Text</span></div><link rel="redirect_uri" href="/c"></textarea>`,
+    ],
+    [
+      "a noscript (read as text with scripting on)",
+      `<noscript><div class="h-app"><span class="p-name">No</span></div><link rel="redirect_uri" href="/c"></noscript>`,
+    ],
     ["a tag cut off by the end of the page", `<link rel="redirect_uri" href="/c" `],
     ["an attribute value never closed", `<div title='x><div class="h-app"><link rel="redirect_uri" href="/c">`],
   ])("in %s", async (_where, hidden) => {
     const html = `<p>before</p>${hidden}`;
     expect(htmlSubset(html, WANTED)).toBe("");
-    const info = await parseClientDocument({ url: BASE, status: 200, contentType: "text/html", linkHeaders: [], body: html }, BASE);
+    const info = await parseClientDocument(
+      { url: BASE, status: 200, contentType: "text/html", linkHeaders: [], body: html },
+      BASE,
+    );
     expect(info).toEqual({ clientId: BASE, redirectUris: [], fetched: true });
   });
 
@@ -76,7 +94,9 @@ describe("what HTML hides stays hidden", () => {
 describe("what is kept", () => {
   it("only the wanted rels, as bare links, and the first wanted root", () => {
     const html = `<link rel="stylesheet" href="/s.css"><a rel="me redirect_uri" href="/cb">me</a><div class="h-app card col-6" id="a" onclick="x()" style="y"><b class="p-name big">One</b></div><div class="h-app">Two</div>`;
-    expect(htmlSubset(html, WANTED)).toBe(`<link rel="redirect_uri" href="/cb"><span class="h-app"><span class="p-name">One</span></span>`);
+    expect(htmlSubset(html, WANTED)).toBe(
+      `<link rel="redirect_uri" href="/cb"><span class="h-app"><span class="p-name">One</span></span>`,
+    );
   });
 
   it("nothing but rels for the owner's page (no roots wanted)", () => {

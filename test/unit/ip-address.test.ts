@@ -6,9 +6,34 @@ import { describe, expect, it } from "vitest";
 import { isIP, isIPv4, isIPv6 } from "../../netlify/lib/core/ip-address.ts";
 
 const samples = [
-  "127.0.0.1", "8.8.8.8", "255.255.255.255", "256.1.1.1", "01.2.3.4", "1.2.3", "1.2.3.4.5", "0x7f.0.0.1", " 1.2.3.4", "1.2.3.4 ",
-  "::1", "::", "2606:4700::1111", "::ffff:127.0.0.1", "fe80::1", "1:2:3:4:5:6:7:8", "1:2:3:4:5:6:7:8:9", "1::2::3", "::1]@evil.example",
-  "[::1]", "fe80::1%eth0", "g::1", "12345::", "localhost", "example.com", "", ":", "1.2.3.4:80",
+  "127.0.0.1",
+  "8.8.8.8",
+  "255.255.255.255",
+  "256.1.1.1",
+  "01.2.3.4",
+  "1.2.3",
+  "1.2.3.4.5",
+  "0x7f.0.0.1",
+  " 1.2.3.4",
+  "1.2.3.4 ",
+  "::1",
+  "::",
+  "2606:4700::1111",
+  "::ffff:127.0.0.1",
+  "fe80::1",
+  "1:2:3:4:5:6:7:8",
+  "1:2:3:4:5:6:7:8:9",
+  "1::2::3",
+  "::1]@evil.example",
+  "[::1]",
+  "fe80::1%eth0",
+  "g::1",
+  "12345::",
+  "localhost",
+  "example.com",
+  "",
+  ":",
+  "1.2.3.4:80",
 ];
 
 describe("IP address syntax", () => {
@@ -18,7 +43,12 @@ describe("IP address syntax", () => {
   });
 
   it("agrees with node:net on generated addresses and strings", () => {
-    const candidates = fc.oneof(fc.ipV4(), fc.ipV6(), fc.ipV4Extended(), fc.string({ unit: fc.constantFrom(..."0123456789abcdef:.[]%") }));
+    const candidates = fc.oneof(
+      fc.ipV4(),
+      fc.ipV6(),
+      fc.ipV4Extended(),
+      fc.string({ unit: fc.constantFrom(..."0123456789abcdef:.[]%") }),
+    );
     fc.assert(
       fc.property(candidates, (address) => {
         expect(isIPv4(address)).toBe(netIsIPv4(address));

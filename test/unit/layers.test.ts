@@ -1,7 +1,8 @@
 // The code under netlify/lib reads top to bottom: each folder is a layer (docs/architecture.md,
 // "Layers"), and a file imports only from its own layer or a lower one. Type-only and dynamic
 // imports count too: a type pulled from above ties the lower layer to the higher one just the same.
-// Also: no source file under netlify/ or scripts/ grows past 250 lines.
+// Also: no source file under netlify/ or scripts/ grows past 300 lines (as Prettier prints them at 120
+// columns: the 250 lines of the denser style before the formatter, which adds about a fifth).
 import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import ts from "typescript";
@@ -11,8 +12,19 @@ const repo = resolve(import.meta.dirname, "../..");
 const lib = join(repo, "netlify/lib");
 
 /** Bottom to top. A key is a folder under netlify/lib; "." is the files at its root (the errors). */
-const LAYERS: readonly (readonly string[])[] = [["core", "crypto"], ["pages"], ["."], ["platform"], ["clients"], ["protocol"], ["owner"], ["http"], ["resource"], ["endpoints"]];
-const MAX_LINES = 250;
+const LAYERS: readonly (readonly string[])[] = [
+  ["core", "crypto"],
+  ["pages"],
+  ["."],
+  ["platform"],
+  ["clients"],
+  ["protocol"],
+  ["owner"],
+  ["http"],
+  ["resource"],
+  ["endpoints"],
+];
+const MAX_LINES = 300;
 
 function layerOf(folder: string): number {
   return LAYERS.findIndex((layer) => layer.includes(folder));
@@ -105,7 +117,9 @@ describe("the layers under netlify/lib", () => {
   });
 
   it("keeps core/ free of the rest: pure values, importing nothing else under netlify/lib", () => {
-    const outward = edges.filter(({ from, to }) => from.startsWith("core/") && !to.startsWith("core/")).map(({ from, to }) => `netlify/lib/${from} imports netlify/lib/${to}`);
+    const outward = edges
+      .filter(({ from, to }) => from.startsWith("core/") && !to.startsWith("core/"))
+      .map(({ from, to }) => `netlify/lib/${from} imports netlify/lib/${to}`);
     expect(outward).toEqual([]);
   });
 
@@ -116,7 +130,10 @@ describe("the layers under netlify/lib", () => {
 
 describe("source files", () => {
   it(`stay within ${MAX_LINES} lines under netlify/ and scripts/`, () => {
-    const files = [...filesUnder(join(repo, "netlify"), [".ts", ".mjs", ".js", ".cjs"]), ...filesUnder(join(repo, "scripts"), [".ts", ".mjs", ".js", ".cjs"])];
+    const files = [
+      ...filesUnder(join(repo, "netlify"), [".ts", ".mjs", ".js", ".cjs"]),
+      ...filesUnder(join(repo, "scripts"), [".ts", ".mjs", ".js", ".cjs"]),
+    ];
     expect(files.length).toBeGreaterThan(100);
     const long = files
       .map((file) => ({ file: relative(repo, file), lines: readFileSync(file, "utf8").split("\n").length - 1 }))

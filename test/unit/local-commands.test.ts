@@ -33,19 +33,32 @@ describe("npx netlify-indieauth dev: arguments", () => {
     expect(parseDevArguments(["--host=::", "--port", "9000"])).toEqual({ port: 9000, host: "::" });
     expect(parseDevArguments(["--host", "localhost"])).toEqual({ port: 8888, host: "127.0.0.1" });
     for (const bad of [["--host"], ["--host", "my laptop"], ["--host=example.com"]]) {
-      expect(parseDevArguments(bad)).toEqual({ error: expect.stringContaining("npx netlify-indieauth dev --host 0.0.0.0") });
+      expect(parseDevArguments(bad)).toEqual({
+        error: expect.stringContaining("npx netlify-indieauth dev --host 0.0.0.0"),
+      });
     }
     expect(parseHost(" 192.0.2.7 ")).toBe("192.0.2.7");
-    expect(listeningNote("127.0.0.1", "npm start -- --host")).toBe("Listening on 127.0.0.1 only: nothing but this machine can reach it (npm start -- --host 0.0.0.0 opens it to your network).");
-    expect(listeningNote("0.0.0.0", "npm start -- --host")).toContain("other machines on your network can reach this server and its sign-in");
-    expect(readyMessage("http://localhost:9000", listeningNote("127.0.0.1", "x")).split("\n").slice(1, 3)).toEqual(["Ready: http://localhost:9000/  (Ctrl+C stops it)", listeningNote("127.0.0.1", "x")]);
+    expect(listeningNote("127.0.0.1", "npm start -- --host")).toBe(
+      "Listening on 127.0.0.1 only: nothing but this machine can reach it (npm start -- --host 0.0.0.0 opens it to your network).",
+    );
+    expect(listeningNote("0.0.0.0", "npm start -- --host")).toContain(
+      "other machines on your network can reach this server and its sign-in",
+    );
+    expect(readyMessage("http://localhost:9000", listeningNote("127.0.0.1", "x")).split("\n").slice(1, 3)).toEqual([
+      "Ready: http://localhost:9000/  (Ctrl+C stops it)",
+      listeningNote("127.0.0.1", "x"),
+    ]);
   });
 
   it("refuses what is not a port, or an argument it does not know, saying how to write it", () => {
     for (const bad of [["--port"], ["--port", "0"], ["--port", "65536"], ["--port", "80a"], ["--port=-1"]]) {
-      expect(parseDevArguments(bad)).toEqual({ error: expect.stringContaining("npx netlify-indieauth dev --port 9000") });
+      expect(parseDevArguments(bad)).toEqual({
+        error: expect.stringContaining("npx netlify-indieauth dev --port 9000"),
+      });
     }
-    expect(parseDevArguments(["--prot", "9000"])).toEqual({ error: expect.stringContaining("Usage: npx netlify-indieauth dev [--port N]") });
+    expect(parseDevArguments(["--prot", "9000"])).toEqual({
+      error: expect.stringContaining("Usage: npx netlify-indieauth dev [--port N]"),
+    });
     expect(parsePort(" 8888 ")).toBe(8888);
     expect(parsePort("1e3")).toBeUndefined();
   });
@@ -70,18 +83,25 @@ describe("npx netlify-indieauth dev: the publish folder, before anything is buil
       writeFileSync(join(blog, ".env"), "SECRET=a-secret-of-the-server-that-is-long-enough-0123456789\n");
       prepare(blog);
       const before = readdirSync(blog).sort();
-      const result = spawnSync(process.execPath, [tsx, script, "--port", String(await freePort())], { cwd: blog, encoding: "utf8", env: { PATH: process.env.PATH ?? "" }, timeout: 60_000 });
+      const result = spawnSync(process.execPath, [tsx, script, "--port", String(await freePort())], {
+        cwd: blog,
+        encoding: "utf8",
+        env: { PATH: process.env.PATH ?? "" },
+        timeout: 60_000,
+      });
       return { ...result, unchanged: JSON.stringify(readdirSync(blog).sort()) === JSON.stringify(before) };
     } finally {
       rmSync(blog, { recursive: true, force: true });
     }
   }
 
-  it("refuses to serve the blog's own folder (publish = \".\", or no publish at all, as on Netlify)", async () => {
+  it('refuses to serve the blog\'s own folder (publish = ".", or no publish at all, as on Netlify)', async () => {
     for (const build of ['[build]\n  publish = "."\n', ""]) {
       const result = await devIn(build);
       expect(result.status).toBe(1);
-      expect(result.stderr).toContain('Nothing was built or served: the publish folder "." would serve what must stay private');
+      expect(result.stderr).toContain(
+        'Nothing was built or served: the publish folder "." would serve what must stay private',
+      );
       expect(result.unchanged).toBe(true);
     }
   });
@@ -90,7 +110,10 @@ describe("npx netlify-indieauth dev: the publish folder, before anything is buil
     const result = await devIn('[build]\n  publish = "public"\n', (blog) => {
       mkdirSync(join(blog, "public"));
       writeFileSync(join(blog, "public", "index.html"), "<p>home</p>\n");
-      writeFileSync(join(blog, "public", "env-backup.txt"), "SECRET=a-secret-of-the-server-that-is-long-enough-0123456789\n");
+      writeFileSync(
+        join(blog, "public", "env-backup.txt"),
+        "SECRET=a-secret-of-the-server-that-is-long-enough-0123456789\n",
+      );
     });
     expect(result.status).toBe(1);
     expect(result.stderr).toContain("- env-backup.txt: holds the value of SECRET");
@@ -99,20 +122,29 @@ describe("npx netlify-indieauth dev: the publish folder, before anything is buil
 
 describe("npx netlify-indieauth dev: the server's addresses", () => {
   it("tells the server its own origin, unless the shell sets BASE_URL", () => {
-    expect(localAddresses(9000, { ME: "http://localhost:9000/" }, {}).env).toEqual({ BASE_URL: "http://localhost:9000" });
-    expect(localAddresses(9000, { ME: "http://localhost:9000/" }, { BASE_URL: "http://localhost:7000" }).env).toEqual({});
+    expect(localAddresses(9000, { ME: "http://localhost:9000/" }, {}).env).toEqual({
+      BASE_URL: "http://localhost:9000",
+    });
+    expect(localAddresses(9000, { ME: "http://localhost:9000/" }, { BASE_URL: "http://localhost:7000" }).env).toEqual(
+      {},
+    );
   });
 
   it("moves a local ME from .env to this port, and says so; leaves a real site's ME and the shell's alone", () => {
     const moved = localAddresses(9000, { ME: "http://localhost:8888/" }, {});
     expect(moved.env.ME).toBe("http://localhost:9000/");
-    expect(moved.notes).toEqual([".env has ME=http://localhost:8888/, for another port; this run uses ME=http://localhost:9000/."]);
+    expect(moved.notes).toEqual([
+      ".env has ME=http://localhost:8888/, for another port; this run uses ME=http://localhost:9000/.",
+    ]);
     expect(localAddresses(9000, { ME: "https://jane.example/" }, {}).env.ME).toBeUndefined();
     expect(localAddresses(9000, {}, { ME: "http://localhost:8888/" }).env.ME).toBeUndefined();
   });
 
   it("with an auth host (INDIEAUTH_HOST=auth.localhost:N in .env), tells the server that host, and refuses another port than N", () => {
-    expect(localAddresses(9000, { ME: "http://localhost:9000/", INDIEAUTH_HOST: "auth.localhost:9000" }, {})).toEqual({ env: { BASE_URL: "http://auth.localhost:9000" }, notes: [] });
+    expect(localAddresses(9000, { ME: "http://localhost:9000/", INDIEAUTH_HOST: "auth.localhost:9000" }, {})).toEqual({
+      env: { BASE_URL: "http://auth.localhost:9000" },
+      notes: [],
+    });
     // netlify serve's build reads .env over the shell: a host for another port cannot be moved.
     expect(localAddresses(9000, { INDIEAUTH_HOST: "auth.localhost:8888" }, {}).error).toBe(
       "INDIEAUTH_HOST=auth.localhost:8888 is not on this port: change it in .env to auth.localhost:9000, or run on its port (npx netlify-indieauth dev --port N, N its port).",
@@ -130,7 +162,16 @@ describe("npx netlify-indieauth dev: the run's addresses in the build plugin", (
   // netlify serve's build reads .env over the shell: the plugin takes the run's values from a
   // variable of their own, or the pages would say .env's port while the tokens say the run's.
   it("sets the run's ME and BASE_URL over .env's, and says so", () => {
-    const build: NodeJS.ProcessEnv = { CONTEXT: "dev", ME: "http://localhost:8888/", SECRET: "kept", [DEV_ADDRESSES_VARIABLE]: devAddressesValue({ ME: "http://localhost:9000/", BASE_URL: "http://localhost:9000", SECRET: "not carried" }) };
+    const build: NodeJS.ProcessEnv = {
+      CONTEXT: "dev",
+      ME: "http://localhost:8888/",
+      SECRET: "kept",
+      [DEV_ADDRESSES_VARIABLE]: devAddressesValue({
+        ME: "http://localhost:9000/",
+        BASE_URL: "http://localhost:9000",
+        SECRET: "not carried",
+      }),
+    };
     expect(takeDevAddresses(build)).toEqual([
       "ME=http://localhost:9000/ for this run of npx netlify-indieauth dev (not http://localhost:8888/, from .env)",
       "BASE_URL=http://localhost:9000 for this run of npx netlify-indieauth dev",
@@ -141,7 +182,11 @@ describe("npx netlify-indieauth dev: the run's addresses in the build plugin", (
 
   it("changes nothing in production, nor for a value that is not the command's", () => {
     const value = devAddressesValue({ ME: "http://localhost:9000/" });
-    const production: NodeJS.ProcessEnv = { CONTEXT: "production", ME: "https://jane.example/", [DEV_ADDRESSES_VARIABLE]: value };
+    const production: NodeJS.ProcessEnv = {
+      CONTEXT: "production",
+      ME: "https://jane.example/",
+      [DEV_ADDRESSES_VARIABLE]: value,
+    };
     expect(takeDevAddresses(production)).toEqual([]);
     expect(production.ME).toBe("https://jane.example/");
     const garbled: NodeJS.ProcessEnv = { ME: "https://jane.example/", [DEV_ADDRESSES_VARIABLE]: "{not json" };
@@ -159,7 +204,9 @@ describe("npx netlify-indieauth dev: a .env git would commit", () => {
       expect(spawnSync("git", ["init", "-q"], { cwd: dir }).status).toBe(0);
       writeFileSync(join(dir, ".gitignore"), "# Local Netlify folder\n.netlify\n");
       expect(committableEnvFiles(dir)).toEqual([".env"]);
-      expect(envNotIgnored([".env"])).toBe("Warning: .env holds your SECRET and PASSWORD_HASH, and git would commit it. Add `.env` to the blog's .gitignore (with node_modules/ and .netlify/).");
+      expect(envNotIgnored([".env"])).toBe(
+        "Warning: .env holds your SECRET and PASSWORD_HASH, and git would commit it. Add `.env` to the blog's .gitignore (with node_modules/ and .netlify/).",
+      );
       writeFileSync(join(dir, ".gitignore"), "node_modules/\n.netlify/\n.env\n");
       expect(committableEnvFiles(dir)).toEqual([]);
       // The other files netlify-cli reads are checked too.
@@ -207,7 +254,12 @@ describe("npx netlify-indieauth dev: netlify-cli's output", () => {
   });
 
   it("keeps a failed fetch that is not the plugin list's, and a rule that frames something else", () => {
-    expect(through(["fetch failed", "----------", "a table", "----------"])).toEqual(["fetch failed", "----------", "a table", "----------"]);
+    expect(through(["fetch failed", "----------", "a table", "----------"])).toEqual([
+      "fetch failed",
+      "----------",
+      "a table",
+      "----------",
+    ]);
   });
 });
 
@@ -253,7 +305,10 @@ await listen(net.createServer(), { port: 0, host: "localhost" }); // its static 
 process.stdout.write(JSON.stringify(servers.map((s) => s.address().address)));
 for (const s of servers) s.close();`;
     const { nodeArgs, env } = listenOn(host);
-    const result = spawnSync(process.execPath, [...nodeArgs, "--input-type=module", "-e", script], { encoding: "utf8", env: { PATH: process.env.PATH ?? "", ...env } });
+    const result = spawnSync(process.execPath, [...nodeArgs, "--input-type=module", "-e", script], {
+      encoding: "utf8",
+      env: { PATH: process.env.PATH ?? "", ...env },
+    });
     expect(result.stderr).toBe("");
     return JSON.parse(result.stdout) as string[];
   }

@@ -1,7 +1,16 @@
 // The build plugin's list of its own files under <publish>/indieauth/ (scripts/own-files.ts): a
 // rebuild removes exactly what the plugin wrote before, and anything else there (the blog's, or
 // one of the plugin's files changed since) is named, never removed.
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -26,7 +35,9 @@ async function pluginWrites(pages: Record<string, string>): Promise<string[]> {
 
 describe("the plugin's own files", () => {
   it("are recorded, and a rebuild removes exactly them (and the folders they leave empty)", async () => {
-    expect(await pluginWrites({ "index.html": "home", "sign-in/index.html": "sign in", "assets/owner-photo.jpg": "photo" })).toEqual(["assets/owner-photo.jpg", "index.html", "sign-in/index.html"]);
+    expect(
+      await pluginWrites({ "index.html": "home", "sign-in/index.html": "sign in", "assets/owner-photo.jpg": "photo" }),
+    ).toEqual(["assets/owner-photo.jpg", "index.html", "sign-in/index.html"]);
     writeFileSync(join(publish, "index.html"), "the blog's home page");
     const state = await folderState(publish, folder);
     expect(state).toEqual({ ours: ["assets/owner-photo.jpg", "index.html", "sign-in/index.html"], foreign: [] });
@@ -42,7 +53,10 @@ describe("the plugin's own files", () => {
     await pluginWrites({ "index.html": "home", "sign-in/index.html": "sign in" });
     writeFileSync(join(folder, "post.html"), "a post of the blog's");
     writeFileSync(join(folder, "sign-in", "index.html"), "the blog's own page now");
-    expect(await folderState(publish, folder)).toEqual({ ours: ["index.html"], foreign: ["indieauth/post.html", "indieauth/sign-in/index.html"] });
+    expect(await folderState(publish, folder)).toEqual({
+      ours: ["index.html"],
+      foreign: ["indieauth/post.html", "indieauth/sign-in/index.html"],
+    });
   });
 
   it("without a manifest, every file there is foreign (the plugin vouches for nothing it did not list)", async () => {

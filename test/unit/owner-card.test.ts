@@ -11,7 +11,8 @@ import { buildSite } from "../../scripts/build.ts";
 import { testEnv } from "../helpers/env.ts";
 
 const PNG = Buffer.from("89504e470d0a1a0a0000000d4948445200000001000000010806000000", "hex");
-const CARD = (url: string) => `<!doctype html><title>Jane</title><body><header class="h-card"><img class="u-photo" src="/jane.png" alt=""><a class="p-name u-url" href="${url}">Jane  Doe</a></header><main>posts</main>`;
+const CARD = (url: string) =>
+  `<!doctype html><title>Jane</title><body><header class="h-card"><img class="u-photo" src="/jane.png" alt=""><a class="p-name u-url" href="${url}">Jane  Doe</a></header><main>posts</main>`;
 let server: Server;
 let base: string;
 const asked: string[] = [];
@@ -20,7 +21,8 @@ beforeAll(async () => {
   server = createServer((req, res) => {
     asked.push(req.url ?? "");
     if (req.url === "/") res.writeHead(200, { "Content-Type": "text/html" }).end(CARD("/"));
-    else if (req.url === "/elsewhere") res.writeHead(200, { "Content-Type": "text/html" }).end(CARD("https://someone.else.example/"));
+    else if (req.url === "/elsewhere")
+      res.writeHead(200, { "Content-Type": "text/html" }).end(CARD("https://someone.else.example/"));
     else if (req.url === "/jane.png") res.writeHead(200, { "Content-Type": "image/png" }).end(PNG);
     else res.writeHead(404).end();
   });
@@ -33,14 +35,21 @@ afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 type Built = Awaited<ReturnType<typeof buildSite>> & { signIn: string; photo: Buffer | null };
 
 /** The pages built with `env`; `blog`: added to a blog whose publish folder holds these files. */
-async function built(env: Record<string, string | undefined>, blog?: { origin: string; files: Record<string, string | Buffer> }): Promise<Built> {
+async function built(
+  env: Record<string, string | undefined>,
+  blog?: { origin: string; files: Record<string, string | Buffer> },
+): Promise<Built> {
   const dir = await mkdtemp(join(tmpdir(), "card-"));
   try {
     for (const [path, content] of Object.entries(blog?.files ?? {})) {
       await mkdir(join(dir, path, ".."), { recursive: true });
       await writeFile(join(dir, path), content);
     }
-    const result = await buildSite(await testEnv({ PROFILE_NAME: undefined, PROFILE_PHOTO: undefined, ...env }), dir, blog ? { standalone: false, siteOrigins: [blog.origin] } : {});
+    const result = await buildSite(
+      await testEnv({ PROFILE_NAME: undefined, PROFILE_PHOTO: undefined, ...env }),
+      dir,
+      blog ? { standalone: false, siteOrigins: [blog.origin] } : {},
+    );
     const signIn = await readFile(join(dir, "indieauth", "sign-in", "index.html"), "utf8");
     const photo = await readFile(join(dir, "indieauth", "assets", "owner-photo.png")).catch(() => null);
     return { ...result, signIn, photo };
@@ -53,11 +62,16 @@ describe("the owner's name and photo from the h-card of ME", () => {
   it("added to a blog whose home page is ME: read from the publish folder, photo included, and said", async () => {
     const origin = "https://jane.example";
     asked.length = 0;
-    const result = await built({ ME: `${origin}/`, URL: origin }, { origin, files: { "index.html": CARD("/"), "jane.png": PNG } });
+    const result = await built(
+      { ME: `${origin}/`, URL: origin },
+      { origin, files: { "index.html": CARD("/"), "jane.png": PNG } },
+    );
     expect(result.signIn).toContain("Signing in as <strong>Jane Doe</strong>");
     expect(result.signIn).toContain('<img src="/indieauth/assets/owner-photo.png" alt="">');
     expect(result.photo?.equals(PNG)).toBe(true);
-    expect(result.notes).toEqual([`The sign-in and account pages show the name and photo from the h-card of ${origin}/.`]);
+    expect(result.notes).toEqual([
+      `The sign-in and account pages show the name and photo from the h-card of ${origin}/.`,
+    ]);
     expect(result.warnings).toEqual([]);
   });
 
@@ -72,7 +86,9 @@ describe("the owner's name and photo from the h-card of ME", () => {
     asked.length = 0;
     const result = await built({ ME: "https://jane.example/" });
     expect(result.signIn).toContain("Signing in as <strong>jane.example</strong>");
-    expect(result.notes[0]).toMatch(/^The sign-in and account pages show no name \(PROFILE_NAME is not set, and https:\/\/jane\.example\/ could not be read: .+\): jane\.example instead; no photo/);
+    expect(result.notes[0]).toMatch(
+      /^The sign-in and account pages show no name \(PROFILE_NAME is not set, and https:\/\/jane\.example\/ could not be read: .+\): jane\.example instead; no photo/,
+    );
     expect(asked).toEqual([]);
   });
 
@@ -92,7 +108,12 @@ describe("the owner's name and photo from the h-card of ME", () => {
 
   it("reads nothing when both variables are set", async () => {
     asked.length = 0;
-    const result = await built({ ME: `${base}/`, CONTEXT: "dev", PROFILE_NAME: "Jane", PROFILE_PHOTO: `${base}/jane.png` });
+    const result = await built({
+      ME: `${base}/`,
+      CONTEXT: "dev",
+      PROFILE_NAME: "Jane",
+      PROFILE_PHOTO: `${base}/jane.png`,
+    });
     expect(result.notes).toEqual([]);
     expect(asked).toEqual(["/jane.png"]);
   });

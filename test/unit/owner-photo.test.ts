@@ -20,7 +20,8 @@ beforeAll(async () => {
   server = createServer((req, res) => {
     asked.push(req.url ?? "");
     if (req.url === "/me.png") res.writeHead(200, { "Content-Type": "image/png" }).end(PNG);
-    else if (req.url === "/huge.png") res.writeHead(200, { "Content-Type": "image/png" }).end(Buffer.alloc(1024 * 1024 + 1));
+    else if (req.url === "/huge.png")
+      res.writeHead(200, { "Content-Type": "image/png" }).end(Buffer.alloc(1024 * 1024 + 1));
     else if (req.url === "/page") res.writeHead(200, { "Content-Type": "text/html" }).end("<p>not an image</p>");
     else res.writeHead(404).end();
   });
@@ -33,7 +34,9 @@ async function built(photo: string, env: Record<string, string> = DEV) {
   const dir = await mkdtemp(join(tmpdir(), "photo-"));
   try {
     const result = await buildSite(await testEnv({ PROFILE_PHOTO: photo, ...env }), dir);
-    const pages = await Promise.all(["sign-in", "account"].map((p) => readFile(join(dir, "indieauth", p, "index.html"), "utf8")));
+    const pages = await Promise.all(
+      ["sign-in", "account"].map((p) => readFile(join(dir, "indieauth", p, "index.html"), "utf8")),
+    );
     const copy = await readFile(join(dir, "indieauth", "assets", "owner-photo.png")).catch(() => null);
     return { result, pages, copy };
   } finally {
@@ -65,7 +68,11 @@ describe("the owner's photo", () => {
 
   it("on a loopback or private address is never asked for outside development (a build machine's internal services)", async () => {
     asked.length = 0;
-    for (const photo of [`${base}/me.png`, "http://169.254.169.254/latest/meta-data/photo.png", "http://[::1]/me.png"]) {
+    for (const photo of [
+      `${base}/me.png`,
+      "http://169.254.169.254/latest/meta-data/photo.png",
+      "http://[::1]/me.png",
+    ]) {
       const { result, copy } = await built(photo, {});
       expect(result.warnings).toEqual([expect.stringContaining("is not allowed")]);
       expect(copy).toBeNull();

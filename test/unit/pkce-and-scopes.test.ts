@@ -37,7 +37,10 @@ describe("scopes", () => {
     expect(parseScope("caf\u00e9").ok).toBe(false);
   });
   it("grants only ticked scopes that were requested", () => {
-    expect(grantedScopes(["profile", "create", "update"], ["update", "delete", "profile"])).toEqual(["profile", "update"]);
+    expect(grantedScopes(["profile", "create", "update"], ["update", "delete", "profile"])).toEqual([
+      "profile",
+      "update",
+    ]);
     expect(grantedScopes(["profile", "email"], ["email"])).toEqual([]);
   });
 });

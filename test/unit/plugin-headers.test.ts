@@ -27,7 +27,8 @@ describe("the plugin's headers for a blog", () => {
     expect(paths.filter((path) => !path.startsWith("/indieauth/"))).toEqual([]);
     expect(rules.find((rule) => rule.for === "/indieauth/*")?.values).toEqual({
       // Whatever lands under /indieauth/ without a rule of its own runs no script, is not framed, posts no form.
-      "Content-Security-Policy": "default-src 'none'; style-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+      "Content-Security-Policy":
+        "default-src 'none'; style-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
       "X-Frame-Options": "DENY",
       "X-Content-Type-Options": "nosniff",
       "Referrer-Policy": "no-referrer",
@@ -38,8 +39,17 @@ describe("the plugin's headers for a blog", () => {
     expect(rules.find((rule) => rule.for === "/indieauth/sign-in/*")?.values["Cache-Control"]).toBe("no-store");
     expect(SCRIPT_FREE["Content-Security-Policy"]).not.toContain("script-src");
     // Every page with a script of its own has a rule of its own, with its own CSP.
-    for (const page of ["/indieauth/", "/indieauth/index.html", "/indieauth/sign-in/*", "/indieauth/account/*", "/indieauth/self-test/*"]) {
-      expect({ page, csp: rules.find((rule) => rule.for === page)?.values["Content-Security-Policy"] }).toEqual({ page, csp: expect.stringContaining("script-src 'self'") });
+    for (const page of [
+      "/indieauth/",
+      "/indieauth/index.html",
+      "/indieauth/sign-in/*",
+      "/indieauth/account/*",
+      "/indieauth/self-test/*",
+    ]) {
+      expect({ page, csp: rules.find((rule) => rule.for === page)?.values["Content-Security-Policy"] }).toEqual({
+        page,
+        csp: expect.stringContaining("script-src 'self'"),
+      });
     }
   });
 
@@ -63,10 +73,22 @@ describe("the plugin's headers for a blog", () => {
     writeFileSync(join(dir, "_headers"), withOurHeaders("", pageHeaderRules(toml)));
     const headers = await parseHeaders({ config: {}, headersFiles: [join(dir, "_headers")] });
     const csp = (path: string) => headersForPath(headers, path)["Content-Security-Policy"];
-    for (const page of ["/indieauth/", "/indieauth/index.html", "/indieauth/sign-in/", "/indieauth/sign-in/index.html", "/indieauth/account/", "/indieauth/self-test/"]) {
+    for (const page of [
+      "/indieauth/",
+      "/indieauth/index.html",
+      "/indieauth/sign-in/",
+      "/indieauth/sign-in/index.html",
+      "/indieauth/account/",
+      "/indieauth/self-test/",
+    ]) {
       expect({ page, csp: csp(page) }).toEqual({ page, csp: expect.stringContaining("script-src 'self'") });
     }
-    for (const path of ["/indieauth/no-such-page", "/indieauth/not-here/", "/indieauth/assets/icon.svg", "/indieauth/404.html"]) {
+    for (const path of [
+      "/indieauth/no-such-page",
+      "/indieauth/not-here/",
+      "/indieauth/assets/icon.svg",
+      "/indieauth/404.html",
+    ]) {
       expect({ path, csp: csp(path) }).toEqual({ path, csp: SCRIPT_FREE["Content-Security-Policy"] });
     }
   });

@@ -21,10 +21,15 @@ describe("the policy module and docs/configuration.md", () => {
 
   it("no other module of netlify/lib declares a limit of the same name (a second literal)", () => {
     const names = new Set(policyEntries().map(({ name }) => name.split(".")[0]!));
-    const files = readdirSync(lib, { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".ts")).map((f) => join(lib, f));
+    const files = readdirSync(lib, { recursive: true, encoding: "utf8" })
+      .filter((f) => f.endsWith(".ts"))
+      .map((f) => join(lib, f));
     for (const file of files.filter((f) => f !== POLICY_FILE)) {
       const declared = [...readFileSync(file, "utf8").matchAll(/^(?:export )?const (\w+)\s*[:=]/gm)].map((m) => m[1]!);
-      expect(declared.filter((name) => names.has(name)), file).toEqual([]);
+      expect(
+        declared.filter((name) => names.has(name)),
+        file,
+      ).toEqual([]);
     }
   });
 });

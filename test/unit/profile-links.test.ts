@@ -30,9 +30,15 @@ describe("checking the owner's page", () => {
 
   it("lets a Link header win over a <link> element, as clients read it", async () => {
     const html = `<link rel="token_endpoint" href="https://auth.jane.example/token">`;
-    const report = await checkProfileLinks(await config(), async () => page(html, ['<https://old.example/token>; rel="token_endpoint"']));
+    const report = await checkProfileLinks(await config(), async () =>
+      page(html, ['<https://old.example/token>; rel="token_endpoint"']),
+    );
     const token = report.checks.find((c) => c.rel === "token_endpoint")!;
-    expect(token).toMatchObject({ ok: false, found: "https://old.example/token", tag: '<link rel="token_endpoint" href="https://auth.jane.example/token">' });
+    expect(token).toMatchObject({
+      ok: false,
+      found: "https://old.example/token",
+      tag: '<link rel="token_endpoint" href="https://auth.jane.example/token">',
+    });
   });
 
   it("says when the page cannot be fetched, and still gives the tags", async () => {
@@ -49,7 +55,10 @@ describe("checking the owner's page", () => {
 describe("pages with nothing in <body>", () => {
   it("still yield their <link> rels to client discovery", async () => {
     const { parseClientDocument } = await import("../../netlify/lib/clients/client-info.ts");
-    const info = await parseClientDocument(page(`<!doctype html><html><head><link rel="redirect_uri" href="/cb"></head><body></body></html>`), "https://jane.example/");
+    const info = await parseClientDocument(
+      page(`<!doctype html><html><head><link rel="redirect_uri" href="/cb"></head><body></body></html>`),
+      "https://jane.example/",
+    );
     expect(info.redirectUris).toEqual(["https://jane.example/cb"]);
   });
 });

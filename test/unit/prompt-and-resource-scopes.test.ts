@@ -42,12 +42,24 @@ describe("a resource's metadata", () => {
   });
 
   it("gives its scopes for exactly the resource asked about, without offline_access or malformed names", () => {
-    const doc = (fields: Record<string, unknown>) => JSON.stringify({ resource: "https://jane.example/mcp", ...fields });
-    expect(scopesOfMetadata(doc({ scopes_supported: ["create", "offline_access", "bad scope", 7, "create"] }), "https://jane.example/mcp")).toEqual({ scopes: ["create"] });
-    expect(scopesOfMetadata(doc({ scopes_supported: ["create"] }), "https://jane.example/other")).toHaveProperty("missing");
-    expect(scopesOfMetadata(doc({}), "https://jane.example/mcp")).toEqual({ missing: "its metadata has no scopes_supported" });
+    const doc = (fields: Record<string, unknown>) =>
+      JSON.stringify({ resource: "https://jane.example/mcp", ...fields });
+    expect(
+      scopesOfMetadata(
+        doc({ scopes_supported: ["create", "offline_access", "bad scope", 7, "create"] }),
+        "https://jane.example/mcp",
+      ),
+    ).toEqual({ scopes: ["create"] });
+    expect(scopesOfMetadata(doc({ scopes_supported: ["create"] }), "https://jane.example/other")).toHaveProperty(
+      "missing",
+    );
+    expect(scopesOfMetadata(doc({}), "https://jane.example/mcp")).toEqual({
+      missing: "its metadata has no scopes_supported",
+    });
     expect(scopesOfMetadata("<html>", "https://jane.example/mcp")).toEqual({ missing: "its metadata is not JSON" });
-    expect(scopesOfMetadata("[]", "https://jane.example/mcp")).toEqual({ missing: "its metadata is not a JSON object" });
+    expect(scopesOfMetadata("[]", "https://jane.example/mcp")).toEqual({
+      missing: "its metadata is not a JSON object",
+    });
   });
 
   it("is looked up only on the owner's site", () => {

@@ -27,14 +27,25 @@ describe("the secret's value in a published file", () => {
     // 1 MiB reads: the value starts a few bytes before the end of the first.
     const filler = "x".repeat(1024 * 1024 - 10);
     writeFileSync(join(publish, "search-index.json"), `${filler}${SECRET}${"y".repeat(2 * 1024 * 1024)}`);
-    expect((await checkPublishFolder(site, publish, env)).refusals).toEqual(["search-index.json: holds the value of SECRET"]);
+    expect((await checkPublishFolder(site, publish, env)).refusals).toEqual([
+      "search-index.json: holds the value of SECRET",
+    ]);
   });
 
   it("is found in a binary file (an uncompressed archive of the site holds .env as it is); a video over 16 MB is not read", async () => {
-    writeFileSync(join(publish, "photo.jpg"), Buffer.concat([Buffer.from([0xff, 0xd8, 0, 1]), Buffer.from(PASSWORD_HASH)]));
-    writeFileSync(join(publish, "site-backup.tar"), Buffer.concat([Buffer.alloc(3 * 1024 * 1024, 0), Buffer.from(`SECRET=${SECRET}\n`)]));
+    writeFileSync(
+      join(publish, "photo.jpg"),
+      Buffer.concat([Buffer.from([0xff, 0xd8, 0, 1]), Buffer.from(PASSWORD_HASH)]),
+    );
+    writeFileSync(
+      join(publish, "site-backup.tar"),
+      Buffer.concat([Buffer.alloc(3 * 1024 * 1024, 0), Buffer.from(`SECRET=${SECRET}\n`)]),
+    );
     writeFileSync(join(publish, "talk.mp4"), Buffer.concat([Buffer.alloc(17 * 1024 * 1024, 0), Buffer.from(SECRET)]));
-    expect((await checkPublishFolder(site, publish, env)).refusals.sort()).toEqual(["photo.jpg: holds the value of PASSWORD_HASH", "site-backup.tar: holds the value of SECRET"]);
+    expect((await checkPublishFolder(site, publish, env)).refusals.sort()).toEqual([
+      "photo.jpg: holds the value of PASSWORD_HASH",
+      "site-backup.tar: holds the value of SECRET",
+    ]);
   });
 
   it("is found through a link to a file outside the folder, and a link to the site's folder is refused", async () => {
@@ -55,14 +66,17 @@ describe("the secret's value in a published file", () => {
   it("an example environment file is not an environment file", async () => {
     writeFileSync(join(publish, ".env.example"), "SECRET=\n");
     writeFileSync(join(publish, ".env.local"), "SECRET=\n");
-    expect((await checkPublishFolder(site, publish, env)).refusals).toEqual([".env.local: an environment file (the server's SECRET and PASSWORD_HASH live in one)"]);
+    expect((await checkPublishFolder(site, publish, env)).refusals).toEqual([
+      ".env.local: an environment file (the server's SECRET and PASSWORD_HASH live in one)",
+    ]);
   });
 });
 
 describe("the project's files in the publish folder", () => {
   it("warn, naming each, with Jekyll's exclude: for a Jekyll site", async () => {
     writeFileSync(join(site, "_config.yml"), "title: Blog\n");
-    for (const file of ["package.json", "package-lock.json", "netlify.toml"]) writeFileSync(join(publish, file), "{}\n");
+    for (const file of ["package.json", "package-lock.json", "netlify.toml"])
+      writeFileSync(join(publish, file), "{}\n");
     mkdirSync(join(publish, "node_modules", "netlify-indieauth"), { recursive: true });
     writeFileSync(join(publish, "node_modules", "netlify-indieauth", "package.json"), "{}\n");
     mkdirSync(join(publish, "netlify", "functions"), { recursive: true });

@@ -8,9 +8,18 @@ import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 
 const repo = resolve(import.meta.dirname, "../..");
-const documents = ["README.md", ...readdirSync(join(repo, "docs")).filter((f) => f.endsWith(".md")).map((f) => `docs/${f}`)];
+const documents = [
+  "README.md",
+  ...readdirSync(join(repo, "docs"))
+    .filter((f) => f.endsWith(".md"))
+    .map((f) => `docs/${f}`),
+];
 const text = (doc: string) => readFileSync(join(repo, doc), "utf8");
-const manifest = JSON.parse(text("package.json")) as { name: string; version: string; repository?: string | { url?: string } };
+const manifest = JSON.parse(text("package.json")) as {
+  name: string;
+  version: string;
+  repository?: string | { url?: string };
+};
 
 /** The repository's https address from package.json (`git+https://….git`, `github:owner/name`). */
 function repositoryUrl(): string {
@@ -35,14 +44,18 @@ describe("what the docs tell a blog's owner to set up", () => {
 
   it("the Deploy button deploys package.json's repository", () => {
     expect(repositoryUrl()).toMatch(/^https:\/\/github\.com\/[\w.-]+\/[\w.-]+$/);
-    const buttons = [...text("README.md").matchAll(/app\.netlify\.com\/start\/deploy\?repository=([^)\s]+)/g)].map(([, url]) => url);
+    const buttons = [...text("README.md").matchAll(/app\.netlify\.com\/start\/deploy\?repository=([^)\s]+)/g)].map(
+      ([, url]) => url,
+    );
     expect(buttons).toEqual([repositoryUrl()]);
   });
 
   it("installs the package from the repository or a tarball kept in the blog, never by name from the registry", () => {
     for (const doc of documents) {
       // (The README's own warning names that command, saying what it would do.)
-      const byName = [...text(doc).matchAll(/npm (?:install|i|add)\b[^\n`]*?\s(netlify-indieauth)(?=[\s`@]|$)(?!` would)/gm)].map(([line]) => line);
+      const byName = [
+        ...text(doc).matchAll(/npm (?:install|i|add)\b[^\n`]*?\s(netlify-indieauth)(?=[\s`@]|$)(?!` would)/gm),
+      ].map(([line]) => line);
       expect({ doc, byName }).toEqual({ doc, byName: [] });
       // No package.json shown with a tarball outside the blog (a Netlify build has no such folder).
       expect({ doc, fileAbove: /"file:\.\.\//.test(text(doc)) }).toEqual({ doc, fileAbove: false });

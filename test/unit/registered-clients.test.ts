@@ -38,12 +38,22 @@ describe("what the sign-in page says of a registered app", () => {
       heading: '"Cursor"',
       claim: 'This app registered itself as "Cursor"; this name is not verified.',
       target: "localhost:8787, on this computer",
-      means: "It receives this sign-in at a local address on this computer, and any program there could receive it instead.",
+      means:
+        "It receives this sign-in at a local address on this computer, and any program there could receive it instead.",
     });
-    expect(registeredAppWords("Cursor", "cursor://anysphere.cursor-mcp/oauth/callback")).toMatchObject({ target: "cursor://anysphere.cursor-mcp", means: expect.stringContaining("any app on this computer could claim") });
+    expect(registeredAppWords("Cursor", "cursor://anysphere.cursor-mcp/oauth/callback")).toMatchObject({
+      target: "cursor://anysphere.cursor-mcp",
+      means: expect.stringContaining("any app on this computer could claim"),
+    });
     expect(registeredAppWords("Cursor", "com.example.app:/callback").target).toBe("com.example.app:");
-    expect(registeredAppWords("Cursor", "https://www.cursor.com/agents/mcp/oauth/callback")).toMatchObject({ target: "www.cursor.com", means: "It receives this sign-in at that website." });
-    expect(registeredAppWords(undefined, "http://127.0.0.1:5000/cb")).toMatchObject({ heading: "an app that registered itself", claim: "This app registered itself here, without a name." });
+    expect(registeredAppWords("Cursor", "https://www.cursor.com/agents/mcp/oauth/callback")).toMatchObject({
+      target: "www.cursor.com",
+      means: "It receives this sign-in at that website.",
+    });
+    expect(registeredAppWords(undefined, "http://127.0.0.1:5000/cb")).toMatchObject({
+      heading: "an app that registered itself",
+      claim: "This app registered itself here, without a name.",
+    });
   });
 });
 
@@ -53,7 +63,9 @@ describe("a registered app's client_id", () => {
   it("is read back with its own key, and only with it", () => {
     const clientId = new URL(registeredClientId(BASE, KEY, registration));
     expect(readRegisteredClientId(BASE, KEY, clientId)).toEqual({ registration });
-    expect(readRegisteredClientId(BASE, deriveKey("a-secret-of-at-least-thirty-two-characters!", "client-logo"), clientId)).toMatchObject({ invalid: expect.any(String) });
+    expect(
+      readRegisteredClientId(BASE, deriveKey("a-secret-of-at-least-thirty-two-characters!", "client-logo"), clientId),
+    ).toMatchObject({ invalid: expect.any(String) });
     expect(readRegisteredClientId("https://other.example", KEY, clientId)).toBeNull();
   });
 
@@ -61,12 +73,17 @@ describe("a registered app's client_id", () => {
     const clientId = registeredClientId(BASE, KEY, registration);
     const payload = clientId.slice(`${BASE}/register/`.length).split(".")[0]!;
     const bare = createHmac("sha256", KEY).update(payload).digest().subarray(0, 16).toString("base64url");
-    expect(readRegisteredClientId(BASE, KEY, new URL(`${BASE}/register/${payload}.${bare}`))).toMatchObject({ invalid: expect.any(String) });
+    expect(readRegisteredClientId(BASE, KEY, new URL(`${BASE}/register/${payload}.${bare}`))).toMatchObject({
+      invalid: expect.any(String),
+    });
   });
 
   it("differs for every registration of the same metadata (a nonce), and refuses one that would be too long", () => {
     expect(registeredClientId(BASE, KEY, registration)).not.toBe(registeredClientId(BASE, KEY, registration));
-    const long = { name: "n".repeat(60), redirectUris: Array.from({ length: 8 }, (_, i) => `https://app.example/${String(i).repeat(300)}`) };
+    const long = {
+      name: "n".repeat(60),
+      redirectUris: Array.from({ length: 8 }, (_, i) => `https://app.example/${String(i).repeat(300)}`),
+    };
     expect(() => registeredClientId(BASE, KEY, long)).toThrow(/too long/);
   });
 });

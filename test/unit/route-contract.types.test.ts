@@ -42,13 +42,38 @@ route({ caller: "same-origin", answers: "json", body: "none", redirects: "none",
 route({ caller: "anyone", answers: "json", body: "none", run: async () => json({}) });
 
 // Only a session route's handler is given the owner.
-route({ caller: "session", crossSite: "Own pages only.", owner: ownerSession, answers: "json", body: "none", redirects: "none", run: async (_ctx, owner) => json({ id: owner.sessionId }) });
+route({
+  caller: "session",
+  crossSite: "Own pages only.",
+  owner: ownerSession,
+  answers: "json",
+  body: "none",
+  redirects: "none",
+  run: async (_ctx, owner) => json({ id: owner.sessionId }),
+});
+// The whole case on one line: its two errors (no such handler; the owner's type unknown) land on it.
+// prettier-ignore
 // @ts-expect-error an open route's handler has no owner to read
 route({ caller: "anyone", answers: "json", body: "none", redirects: "none", run: async (_ctx, owner) => json({ id: owner.sessionId }) });
 // @ts-expect-error a session route says how its owner is found
-route({ caller: "session", crossSite: "Own pages only.", answers: "json", body: "none", redirects: "none", run: async () => json({}) });
-// @ts-expect-error a route for the owner confirmed again is not satisfied by a session alone
-route({ caller: "reconfirmed", crossSite: "Own pages only.", owner: ownerSession, answers: "json", body: "none", redirects: "none", run: async () => json({}) });
+route({
+  caller: "session",
+  crossSite: "Own pages only.",
+  answers: "json",
+  body: "none",
+  redirects: "none",
+  run: async () => json({}),
+});
+route({
+  caller: "reconfirmed",
+  crossSite: "Own pages only.",
+  // @ts-expect-error a route for the owner confirmed again is not satisfied by a session alone
+  owner: ownerSession,
+  answers: "json",
+  body: "none",
+  redirects: "none",
+  run: async () => json({}),
+});
 
 describe("the route contract's types", () => {
   it("are checked by tsc; a declared route is what route() returns", () => {

@@ -10,8 +10,20 @@ import { testRuntime } from "../helpers/runtime.ts";
 
 const probe = endpoint({
   cors: true,
-  GET: route({ caller: "anyone", answers: "json", body: "none", redirects: "none", run: async () => new Response("{}", { headers: { "Content-Type": "application/json" } }) }),
-  POST: route({ caller: "anyone", answers: "page", body: "none", redirects: "none", run: async () => Promise.reject(new InvalidRequest("refused")) }),
+  GET: route({
+    caller: "anyone",
+    answers: "json",
+    body: "none",
+    redirects: "none",
+    run: async () => new Response("{}", { headers: { "Content-Type": "application/json" } }),
+  }),
+  POST: route({
+    caller: "anyone",
+    answers: "page",
+    body: "none",
+    redirects: "none",
+    run: async () => Promise.reject(new InvalidRequest("refused")),
+  }),
 });
 
 const requests = (): [string, Request][] => [
@@ -28,13 +40,17 @@ describe("Strict-Transport-Security", () => {
   });
 
   it.each(requests())("is not sent with %s in local development over http", async (_what, request) => {
-    const rt = await testRuntime({ env: { BASE_URL: "http://localhost:8888", ME: "http://localhost:8888/", CONTEXT: "dev" } });
+    const rt = await testRuntime({
+      env: { BASE_URL: "http://localhost:8888", ME: "http://localhost:8888/", CONTEXT: "dev" },
+    });
     expect(rt.config.ok).toBe(true);
     expect((await probe(request, rt)).headers.get("strict-transport-security")).toBeNull();
   });
 
   it("is set for every static page by netlify.toml", () => {
-    const toml = parse(readFileSync(new URL("../../netlify.toml", import.meta.url), "utf8")) as unknown as { headers: { for: string; values: Record<string, string> }[] };
+    const toml = parse(readFileSync(new URL("../../netlify.toml", import.meta.url), "utf8")) as unknown as {
+      headers: { for: string; values: Record<string, string> }[];
+    };
     expect(toml.headers.find((h) => h.for === "/*")?.values["Strict-Transport-Security"]).toBe("max-age=31536000");
   });
 });

@@ -30,7 +30,9 @@ describe("network groups", () => {
   ])("%s -> %s", (ip, group) => expect(networkGroup(ip)).toBe(group));
 
   it("puts every /64 of one /48 in one network, and two /48s apart", () => {
-    const groups = new Set(Array.from({ length: 50 }, (_, i) => networkGroup(`2001:db8:85a3:${(i * 1300).toString(16)}::1`)));
+    const groups = new Set(
+      Array.from({ length: 50 }, (_, i) => networkGroup(`2001:db8:85a3:${(i * 1300).toString(16)}::1`)),
+    );
     expect(groups).toEqual(new Set(["2001:db8:85a3::/48"]));
     expect(networkGroup("2001:db8:85a4::1")).not.toBe(networkGroup("2001:db8:85a3::1"));
   });

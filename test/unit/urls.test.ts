@@ -1,11 +1,20 @@
 import { describe, expect, it } from "vitest";
-import { canonicalUrl, isUnderClientPath, parseClientId, parseProfileUrl, parseRedirectUri, shownUrl } from "../../netlify/lib/core/urls.ts";
+import {
+  canonicalUrl,
+  isUnderClientPath,
+  parseClientId,
+  parseProfileUrl,
+  parseRedirectUri,
+  shownUrl,
+} from "../../netlify/lib/core/urls.ts";
 
 describe("profile URLs (spec 3.2)", () => {
-  it.each(["https://example.com/", "https://example.com/username", "https://example.com/users?id=100", "http://example.com/"])(
-    "accepts %s",
-    (url) => expect(parseProfileUrl(url).ok).toBe(true),
-  );
+  it.each([
+    "https://example.com/",
+    "https://example.com/username",
+    "https://example.com/users?id=100",
+    "http://example.com/",
+  ])("accepts %s", (url) => expect(parseProfileUrl(url).ok).toBe(true));
 
   it.each([
     ["example.com", "missing scheme"],
@@ -62,10 +71,13 @@ describe("redirect URIs", () => {
     expect(parseRedirectUri("https://app.example.com/cb?x=1").ok).toBe(true);
     expect(parseRedirectUri("com.example.app:/callback").ok).toBe(true);
   });
-  it.each(["javascript:alert(1)", "data:text/html,hi", "https://app.example.com/cb#x", "https://u:p@app.example.com/", "relative/cb"])(
-    "refuses %s",
-    (url) => expect(parseRedirectUri(url).ok).toBe(false),
-  );
+  it.each([
+    "javascript:alert(1)",
+    "data:text/html,hi",
+    "https://app.example.com/cb#x",
+    "https://u:p@app.example.com/",
+    "relative/cb",
+  ])("refuses %s", (url) => expect(parseRedirectUri(url).ok).toBe(false));
 });
 
 describe("a redirect URI under the client_id's path (shown on the consent page when not)", () => {
@@ -92,10 +104,14 @@ describe("a redirect URI under the client_id's path (shown on the consent page w
 
 describe("URLs shown to a person", () => {
   it("are their parsed href: printable ASCII, punycode hosts, at most 80 characters", () => {
-    expect(shownUrl("https://someone.example/\u202e\u2705 VERIFIED\nAPP")).toBe("https://someone.example/%E2%80%AE%E2%9C%85%20VERIFIEDAPP");
+    expect(shownUrl("https://someone.example/\u202e\u2705 VERIFIED\nAPP")).toBe(
+      "https://someone.example/%E2%80%AE%E2%9C%85%20VERIFIEDAPP",
+    );
     expect(shownUrl("https://b\u00fccher.example/")).toBe("https://xn--bcher-kva.example/");
     expect(shownUrl(`https://x.example/${"a".repeat(200)}`)).toHaveLength(80);
     expect(shownUrl(`https://x.example/${"a".repeat(200)}`)!.endsWith("\u2026")).toBe(true);
   });
-  it.each(["VERIFIED APP, press Approve", "javascript:alert(1)", "data:text/html,x", ""])("are nothing for %j", (raw) => expect(shownUrl(raw)).toBeUndefined());
+  it.each(["VERIFIED APP, press Approve", "javascript:alert(1)", "data:text/html,x", ""])("are nothing for %j", (raw) =>
+    expect(shownUrl(raw)).toBeUndefined(),
+  );
 });

@@ -79,8 +79,10 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 function responseRefusal(doc: FetchedDocument, clientId: string): string | null {
   if (!clientId.startsWith("https://")) return "a client metadata document is read only from an https client_id";
   if (doc.status !== 200) return `the document was served with status ${doc.status}, not 200`;
-  if (doc.redirected === true || doc.url !== clientId) return "the document was reached through a redirect, which is not followed for it";
-  if (doc.oversized === true || Buffer.byteLength(doc.body, "utf8") > MAX_METADATA_DOCUMENT_BYTES) return `the document is larger than ${MAX_METADATA_DOCUMENT_BYTES / 1024} KB`;
+  if (doc.redirected === true || doc.url !== clientId)
+    return "the document was reached through a redirect, which is not followed for it";
+  if (doc.oversized === true || Buffer.byteLength(doc.body, "utf8") > MAX_METADATA_DOCUMENT_BYTES)
+    return `the document is larger than ${MAX_METADATA_DOCUMENT_BYTES / 1024} KB`;
   return null;
 }
 
@@ -94,7 +96,8 @@ function hasPrivateKeyMaterial(jwks: unknown): boolean {
  * another app's metadata. */
 function identityRefusal(json: Record<string, unknown>, clientId: string): string | null {
   if (typeof json.client_id !== "string") return "the document has no client_id";
-  if (json.client_id !== clientId) return `the document's client_id (${json.client_id.slice(0, 200)}) is not exactly its own URL`;
+  if (json.client_id !== clientId)
+    return `the document's client_id (${json.client_id.slice(0, 200)}) is not exactly its own URL`;
   return null;
 }
 

@@ -24,7 +24,8 @@ export function publicKeySet(value: unknown): { keys: Record<string, unknown>[] 
   const keys = value.keys.filter(isRecord);
   if (keys.length === 0) return "it holds no keys";
   if (keys.length > MAX_KEYS) return `it holds more than ${MAX_KEYS} keys`;
-  if (keys.some((key) => PRIVATE_JWK_MEMBERS.some((member) => Object.hasOwn(key, member)))) return "it publishes private key material";
+  if (keys.some((key) => PRIVATE_JWK_MEMBERS.some((member) => Object.hasOwn(key, member))))
+    return "it publishes private key material";
   return { keys };
 }
 
@@ -51,23 +52,36 @@ function keySource(json: Record<string, unknown>): ClientKeySource | string {
 /** The plural member agrees with the singular one, or why not. */
 function pluralRefusal(plural: unknown, method: string | undefined): string | null {
   if (plural === undefined) return null;
-  if (method === undefined) return "it lists token_endpoint_auth_methods_supported but no token_endpoint_auth_method, so which method it uses here is ambiguous";
-  if (!Array.isArray(plural) || !plural.every((entry) => typeof entry === "string")) return "its token_endpoint_auth_methods_supported is not a list of names";
-  if (!plural.includes(method)) return `its token_endpoint_auth_methods_supported does not include its own token_endpoint_auth_method ${method}`;
+  if (method === undefined)
+    return "it lists token_endpoint_auth_methods_supported but no token_endpoint_auth_method, so which method it uses here is ambiguous";
+  if (!Array.isArray(plural) || !plural.every((entry) => typeof entry === "string"))
+    return "its token_endpoint_auth_methods_supported is not a list of names";
+  if (!plural.includes(method))
+    return `its token_endpoint_auth_methods_supported does not include its own token_endpoint_auth_method ${method}`;
   return null;
 }
 
 /** What the document declares: `{}` (a public client), `{ authentication }`, or why it is refused. */
-export function declaredAuthentication(json: Record<string, unknown>): { authentication?: KeyAuthentication } | { refused: string } {
+export function declaredAuthentication(
+  json: Record<string, unknown>,
+): { authentication?: KeyAuthentication } | { refused: string } {
   const method = json.token_endpoint_auth_method;
   if (method !== undefined && typeof method !== "string") {
-    return { refused: "its token_endpoint_auth_method is not one name (a list is ambiguous: name the one method used here)" };
+    return {
+      refused: "its token_endpoint_auth_method is not one name (a list is ambiguous: name the one method used here)",
+    };
   }
   const plural = pluralRefusal(json.token_endpoint_auth_methods_supported, method);
   if (plural !== null) return { refused: plural };
   if (method === undefined || method === "none") return {};
-  if (SHARED_SECRET_METHODS.has(method)) return { refused: `its token_endpoint_auth_method ${method} needs a shared secret, which a public document cannot hold` };
-  if (method !== "private_key_jwt") return { refused: `its token_endpoint_auth_method ${method.slice(0, 60)} is not one this server accepts (none or private_key_jwt)` };
+  if (SHARED_SECRET_METHODS.has(method))
+    return {
+      refused: `its token_endpoint_auth_method ${method} needs a shared secret, which a public document cannot hold`,
+    };
+  if (method !== "private_key_jwt")
+    return {
+      refused: `its token_endpoint_auth_method ${method.slice(0, 60)} is not one this server accepts (none or private_key_jwt)`,
+    };
   const keys = keySource(json);
   if (typeof keys === "string") return { refused: keys };
   const alg = json.token_endpoint_auth_signing_alg;

@@ -37,7 +37,12 @@ function mediaType(contentType: string): string {
 /** The guarded fetch the `auth` function uses (`policy`: public addresses only, unless a test
  * says). Reading stops past 64 KB, and the logo comes back marked oversized. */
 export async function fetchLogoBytes(url: URL, policy?: AddressPolicy): ReturnType<LogoFetcher> {
-  return fetchBytes(url, { policy: policy ?? (await publicOnlyPolicy()), ...LOGO_BUDGET, limitFor: () => MAX_LOGO_BYTES, accept: LOGO_TYPES.join(", ") });
+  return fetchBytes(url, {
+    policy: policy ?? (await publicOnlyPolicy()),
+    ...LOGO_BUDGET,
+    limitFor: () => MAX_LOGO_BYTES,
+    accept: LOGO_TYPES.join(", "),
+  });
 }
 
 /** The logo, or why it is not shown. Never throws. */
@@ -48,11 +53,13 @@ export async function readLogo(url: URL, fetcher: LogoFetcher): Promise<Logo> {
   } catch (error) {
     return { ok: false, reason: error instanceof Error ? error.message : "the logo could not be fetched" };
   }
-  if (fetched.oversized === true || fetched.bytes.length > MAX_LOGO_BYTES) return { ok: false, reason: `the logo is larger than ${MAX_LOGO_BYTES / 1024} KB` };
+  if (fetched.oversized === true || fetched.bytes.length > MAX_LOGO_BYTES)
+    return { ok: false, reason: `the logo is larger than ${MAX_LOGO_BYTES / 1024} KB` };
   const declared = mediaType(fetched.contentType);
   const type = sniffLogoType(fetched.bytes);
   // Both must agree: the declared type from the list, and bytes that are that very type.
-  if (!(LOGO_TYPES as readonly string[]).includes(declared)) return { ok: false, reason: `the logo's type ${declared || "(none)"} is not PNG, JPEG, GIF or WebP` };
+  if (!(LOGO_TYPES as readonly string[]).includes(declared))
+    return { ok: false, reason: `the logo's type ${declared || "(none)"} is not PNG, JPEG, GIF or WebP` };
   if (type !== declared) return { ok: false, reason: `the logo's bytes are not the ${declared} it was served as` };
   return { ok: true, type, bytes: fetched.bytes };
 }

@@ -14,7 +14,16 @@ import type { FetchFailures } from "./fetch-failures.ts";
 import { parseClientDocument, refusedClient } from "./client-info.ts";
 import type { ClientInfo } from "../core/client-shape.ts";
 import type { AddressPolicy } from "./address-guard.ts";
-import { AddressRefused, fetchDocument, FetchFailed, FetchRefused, FetchTimedOut, type FetchBudget, type FetchedDocument, type Fetcher } from "./safe-fetch.ts";
+import {
+  AddressRefused,
+  fetchDocument,
+  FetchFailed,
+  FetchRefused,
+  FetchTimedOut,
+  type FetchBudget,
+  type FetchedDocument,
+  type Fetcher,
+} from "./safe-fetch.ts";
 import { isLoopbackHost } from "../core/urls.ts";
 import { CLIENT_FETCH_BUDGET, MAX_METADATA_DOCUMENT_BYTES, SHORT_FETCH_BUDGET } from "../core/policy.ts";
 
@@ -41,12 +50,18 @@ const cache = new Map<string, { info: ClientInfo; expires: number }>();
  * 5 KB and no further (client-info.ts refuses it then, saying why). */
 function documentByteLimit(contentType: string): number {
   const type = (contentType.split(";", 1)[0] ?? "").trim().toLowerCase();
-  return type === "" || type === "text/html" || type === "application/xhtml+xml" ? Infinity : MAX_METADATA_DOCUMENT_BYTES;
+  return type === "" || type === "text/html" || type === "application/xhtml+xml"
+    ? Infinity
+    : MAX_METADATA_DOCUMENT_BYTES;
 }
 
 /** A client_id fetched as discovery fetches it: within the budget, a metadata document read up
  * to 5 KB and no further (client-info.ts). `policy`: public addresses only, unless a test says. */
-export async function fetchClientDocument(url: URL, policy?: AddressPolicy, budget: FetchBudget = CLIENT_FETCH_BUDGET): Promise<FetchedDocument> {
+export async function fetchClientDocument(
+  url: URL,
+  policy?: AddressPolicy,
+  budget: FetchBudget = CLIENT_FETCH_BUDGET,
+): Promise<FetchedDocument> {
   return fetchDocument(url, { policy: policy ?? (await publicOnlyPolicy()), ...budget, limitFor: documentByteLimit });
 }
 
@@ -105,7 +120,9 @@ export async function discoverClient(clientId: URL, options: DiscoveryOptions = 
     // Only the client's own origin speaks for it: a redirect elsewhere (an open redirect on
     // its site, say) must not let another site's document publish redirect URIs.
     const info =
-      new URL(doc.url).origin === clientId.origin ? await parseClientDocument(doc, clientId.href) : refusedClient(clientId.href, "its address redirects to another site");
+      new URL(doc.url).origin === clientId.origin
+        ? await parseClientDocument(doc, clientId.href)
+        : refusedClient(clientId.href, "its address redirects to another site");
     if (info.refused !== undefined) return info;
     const lifetime = options.cacheMs ?? cacheLifetimeMs(doc.caching ?? {}, now());
     if (lifetime > 0) remember(key, info, now() + lifetime);
@@ -114,7 +131,8 @@ export async function discoverClient(clientId: URL, options: DiscoveryOptions = 
     // Refused (SSRF guard, size, redirects) or failed (network, timeout, status): the
     // authorization can still go on with same-origin redirect URIs only. Only slowness is
     // remembered: it is what holds a person waiting.
-    if (error instanceof FetchTimedOut || performance.now() - started > SHORT_FETCH_BUDGET.timeoutMs) await memory?.rememberSlow(now());
+    if (error instanceof FetchTimedOut || performance.now() - started > SHORT_FETCH_BUDGET.timeoutMs)
+      await memory?.rememberSlow(now());
     return afterFailure(clientId, error);
   }
 }

@@ -55,7 +55,9 @@ const clientHash = (clientId: URL) => secretHash(clientId.href).slice(0, 22);
 
 function live(record: SlowClients | null, domain: string, now: number): SlowClients["slow"] {
   if (record?.kind !== "slow-client-fetches" || record.domain !== domain || !Array.isArray(record.slow)) return [];
-  return record.slow.filter((entry: SlowClients["slow"][number] | null) => typeof entry?.client === "string" && entry.until > now);
+  return record.slow.filter(
+    (entry: SlowClients["slow"][number] | null) => typeof entry?.client === "string" && entry.until > now,
+  );
 }
 
 export function storedFetchFailures(store: KeyValueStore): FetchFailures {
@@ -78,10 +80,17 @@ export function storedFetchFailures(store: KeyValueStore): FetchFailures {
           if (domainBusy) return;
           try {
             // Read again: others may have been slow under this domain while this one waited.
-            const others = live(await store.get<SlowClients>(key), domain, at).filter((entry) => entry.client !== client);
+            const others = live(await store.get<SlowClients>(key), domain, at).filter(
+              (entry) => entry.client !== client,
+            );
             if (others.length >= SLOW_PER_DOMAIN) return;
             const entries = [...others, { client, until: at + FAILURE_TTL_MS }];
-            await store.set(key, { kind: "slow-client-fetches", domain, slow: entries, expiresAt: at + FAILURE_TTL_MS } satisfies SlowClients);
+            await store.set(key, {
+              kind: "slow-client-fetches",
+              domain,
+              slow: entries,
+              expiresAt: at + FAILURE_TTL_MS,
+            } satisfies SlowClients);
           } catch {
             // Not remembered: the next request fetches again, within the same budget.
           }

@@ -32,21 +32,80 @@ const SUBSET_LIMITS = {
 
 // Tags microformats parsing reads by name (src, href, alt, value, datetime...); everything else
 // becomes a <span>, which the HTML parser treats as plain (no implied ends, no reparenting).
-const KEPT = new Set(["a", "abbr", "area", "audio", "data", "del", "iframe", "img", "input", "ins", "link", "meta", "object", "source", "time", "video"]);
-const VOID = new Set(["area", "base", "br", "col", "embed", "hr", "img", "input", "keygen", "link", "meta", "param", "source", "track", "wbr"]);
+const KEPT = new Set([
+  "a",
+  "abbr",
+  "area",
+  "audio",
+  "data",
+  "del",
+  "iframe",
+  "img",
+  "input",
+  "ins",
+  "link",
+  "meta",
+  "object",
+  "source",
+  "time",
+  "video",
+]);
+const VOID = new Set([
+  "area",
+  "base",
+  "br",
+  "col",
+  "embed",
+  "hr",
+  "img",
+  "input",
+  "keygen",
+  "link",
+  "meta",
+  "param",
+  "source",
+  "track",
+  "wbr",
+]);
 // Elements whose content the parser does not read as markup, or microformats ignore.
-const DROPPED = new Set(["script", "style", "template", "textarea", "title", "noscript", "xmp", "noembed", "noframes", "plaintext"]);
+const DROPPED = new Set([
+  "script",
+  "style",
+  "template",
+  "textarea",
+  "title",
+  "noscript",
+  "xmp",
+  "noembed",
+  "noframes",
+  "plaintext",
+]);
 const ATTRIBUTES = ["href", "src", "alt", "title", "value", "data", "datetime", "poster", "content"] as const;
 const READ = new Set(["class", "rel", ...ATTRIBUTES]);
 // Microformats 1 root classes, which the parser still reads as items.
-const MF1_ROOTS = new Set(["adr", "geo", "hentry", "hfeed", "hnews", "hproduct", "hreview", "vcard", "hresume", "vevent", "item", "hreview-aggregate"]);
+const MF1_ROOTS = new Set([
+  "adr",
+  "geo",
+  "hentry",
+  "hfeed",
+  "hnews",
+  "hproduct",
+  "hreview",
+  "vcard",
+  "hresume",
+  "vevent",
+  "item",
+  "hreview-aggregate",
+]);
 const isItemClass = (name: string) => name.startsWith("h-") || MF1_ROOTS.has(name);
-const isMicroformatsClass = (name: string) => /^(?:p|u|dt|e)-/.test(name) || name === "value" || name === "value-title" || isItemClass(name);
+const isMicroformatsClass = (name: string) =>
+  /^(?:p|u|dt|e)-/.test(name) || name === "value" || name === "value-title" || isItemClass(name);
 
 const escapeText = (text: string) => text.replaceAll("<", "&lt;");
 // Attribute values stay as written (character references included) for the parser to decode;
 // with ", < and > escaped, every "<" and ">" left in the subset belongs to a tag.
-const quoted = (value: string) => `"${value.replaceAll('"', "&quot;").replaceAll("<", "&lt;").replaceAll(">", "&gt;")}"`;
+const quoted = (value: string) =>
+  `"${value.replaceAll('"', "&quot;").replaceAll("<", "&lt;").replaceAll(">", "&gt;")}"`;
 
 // Class and rel lists are split on spaces alone, as the parser splits them.
 const words = (value: string | undefined) => (value === undefined ? [] : value.split(" "));
@@ -153,10 +212,16 @@ export function htmlSubset(html: string, wanted: Wanted): string {
     start(tag, attributes) {
       const href = attributes.get("href");
       // The first <base href> counts, unless too long to be real (then the page's URL does).
-      if (tag === "base" && base === undefined && href !== undefined) base = href.length <= SUBSET_LIMITS.attributeChars ? `<base href=${quoted(href)}>` : "";
+      if (tag === "base" && base === undefined && href !== undefined)
+        base = href.length <= SUBSET_LIMITS.attributeChars ? `<base href=${quoted(href)}>` : "";
       const rel = attributes.get("rel");
       // The parser reads rel on any element that has an href.
-      if (rel !== undefined && href !== undefined && rels.length < SUBSET_LIMITS.rels && href.length <= SUBSET_LIMITS.attributeChars) {
+      if (
+        rel !== undefined &&
+        href !== undefined &&
+        rels.length < SUBSET_LIMITS.rels &&
+        href.length <= SUBSET_LIMITS.attributeChars
+      ) {
         const kept = words(rel).filter((r) => wanted.rels.includes(r));
         const link = `<link rel=${quoted(kept.join(" "))} href=${quoted(href)}>`;
         if (kept.length > 0 && relChars + link.length <= SUBSET_LIMITS.relChars) {
@@ -164,7 +229,8 @@ export function htmlSubset(html: string, wanted: Wanted): string {
           relChars += link.length;
         }
       }
-      if (subtree === undefined && words(attributes.get("class")).some((c) => wanted.roots.includes(c))) subtree = new Subtree();
+      if (subtree === undefined && words(attributes.get("class")).some((c) => wanted.roots.includes(c)))
+        subtree = new Subtree();
       subtree?.start(tag, attributes);
     },
     end: (tag) => subtree?.end(tag),

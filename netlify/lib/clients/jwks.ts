@@ -29,7 +29,13 @@ export class ClientKeysUnavailable extends Error {
 }
 
 const defaultFetcher: KeyFetcher = async (url) =>
-  fetchDocument(url, { policy: await publicOnlyPolicy(), maxBytes: MAX_JWKS_BYTES, maxRedirects: 0, timeoutMs: 3000, accept: "application/jwk-set+json, application/json" });
+  fetchDocument(url, {
+    policy: await publicOnlyPolicy(),
+    maxBytes: MAX_JWKS_BYTES,
+    maxRedirects: 0,
+    timeoutMs: 3000,
+    accept: "application/jwk-set+json, application/json",
+  });
 
 async function fetchKeys(jwksUri: string, fetcher: KeyFetcher, now: number): Promise<StoredKeys> {
   let body: string;
@@ -37,12 +43,14 @@ async function fetchKeys(jwksUri: string, fetcher: KeyFetcher, now: number): Pro
   try {
     const doc = await fetcher(new URL(jwksUri));
     if (doc.status !== 200) throw new ClientKeysUnavailable(`its jwks_uri answered ${doc.status}`);
-    if (Buffer.byteLength(doc.body, "utf8") > MAX_JWKS_BYTES) throw new ClientKeysUnavailable(`its jwks_uri serves more than ${MAX_JWKS_BYTES / 1024} KB`);
+    if (Buffer.byteLength(doc.body, "utf8") > MAX_JWKS_BYTES)
+      throw new ClientKeysUnavailable(`its jwks_uri serves more than ${MAX_JWKS_BYTES / 1024} KB`);
     body = doc.body;
     lifetime = cacheLifetimeMs(doc.caching ?? {}, now);
   } catch (error) {
     // In words that name no address and no system error: they go back to whoever asked.
-    if (error instanceof FetchRefused || error instanceof FetchFailed) throw new ClientKeysUnavailable(`its jwks_uri could not be fetched (${shareableReason(error)})`);
+    if (error instanceof FetchRefused || error instanceof FetchFailed)
+      throw new ClientKeysUnavailable(`its jwks_uri could not be fetched (${shareableReason(error)})`);
     throw error;
   }
   const json = jsonOf(body);
@@ -68,7 +76,8 @@ export async function clientKeySet(source: ClientKeySource, options: KeyOptions)
   const key = RECORDS.clientKeys.key(source.jwksUri);
   if (options.fresh !== true) {
     const kept = await options.store.get<StoredKeys>(key);
-    if (kept !== null && kept.jwksUri === source.jwksUri && kept.expiresAt > options.now && Array.isArray(kept.keys)) return { keys: kept.keys };
+    if (kept !== null && kept.jwksUri === source.jwksUri && kept.expiresAt > options.now && Array.isArray(kept.keys))
+      return { keys: kept.keys };
   }
   const fetched = await fetchKeys(source.jwksUri, options.fetcher ?? defaultFetcher, options.now);
   await options.store.set(key, fetched);

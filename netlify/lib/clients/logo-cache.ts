@@ -36,7 +36,12 @@ function fromRecord(record: ClientLogoRecord | null, url: string, now: number): 
 }
 
 /** The logo at `url`: from the store while it is fresh, else from `read` (then kept). */
-export async function cachedLogo(store: KeyValueStore, url: string, now: number, read: () => Promise<Logo>): Promise<Logo> {
+export async function cachedLogo(
+  store: KeyValueStore,
+  url: string,
+  now: number,
+  read: () => Promise<Logo>,
+): Promise<Logo> {
   const key = RECORDS.clientLogo.key(logoSlot(url));
   try {
     const kept = fromRecord(await store.get<ClientLogoRecord>(key), url, now);
@@ -46,7 +51,13 @@ export async function cachedLogo(store: KeyValueStore, url: string, now: number,
   }
   const logo = await read();
   const record: ClientLogoRecord = logo.ok
-    ? { kind: "client-logo", url, expiresAt: now + LOGO_TTL_MS, type: logo.type, data: Buffer.from(logo.bytes).toString("base64") }
+    ? {
+        kind: "client-logo",
+        url,
+        expiresAt: now + LOGO_TTL_MS,
+        type: logo.type,
+        data: Buffer.from(logo.bytes).toString("base64"),
+      }
     : { kind: "client-logo", url, expiresAt: now + REFUSED_LOGO_TTL_MS, reason: logo.reason.slice(0, 300) };
   try {
     await store.set(key, record);

@@ -10,7 +10,11 @@ type ParsedMicroformats = ReturnType<typeof mf2>;
  * on a hostile page as it is can take seconds). It refuses a page whose <body> holds no
  * element (a page of <link> tags alone is common), so an empty element is appended: HTML
  * parsing puts it in the body, and it adds no item and no rel. */
-export async function parseMicroformats(html: string, baseUrl: string, wanted: Wanted): Promise<ParsedMicroformats | null> {
+export async function parseMicroformats(
+  html: string,
+  baseUrl: string,
+  wanted: Wanted,
+): Promise<ParsedMicroformats | null> {
   // Loaded outside the try: a failure to load is the server's, never "no microformats".
   const { mf2: parse } = await importCommonJs(() => import("microformats-parser"));
   try {

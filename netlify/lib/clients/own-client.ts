@@ -20,7 +20,13 @@ function ownClient(baseUrl: string): { clientId: string; redirectUri: string } {
 export function ownClientInfo(baseUrl: string, clientId: URL): ClientInfo | undefined {
   const own = ownClient(baseUrl);
   if (clientId.href !== own.clientId) return undefined;
-  return { clientId: own.clientId, name: OWN_CLIENT_NAME, redirectUris: [own.redirectUri], fetched: true, own: { scopes: OWN_CLIENT_SCOPES } };
+  return {
+    clientId: own.clientId,
+    name: OWN_CLIENT_NAME,
+    redirectUris: [own.redirectUri],
+    fetched: true,
+    own: { scopes: OWN_CLIENT_SCOPES },
+  };
 }
 
 /** Whether this is the self-test coming back to its own page (one of this server's pages). */

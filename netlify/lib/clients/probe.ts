@@ -28,14 +28,19 @@ interface ProbeOptions {
 const USER_AGENT = "netlify-indieauth (MCP server check)";
 
 async function loadNetwork() {
-  const [{ default: http }, { default: https }, { lookup }] = await Promise.all([import("node:http"), import("node:https"), import("node:dns")]);
+  const [{ default: http }, { default: https }, { lookup }] = await Promise.all([
+    import("node:http"),
+    import("node:https"),
+    import("node:dns"),
+  ]);
   return { http, https, lookup };
 }
 
 /** Sends the request; resolves with whatever the server answered, or rejects with FetchRefused
  * (address, scheme) or FetchFailed (network, time). */
 export async function probe(url: URL, options: ProbeOptions): Promise<ProbeAnswer> {
-  if (url.protocol !== "http:" && url.protocol !== "https:") throw new FetchRefused(`the ${url.protocol} scheme is not allowed`);
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    throw new FetchRefused(`the ${url.protocol} scheme is not allowed`);
   const literal = ipLiteralOf(url.hostname);
   if (literal !== null && !options.policy(literal)) throw new FetchRefused(`the address ${literal} is not allowed`);
   const network = await loadNetwork();
@@ -48,11 +53,18 @@ export async function probe(url: URL, options: ProbeOptions): Promise<ProbeAnswe
       port: url.port === "" ? undefined : Number(url.port),
       path: `${url.pathname}${url.search}`,
       method: options.method ?? "GET",
-      headers: { ...options.headers, ...(body ? { "Content-Length": String(body.length) } : {}), "User-Agent": options.userAgent ?? USER_AGENT },
+      headers: {
+        ...options.headers,
+        ...(body ? { "Content-Length": String(body.length) } : {}),
+        "User-Agent": options.userAgent ?? USER_AGENT,
+      },
       agent: false,
       lookup: guardedLookup(options.policy, network.lookup),
     });
-    const timer = setTimeout(() => req.destroy(new FetchFailed(`no answer within ${options.timeoutMs / 1000} seconds`)), options.timeoutMs);
+    const timer = setTimeout(
+      () => req.destroy(new FetchFailed(`no answer within ${options.timeoutMs / 1000} seconds`)),
+      options.timeoutMs,
+    );
     req.on("error", (error) => {
       clearTimeout(timer);
       reject(error instanceof FetchRefused || error instanceof FetchFailed ? error : new FetchFailed(error.message));
@@ -65,7 +77,12 @@ export async function probe(url: URL, options: ProbeOptions): Promise<ProbeAnswe
       let cut = false;
       const done = () => {
         clearTimeout(timer);
-        resolve({ status: res.statusCode ?? 0, headers, body: new TextDecoder("utf-8").decode(Buffer.concat(chunks)), cut });
+        resolve({
+          status: res.statusCode ?? 0,
+          headers,
+          body: new TextDecoder("utf-8").decode(Buffer.concat(chunks)),
+          cut,
+        });
       };
       res.on("data", (chunk: Buffer) => {
         if (cut) return;

@@ -27,8 +27,16 @@ const SCOPE_TOKEN = /^[\x21\x23-\x5B\x5D-\x7E]{1,64}$/;
 
 const cache = new Map<string, { answer: ResourceScopes; expires: number }>();
 
-const guardedFetcher = (localDevelopment: boolean): Fetcher => async (url) =>
-  fetchDocument(url, { policy: localDevelopment ? loopbackOnlyPolicy : await publicOnlyPolicy(), ...CLIENT_FETCH_BUDGET, maxBytes: 64 * 1024, maxRedirects: 0, accept: "application/json" });
+const guardedFetcher =
+  (localDevelopment: boolean): Fetcher =>
+  async (url) =>
+    fetchDocument(url, {
+      policy: localDevelopment ? loopbackOnlyPolicy : await publicOnlyPolicy(),
+      ...CLIENT_FETCH_BUDGET,
+      maxBytes: 64 * 1024,
+      maxRedirects: 0,
+      accept: "application/json",
+    });
 
 /** Where the metadata of an absolute resource URL lives (RFC 9728 3.1): the well-known path
  * inserted between the host and the resource's path and query. (resource/metadata.ts serves it
@@ -44,11 +52,17 @@ export function metadataUrlFor(resource: URL): URL {
 export function scopesOfMetadata(body: string, resource: string): ResourceScopes {
   const doc = jsonOf(body);
   if (doc === undefined) return { missing: "its metadata is not JSON" };
-  if (typeof doc !== "object" || doc === null || Array.isArray(doc)) return { missing: "its metadata is not a JSON object" };
+  if (typeof doc !== "object" || doc === null || Array.isArray(doc))
+    return { missing: "its metadata is not a JSON object" };
   const { resource: named, scopes_supported: listed } = doc as Record<string, unknown>;
-  if (named !== resource) return { missing: `its metadata names the resource ${JSON.stringify(named)}, not ${resource}` };
+  if (named !== resource)
+    return { missing: `its metadata names the resource ${JSON.stringify(named)}, not ${resource}` };
   if (!Array.isArray(listed)) return { missing: "its metadata has no scopes_supported" };
-  const scopes = [...new Set(listed.filter((s): s is string => typeof s === "string" && SCOPE_TOKEN.test(s) && s !== "offline_access"))].slice(0, MAX_SCOPES);
+  const scopes = [
+    ...new Set(
+      listed.filter((s): s is string => typeof s === "string" && SCOPE_TOKEN.test(s) && s !== "offline_access"),
+    ),
+  ].slice(0, MAX_SCOPES);
   return scopes.length > 0 ? { scopes } : { missing: "its metadata lists no scopes in scopes_supported" };
 }
 

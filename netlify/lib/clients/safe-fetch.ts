@@ -69,7 +69,11 @@ const DEFAULTS = {
 /** node:http, node:https and node:dns, loaded by name on the first fetch: they stay out of a
  * function's cold start (only GET /auth and the self-test fetch anything). */
 async function loadNetwork() {
-  const [{ default: http }, { default: https }, { lookup }] = await Promise.all([import("node:http"), import("node:https"), import("node:dns")]);
+  const [{ default: http }, { default: https }, { lookup }] = await Promise.all([
+    import("node:http"),
+    import("node:https"),
+    import("node:dns"),
+  ]);
   return { http, https, lookup };
 }
 type Network = Awaited<ReturnType<typeof loadNetwork>>;
@@ -86,7 +90,8 @@ export function guardedLookup(policy: AddressPolicy, dnsLookup: Network["lookup"
       if (err) return callback(err, []);
       if (addresses.length === 0) return callback(new FetchFailed(`${hostname} has no addresses`), []);
       const refused = addresses.find((a) => !policy(a.address));
-      if (refused) return callback(new AddressRefused(`${hostname} resolves to ${refused.address}, which is not allowed`), []);
+      if (refused)
+        return callback(new AddressRefused(`${hostname} resolves to ${refused.address}, which is not allowed`), []);
       // Hand back exactly the checked addresses; never resolve again.
       if (options.all === true) return callback(null, addresses);
       const first = addresses[0]!;
@@ -139,10 +144,18 @@ function requestOnce(url: URL, opts: Required<FetchOptions>, network: Network, s
       lookup: guardedLookup(opts.policy, network.lookup),
     });
     signal.addEventListener("abort", onAbort, { once: true });
-    const headersTimer = setTimeout(() => finish({ error: new FetchTimedOut(`${url.host} sent no answer within ${opts.headersTimeoutMs} ms`) }), opts.headersTimeoutMs);
+    const headersTimer = setTimeout(
+      () => finish({ error: new FetchTimedOut(`${url.host} sent no answer within ${opts.headersTimeoutMs} ms`) }),
+      opts.headersTimeoutMs,
+    );
 
     req.on("error", (err) => {
-      finish({ error: err instanceof FetchRefused || err instanceof FetchFailed ? err : new FetchFailed(`could not fetch ${url.href}: ${err.message}`) });
+      finish({
+        error:
+          err instanceof FetchRefused || err instanceof FetchFailed
+            ? err
+            : new FetchFailed(`could not fetch ${url.href}: ${err.message}`),
+      });
     });
     req.on("response", (res) => {
       clearTimeout(headersTimer);
@@ -152,7 +165,12 @@ function requestOnce(url: URL, opts: Required<FetchOptions>, network: Network, s
   });
 }
 
-function handleResponse(url: URL, res: IncomingMessage, opts: Required<FetchOptions>, finish: (outcome: { hop: Hop } | { error: Error }) => void): void {
+function handleResponse(
+  url: URL,
+  res: IncomingMessage,
+  opts: Required<FetchOptions>,
+  finish: (outcome: { hop: Hop } | { error: Error }) => void,
+): void {
   const status = res.statusCode ?? 0;
   if (REDIRECT_STATUSES.has(status)) {
     const location = res.headers.location;
@@ -174,7 +192,12 @@ function handleResponse(url: URL, res: IncomingMessage, opts: Required<FetchOpti
       status,
       contentType,
       linkHeaders: res.headersDistinct.link ?? [],
-      caching: { cacheControl: res.headers["cache-control"], expires: res.headers.expires, date: res.headers.date, age: res.headers.age },
+      caching: {
+        cacheControl: res.headers["cache-control"],
+        expires: res.headers.expires,
+        date: res.headers.date,
+        age: res.headers.age,
+      },
       bytes,
       ...(oversized ? { oversized: true as const } : {}),
     },
@@ -197,7 +220,8 @@ function handleResponse(url: URL, res: IncomingMessage, opts: Required<FetchOpti
   res.on("data", (chunk: Buffer) => {
     size += chunk.length;
     if (size > typeLimit) return stopAtTypeLimit(Buffer.concat([...chunks, chunk]).subarray(0, typeLimit + 1));
-    if (size > opts.maxBytes) return finish({ error: new FetchRefused(`the document is larger than ${opts.maxBytes} bytes`) });
+    if (size > opts.maxBytes)
+      return finish({ error: new FetchRefused(`the document is larger than ${opts.maxBytes} bytes`) });
     chunks.push(chunk);
   });
   res.on("end", () => finish({ hop: document(Buffer.concat(chunks), false) }));

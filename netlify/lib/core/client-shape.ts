@@ -35,7 +35,8 @@ export function clientDisplay(from: Discovered): ClientDisplay {
   const redirects = from.redirectUris ?? [];
   // A registered app's page says where it sends the answer, loopback included (its own words).
   if (from.registered === true) display.registered = true;
-  else if (from.metadataDocument === true && redirects.length > 0 && redirects.every(isLoopbackUri)) display.loopbackOnly = true;
+  else if (from.metadataDocument === true && redirects.length > 0 && redirects.every(isLoopbackUri))
+    display.loopbackOnly = true;
   return display;
 }
 

@@ -6,4 +6,3 @@ export interface Fields<P extends string> {
   readonly get: (name: P) => string | null;
   readonly getAll: (name: P) => string[];
 }
-

@@ -3,8 +3,7 @@
 // Only the format lives here (config reads it at start-up); owner/password.ts hashes and verifies.
 
 export type PasswordHash =
-  | { kind: "scrypt"; logN: number; r: number; p: number; salt: Buffer; key: Buffer }
-  | { kind: "bcrypt"; hash: string };
+  { kind: "scrypt"; logN: number; r: number; p: number; salt: Buffer; key: Buffer } | { kind: "bcrypt"; hash: string };
 
 const PHC_SCRYPT = /^\$scrypt\$ln=(\d{1,2}),r=(\d{1,2}),p=(\d{1,2})\$([A-Za-z0-9+/]{16,})\$([A-Za-z0-9+/]{43})$/;
 const BCRYPT = /^\$2[abxy]?\$\d{2}\$[./A-Za-z0-9]{53}$/;
@@ -26,7 +25,14 @@ export function parsePasswordHash(value: string): PasswordHash | { error: string
     if (logN < 14 || logN > 20 || Number(r) < 1 || Number(r) > 16 || Number(p) < 1 || Number(p) > 4) {
       return { error: "has scrypt parameters outside the accepted range (ln 14-20, r 1-16, p 1-4)" };
     }
-    return { kind: "scrypt", logN, r: Number(r), p: Number(p), salt: Buffer.from(salt, "base64"), key: Buffer.from(key, "base64") };
+    return {
+      kind: "scrypt",
+      logN,
+      r: Number(r),
+      p: Number(p),
+      salt: Buffer.from(salt, "base64"),
+      key: Buffer.from(key, "base64"),
+    };
   }
   if (BCRYPT.test(trimmed)) return { kind: "bcrypt", hash: trimmed };
   return { error: "is not a hash this server can read (a scrypt hash from hash-password, or a bcrypt hash)" };

@@ -9,8 +9,28 @@ type RedirectKind = "loopback" | "app" | "web";
 /** Schemes that are no app's own: the web's, mail's, the browser's. A redirect there is not an
  * app link, whatever its host. */
 const NOT_PRIVATE_USE = new Set([
-  "http", "https", "ftp", "ws", "wss", "file", "data", "javascript", "vbscript", "blob", "about", "filesystem",
-  "view-source", "mailto", "tel", "sms", "news", "intent", "chrome", "chrome-extension", "moz-extension", "edge",
+  "http",
+  "https",
+  "ftp",
+  "ws",
+  "wss",
+  "file",
+  "data",
+  "javascript",
+  "vbscript",
+  "blob",
+  "about",
+  "filesystem",
+  "view-source",
+  "mailto",
+  "tel",
+  "sms",
+  "news",
+  "intent",
+  "chrome",
+  "chrome-extension",
+  "moz-extension",
+  "edge",
 ]);
 
 /** What kind of redirect URI this is, or null when it is none of the three. A private-use

@@ -62,7 +62,8 @@ export function parseProfileUrl(raw: string, options: ProfileUrlOptions = {}): U
   const { url } = parsed;
   const local = options.allowLocalhost === true && url.hostname === "localhost";
   if (url.port !== "" && !local) return { ok: false, reason: "the profile URL must not contain a port" };
-  if (isIpLiteral(url.hostname)) return { ok: false, reason: "the profile URL's host must be a domain name, not an IP address" };
+  if (isIpLiteral(url.hostname))
+    return { ok: false, reason: "the profile URL's host must be a domain name, not an IP address" };
   if (url.hostname === "localhost" && !local) return { ok: false, reason: "the profile URL must not be localhost" };
   return parsed;
 }
@@ -159,5 +160,7 @@ export function isUnderClientPath(clientId: string, redirectUri: string): boolea
   const [client, redirect] = [urlOf(clientId), urlOf(redirectUri)];
   if (!client || !redirect) return false;
   const directory = client.pathname.endsWith("/") ? client.pathname : `${client.pathname}/`;
-  return sameOrigin(client, redirect) && (redirect.pathname === client.pathname || redirect.pathname.startsWith(directory));
+  return (
+    sameOrigin(client, redirect) && (redirect.pathname === client.pathname || redirect.pathname.startsWith(directory))
+  );
 }

@@ -20,7 +20,12 @@ export interface JwtKind {
 }
 
 /** Times in milliseconds; the JWT carries them in seconds. */
-export async function signTyped(claims: Record<string, unknown>, kind: JwtKind, issuedAt: number, expiresAt: number): Promise<string> {
+export async function signTyped(
+  claims: Record<string, unknown>,
+  kind: JwtKind,
+  issuedAt: number,
+  expiresAt: number,
+): Promise<string> {
   const { SignJWT } = await joseSign();
   return new SignJWT(claims)
     .setProtectedHeader({ alg: "HS256", typ: kind.typ })
@@ -33,7 +38,12 @@ export async function signTyped(claims: Record<string, unknown>, kind: JwtKind, 
 
 /** The claims, or null when the signature, type, issuer, audience or expiry is wrong, or the
  * token is longer than anything this server makes. */
-export async function verifyTyped<T extends object>(token: string, kind: JwtKind, now: number, maxLength = 4096): Promise<(Partial<T> & JWTPayload) | null> {
+export async function verifyTyped<T extends object>(
+  token: string,
+  kind: JwtKind,
+  now: number,
+  maxLength = 4096,
+): Promise<(Partial<T> & JWTPayload) | null> {
   if (token.length > maxLength) return null;
   // Loaded outside the try: a failure to load is the server's, never a "bad token".
   const { jwtVerify } = await joseVerify();

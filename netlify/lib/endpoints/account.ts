@@ -10,8 +10,23 @@ import { json, withCookies } from "../http/responses.ts";
 import { logoPath } from "../clients/logo-link.ts";
 import { sharesOriginWithSite } from "../owner/app-approvals.ts";
 import { listAuthorisedApps, revokeAllApps, revokeApp } from "../owner/authorised-apps.ts";
-import { listPasskeys, passkeyName, passkeyView, passwordLoginAllowed, removePasskey, renamePasskey } from "../owner/passkey-records.ts";
-import { clearSessionCookies, currentSession, endAllSessions, endSession, listSessions, rememberRequested, startSession } from "../owner/sessions.ts";
+import {
+  listPasskeys,
+  passkeyName,
+  passkeyView,
+  passwordLoginAllowed,
+  removePasskey,
+  renamePasskey,
+} from "../owner/passkey-records.ts";
+import {
+  clearSessionCookies,
+  currentSession,
+  endAllSessions,
+  endSession,
+  listSessions,
+  rememberRequested,
+  startSession,
+} from "../owner/sessions.ts";
 import { credentialFrom, refusalFor, signInOwner } from "../owner/sign-in.ts";
 import { isHistoryCursor, signInHistory } from "../owner/sign-in-history.ts";
 import { deviceLabel } from "../owner/user-agent.ts";
@@ -35,7 +50,9 @@ async function overviewOf(ctx: RequestContext, sessionId: string): Promise<Accou
     confirmChanges: sharesOriginWithSite(config),
     // Logos through this server (GET /auth/logo), as on the sign-in page: the owner's browser
     // never asks an app's host for anything. Only web addresses are signed; others are dropped.
-    apps: apps.apps.map(({ logoUri, ...app }) => (logoUri && /^https?:\/\//i.test(logoUri) ? { ...app, logoUri: logoPath(logoUri, config.keys.logo) } : app)),
+    apps: apps.apps.map(({ logoUri, ...app }) =>
+      logoUri && /^https?:\/\//i.test(logoUri) ? { ...app, logoUri: logoPath(logoUri, config.keys.logo) } : app,
+    ),
     ...(apps.more > 0 ? { moreApps: apps.more } : {}),
     ...(history.before ? { moreEvents: history.before } : {}),
     devices: sessions.map((s) => ({
@@ -61,23 +78,36 @@ async function overview(ctx: RequestContext, { sessionId }: Owner): Promise<Resp
 /** The page's first question: the overview when signed in, else the ways to sign in (200 both). */
 async function sessionView(ctx: RequestContext): Promise<Response> {
   const session = await currentSession(ctx.rt.store, ctx.req, ctx.config, ctx.rt.now());
-  const view: AccountSessionView = session ? { signedIn: true, account: await overviewOf(ctx, session.id) } : { signedIn: false, signIn: await signInMethods(ctx) };
+  const view: AccountSessionView = session
+    ? { signedIn: true, account: await overviewOf(ctx, session.id) }
+    : { signedIn: false, signIn: await signInMethods(ctx) };
   return json(view);
 }
 
 /** Older sign-in history, a page at a time: ?before= the `moreEvents` (or `before`) last answered. */
 async function history(ctx: RequestContext): Promise<Response> {
   const before = new URL(ctx.req.url).searchParams.get("before") ?? undefined;
-  if (before !== undefined && !isHistoryCursor(before)) throw new InvalidRequest("before is not a place in the history.");
+  if (before !== undefined && !isHistoryCursor(before))
+    throw new InvalidRequest("before is not a place in the history.");
   return json(await signInHistory(ctx.rt.store, ctx.rt.now(), before));
 }
 
 async function signIn(ctx: RequestContext<"password" | "remember">): Promise<Response> {
   const { rt, config, requester } = ctx;
   const form = await ctx.form();
-  const result = await signInOwner(rt, config, { method: "password", password: form.get("password") ?? "" }, { ip: requester.ip, where: "account", req: ctx.req, userAgent: requester.userAgent, emit: ctx.emit });
+  const result = await signInOwner(
+    rt,
+    config,
+    { method: "password", password: form.get("password") ?? "" },
+    { ip: requester.ip, where: "account", req: ctx.req, userAgent: requester.userAgent, emit: ctx.emit },
+  );
   if (!result.ok) throw refusalFor(result);
-  const session = { method: "password", persistent: rememberRequested(form), ip: requester.ip, userAgent: requester.userAgent } as const;
+  const session = {
+    method: "password",
+    persistent: rememberRequested(form),
+    ip: requester.ip,
+    userAgent: requester.userAgent,
+  } as const;
   const { setCookies } = await startSession(rt.store, config, session, rt.now());
   return withCookies(json({ ok: true }), [...setCookies, ...result.setCookies]);
 }
@@ -91,7 +121,9 @@ const CONFIRMING = ["password", "passkey_ticket", "passkey_response"] as const;
  * once, which a script could repeat one by one) takes the password or a passkey again, as passkey
  * changes do everywhere. Signing this device out does not. */
 async function confirmIfShared(ctx: RequestContext<Confirming>, sessionId: string): Promise<readonly string[]> {
-  return sharesOriginWithSite(ctx.config) ? (await confirmOwner(ctx, sessionId, credentialFrom(await ctx.form()))).setCookies : [];
+  return sharesOriginWithSite(ctx.config)
+    ? (await confirmOwner(ctx, sessionId, credentialFrom(await ctx.form()))).setCookies
+    : [];
 }
 
 async function signOut(ctx: RequestContext<"device" | Confirming>, { sessionId }: Owner): Promise<Response> {
@@ -112,7 +144,8 @@ async function revoke(ctx: RequestContext<"app" | Confirming>, { sessionId }: Ow
   const app = (await ctx.form()).get("app");
   if (!app) throw new InvalidRequest("Say which app to revoke (app), or all.");
   const confirmed = await confirmIfShared(ctx, sessionId);
-  if (app === "all") return withCookies(json({ ok: true, revoked: await revokeAllApps(rt.store, rt.now()) }), confirmed);
+  if (app === "all")
+    return withCookies(json({ ok: true, revoked: await revokeAllApps(rt.store, rt.now()) }), confirmed);
   if (!(await revokeApp(rt.store, app, rt.now()))) throw new NotFound("No such app holds a token.");
   return withCookies(json({ ok: true, revoked: 1 }), confirmed);
 }
@@ -135,23 +168,103 @@ async function deleteKey(ctx: RequestContext<"id">): Promise<Response> {
 }
 
 const CROSS_SITE = "The console accepts requests from its own page only.";
-const view = (run: (ctx: RequestContext, owner: Owner) => Promise<Response>) => route({ caller: "session", crossSite: CROSS_SITE, owner: ownerSession, answers: "json", body: "none", redirects: "none", run });
+const view = (run: (ctx: RequestContext, owner: Owner) => Promise<Response>) =>
+  route({
+    caller: "session",
+    crossSite: CROSS_SITE,
+    owner: ownerSession,
+    answers: "json",
+    body: "none",
+    redirects: "none",
+    run,
+  });
 
 export const accountApi = actionsEndpoint({
   base: ACCOUNT_API,
   unknownAction: "There is no such console action.",
   actions: {
     "": { GET: view(overview) },
-    "/session": { GET: route({ caller: "anyone", answers: "json", body: "none", redirects: "none", run: sessionView }) },
+    "/session": {
+      GET: route({ caller: "anyone", answers: "json", body: "none", redirects: "none", run: sessionView }),
+    },
     "/history": { GET: view(history) },
-    "/sign-in": { POST: route({ caller: "same-origin", crossSite: CROSS_SITE, answers: "json", body: { form: ["password", "remember"] }, redirects: "none", run: signIn }) },
-    "/sign-out": { POST: route({ caller: "session", crossSite: CROSS_SITE, owner: ownerSession, answers: "json", body: { form: ["device", ...CONFIRMING] }, redirects: "none", run: signOut }) },
-    "/revoke": { POST: route({ caller: "session", crossSite: CROSS_SITE, owner: ownerSession, answers: "json", body: { form: ["app", ...CONFIRMING] }, redirects: "none", run: revoke }) },
-    "/passkeys/rename": { POST: route({ caller: "session", crossSite: CROSS_SITE, owner: ownerSession, answers: "json", body: { form: ["id", "name"] }, redirects: "none", run: renameKey }) },
-    "/passkeys/delete": { POST: route({ caller: "reconfirmed", crossSite: CROSS_SITE, owner: ownerReconfirmed, answers: "json", body: { form: ["id", ...CONFIRMING] }, redirects: "none", run: deleteKey }) },
+    "/sign-in": {
+      POST: route({
+        caller: "same-origin",
+        crossSite: CROSS_SITE,
+        answers: "json",
+        body: { form: ["password", "remember"] },
+        redirects: "none",
+        run: signIn,
+      }),
+    },
+    "/sign-out": {
+      POST: route({
+        caller: "session",
+        crossSite: CROSS_SITE,
+        owner: ownerSession,
+        answers: "json",
+        body: { form: ["device", ...CONFIRMING] },
+        redirects: "none",
+        run: signOut,
+      }),
+    },
+    "/revoke": {
+      POST: route({
+        caller: "session",
+        crossSite: CROSS_SITE,
+        owner: ownerSession,
+        answers: "json",
+        body: { form: ["app", ...CONFIRMING] },
+        redirects: "none",
+        run: revoke,
+      }),
+    },
+    "/passkeys/rename": {
+      POST: route({
+        caller: "session",
+        crossSite: CROSS_SITE,
+        owner: ownerSession,
+        answers: "json",
+        body: { form: ["id", "name"] },
+        redirects: "none",
+        run: renameKey,
+      }),
+    },
+    "/passkeys/delete": {
+      POST: route({
+        caller: "reconfirmed",
+        crossSite: CROSS_SITE,
+        owner: ownerReconfirmed,
+        answers: "json",
+        body: { form: ["id", ...CONFIRMING] },
+        redirects: "none",
+        run: deleteKey,
+      }),
+    },
     "/alerts": { GET: view(alertsStatus) },
-    "/alerts/test": { POST: route({ caller: "session", crossSite: CROSS_SITE, owner: ownerSession, answers: "json", body: { form: [] }, redirects: "none", run: sendTestAlert }) },
+    "/alerts/test": {
+      POST: route({
+        caller: "session",
+        crossSite: CROSS_SITE,
+        owner: ownerSession,
+        answers: "json",
+        body: { form: [] },
+        redirects: "none",
+        run: sendTestAlert,
+      }),
+    },
     "/connections": { GET: view(connections) },
-    "/mcp-check": { POST: route({ caller: "session", crossSite: CROSS_SITE, owner: ownerSession, answers: "json", body: { form: ["url"] }, redirects: "none", run: mcpCheck }) },
+    "/mcp-check": {
+      POST: route({
+        caller: "session",
+        crossSite: CROSS_SITE,
+        owner: ownerSession,
+        answers: "json",
+        body: { form: ["url"] },
+        redirects: "none",
+        run: mcpCheck,
+      }),
+    },
   },
 });

@@ -23,7 +23,10 @@ export async function sendTestAlert(ctx: RequestContext): Promise<Response> {
     case "off":
       throw new InvalidRequest("Alerts are off: set NOTIFY_URL to your webhook's address, then deploy again.");
     case "rate-limited":
-      throw new TooManyAttempts(`A test alert went out less than a minute ago. Try again in ${outcome.retryAfterSeconds ?? 60} seconds.`, outcome.retryAfterSeconds ?? 60);
+      throw new TooManyAttempts(
+        `A test alert went out less than a minute ago. Try again in ${outcome.retryAfterSeconds ?? 60} seconds.`,
+        outcome.retryAfterSeconds ?? 60,
+      );
     case "failed":
       throw new TemporarilyUnavailable(`The test alert did not arrive (${outcome.detail ?? "no answer"})`);
   }

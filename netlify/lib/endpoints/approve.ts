@@ -30,12 +30,24 @@ import { requestCheck } from "./request-check.ts";
 async function backToSignIn(ctx: RequestContext, signed: SignedRequest, problem: SignInProblem): Promise<Response> {
   const offer = await approvalPolicyOf(ctx).offer(signed.request);
   const { keys, issuer } = ctx.config;
-  const token = await signRequest(signed.request, keys.requestObject, issuer, ctx.rt.now(), { offer, expiresAt: signed.expiresAt, rid: signed.rid });
+  const token = await signRequest(signed.request, keys.requestObject, issuer, ctx.rt.now(), {
+    offer,
+    expiresAt: signed.expiresAt,
+    rid: signed.rid,
+  });
   return redirect(`${SIGN_IN_PAGE}#${writeSignInFragment({ request: token, problem })}`, 303);
 }
 
 /** The sign-in page's form: the request, Approve or Deny, the scopes ticked, who approves, "Keep me signed in". */
-const APPROVE_FIELDS = ["request", "decision", "scope", "password", "passkey_ticket", "passkey_response", "remember"] as const;
+const APPROVE_FIELDS = [
+  "request",
+  "decision",
+  "scope",
+  "password",
+  "passkey_ticket",
+  "passkey_response",
+  "remember",
+] as const;
 export type ApproveField = (typeof APPROVE_FIELDS)[number];
 
 /** The form, and what the steps learn of it in order: the signed request it sends back, who approves. */
@@ -60,15 +72,26 @@ interface Approval {
 /** Who is approving: a live session on this device where the approval policy lets it approve
  * on its own (the signed request's prompt included), else the password or a passkey. The
  * answer is the way they proved it, or where to send them back to. */
-async function whoApproves({ ctx, form, token }: Approving, signed: SignedRequest, scopes: string[], attempt: AttemptContext): Promise<Approval | Response> {
+async function whoApproves(
+  { ctx, form, token }: Approving,
+  signed: SignedRequest,
+  scopes: string[],
+  attempt: AttemptContext,
+): Promise<Approval | Response> {
   const policy = approvalPolicyOf(ctx);
   const session = await policy.session();
   // A session's approval is recorded in the history once the code is issued (after the answer).
   if (await policy.sessionApproves(signed.request, scopes)) return { approver: "session", setCookies: [] };
-  const outcome = await signInOwner(ctx.rt, ctx.config, credentialFrom(form), { ...attempt, ...(session ? { sessionId: session.id } : {}) });
+  const outcome = await signInOwner(ctx.rt, ctx.config, credentialFrom(form), {
+    ...attempt,
+    ...(session ? { sessionId: session.id } : {}),
+  });
   if (outcome.ok) return { approver: outcome.method, setCookies: outcome.setCookies };
   if (outcome.reason === "throttled") {
-    throw throttled(outcome.retryAfterSeconds, outcome.overall, outcome.method, outcome.busy).withLink({ href: `${SIGN_IN_PAGE}#request=${token}`, text: "Back to the sign-in page" });
+    throw throttled(outcome.retryAfterSeconds, outcome.overall, outcome.method, outcome.busy).withLink({
+      href: `${SIGN_IN_PAGE}#request=${token}`,
+      text: "Back to the sign-in page",
+    });
   }
   // Nothing given, which counts as no failure: a signed-in owner is asked to confirm this app;
   // a session that ended while the page was open, for the password.
@@ -77,26 +100,60 @@ async function whoApproves({ ctx, form, token }: Approving, signed: SignedReques
   return backToSignIn(ctx, signed, problem);
 }
 
-async function issue(ctx: RequestContext, signed: SignedRequest, scopes: string[], form: Fields<"remember">, { approver, setCookies }: Approval, attempt: AttemptContext): Promise<Response> {
+async function issue(
+  ctx: RequestContext,
+  signed: SignedRequest,
+  scopes: string[],
+  form: Fields<"remember">,
+  { approver, setCookies }: Approval,
+  attempt: AttemptContext,
+): Promise<Response> {
   const { config, rt } = ctx;
   const { request } = signed;
   const now = rt.now();
   // offline_access asked for and unticked: no refresh token (asked for by no IndieAuth client,
   // which all expect one: docs/endpoints.md).
-  const offline = !request.scopes.includes(OFFLINE_ACCESS) || scopes.includes(OFFLINE_ACCESS) ? {} : { refresh: false as const };
-  const code = { clientId: request.clientId, redirectUri: request.redirectUri, codeChallenge: request.codeChallenge, scopes, me: config.me, ...(request.resource ? { resource: request.resource } : {}), ...offline, client: request.unshownLogoUri ? { ...request.client, logoUri: request.unshownLogoUri } : request.client, ...(request.authentication ? { authentication: request.authentication } : {}), ...(request.documentUnread ? { documentUnread: true as const } : {}) };
+  const offline =
+    !request.scopes.includes(OFFLINE_ACCESS) || scopes.includes(OFFLINE_ACCESS) ? {} : { refresh: false as const };
+  const code = {
+    clientId: request.clientId,
+    redirectUri: request.redirectUri,
+    codeChallenge: request.codeChallenge,
+    scopes,
+    me: config.me,
+    ...(request.resource ? { resource: request.resource } : {}),
+    ...offline,
+    client: request.unshownLogoUri ? { ...request.client, logoUri: request.unshownLogoUri } : request.client,
+    ...(request.authentication ? { authentication: request.authentication } : {}),
+    ...(request.documentUnread ? { documentUnread: true as const } : {}),
+  };
   // One code per signed request: a double-clicked Approve gets the first answer again.
-  const issued = await issueRequestCode(rt.store, config.keys.code, { requestId: requestId(signed), requestExpiresAt: signed.expiresAt }, code, now);
+  const issued = await issueRequestCode(
+    rt.store,
+    config.keys.code,
+    { requestId: requestId(signed), requestExpiresAt: signed.expiresAt },
+    code,
+    now,
+  );
   if (!issued) throw new SignInAlreadyAnswered();
   if (!issued.repeat) {
-    const approved = { clientId: request.clientId, redirectUri: request.redirectUri, ...(request.resource ? { resource: request.resource } : {}), scopes };
+    const approved = {
+      clientId: request.clientId,
+      redirectUri: request.redirectUri,
+      ...(request.resource ? { resource: request.resource } : {}),
+      scopes,
+    };
     // The password or a passkey approved this much: a session may approve it again.
     if (approver === "session") await recordAttempt(rt, attempt, "session");
-    else if ((await rememberApproval(rt.store, { ...approved, method: approver }, now)).first) await ctx.emit({ type: "app-approved", clientId: request.clientId });
+    else if ((await rememberApproval(rt.store, { ...approved, method: approver }, now)).first)
+      await ctx.emit({ type: "app-approved", clientId: request.clientId });
   }
   // Also on a repeat: the same code sent back again.
   await ctx.emit({ type: "approved", clientId: request.clientId, challenge: request.codeChallenge, code: issued.code });
-  const response = redirect(redirectToClient(request.redirectUri, { code: issued.code, state: request.state }, config.issuer), 302);
+  const response = redirect(
+    redirectToClient(request.redirectUri, { code: issued.code, state: request.state }, config.issuer),
+    302,
+  );
   // Also on a repeat: the browser shows the last answer, and the first one's cookie may be lost with it.
   if (approver !== "session" && rememberRequested(form)) {
     const session = { method: approver, persistent: true, ip: ctx.requester.ip, userAgent: ctx.requester.userAgent };
@@ -117,7 +174,6 @@ function unusable(problem: UnusableSignInRequest["problem"], clientId: string | 
   return clientId ? refusal.withLink({ href: clientId, text: `Back to ${new URL(clientId).host}` }) : refusal;
 }
 
-
 /** POST /auth/approve, in order, each step tagged by what is known when it runs
  * (protocol/trust-steps.ts). Before any of them, the frame refuses a cross-site post and a body
  * it does not accept: shown, never redirected (there is no redirect URI yet). */
@@ -131,29 +187,52 @@ export const APPROVE_STEPS: readonly Step<Approving>[] = [
       s.signed = checked.signed;
     },
   },
-  { name: "deny", known: "verified", run: ({ ctx, form, signed }) => (form.get("decision") === "deny" ? deny(ctx, signed!) : undefined) },
-  { name: "decision", known: "verified", run: ({ ctx, form, signed }) => (form.get("decision") !== "approve" ? backToSignIn(ctx, signed!, "decision") : undefined) },
+  {
+    name: "deny",
+    known: "verified",
+    run: ({ ctx, form, signed }) => (form.get("decision") === "deny" ? deny(ctx, signed!) : undefined),
+  },
+  {
+    name: "decision",
+    known: "verified",
+    run: ({ ctx, form, signed }) =>
+      form.get("decision") !== "approve" ? backToSignIn(ctx, signed!, "decision") : undefined,
+  },
   {
     name: "who approves",
     known: "verified",
     async run(s) {
       const { ctx, form, signed } = s;
       const { request } = signed!;
-      s.attempt = { ip: ctx.requester.ip, where: "authorization", clientId: request.clientId, req: ctx.req, userAgent: ctx.requester.userAgent, emit: ctx.emit };
+      s.attempt = {
+        ip: ctx.requester.ip,
+        where: "authorization",
+        clientId: request.clientId,
+        req: ctx.req,
+        userAgent: ctx.requester.userAgent,
+        emit: ctx.emit,
+      };
       s.scopes = grantedScopes(request.scopes, form.getAll("scope"));
       const approval = await whoApproves(s, signed!, s.scopes, s.attempt);
       if (approval instanceof Response) return approval;
       s.approval = approval;
     },
   },
-  { name: "code issued", known: "verified", run: ({ ctx, form, signed, scopes, approval, attempt }) => issue(ctx, signed!, scopes!, form, approval!, attempt!) },
+  {
+    name: "code issued",
+    known: "verified",
+    run: ({ ctx, form, signed, scopes, approval, attempt }) => issue(ctx, signed!, scopes!, form, approval!, attempt!),
+  },
 ];
 
 /** The line: errors (a Deny too) go back to the app, automatically only where GET /auth would
  * send them. The app's approval that decides it and this device's session are read at once. */
 async function redirectUriVerified({ ctx, signed }: Approving): Promise<void> {
   const { request } = signed!;
-  const [trusted] = await Promise.all([errorsMayRedirect(ctx, request.clientId, request.redirectUri), approvalPolicyOf(ctx).session()]);
+  const [trusted] = await Promise.all([
+    errorsMayRedirect(ctx, request.clientId, request.redirectUri),
+    approvalPolicyOf(ctx).session(),
+  ]);
   ctx.replyTo({ redirectUri: request.redirectUri, state: request.state, trusted });
 }
 
@@ -168,7 +247,16 @@ export const approveEndpoint = actionsEndpoint({
   base: APPROVE_PATH,
   unknownAction: "There is no such step of the sign-in.",
   actions: {
-    "": { POST: route({ caller: "same-origin", crossSite: "This form can only be sent from this site's own sign-in page.", answers: "page", body: { form: APPROVE_FIELDS, repeatable: ["scope"] }, redirects: "client", run: approve }) },
+    "": {
+      POST: route({
+        caller: "same-origin",
+        crossSite: "This form can only be sent from this site's own sign-in page.",
+        answers: "page",
+        body: { form: APPROVE_FIELDS, repeatable: ["scope"] },
+        redirects: "client",
+        run: approve,
+      }),
+    },
     "/check": { POST: requestCheck },
   },
 });

@@ -5,7 +5,11 @@ import type { RequestContext } from "../http/endpoint.ts";
 import type { AssertionContext } from "../protocol/client-assertion.ts";
 import type { DiscoverNow } from "../protocol/unread-document.ts";
 
-export function assertionContext(ctx: RequestContext, now: number, endpointPath: "/token" | "/auth" | "/revoke"): AssertionContext {
+export function assertionContext(
+  ctx: RequestContext,
+  now: number,
+  endpointPath: "/token" | "/auth" | "/revoke",
+): AssertionContext {
   const { rt, config } = ctx;
   const basicSent = /^Basic(\s|$)/i.test(ctx.req.headers.get("authorization") ?? "");
   const audiences = [...new Set([`${config.baseUrl}${endpointPath}`, `${config.baseUrl}/token`, config.issuer])];

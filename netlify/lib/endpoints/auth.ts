@@ -11,10 +11,18 @@ const signIn = endpoint<"discover" | "resourceScopes">({
   // back to the client once its redirect URI is verified.
   GET: route({ caller: "anyone", answers: "page", body: "none", redirects: "client", run: authorize }),
   // The code's redemption, as at the token endpoint (spec 5.3.1): form-encoded, no parameter twice.
-  POST: route({ caller: "anyone", answers: "json", body: { oauthForm: REDEMPTION_FIELDS, repeatable: ["resource"] }, redirects: "none", run: redeemForProfile }),
+  POST: route({
+    caller: "anyone",
+    answers: "json",
+    body: { oauthForm: REDEMPTION_FIELDS, repeatable: ["resource"] },
+    redirects: "none",
+    run: redeemForProfile,
+  }),
 });
 
-const clientLogo = endpoint<"fetchLogo">({ GET: route({ caller: "anyone", answers: "json", body: "none", redirects: "none", run: serveClientLogo }) });
+const clientLogo = endpoint<"fetchLogo">({
+  GET: route({ caller: "anyone", answers: "json", body: "none", redirects: "none", run: serveClientLogo }),
+});
 
 export const authorizationEndpoint: Endpoint<"discover" | "resourceScopes" | "fetchLogo"> = (req, rt, requester) =>
   (new URL(req.url).pathname === CLIENT_LOGO_PATH ? clientLogo : signIn)(req, rt, requester);

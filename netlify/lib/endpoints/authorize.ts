@@ -10,7 +10,11 @@ import type { RequestContext } from "../http/endpoint.ts";
 import { redirect } from "../http/responses.ts";
 import { HOME_PAGE, SIGN_IN_PAGE } from "../pages/paths.ts";
 import { writeSignInFragment } from "../pages/sign-in-fragment.ts";
-import { AUTHORIZATION_REQUEST_STEPS, redirectUriVerified, type CheckState } from "../protocol/authorization-request.ts";
+import {
+  AUTHORIZATION_REQUEST_STEPS,
+  redirectUriVerified,
+  type CheckState,
+} from "../protocol/authorization-request.ts";
 import { requestTooLarge, signRequest } from "../protocol/request-object.ts";
 import { registeredClientInfo } from "../protocol/registered-clients.ts";
 import { defaultScopesFor } from "../protocol/resource-default-scopes.ts";
@@ -31,8 +35,12 @@ export const GET_AUTH_STEPS: readonly Step<Authorizing>[] = [
     async run({ ctx, request }) {
       if (!request!.prompt?.includes("none")) return;
       throw (await approvalPolicyOf(ctx).silentRefusal(request!)) === "consent_required"
-        ? new ConsentRequired("The owner is signed in, but every approval here is made on the consent page: ask again without prompt=none.")
-        : new InteractionLoginRequired("The owner must sign in to approve this request: ask again without prompt=none.");
+        ? new ConsentRequired(
+            "The owner is signed in, but every approval here is made on the consent page: ask again without prompt=none.",
+          )
+        : new InteractionLoginRequired(
+            "The owner must sign in to approve this request: ask again without prompt=none.",
+          );
     },
   },
   // The page loads an app's logo from this server only (GET /auth/logo, fetched there through
@@ -52,11 +60,22 @@ export const GET_AUTH_STEPS: readonly Step<Authorizing>[] = [
     known: "verified",
     async run({ ctx, request }) {
       const offer = await approvalPolicyOf(ctx).offer(request!);
-      const signed = await signRequest(request!, ctx.config.keys.requestObject, ctx.config.issuer, ctx.rt.now(), { offer });
+      const signed = await signRequest(request!, ctx.config.keys.requestObject, ctx.config.issuer, ctx.rt.now(), {
+        offer,
+      });
       // Long state, client_id and client details can add up to more than the approve step reads.
       if (requestTooLarge(signed)) throw new InvalidRequest("The authorization request is too large.");
       const { clientId, codeChallenge: challenge, client, documentUnread } = request!;
-      await ctx.emit({ type: "document-read", clientId, challenge, unread: documentUnread === true, ...(client.name ? { clientName: client.name } : {}) }, { type: "consent-shown", clientId, challenge });
+      await ctx.emit(
+        {
+          type: "document-read",
+          clientId,
+          challenge,
+          unread: documentUnread === true,
+          ...(client.name ? { clientName: client.name } : {}),
+        },
+        { type: "consent-shown", clientId, challenge },
+      );
       return redirect(`${SIGN_IN_PAGE}#${writeSignInFragment({ request: signed })}`, 303);
     },
   },
@@ -72,7 +91,9 @@ export async function authorize(ctx: RequestContext<never, "discover" | "resourc
     discover: (clientId: URL) => ctx.rt.discover(clientId, ctx.rt.store),
     // Known without a fetch: this deployment itself, and an app that registered itself here
     // (its client_id carries its registration, signed; this server never fetches its own address).
-    knownClient: (clientId: URL) => ownClientInfo(ctx.config.baseUrl, clientId) ?? registeredClientInfo(ctx.config.baseUrl, ctx.config.keys.registration, clientId),
+    knownClient: (clientId: URL) =>
+      ownClientInfo(ctx.config.baseUrl, clientId) ??
+      registeredClientInfo(ctx.config.baseUrl, ctx.config.keys.registration, clientId),
     errorsMayRedirect: (clientId: string, redirectUri: string) => {
       approvalPolicyOf(ctx).readAhead(); // what the sign-in page's offer needs, beside the approval
       return errorsMayRedirect(ctx, clientId, redirectUri);
@@ -84,7 +105,12 @@ export async function authorize(ctx: RequestContext<never, "discover" | "resourc
   // document is read at the "client" step, everything else is the request's.
   const clientId = params.get("client_id");
   const challenge = params.get("code_challenge");
-  const subject = (step: Step<Authorizing>) => ctx.knows(clientId ? { clientId, stage: step.name === "client" ? "document" : "request", ...(challenge ? { challenge } : {}) } : null);
+  const subject = (step: Step<Authorizing>) =>
+    ctx.knows(
+      clientId
+        ? { clientId, stage: step.name === "client" ? "document" : "request", ...(challenge ? { challenge } : {}) }
+        : null,
+    );
   const answer = await runSteps(GET_AUTH_STEPS, { ctx, input }, redirectUriVerified, subject);
   if (!answer) throw new TypeError("GET /auth ended without an answer");
   return answer;

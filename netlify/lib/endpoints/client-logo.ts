@@ -36,5 +36,8 @@ export async function serveClientLogo(ctx: RequestContext<never, "fetchLogo">): 
   if (!source) throw new NotFound("There is no such logo here.");
   const logo = await cachedLogo(ctx.rt.store, source.href, ctx.rt.now(), () => readAndLog(source, ctx.rt.fetchLogo));
   if (!logo.ok) throw new NotFound(LOGO_NOT_SHOWN);
-  return new Response(new Blob([new Uint8Array(logo.bytes)]), { status: 200, headers: { "Content-Type": logo.type, "Content-Length": String(logo.bytes.length), ...IMAGE_HEADERS } });
+  return new Response(new Blob([new Uint8Array(logo.bytes)]), {
+    status: 200,
+    headers: { "Content-Type": logo.type, "Content-Length": String(logo.bytes.length), ...IMAGE_HEADERS },
+  });
 }

@@ -24,6 +24,14 @@ export async function mcpCheck(ctx: RequestContext<"url">): Promise<Response> {
   const checked = checkableUrl(url, config.development);
   if (!checked.ok) throw new InvalidRequest(checked.reason);
   const wait = await claimMcpCheck(rt.store, rt.now());
-  if (wait > 0) throw new TooManyAttempts(`Several checks ran this minute already. Try again in ${wait} seconds.`, wait);
-  return json(await checkMcpServer({ url, issuer: config.issuer, development: config.development, serverMetadata: metadataDocument(config) }));
+  if (wait > 0)
+    throw new TooManyAttempts(`Several checks ran this minute already. Try again in ${wait} seconds.`, wait);
+  return json(
+    await checkMcpServer({
+      url,
+      issuer: config.issuer,
+      development: config.development,
+      serverMetadata: metadataDocument(config),
+    }),
+  );
 }

@@ -43,5 +43,11 @@ export function metadataDocument(config: Config): Record<string, unknown> {
 // Readable from any origin: clients running in a browser discover the server too.
 export const metadataEndpoint = endpoint({
   cors: true,
-  GET: route({ caller: "anyone", answers: "json", body: "none", redirects: "none", run: async (ctx) => json(metadataDocument(ctx.config)) }),
+  GET: route({
+    caller: "anyone",
+    answers: "json",
+    body: "none",
+    redirects: "none",
+    run: async (ctx) => json(metadataDocument(ctx.config)),
+  }),
 });

@@ -25,16 +25,38 @@ async function liveSession(ctx: RequestContext): Promise<SessionRecord> {
 }
 
 /** The password or a passkey again, for a change a session alone may not make. */
-export async function confirmOwner(ctx: RequestContext, sessionId: string, credential: OwnerCredential): Promise<Owner> {
+export async function confirmOwner(
+  ctx: RequestContext,
+  sessionId: string,
+  credential: OwnerCredential,
+): Promise<Owner> {
   const { requester } = ctx;
-  const confirmed = await signInOwner(ctx.rt, ctx.config, credential, { ip: requester.ip, where: "account", req: ctx.req, sessionId, userAgent: requester.userAgent, emit: ctx.emit }, "confirm");
+  const confirmed = await signInOwner(
+    ctx.rt,
+    ctx.config,
+    credential,
+    { ip: requester.ip, where: "account", req: ctx.req, sessionId, userAgent: requester.userAgent, emit: ctx.emit },
+    "confirm",
+  );
   if (!confirmed.ok) throw refusalFor(confirmed);
   return { sessionId, setCookies: confirmed.setCookies };
 }
 
-const passwordOf = (form: Fields<Credential>): OwnerCredential => ({ method: "password", password: form.get("password") ?? "" });
+const passwordOf = (form: Fields<Credential>): OwnerCredential => ({
+  method: "password",
+  password: form.get("password") ?? "",
+});
 
-export const ownerSession: OwnerCheck<"session"> = { checks: "session", find: async (ctx) => ({ sessionId: (await liveSession(ctx)).id, setCookies: [] }) };
-export const ownerReconfirmed: OwnerCheck<"reconfirmed"> = { checks: "reconfirmed", find: async (ctx) => confirmOwner(ctx, (await liveSession(ctx)).id, credentialFrom(await ctx.form())) };
+export const ownerSession: OwnerCheck<"session"> = {
+  checks: "session",
+  find: async (ctx) => ({ sessionId: (await liveSession(ctx)).id, setCookies: [] }),
+};
+export const ownerReconfirmed: OwnerCheck<"reconfirmed"> = {
+  checks: "reconfirmed",
+  find: async (ctx) => confirmOwner(ctx, (await liveSession(ctx)).id, credentialFrom(await ctx.form())),
+};
 /** The password alone, where the console's form asks for nothing else. */
-export const ownerPasswordAgain: OwnerCheck<"reconfirmed"> = { checks: "reconfirmed", find: async (ctx) => confirmOwner(ctx, (await liveSession(ctx)).id, passwordOf(await ctx.form())) };
+export const ownerPasswordAgain: OwnerCheck<"reconfirmed"> = {
+  checks: "reconfirmed",
+  find: async (ctx) => confirmOwner(ctx, (await liveSession(ctx)).id, passwordOf(await ctx.form())),
+};

@@ -9,7 +9,11 @@ import { rememberRequested, startSession } from "../owner/sessions.ts";
 import { refusalFor, signInOwner } from "../owner/sign-in.ts";
 // The WebAuthn library in it loads with the first ceremony, after the cheap checks (same origin,
 // session), so that refusals and cold starts stay light.
-import { authenticationOptions as ceremonyAuthenticationOptions, registrationOptions as ceremonyRegistrationOptions, verifyRegistration } from "../owner/webauthn.ts";
+import {
+  authenticationOptions as ceremonyAuthenticationOptions,
+  registrationOptions as ceremonyRegistrationOptions,
+  verifyRegistration,
+} from "../owner/webauthn.ts";
 import { PASSKEYS_API } from "../pages/paths.ts";
 import { ownerPasswordAgain, ownerSession } from "./owner-caller.ts";
 import { MAX_PASSKEYS } from "../core/policy.ts";
@@ -18,7 +22,8 @@ import { MAX_PASSKEYS } from "../core/policy.ts";
 async function registrationOptions(ctx: RequestContext): Promise<Response> {
   const { rt, config } = ctx;
   const passkeys = await listPasskeys(rt.store);
-  if (passkeys.length >= MAX_PASSKEYS) throw new InvalidRequest(`You have ${MAX_PASSKEYS} passkeys, the most this server keeps: remove one first.`);
+  if (passkeys.length >= MAX_PASSKEYS)
+    throw new InvalidRequest(`You have ${MAX_PASSKEYS} passkeys, the most this server keeps: remove one first.`);
   return json(await ceremonyRegistrationOptions(config, passkeys, rt.now()));
 }
 
@@ -26,9 +31,15 @@ async function registration(ctx: RequestContext<"name" | "ticket" | "response">)
   const { rt, config } = ctx;
   const form = await ctx.form();
   const name = passkeyName(form.get("name") ?? "") ?? "Passkey";
-  const passkey = await verifyRegistration(rt.store, config, { ticket: form.get("ticket") ?? "", response: form.get("response") ?? "", name }, rt.now());
+  const passkey = await verifyRegistration(
+    rt.store,
+    config,
+    { ticket: form.get("ticket") ?? "", response: form.get("response") ?? "", name },
+    rt.now(),
+  );
   if (!passkey) throw new InvalidRequest("The passkey could not be verified. Please try again.");
-  if (!(await addPasskey(rt.store, passkey))) throw new InvalidRequest("This passkey is already registered, or you have the most passkeys this server keeps.");
+  if (!(await addPasskey(rt.store, passkey)))
+    throw new InvalidRequest("This passkey is already registered, or you have the most passkeys this server keeps.");
   await ctx.emit({ type: "passkey-added", name: passkey.name });
   return json({ ok: true, passkey: passkeyView(passkey) });
 }
@@ -42,10 +53,25 @@ async function authenticationOptions(ctx: RequestContext): Promise<Response> {
 async function signIn(ctx: RequestContext<"ticket" | "response" | "remember">): Promise<Response> {
   const { rt, config, requester } = ctx;
   const form = await ctx.form();
-  const credential = { method: "passkey", ticket: form.get("ticket") ?? "", response: form.get("response") ?? "" } as const;
-  const result = await signInOwner(rt, config, credential, { ip: requester.ip, where: "account", req: ctx.req, userAgent: requester.userAgent, emit: ctx.emit });
+  const credential = {
+    method: "passkey",
+    ticket: form.get("ticket") ?? "",
+    response: form.get("response") ?? "",
+  } as const;
+  const result = await signInOwner(rt, config, credential, {
+    ip: requester.ip,
+    where: "account",
+    req: ctx.req,
+    userAgent: requester.userAgent,
+    emit: ctx.emit,
+  });
   if (!result.ok) throw refusalFor(result);
-  const session = { method: "passkey", persistent: rememberRequested(form), ip: requester.ip, userAgent: requester.userAgent } as const;
+  const session = {
+    method: "passkey",
+    persistent: rememberRequested(form),
+    ip: requester.ip,
+    userAgent: requester.userAgent,
+  } as const;
   const { setCookies } = await startSession(rt.store, config, session, rt.now());
   return withCookies(json({ ok: true }), [...setCookies, ...result.setCookies]);
 }
@@ -56,10 +82,48 @@ export const passkeysApi = actionsEndpoint({
   base: PASSKEYS_API,
   unknownAction: "There is no such passkey action.",
   actions: {
-    "/authentication-options": { POST: route({ caller: "same-origin", crossSite: CROSS_SITE, answers: "json", body: { form: [] }, redirects: "none", run: authenticationOptions }) },
-    "/sign-in": { POST: route({ caller: "same-origin", crossSite: CROSS_SITE, answers: "json", body: { form: ["ticket", "response", "remember"] }, redirects: "none", run: signIn }) },
+    "/authentication-options": {
+      POST: route({
+        caller: "same-origin",
+        crossSite: CROSS_SITE,
+        answers: "json",
+        body: { form: [] },
+        redirects: "none",
+        run: authenticationOptions,
+      }),
+    },
+    "/sign-in": {
+      POST: route({
+        caller: "same-origin",
+        crossSite: CROSS_SITE,
+        answers: "json",
+        body: { form: ["ticket", "response", "remember"] },
+        redirects: "none",
+        run: signIn,
+      }),
+    },
     // The password again, as the console's form asks for it (not a passkey's answer).
-    "/registration-options": { POST: route({ caller: "reconfirmed", crossSite: CROSS_SITE, owner: ownerPasswordAgain, answers: "json", body: { form: ["password"] }, redirects: "none", run: registrationOptions }) },
-    "/registration": { POST: route({ caller: "session", crossSite: CROSS_SITE, owner: ownerSession, answers: "json", body: { form: ["name", "ticket", "response"] }, redirects: "none", run: registration }) },
+    "/registration-options": {
+      POST: route({
+        caller: "reconfirmed",
+        crossSite: CROSS_SITE,
+        owner: ownerPasswordAgain,
+        answers: "json",
+        body: { form: ["password"] },
+        redirects: "none",
+        run: registrationOptions,
+      }),
+    },
+    "/registration": {
+      POST: route({
+        caller: "session",
+        crossSite: CROSS_SITE,
+        owner: ownerSession,
+        answers: "json",
+        body: { form: ["name", "ticket", "response"] },
+        redirects: "none",
+        run: registration,
+      }),
+    },
   },
 });

@@ -12,9 +12,21 @@ import { assertionContext, discoverNow } from "./assertion-context.ts";
 import { declaredAtRedemption } from "../protocol/unread-document.ts";
 
 /** What POST /auth reads (`resource` is declared only to let it repeat, as at the token endpoint). */
-export const REDEMPTION_FIELDS = ["grant_type", "code", "client_id", "redirect_uri", "code_verifier", "client_secret", "client_assertion_type", "client_assertion", "resource"] as const;
+export const REDEMPTION_FIELDS = [
+  "grant_type",
+  "code",
+  "client_id",
+  "redirect_uri",
+  "code_verifier",
+  "client_secret",
+  "client_assertion_type",
+  "client_assertion",
+  "resource",
+] as const;
 
-export async function redeemForProfile(ctx: RequestContext<(typeof REDEMPTION_FIELDS)[number], "discover">): Promise<Response> {
+export async function redeemForProfile(
+  ctx: RequestContext<(typeof REDEMPTION_FIELDS)[number], "discover">,
+): Promise<Response> {
   // The sign-in this code is part of, as the client names it (the connection doctor's log).
   const [clientId, code] = [(await ctx.form()).get("client_id"), (await ctx.form()).get("code")];
   const subject = clientId ? { clientId, stage: "profile" as const, ...(code ? { code } : {}) } : null;
@@ -24,7 +36,13 @@ export async function redeemForProfile(ctx: RequestContext<(typeof REDEMPTION_FI
   const assertions = assertionContext(ctx, now, "/auth");
   const { record } = await redeemCode(ctx.rt.store, redemptionInput(form), now, {
     grantTypeOptional: true,
-    refuseBeforeUse: async (code) => authenticateClient(form, code.clientId, await declaredAtRedemption(code, discoverNow(ctx), assertions.basicSent === true), assertions),
+    refuseBeforeUse: async (code) =>
+      authenticateClient(
+        form,
+        code.clientId,
+        await declaredAtRedemption(code, discoverNow(ctx), assertions.basicSent === true),
+        assertions,
+      ),
   });
   if (subject) await ctx.emit({ type: "redeemed", subject });
   const profile = profileFor(record.scopes, ctx.config.profile);

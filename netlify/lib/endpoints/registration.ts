@@ -7,7 +7,12 @@ import { NotFound } from "../errors.ts";
 import { endpoint, route, type Endpoint, type RequestContext } from "../http/endpoint.ts";
 import { json } from "../http/responses.ts";
 import { readRegistration } from "../protocol/client-registration.ts";
-import { readRegisteredClientId, registeredClientId, registeredDocument, REGISTRATION_PATH } from "../protocol/registered-clients.ts";
+import {
+  readRegisteredClientId,
+  registeredClientId,
+  registeredDocument,
+  REGISTRATION_PATH,
+} from "../protocol/registered-clients.ts";
 
 /** A registration body: a few hundred bytes in practice; far less than the other endpoints take. */
 const MAX_REGISTRATION_BYTES = 16 * 1024;
@@ -18,7 +23,10 @@ async function register(ctx: RequestContext): Promise<Response> {
   const registration = readRegistration(await ctx.json(), new URL(ctx.config.baseUrl));
   const clientId = registeredClientId(ctx.config.baseUrl, ctx.config.keys.registration, registration);
   // RFC 7591 3.2.1: 201, the client_id, and the metadata as registered (what was left out is absent).
-  return json({ ...registeredDocument(clientId, registration), client_id_issued_at: Math.floor(ctx.rt.now() / 1000) }, 201);
+  return json(
+    { ...registeredDocument(clientId, registration), client_id_issued_at: Math.floor(ctx.rt.now() / 1000) },
+    201,
+  );
 }
 
 async function document(ctx: RequestContext): Promise<Response> {
@@ -29,8 +37,20 @@ async function document(ctx: RequestContext): Promise<Response> {
   return answer;
 }
 
-const registrationEndpoint = endpoint({ cors: true, POST: route({ caller: "anyone", answers: "json", body: { json: { maxBytes: MAX_REGISTRATION_BYTES } }, redirects: "none", run: register }) });
-const documentEndpoint = endpoint({ cors: true, GET: route({ caller: "anyone", answers: "json", body: "none", redirects: "none", run: document }) });
+const registrationEndpoint = endpoint({
+  cors: true,
+  POST: route({
+    caller: "anyone",
+    answers: "json",
+    body: { json: { maxBytes: MAX_REGISTRATION_BYTES } },
+    redirects: "none",
+    run: register,
+  }),
+});
+const documentEndpoint = endpoint({
+  cors: true,
+  GET: route({ caller: "anyone", answers: "json", body: "none", redirects: "none", run: document }),
+});
 
 export const clientRegistration: Endpoint = (req, rt, requester) =>
   (new URL(req.url).pathname === REGISTRATION_PATH ? registrationEndpoint : documentEndpoint)(req, rt, requester);

@@ -10,7 +10,11 @@ import type { RequestCheckAnswer } from "../pages/request-problems.ts";
 import { checkRequest } from "../protocol/request-object.ts";
 
 export const requestCheck = route({
-  caller: "same-origin", crossSite: "Only this site's own sign-in page may check its requests.", answers: "json", body: { form: ["request"] }, redirects: "none",
+  caller: "same-origin",
+  crossSite: "Only this site's own sign-in page may check its requests.",
+  answers: "json",
+  body: { form: ["request"] },
+  redirects: "none",
   run: async (ctx) => {
     const token = (await ctx.form()).get("request") ?? "";
     const now = ctx.rt.now();

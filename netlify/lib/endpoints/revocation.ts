@@ -12,13 +12,23 @@ import { checkRevokingClient } from "../protocol/revoking-client.ts";
 import { assertionContext } from "./assertion-context.ts";
 
 /** What a revocation reads (RFC 7009 2.1; token_type_hint is not read) and the client's authentication. */
-export const REVOCATION_FIELDS = ["token", "client_id", "client_secret", "client_assertion_type", "client_assertion"] as const;
+export const REVOCATION_FIELDS = [
+  "token",
+  "client_id",
+  "client_secret",
+  "client_assertion_type",
+  "client_assertion",
+] as const;
 type RevocationField = (typeof REVOCATION_FIELDS)[number];
 
 /** token_type_hint is ignored: the token's own prefix says what it is. A refresh token rotated
  * out revokes its grant here too: whoever holds it had the grant's token. `form` has the
  * client's Basic credentials applied; `at` is the path posted to (an assertion's audience). */
-export async function revokeToken(ctx: RequestContext, form: Fields<RevocationField>, at: "/revoke" | "/token"): Promise<Response> {
+export async function revokeToken(
+  ctx: RequestContext,
+  form: Fields<RevocationField>,
+  at: "/revoke" | "/token",
+): Promise<Response> {
   const { rt, config } = ctx;
   const token = form.get("token");
   if (token === null || token === "") throw new InvalidRequest("token is required.");
@@ -33,5 +43,11 @@ export async function revokeToken(ctx: RequestContext, form: Fields<RevocationFi
 
 export const revocationEndpoint = endpoint({
   cors: true,
-  POST: route({ caller: "anyone", answers: "json", body: { oauthForm: REVOCATION_FIELDS }, redirects: "none", run: async (ctx) => revokeToken(ctx, withClientCredentials(ctx.req, await ctx.form()), "/revoke") }),
+  POST: route({
+    caller: "anyone",
+    answers: "json",
+    body: { oauthForm: REVOCATION_FIELDS },
+    redirects: "none",
+    run: async (ctx) => revokeToken(ctx, withClientCredentials(ctx.req, await ctx.form()), "/revoke"),
+  }),
 });

@@ -4,5 +4,11 @@ import { json } from "../http/responses.ts";
 import { selfTestReport } from "../owner/profile-links.ts";
 
 export const selfTestEndpoint = endpoint({
-  GET: route({ caller: "anyone", answers: "json", body: "none", redirects: "none", run: async (ctx) => json(await selfTestReport(ctx.config, ctx.rt.now())) }),
+  GET: route({
+    caller: "anyone",
+    answers: "json",
+    body: "none",
+    redirects: "none",
+    run: async (ctx) => json(await selfTestReport(ctx.config, ctx.rt.now())),
+  }),
 });

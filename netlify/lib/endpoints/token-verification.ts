@@ -21,7 +21,9 @@ import { introspectionBody, isAudienceBound, liveGrantOfAccessToken } from "../p
 function refuseTokenInUrl(req: Request, bearer: string | null): void {
   const inUrl = new URL(req.url).searchParams.getAll("token");
   if (inUrl.some((token) => bearer === null || !constantTimeEqual(token, bearer))) {
-    throw new InvalidRequest("Send the token in the Authorization header or the request body, never in the URL (URLs are logged).");
+    throw new InvalidRequest(
+      "Send the token in the Authorization header or the request body, never in the URL (URLs are logged).",
+    );
   }
 }
 
@@ -59,5 +61,11 @@ export async function verifyToken(ctx: RequestContext, form: Fields<"token"> | n
 export const introspectionEndpoint = endpoint({
   cors: true,
   // RFC 7662 2.1: form-encoded; RFC 6749 3.1: no parameter twice.
-  POST: route({ caller: "anyone", answers: "json", body: { oauthForm: ["token"] }, redirects: "none", run: async (ctx) => verifyToken(ctx, await ctx.form()) }),
+  POST: route({
+    caller: "anyone",
+    answers: "json",
+    body: { oauthForm: ["token"] },
+    redirects: "none",
+    run: async (ctx) => verifyToken(ctx, await ctx.form()),
+  }),
 });

@@ -23,7 +23,17 @@ import { revokeToken, REVOCATION_FIELDS } from "./revocation.ts";
 import { verifyToken } from "./token-verification.ts";
 
 /** What POST /token reads: a code's redemption or a refresh (RFC 6749 4.1.3, 6); with action=revoke, a revocation's. */
-const TOKEN_FIELDS = ["grant_type", "code", "redirect_uri", "code_verifier", "refresh_token", "scope", "resource", "action", ...REVOCATION_FIELDS] as const;
+const TOKEN_FIELDS = [
+  "grant_type",
+  "code",
+  "redirect_uri",
+  "code_verifier",
+  "refresh_token",
+  "scope",
+  "resource",
+  "action",
+  ...REVOCATION_FIELDS,
+] as const;
 type TokenField = (typeof TOKEN_FIELDS)[number];
 
 function tokenResponse(req: Request, config: Config, issued: IssuedTokens, now: number): Response {
@@ -47,12 +57,20 @@ function tokenResponse(req: Request, config: Config, issued: IssuedTokens, now: 
  * its document declared (read now, for a code issued while it could not be read), checked
  * before the code is used up (a refused client can try again). `declared` receives what the
  * grant is to carry. */
-function tokenWorthy(ctx: RequestContext<never, "discover">, form: Fields<TokenField>, assertions: AssertionContext, declared: { authentication?: KeyAuthentication }): (code: CodeRecord) => Promise<void> {
+function tokenWorthy(
+  ctx: RequestContext<never, "discover">,
+  form: Fields<TokenField>,
+  assertions: AssertionContext,
+  declared: { authentication?: KeyAuthentication },
+): (code: CodeRecord) => Promise<void> {
   const resource = requestedResource(form);
   return async (code) => {
     // Spec 5.3.3: a code issued with no scope proves identity only; it never buys a token, and
     // it stays good for the authorization endpoint.
-    if (accessScopes(code.scopes).length === 0) throw new InvalidGrant("This authorization code was issued without a scope; redeem it at the authorization endpoint.");
+    if (accessScopes(code.scopes).length === 0)
+      throw new InvalidGrant(
+        "This authorization code was issued without a scope; redeem it at the authorization endpoint.",
+      );
     checkResourceWithin(resource, code.resource);
     const authentication = await declaredAtRedemption(code, discoverNow(ctx), assertions.basicSent === true);
     await authenticateClient(form, code.clientId, authentication, assertions);
@@ -60,13 +78,33 @@ function tokenWorthy(ctx: RequestContext<never, "discover">, form: Fields<TokenF
   };
 }
 
-async function authorizationCodeGrant(ctx: RequestContext<never, "discover">, form: Fields<TokenField>, subject: Subject | null): Promise<Response> {
+async function authorizationCodeGrant(
+  ctx: RequestContext<never, "discover">,
+  form: Fields<TokenField>,
+  subject: Subject | null,
+): Promise<Response> {
   const { req, rt, config } = ctx;
   const now = rt.now();
   const declared: { authentication?: KeyAuthentication } = {};
   const worthy = tokenWorthy(ctx, form, assertionContext(ctx, now, "/token"), declared);
-  const { record: code, grantId, writableUntil } = await redeemCode(rt.store, redemptionInput(form), now, { grantTypeOptional: false, refuseBeforeUse: worthy, resumable: true });
-  const granted = { id: grantId, clientId: code.clientId, me: code.me, scopes: code.scopes, ...(code.resource ? { resource: code.resource } : {}), ...(code.client ? { client: code.client } : {}), ...declared };
+  const {
+    record: code,
+    grantId,
+    writableUntil,
+  } = await redeemCode(rt.store, redemptionInput(form), now, {
+    grantTypeOptional: false,
+    refuseBeforeUse: worthy,
+    resumable: true,
+  });
+  const granted = {
+    id: grantId,
+    clientId: code.clientId,
+    me: code.me,
+    scopes: code.scopes,
+    ...(code.resource ? { resource: code.resource } : {}),
+    ...(code.client ? { client: code.client } : {}),
+    ...declared,
+  };
   // No refresh token (offline_access unticked): the grant ends with its access token. Its app's
   // summary is counted after the answer (protocol/app-counting.ts).
   const ttl = code.refresh === false ? { ...config, refreshTokenTtlMs: 0 } : config;
@@ -83,7 +121,11 @@ const REFRESH_ERRORS = {
   conflict: "The refresh token was used by another request at the same time.",
 } as const;
 
-async function refreshTokenGrant(ctx: RequestContext, form: Fields<TokenField>, subject: Subject | null): Promise<Response> {
+async function refreshTokenGrant(
+  ctx: RequestContext,
+  form: Fields<TokenField>,
+  subject: Subject | null,
+): Promise<Response> {
   const { req, rt, config } = ctx;
   const refreshToken = form.get("refresh_token");
   const clientId = form.get("client_id");
@@ -100,8 +142,15 @@ async function refreshTokenGrant(ctx: RequestContext, form: Fields<TokenField>, 
   const resource = requestedResource(form);
   const now = rt.now();
   const assertions = assertionContext(ctx, now, "/token");
-  const authenticate = (grant: GrantRecord) => authenticateClient(form, grant.clientId, grant.authentication, assertions);
-  const outcome = await rotateRefreshToken(rt.store, refreshToken, { clientId: canonicalUrl(clientId), scopes, resource, authenticate, waitUntil: ctx.requester.waitUntil }, now, config);
+  const authenticate = (grant: GrantRecord) =>
+    authenticateClient(form, grant.clientId, grant.authentication, assertions);
+  const outcome = await rotateRefreshToken(
+    rt.store,
+    refreshToken,
+    { clientId: canonicalUrl(clientId), scopes, resource, authenticate, waitUntil: ctx.requester.waitUntil },
+    now,
+    config,
+  );
   if (outcome.ok) {
     if (subject) await ctx.emit({ type: "redeemed", subject, grantId: outcome.tokens.grant.id });
     return tokenResponse(req, config, outcome.tokens, now);
@@ -114,7 +163,12 @@ async function refreshTokenGrant(ctx: RequestContext, form: Fields<TokenField>, 
 /** The sign-in a code or refresh request is part of, as the client named it (the connection
  * doctor's log follows it): the code, or the grant of the refresh token. */
 function subjectOf(sent: Fields<TokenField>): Subject | null {
-  const [clientId, grantType, code, grantId] = [sent.get("client_id"), sent.get("grant_type"), sent.get("code"), grantIdOf(sent.get("refresh_token") ?? "", "refresh")];
+  const [clientId, grantType, code, grantId] = [
+    sent.get("client_id"),
+    sent.get("grant_type"),
+    sent.get("code"),
+    grantIdOf(sent.get("refresh_token") ?? "", "refresh"),
+  ];
   if (!clientId || sent.get("action") === "revoke") return null;
   if (grantType === "authorization_code") return { clientId, stage: "code", ...(code ? { code } : {}) };
   return grantType === "refresh_token" ? { clientId, stage: "refresh", ...(grantId ? { grantId } : {}) } : null;
@@ -136,8 +190,20 @@ async function tokenRequest(ctx: RequestContext<TokenField, "discover">): Promis
 export const tokenEndpoint = endpoint<"discover">({
   cors: true,
   // The legacy token verification: the same answer as POST /introspect.
-  GET: route({ caller: "anyone", answers: "json", body: "none", redirects: "none", run: (ctx) => verifyToken(ctx, null) }),
+  GET: route({
+    caller: "anyone",
+    answers: "json",
+    body: "none",
+    redirects: "none",
+    run: (ctx) => verifyToken(ctx, null),
+  }),
   // RFC 6749 3.1, 3.2: form-encoded, no parameter twice (RFC 8707's resource may repeat: refused
   // as invalid_target, one resource per grant).
-  POST: route({ caller: "anyone", answers: "json", body: { oauthForm: TOKEN_FIELDS, repeatable: ["resource"] }, redirects: "none", run: tokenRequest }),
+  POST: route({
+    caller: "anyone",
+    answers: "json",
+    body: { oauthForm: TOKEN_FIELDS, repeatable: ["resource"] },
+    redirects: "none",
+    run: tokenRequest,
+  }),
 });

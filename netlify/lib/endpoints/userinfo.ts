@@ -22,10 +22,14 @@ async function userinfo(ctx: RequestContext): Promise<Response> {
   if (token === null) throw new MissingBearerToken("An access token is required.");
   const grant = token === "malformed" ? null : await liveGrantOfAccessToken(ctx.rt.store, token, ctx.rt.now());
   if (!grant) throw new InvalidToken("The access token is invalid, expired or revoked.");
-  if (grant.resource !== undefined && !isThisServer(grant.resource, ctx.config)) throw new InvalidToken("The access token was not issued for this server.");
+  if (grant.resource !== undefined && !isThisServer(grant.resource, ctx.config))
+    throw new InvalidToken("The access token was not issued for this server.");
   const profile = profileFor(grant.accessScopes, ctx.config.profile);
   if (!profile) throw new InsufficientScope("The access token does not carry the profile scope.", "profile");
   return json({ sub: grant.me, ...profile });
 }
 
-export const userinfoEndpoint = endpoint({ cors: true, GET: route({ caller: "anyone", answers: "json", body: "none", redirects: "none", run: userinfo }) });
+export const userinfoEndpoint = endpoint({
+  cors: true,
+  GET: route({ caller: "anyone", answers: "json", body: "none", redirects: "none", run: userinfo }),
+});

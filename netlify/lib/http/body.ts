@@ -60,7 +60,8 @@ async function fields(req: Request, type: string, body: Buffer, answersJson: boo
 function onceEach(params: URLSearchParams, repeatable: readonly string[]): URLSearchParams {
   const seen = new Set<string>();
   for (const name of params.keys()) {
-    if (seen.has(name) && !repeatable.includes(name)) throw new InvalidRequest(`The parameter ${name} is given more than once.`);
+    if (seen.has(name) && !repeatable.includes(name))
+      throw new InvalidRequest(`The parameter ${name} is given more than once.`);
     seen.add(name);
   }
   return params;
@@ -69,7 +70,9 @@ function onceEach(params: URLSearchParams, repeatable: readonly string[]): URLSe
 /** RFC 6749 3.2 (and 7009 2.1, 7662 2.1): the parameters come form-encoded. */
 function oauthForm(type: string, body: Buffer): URLSearchParams {
   if (type !== FORM_TYPE && type !== "") {
-    throw new InvalidRequest("The body must be application/x-www-form-urlencoded (RFC 6749 3.2): a JSON, multipart or text body is not read here.");
+    throw new InvalidRequest(
+      "The body must be application/x-www-form-urlencoded (RFC 6749 3.2): a JSON, multipart or text body is not read here.",
+    );
   }
   return urlencoded(body);
 }
@@ -78,7 +81,9 @@ const urlencoded = (body: Buffer): URLSearchParams => new URLSearchParams(new Te
 
 async function multipart(req: Request, body: Buffer): Promise<URLSearchParams> {
   try {
-    const form = await new Response(new Uint8Array(body), { headers: { "content-type": req.headers.get("content-type")! } }).formData();
+    const form = await new Response(new Uint8Array(body), {
+      headers: { "content-type": req.headers.get("content-type")! },
+    }).formData();
     const params = new URLSearchParams();
     for (const [key, value] of form) if (typeof value === "string") params.append(key, value);
     return params;
@@ -95,7 +100,8 @@ function jsonObject(body: Buffer): Record<string, unknown> {
   } catch {
     throw new InvalidRequest("The JSON body could not be parsed.");
   }
-  if (typeof value !== "object" || value === null || Array.isArray(value)) throw new InvalidRequest("The JSON body must be an object.");
+  if (typeof value !== "object" || value === null || Array.isArray(value))
+    throw new InvalidRequest("The JSON body must be an object.");
   return value as Record<string, unknown>;
 }
 

@@ -41,7 +41,9 @@ export interface RequestContext<P extends string = never, C extends Capability =
   once: <T>(key: object, make: () => T) => T;
 }
 
-export type Handler<P extends string = never, C extends Capability = never> = (ctx: RequestContext<P, C>) => Promise<Response>;
+export type Handler<P extends string = never, C extends Capability = never> = (
+  ctx: RequestContext<P, C>,
+) => Promise<Response>;
 
 /** How a session route's owner is found (endpoints/owner-caller.ts), or refused, after the body
  * is read and before the handler runs; `K`: what it checks. */
@@ -50,7 +52,10 @@ export interface OwnerCheck<K extends "session" | "reconfirmed"> {
   find: (ctx: RequestContext<"password" | "passkey_ticket" | "passkey_response">) => Promise<Owner>;
 }
 
-type OwnerHandler<P extends string, C extends Capability> = (ctx: RequestContext<P, C>, owner: Owner) => Promise<Response>;
+type OwnerHandler<P extends string, C extends Capability> = (
+  ctx: RequestContext<P, C>,
+  owner: Owner,
+) => Promise<Response>;
 
 /** The handler as the caller decides: a session route's gets the owner, an open route's none. */
 type Callers<P extends string, C extends Capability> =
@@ -60,7 +65,11 @@ type Callers<P extends string, C extends Capability> =
   | { caller: "reconfirmed"; crossSite: string; owner: OwnerCheck<"reconfirmed">; run: OwnerHandler<P, C> };
 
 /** A route's whole contract; `crossSite`: the words a cross-site post is refused with. */
-export type RouteSpec<P extends string, C extends Capability = never> = Callers<NoInfer<P>, C> & { answers: Answers; body: BodyRule<P>; redirects: Redirects };
+export type RouteSpec<P extends string, C extends Capability = never> = Callers<NoInfer<P>, C> & {
+  answers: Answers;
+  body: BodyRule<P>;
+  redirects: Redirects;
+};
 
 declare const declared: unique symbol;
 /** A route made by route(), the only way to make one: its contract is checked where it is written. */
@@ -88,13 +97,22 @@ interface ActionsSpec<C extends Capability> {
   unknownAction: string;
 }
 
-export type Endpoint<C extends Capability = never> = (req: Request, rt: Runtime<C>, requester?: Partial<Requester>) => Promise<Response>;
+export type Endpoint<C extends Capability = never> = (
+  req: Request,
+  rt: Runtime<C>,
+  requester?: Partial<Requester>,
+) => Promise<Response>;
 
 function setupIncomplete(problems: readonly ConfigProblem[], development: boolean): SetupIncomplete {
   return new SetupIncomplete(describeProblems(problems), problems, development);
 }
 
-async function runRoute<C extends Capability>(route: Route<C>, req: Request, rt: Runtime<C>, requester: Requester): Promise<Response> {
+async function runRoute<C extends Capability>(
+  route: Route<C>,
+  req: Request,
+  rt: Runtime<C>,
+  requester: Requester,
+): Promise<Response> {
   let reply: (ClientReply & { issuer: string }) | undefined;
   let subject: Subject | undefined;
   let emit: Emit | undefined;
@@ -106,7 +124,10 @@ async function runRoute<C extends Capability>(route: Route<C>, req: Request, rt:
     checkOrigin(route.caller, "crossSite" in route ? route.crossSite : undefined, req, config);
     // Every body is read, and refused when too large, malformed or not what the route accepts,
     // before any work is done.
-    const body = req.method === "POST" ? await readBody(req, route.body, route.answers === "json") : { form: new URLSearchParams() };
+    const body =
+      req.method === "POST"
+        ? await readBody(req, route.body, route.answers === "json")
+        : { form: new URLSearchParams() };
     const made = new Map<object, unknown>();
     const ctx: RequestContext<string, C> = {
       req,
@@ -129,14 +150,20 @@ async function runRoute<C extends Capability>(route: Route<C>, req: Request, rt:
     }
   } catch (error) {
     // The refusal as answered (its code and words as fields), at the stage the handler had reached.
-    if (emit && subject && error instanceof AnsweredError) await emit({ type: "refused", subject, error: error.error, description: error.description });
+    if (emit && subject && error instanceof AnsweredError)
+      await emit({ type: "refused", subject, error: error.error, description: error.description });
     response = errorResponse(error, route.answers, reply, req);
   }
   // The last line of defence: an answer that would send the browser where the route does not say.
   const stray = rt.config.ok ? strayRedirect(response, route.redirects, rt.config.config, reply) : null;
   if (stray === null) return response;
   console.error(`indieauth: ${req.method} ${new URL(req.url).pathname} answered ${stray}; refused instead`);
-  return errorResponse(new AccessDenied("This step tried to send you somewhere it may not. Nothing was sent."), route.answers, undefined, req);
+  return errorResponse(
+    new AccessDenied("This step tried to send you somewhere it may not. Nothing was sent."),
+    route.answers,
+    undefined,
+    req,
+  );
 }
 
 /** RFC 6797: once seen over https, browsers use nothing else here for a year. (Browsers
@@ -144,7 +171,8 @@ async function runRoute<C extends Capability>(route: Route<C>, req: Request, rt:
 const STRICT_TRANSPORT = "max-age=31536000";
 
 function secureTransport(response: Response, rt: Runtime): Response {
-  if (rt.config.ok && rt.config.config.baseUrl.startsWith("https:")) response.headers.set("Strict-Transport-Security", STRICT_TRANSPORT);
+  if (rt.config.ok && rt.config.config.baseUrl.startsWith("https:"))
+    response.headers.set("Strict-Transport-Security", STRICT_TRANSPORT);
   return response;
 }
 
@@ -153,7 +181,9 @@ function secureTransport(response: Response, rt: Runtime): Response {
 function servedElsewhere(req: Request, rt: Runtime): NotFound | null {
   if (!rt.config.ok || rt.config.config.setup !== "auth-host") return null;
   const home = new URL(rt.config.config.baseUrl);
-  return new URL(req.url).host === home.host ? null : new NotFound(`This IndieAuth server answers at ${home.origin} only.`);
+  return new URL(req.url).host === home.host
+    ? null
+    : new NotFound(`This IndieAuth server answers at ${home.origin} only.`);
 }
 
 function serve<C extends Capability>(methods: (req: Request) => Methods<C> | NotFound, cors: boolean): Endpoint<C> {
@@ -165,8 +195,14 @@ function serve<C extends Capability>(methods: (req: Request) => Methods<C> | Not
     const allowed = Object.keys(found);
     if (cors && req.method === "OPTIONS") return secureTransport(preflight(allowed), rt);
     const route = found[req.method === "HEAD" ? "GET" : (req.method as Method)];
-    const who = { ip: requester?.ip ?? "", userAgent: requester?.userAgent ?? req.headers.get("user-agent") ?? "", waitUntil: requester?.waitUntil };
-    const response = route ? await runRoute(route, req, rt, who) : errorResponse(new MethodNotAllowed(allowed), "json", undefined, req);
+    const who = {
+      ip: requester?.ip ?? "",
+      userAgent: requester?.userAgent ?? req.headers.get("user-agent") ?? "",
+      waitUntil: requester?.waitUntil,
+    };
+    const response = route
+      ? await runRoute(route, req, rt, who)
+      : errorResponse(new MethodNotAllowed(allowed), "json", undefined, req);
     return secureTransport(cors ? readableByAnyOrigin(response) : response, rt);
   };
 }

@@ -22,7 +22,6 @@ export function wantsFormEncoding(req: Request | undefined): boolean {
   return accept.includes("application/x-www-form-urlencoded") && !accept.includes("application/json");
 }
 
-
 /** What the person reads when an error is not sent back to an untrusted redirect URI. */
 function untrustedNote(redirectUri: string): string {
   return `You were not sent back to the app automatically: its return address (${redirectUri}) is not one you approved for this app before. Follow the link only if you trust it.`;
@@ -39,7 +38,12 @@ function refusalOf(thrown: unknown): AnsweredError {
 }
 
 /** `req`: the request answered, whose Accept header may ask for a form-encoded refusal. */
-export function errorResponse(thrown: unknown, answers: Answers, reply?: ClientReply & { issuer: string }, req?: Request): Response {
+export function errorResponse(
+  thrown: unknown,
+  answers: Answers,
+  reply?: ClientReply & { issuer: string },
+  req?: Request,
+): Response {
   const error = refusalOf(thrown);
   const untrusted = error.allowRedirect && reply !== undefined && !reply.trusted;
   if (error.allowRedirect && reply) {
@@ -48,7 +52,12 @@ export function errorResponse(thrown: unknown, answers: Answers, reply?: ClientR
     if (reply.trusted) return redirect(back, 302);
     error.withLink({ href: back, text: "Back to the app" });
   }
-  if (answers === "page") return page(refusalPage(error, untrusted ? untrustedNote(reply.redirectUri) : undefined), error.status, error.headers());
+  if (answers === "page")
+    return page(
+      refusalPage(error, untrusted ? untrustedNote(reply.redirectUri) : undefined),
+      error.status,
+      error.headers(),
+    );
   if (wantsFormEncoding(req)) return formEncoded(error.body(), error.status, error.headers());
   return json(error.body(), error.status, error.headers());
 }

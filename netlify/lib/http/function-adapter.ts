@@ -5,15 +5,24 @@ import { defaultRuntime, type Capabilities, type Capability, type Runtime } from
 
 /** What the handlers read of Netlify's context: the requester's address, and waitUntil (work
  * the function finishes after the response, such as an alert: owner/alerts.ts). */
-type FunctionHandler = (req: Request, context?: { ip?: string; waitUntil?: (work: Promise<unknown>) => void }) => Promise<Response>;
+type FunctionHandler = (
+  req: Request,
+  context?: { ip?: string; waitUntil?: (work: Promise<unknown>) => void },
+) => Promise<Response>;
 
 type Exactly<C extends Capability> = Pick<Capabilities, C> & Partial<Record<Exclude<Capability, C>, never>>;
 
 /** A function file passes exactly the capabilities its endpoint needs (platform/runtime.ts):
  * one it lacks, or one more, does not compile, so a function bundles only what it uses. */
 export function asFunction(endpoint: Endpoint): FunctionHandler;
-export function asFunction<C extends Capability>(endpoint: Endpoint<C>, capabilities: NoInfer<Exactly<C>>): FunctionHandler;
-export function asFunction<C extends Capability>(endpoint: Endpoint<C>, capabilities?: Pick<Capabilities, C>): FunctionHandler {
+export function asFunction<C extends Capability>(
+  endpoint: Endpoint<C>,
+  capabilities: NoInfer<Exactly<C>>,
+): FunctionHandler;
+export function asFunction<C extends Capability>(
+  endpoint: Endpoint<C>,
+  capabilities?: Pick<Capabilities, C>,
+): FunctionHandler {
   let rt: Runtime<C> | undefined;
   return (req, context) => {
     rt ??= { ...defaultRuntime(), ...capabilities } as Runtime<C>;

@@ -1,7 +1,15 @@
 // The few pages a function renders itself (errors, setup, throttling). The sign-in page is
 // static; these are plain text in a fixed frame, every value escaped. What a person reads for
 // each refusal is here too (`refusalPage`): the refusals themselves are data (errors.ts).
-import { AnsweredError, SetupIncomplete, SignInAlreadyAnswered, TemporarilyUnavailable, TooManyAttempts, UnusableSignInRequest, UntrustedRedirect } from "../errors.ts";
+import {
+  AnsweredError,
+  SetupIncomplete,
+  SignInAlreadyAnswered,
+  TemporarilyUnavailable,
+  TooManyAttempts,
+  UnusableSignInRequest,
+  UntrustedRedirect,
+} from "../errors.ts";
 import { ASSETS } from "../pages/paths.ts";
 import { REQUEST_PROBLEMS, START_AGAIN } from "../pages/request-problems.ts";
 
@@ -19,18 +27,39 @@ export interface MessagePage {
 
 /** The title and paragraphs a person reads for a refusal shown on a page. */
 function refusalWords(error: AnsweredError): { title: string; paragraphs: string[] } {
-  if (error instanceof UntrustedRedirect) return { title: error.heading, paragraphs: [error.description, "For your safety you were not sent back to the app."] };
-  if (error instanceof UnusableSignInRequest) return { title: REQUEST_PROBLEMS[error.problem].title, paragraphs: [REQUEST_PROBLEMS[error.problem].said, START_AGAIN] };
+  if (error instanceof UntrustedRedirect)
+    return {
+      title: error.heading,
+      paragraphs: [error.description, "For your safety you were not sent back to the app."],
+    };
+  if (error instanceof UnusableSignInRequest)
+    return {
+      title: REQUEST_PROBLEMS[error.problem].title,
+      paragraphs: [REQUEST_PROBLEMS[error.problem].said, START_AGAIN],
+    };
   if (error instanceof SignInAlreadyAnswered) {
-    return { title: "You already approved this sign-in", paragraphs: [error.description, "Go back to the app: you are probably signed in there. If you are not, start the sign-in again from the app."] };
+    return {
+      title: "You already approved this sign-in",
+      paragraphs: [
+        error.description,
+        "Go back to the app: you are probably signed in there. If you are not, start the sign-in again from the app.",
+      ],
+    };
   }
-  if (error instanceof TemporarilyUnavailable) return { title: "Something went wrong", paragraphs: [`${error.what}. No sign-in was completed; please try again in a moment.`] };
+  if (error instanceof TemporarilyUnavailable)
+    return {
+      title: "Something went wrong",
+      paragraphs: [`${error.what}. No sign-in was completed; please try again in a moment.`],
+    };
   if (error instanceof TooManyAttempts) return { title: "Too many attempts", paragraphs: [error.description] };
   if (error instanceof SetupIncomplete) {
     const where = error.development
       ? "This IndieAuth server is running, but its environment variables are not complete yet. Set them in .env (or in your shell), then restart npm start:"
       : "This IndieAuth server is deployed, but its environment variables are not complete yet. Set them in Netlify (Site configuration, Environment variables), then redeploy:";
-    return { title: "Almost there: finish the setup", paragraphs: [where, ...error.problems.map((p) => `${p.message}. ${p.fix}.`)] };
+    return {
+      title: "Almost there: finish the setup",
+      paragraphs: [where, ...error.problems.map((p) => `${p.message}. ${p.fix}.`)],
+    };
   }
   return { title: "Request refused", paragraphs: [error.description] };
 }
@@ -43,7 +72,9 @@ export function refusalPage(error: AnsweredError, note?: string): MessagePage {
 
 export function renderMessagePage(page: MessagePage): string {
   const paragraphs = page.paragraphs.map((p) => `<p>${escapeHtml(p)}</p>`).join("\n      ");
-  const link = page.link ? `<p><a class="button" href="${escapeHtml(page.link.href)}">${escapeHtml(page.link.text)}</a></p>` : "";
+  const link = page.link
+    ? `<p><a class="button" href="${escapeHtml(page.link.href)}">${escapeHtml(page.link.text)}</a></p>`
+    : "";
   return `<!doctype html>
 <html lang="en">
   <head>

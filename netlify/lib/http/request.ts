@@ -6,7 +6,8 @@
 export function isSameOriginPost(req: Request, origin: string): boolean {
   const site = req.headers.get("sec-fetch-site");
   const requestOrigin = req.headers.get("origin");
-  if (site !== null) return site === "same-origin" && (requestOrigin === null || requestOrigin === "null" || requestOrigin === origin);
+  if (site !== null)
+    return site === "same-origin" && (requestOrigin === null || requestOrigin === "null" || requestOrigin === origin);
   return requestOrigin === origin;
 }
 

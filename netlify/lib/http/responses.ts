@@ -37,12 +37,23 @@ export function json(body: unknown, status = 200, headers: Record<string, string
 /** The same answer form-encoded, for an older client that asks for nothing else (the token
  * endpoint's answers before IndieAuth moved to JSON). Values that are not strings (a profile,
  * a number) travel as their JSON text. */
-export function formEncoded(body: Record<string, unknown>, status = 200, headers: Record<string, string> = {}): Response {
+export function formEncoded(
+  body: Record<string, unknown>,
+  status = 200,
+  headers: Record<string, string> = {},
+): Response {
   const form = new URLSearchParams();
-  for (const [key, value] of Object.entries(body)) if (value !== undefined) form.set(key, typeof value === "string" ? value : JSON.stringify(value));
+  for (const [key, value] of Object.entries(body))
+    if (value !== undefined) form.set(key, typeof value === "string" ? value : JSON.stringify(value));
   return new Response(form.toString(), {
     status,
-    headers: { ...COMMON_HEADERS, "Content-Type": "application/x-www-form-urlencoded", "Cache-Control": "no-store", Pragma: "no-cache", ...headers },
+    headers: {
+      ...COMMON_HEADERS,
+      "Content-Type": "application/x-www-form-urlencoded",
+      "Cache-Control": "no-store",
+      Pragma: "no-cache",
+      ...headers,
+    },
   });
 }
 

@@ -35,13 +35,19 @@ export interface Requester {
 
 /** Refuses a post from another site to a route that admits this site's own pages only. */
 export function checkOrigin(caller: Caller, crossSite: string | undefined, req: Request, config: Config): void {
-  if (caller !== "anyone" && req.method === "POST" && !isSameOriginPost(req, config.baseUrl)) throw new AccessDenied(crossSite ?? "This request is accepted from this site's own pages only.");
+  if (caller !== "anyone" && req.method === "POST" && !isSameOriginPost(req, config.baseUrl))
+    throw new AccessDenied(crossSite ?? "This request is accepted from this site's own pages only.");
 }
 
 const withoutQuery = (url: URL): string => `${url.protocol}//${url.host}${url.pathname}`;
 
 /** Null when the answer sends the browser only where the route declares; else what is wrong. */
-export function strayRedirect(response: Response, redirects: Redirects, config: Config, reply: ClientReply | undefined): string | null {
+export function strayRedirect(
+  response: Response,
+  redirects: Redirects,
+  config: Config,
+  reply: ClientReply | undefined,
+): string | null {
   const location = response.headers.get("location");
   if (location === null) return null;
   if (redirects === "none") return `a Location (${location}) on a route that redirects nowhere`;

@@ -8,7 +8,12 @@ import type { NotifyFormat } from "../platform/notify-config.ts";
 import type { ServerEvent } from "../platform/events.ts";
 
 /** The server's events that are alerts (platform/events.ts), and the console's test. */
-export type AlertEvent = Extract<ServerEvent, { type: "app-approved" | "passkey-added" | "passkey-removed" | "new-device-sign-in" | "throttle-engaged" }> | { type: "test" };
+export type AlertEvent =
+  | Extract<
+      ServerEvent,
+      { type: "app-approved" | "passkey-added" | "passkey-removed" | "new-device-sign-in" | "throttle-engaged" }
+    >
+  | { type: "test" };
 export type AlertKind = AlertEvent["type"];
 
 interface AlertText {
@@ -25,7 +30,10 @@ const SHOWN_LENGTH = 100;
 /** A value from outside, as a message shows it: one line of printable text, at most 100 characters. */
 export function shownValue(value: string): string {
   // Control, format (bidi overrides, zero-width) and separator characters become spaces.
-  const flat = value.replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu, " ").replace(/\s+/g, " ").trim();
+  const flat = value
+    .replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu, " ")
+    .replace(/\s+/g, " ")
+    .trim();
   const chars = [...flat];
   return chars.length > SHOWN_LENGTH ? `${chars.slice(0, SHOWN_LENGTH - 1).join("")}…` : flat;
 }
@@ -33,17 +41,51 @@ export function shownValue(value: string): string {
 function textOf(event: AlertEvent): AlertText {
   switch (event.type) {
     case "app-approved":
-      return { title: "New app approved", lead: "An app was approved for the first time:", detail: event.clientId, tags: "key", urgent: false };
+      return {
+        title: "New app approved",
+        lead: "An app was approved for the first time:",
+        detail: event.clientId,
+        tags: "key",
+        urgent: false,
+      };
     case "passkey-added":
-      return { title: "Passkey added", lead: "A passkey was added:", detail: event.name, tags: "closed_lock_with_key", urgent: true };
+      return {
+        title: "Passkey added",
+        lead: "A passkey was added:",
+        detail: event.name,
+        tags: "closed_lock_with_key",
+        urgent: true,
+      };
     case "passkey-removed":
-      return { title: "Passkey removed", lead: "A passkey was removed:", detail: event.name, tags: "wastebasket", urgent: true };
+      return {
+        title: "Passkey removed",
+        lead: "A passkey was removed:",
+        detail: event.name,
+        tags: "wastebasket",
+        urgent: true,
+      };
     case "new-device-sign-in":
-      return { title: "Sign-in from a new device", lead: "Your password signed in on a device not seen before:", detail: event.device, tags: "warning", urgent: true };
+      return {
+        title: "Sign-in from a new device",
+        lead: "Your password signed in on a device not seen before:",
+        detail: event.device,
+        tags: "warning",
+        urgent: true,
+      };
     case "throttle-engaged":
-      return { title: "Password guessing slowed down", lead: "Many wrong passwords (or passkey answers that did not verify) were tried: password sign-in is being slowed down.", tags: "rotating_light", urgent: true };
+      return {
+        title: "Password guessing slowed down",
+        lead: "Many wrong passwords (or passkey answers that did not verify) were tried: password sign-in is being slowed down.",
+        tags: "rotating_light",
+        urgent: true,
+      };
     case "test":
-      return { title: "Test alert", lead: "Alerts from your IndieAuth server reach you here.", tags: "white_check_mark", urgent: false };
+      return {
+        title: "Test alert",
+        lead: "Alerts from your IndieAuth server reach you here.",
+        tags: "white_check_mark",
+        urgent: false,
+      };
   }
 }
 
@@ -66,14 +108,31 @@ export function webhookMessage(format: NotifyFormat, event: AlertEvent, sent: Se
   switch (format) {
     case "ntfy":
       // The body is shown as it is (ntfy renders markdown only when asked to).
-      return { contentType: "text/plain; charset=utf-8", body: plain, headers: { Title: `IndieAuth (${site}): ${title}`, Tags: tags, Priority: urgent ? "high" : "default" } };
+      return {
+        contentType: "text/plain; charset=utf-8",
+        body: plain,
+        headers: { Title: `IndieAuth (${site}): ${title}`, Tags: tags, Priority: urgent ? "high" : "default" },
+      };
     case "slack":
       return json({ text: `*IndieAuth (${escapeSlack(site)}): ${title}*\n${escapeSlack(plain)}` });
     case "discord":
-      return json({ content: `**IndieAuth (${site}): ${title}**\n${lead}${shown === undefined ? "" : ` ${escapeMarkdown(shown)}`}`, allowed_mentions: { parse: [] } });
+      return json({
+        content: `**IndieAuth (${site}): ${title}**\n${lead}${shown === undefined ? "" : ` ${escapeMarkdown(shown)}`}`,
+        allowed_mentions: { parse: [] },
+      });
     case "matrix":
-      return json({ text: `IndieAuth (${site}): ${title}. ${lead}${shown === undefined ? "" : ` ${escapeMarkdown(shown)}`}`, username: "IndieAuth" });
+      return json({
+        text: `IndieAuth (${site}): ${title}. ${lead}${shown === undefined ? "" : ` ${escapeMarkdown(shown)}`}`,
+        username: "IndieAuth",
+      });
     case "json":
-      return json({ event: event.type, title, message: plain, ...(shown === undefined ? {} : { subject: shown }), me: sent.me, at: new Date(sent.at).toISOString() });
+      return json({
+        event: event.type,
+        title,
+        message: plain,
+        ...(shown === undefined ? {} : { subject: shown }),
+        me: sent.me,
+        at: new Date(sent.at).toISOString(),
+      });
   }
 }

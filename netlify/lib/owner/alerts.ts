@@ -34,7 +34,9 @@ export interface AlertContext {
   requester?: { waitUntil?: ((work: Promise<unknown>) => void) | undefined };
 }
 
-export type AlertOutcome = { sent: true } | { sent: false; reason: "off" | "rate-limited" | "failed"; retryAfterSeconds?: number; detail?: string };
+export type AlertOutcome =
+  | { sent: true }
+  | { sent: false; reason: "off" | "rate-limited" | "failed"; retryAfterSeconds?: number; detail?: string };
 
 interface AlertSent {
   kind: "alert-sent";
@@ -44,10 +46,17 @@ interface AlertSent {
 }
 
 /** Claims this minute's message of the kind: true for the one caller that may send it. */
-async function claim(ctx: AlertContext, kind: AlertKind, now: number): Promise<{ ok: true } | { ok: false; retryAfterSeconds: number }> {
+async function claim(
+  ctx: AlertContext,
+  kind: AlertKind,
+  now: number,
+): Promise<{ ok: true } | { ok: false; retryAfterSeconds: number }> {
   const key = RECORDS.alertSent.key(kind);
   const { value, version } = await ctx.rt.store.getVersioned<AlertSent>(key);
-  const busyFor = (until: number) => ({ ok: false as const, retryAfterSeconds: Math.max(1, Math.ceil((until - now) / 1000)) });
+  const busyFor = (until: number) => ({
+    ok: false as const,
+    retryAfterSeconds: Math.max(1, Math.ceil((until - now) / 1000)),
+  });
   if (value?.kind === "alert-sent" && value.expiresAt > now) return busyFor(value.expiresAt);
   const record: AlertSent = { kind: "alert-sent", alert: kind, sentAt: now, expiresAt: now + ALERT_INTERVAL_MS };
   return (await ctx.rt.store.setIfUnchanged(key, record, version)) ? { ok: true } : busyFor(record.expiresAt);
@@ -61,7 +70,10 @@ async function deliver(ctx: AlertContext, event: AlertEvent): Promise<AlertOutco
     const claimed = await claim(ctx, event.type, now);
     if (!claimed.ok) return { sent: false, reason: "rate-limited", retryAfterSeconds: claimed.retryAfterSeconds };
     const policy = notify.loopback ? loopbackOnlyPolicy : await publicOnlyPolicy();
-    await postWebhook(new URL(notify.url), webhookMessage(notify.format, event, { me: ctx.config.me, at: now }), { policy, timeoutMs: SEND_TIMEOUT_MS });
+    await postWebhook(new URL(notify.url), webhookMessage(notify.format, event, { me: ctx.config.me, at: now }), {
+      policy,
+      timeoutMs: SEND_TIMEOUT_MS,
+    });
     return { sent: true };
   } catch (error) {
     // The message may name the receiver's host, never its URL (which is a secret of its own).
@@ -71,7 +83,13 @@ async function deliver(ctx: AlertContext, event: AlertEvent): Promise<AlertOutco
   }
 }
 
-const ALERTS: ReadonlySet<ServerEvent["type"]> = new Set<ServerEvent["type"] & AlertKind>(["app-approved", "passkey-added", "passkey-removed", "new-device-sign-in", "throttle-engaged"]);
+const ALERTS: ReadonlySet<ServerEvent["type"]> = new Set<ServerEvent["type"] & AlertKind>([
+  "app-approved",
+  "passkey-added",
+  "passkey-removed",
+  "new-device-sign-in",
+  "throttle-engaged",
+]);
 /** Whether the owner is told of an event. */
 export const isAlert = (event: ServerEvent): event is Exclude<AlertEvent, { type: "test" }> => ALERTS.has(event.type);
 

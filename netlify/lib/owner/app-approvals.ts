@@ -63,7 +63,12 @@ function includesRedirectUri(uris: readonly string[], redirectUri: string): bool
 
 /** Whether the approval covers this redirect URI, this resource (or none) and these scopes
  * there (identity alone: no scope). */
-export function approvalCovers(approval: AppApproval | null, redirectUri: string, resource: string | undefined, scopes: readonly string[]): boolean {
+export function approvalCovers(
+  approval: AppApproval | null,
+  redirectUri: string,
+  resource: string | undefined,
+  scopes: readonly string[],
+): boolean {
   if (!approval || !includesRedirectUri(approval.redirectUris, redirectUri)) return false;
   const approved = approval.resources.find((entry) => entry.resource === resource);
   return approved !== undefined && scopes.every((scope) => approved.scopes.includes(scope));
@@ -78,12 +83,21 @@ export function approvesRedirect(approval: AppApproval | null, redirectUri: stri
  * for its resource (the owner's latest choice is the ceiling there), its resource and redirect
  * URI join the others. `first`: the app had no live approval before (never approved, revoked
  * since, or expired). */
-export async function rememberApproval(store: KeyValueStore, approved: Approved, now: number): Promise<{ first: boolean }> {
+export async function rememberApproval(
+  store: KeyValueStore,
+  approved: Approved,
+  now: number,
+): Promise<{ first: boolean }> {
   const previous = await approvalOf(store, approved.clientId, now);
   const redirectUri = canonicalUrl(approved.redirectUri);
   // A loopback URI on another port is the same one again, not another.
-  const others = (previous?.redirectUris ?? []).filter((uri) => uri !== redirectUri && !includesRedirectUri([uri], redirectUri));
-  const resource: ApprovedResource = approved.resource === undefined ? { scopes: approved.scopes } : { resource: approved.resource, scopes: approved.scopes };
+  const others = (previous?.redirectUris ?? []).filter(
+    (uri) => uri !== redirectUri && !includesRedirectUri([uri], redirectUri),
+  );
+  const resource: ApprovedResource =
+    approved.resource === undefined
+      ? { scopes: approved.scopes }
+      : { resource: approved.resource, scopes: approved.scopes };
   const otherResources = (previous?.resources ?? []).filter((entry) => entry.resource !== approved.resource);
   const record: AppApproval = {
     kind: "app-approval",

@@ -13,7 +13,14 @@ import type { Config } from "../platform/config.ts";
 import type { KeyValueStore } from "../platform/store.ts";
 import type { PromptValue } from "../protocol/prompt.ts";
 import { tickedByDefault } from "../protocol/scopes.ts";
-import { approvalCovers, approvalOf, approvesRedirect, cannotTellAccountsApart, sharesOriginWithSite, type AppApproval } from "./app-approvals.ts";
+import {
+  approvalCovers,
+  approvalOf,
+  approvesRedirect,
+  cannotTellAccountsApart,
+  sharesOriginWithSite,
+  type AppApproval,
+} from "./app-approvals.ts";
 import { listPasskeys, passwordLoginAllowed, type PasskeyRecord } from "./passkey-records.ts";
 import { currentSession, type SessionRecord } from "./sessions.ts";
 
@@ -73,15 +80,40 @@ interface Facts {
 
 /** Whether a live session alone may approve a request, row by row: the first row that holds
  * decides. Each row says why. */
-const SESSION_TABLE: readonly { when: (facts: Facts) => boolean | Promise<boolean>; verdict: Verdict; why: string }[] = [
-  { when: ({ config }) => sharesOriginWithSite(config), verdict: "shared-origin", why: "this server shares the owner's site's origin: any script there could post the form with the session (app-approvals.ts sharesOriginWithSite)" },
-  { when: ({ request }) => request.prompt?.includes("login") === true, verdict: "login", why: "the app asks for the owner to sign in again (prompt=login)" },
-  { when: ({ request }) => cannotTellAccountsApart(request) && request.client?.registered === true, verdict: "registered-app", why: "an app that registered itself, answering to the web or an app link: each registration is a new client_id, and any app on a device may claim a scheme" },
-  { when: ({ request }) => cannotTellAccountsApart(request), verdict: "shared-app", why: "every user of a platform signs in as this app, answering to the web: a stranger's link to their own account looks the same (app-approvals.ts cannotTellAccountsApart)" },
-  { when: async ({ signedIn }) => !(await signedIn()), verdict: "no-session", why: "no live session on this device" },
-  { when: ({ approvedBefore }) => approvedBefore(), verdict: "session", why: "the password or a passkey approved this much for the app before: redirect URI, resource and scopes (app-approvals.ts)" },
-  { when: () => true, verdict: "new-app", why: "anything else: the password or a passkey approves it, and it is remembered for the app" },
-];
+const SESSION_TABLE: readonly { when: (facts: Facts) => boolean | Promise<boolean>; verdict: Verdict; why: string }[] =
+  [
+    {
+      when: ({ config }) => sharesOriginWithSite(config),
+      verdict: "shared-origin",
+      why: "this server shares the owner's site's origin: any script there could post the form with the session (app-approvals.ts sharesOriginWithSite)",
+    },
+    {
+      when: ({ request }) => request.prompt?.includes("login") === true,
+      verdict: "login",
+      why: "the app asks for the owner to sign in again (prompt=login)",
+    },
+    {
+      when: ({ request }) => cannotTellAccountsApart(request) && request.client?.registered === true,
+      verdict: "registered-app",
+      why: "an app that registered itself, answering to the web or an app link: each registration is a new client_id, and any app on a device may claim a scheme",
+    },
+    {
+      when: ({ request }) => cannotTellAccountsApart(request),
+      verdict: "shared-app",
+      why: "every user of a platform signs in as this app, answering to the web: a stranger's link to their own account looks the same (app-approvals.ts cannotTellAccountsApart)",
+    },
+    { when: async ({ signedIn }) => !(await signedIn()), verdict: "no-session", why: "no live session on this device" },
+    {
+      when: ({ approvedBefore }) => approvedBefore(),
+      verdict: "session",
+      why: "the password or a passkey approved this much for the app before: redirect URI, resource and scopes (app-approvals.ts)",
+    },
+    {
+      when: () => true,
+      verdict: "new-app",
+      why: "anything else: the password or a passkey approves it, and it is remembered for the app",
+    },
+  ];
 
 async function verdictOf(facts: Facts): Promise<Verdict> {
   for (const row of SESSION_TABLE) if (await row.when(facts)) return row.verdict;
@@ -109,7 +141,8 @@ function approvalPolicy({ req, config, rt: { store, now: clock } }: PolicyInput)
       config,
       request,
       signedIn: async () => (await policy.session()) !== null,
-      approvedBefore: async () => approvalCovers(await approval(request.clientId), request.redirectUri, request.resource, scopes),
+      approvedBefore: async () =>
+        approvalCovers(await approval(request.clientId), request.redirectUri, request.resource, scopes),
     });
 
   const policy: ApprovalPolicy = {
@@ -118,9 +151,16 @@ function approvalPolicy({ req, config, rt: { store, now: clock } }: PolicyInput)
     sessionApproves: async (request, scopes) => (await verdict(request, scopes)) === "session",
     async offer(request) {
       // The passkeys are read beside the session and the approval (one round trip, not two).
-      const [decided, known] = await Promise.all([verdict(request, tickedByDefault(request)), (passkeys ??= listPasskeys(store))]);
+      const [decided, known] = await Promise.all([
+        verdict(request, tickedByDefault(request)),
+        (passkeys ??= listPasskeys(store)),
+      ]);
       if (decided === "session") return { session: true };
-      const offer: SignInOffer = { session: false, passkey: known.length > 0, password: passwordLoginAllowed(config.passwordLogin, known) };
+      const offer: SignInOffer = {
+        session: false,
+        passkey: known.length > 0,
+        password: passwordLoginAllowed(config.passwordLogin, known),
+      };
       if (decided !== "no-session" && (await policy.session())) offer.signedIn = decided;
       return offer;
     },

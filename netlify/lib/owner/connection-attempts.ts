@@ -20,7 +20,8 @@ const LINKS_PER_ATTEMPT = 4;
 export const LOG_TEXT_LIMIT = 100;
 
 /** `profile`: a code redeemed at POST /auth for the profile URL (a sign-in, no token). */
-export type ConnectionStep = "request" | "document" | "consent" | "approved" | "denied" | "code" | "profile" | "refresh" | "resource";
+export type ConnectionStep =
+  "request" | "document" | "consent" | "approved" | "denied" | "code" | "profile" | "refresh" | "resource";
 
 export interface StoredStep {
   step: ConnectionStep;
@@ -64,7 +65,9 @@ const GENUINE_TOKEN_REFUSALS = new Set(["wrong-resource", "insufficient_scope", 
  * every other step (a sign-in page opened, a Deny, a made-up code or token refused). */
 export function showsSignIn(step: Pick<StoredStep, "step" | "ok" | "error">): boolean {
   if (step.step === "resource") return GENUINE_TOKEN_REFUSALS.has(step.error ?? "");
-  return step.ok && (step.step === "approved" || step.step === "code" || step.step === "profile" || step.step === "refresh");
+  return (
+    step.ok && (step.step === "approved" || step.step === "code" || step.step === "profile" || step.step === "refresh")
+  );
 }
 
 const short = (value: string) => secretHash(value).slice(0, 22);
@@ -86,17 +89,32 @@ export function logText(text: string): string {
 }
 
 export const NO_ATTEMPTS: AttemptTiers = { attempts: [], anonymous: [] };
-export const latestAt = (tiers: AttemptTiers) => Math.max(0, ...[...tiers.attempts, ...tiers.anonymous].map((a) => a.at));
+export const latestAt = (tiers: AttemptTiers) =>
+  Math.max(0, ...[...tiers.attempts, ...tiers.anonymous].map((a) => a.at));
 
 /** A stored record's tiers; one written before the tiers had only `attempts`: sorted by their steps. */
 export function tiersOf(record: { attempts: StoredAttempt[]; anonymous?: unknown }): AttemptTiers {
-  if (Array.isArray(record.anonymous)) return { attempts: record.attempts, anonymous: record.anonymous as StoredAttempt[] };
+  if (Array.isArray(record.anonymous))
+    return { attempts: record.attempts, anonymous: record.anonymous as StoredAttempt[] };
   const signedIn = (attempt: StoredAttempt) => attempt.steps.some(showsSignIn);
-  return { attempts: record.attempts.filter(signedIn), anonymous: record.attempts.filter((a) => !signedIn(a)).slice(0, ANONYMOUS_ATTEMPTS_PER_CLIENT) };
+  return {
+    attempts: record.attempts.filter(signedIn),
+    anonymous: record.attempts.filter((a) => !signedIn(a)).slice(0, ANONYMOUS_ATTEMPTS_PER_CLIENT),
+  };
 }
 
 /** The order of an attempt's steps at the same moment: the protocol's own. */
-const STEP_RANK: Record<ConnectionStep, number> = { request: 0, document: 1, consent: 2, approved: 3, denied: 4, code: 5, profile: 6, refresh: 7, resource: 8 };
+const STEP_RANK: Record<ConnectionStep, number> = {
+  request: 0,
+  document: 1,
+  consent: 2,
+  approved: 3,
+  denied: 4,
+  code: 5,
+  profile: 6,
+  refresh: 7,
+  resource: 8,
+};
 /** An attempt the owner answered: a later request with the same PKCE challenge (a sign-in link
  * used again, as the README's by hand is) starts an attempt of its own. */
 const answered = (attempt: StoredAttempt) => attempt.steps.some((s) => s.step === "approved" || s.step === "denied");
@@ -113,7 +131,8 @@ export function withStep(tiers: AttemptTiers, event: StepEvent): AttemptTiers {
   const step: StoredStep = { ...rest, ...(event.detail !== undefined ? { detail: logText(event.detail) } : {}) };
   const live = (list: StoredAttempt[]) => list.filter((a) => a.at > event.at - RETENTION_MS);
   const signedIn = showsSignIn(step);
-  const linkedBy = (usable: (link: string) => boolean) => (a: StoredAttempt) => a.links.some((link) => usable(link) && links.includes(link) && (heldLink(link) || !answered(a)));
+  const linkedBy = (usable: (link: string) => boolean) => (a: StoredAttempt) =>
+    a.links.some((link) => usable(link) && links.includes(link) && (heldLink(link) || !answered(a)));
   const joinsMain = linkedBy(signedIn ? () => true : heldLink);
   const joinsAnonymous = linkedBy(() => true);
   const [main, anonymousTier] = [live(tiers.attempts), live(tiers.anonymous)];
@@ -128,7 +147,8 @@ export function withStep(tiers: AttemptTiers, event: StepEvent): AttemptTiers {
   };
   const attempts = main.filter((a) => !fromMain.includes(a));
   const anonymous = anonymousTier.filter((a) => !fromAnonymous.includes(a));
-  if (signedIn || fromMain.length > 0) return { attempts: [attempt, ...attempts].slice(0, ATTEMPTS_PER_CLIENT), anonymous };
+  if (signedIn || fromMain.length > 0)
+    return { attempts: [attempt, ...attempts].slice(0, ATTEMPTS_PER_CLIENT), anonymous };
   return { attempts, anonymous: [attempt, ...anonymous].slice(0, ANONYMOUS_ATTEMPTS_PER_CLIENT) };
 }
 
@@ -144,7 +164,11 @@ function folded(into: StoredAttempt, from: StoredAttempt): StoredAttempt {
 }
 
 /** Attempts of one tier of a client from two records, those sharing a link made one. */
-function mergeAttempts(first: readonly StoredAttempt[], second: readonly StoredAttempt[], limit: number): StoredAttempt[] {
+function mergeAttempts(
+  first: readonly StoredAttempt[],
+  second: readonly StoredAttempt[],
+  limit: number,
+): StoredAttempt[] {
   const out = [...first];
   for (const attempt of second) {
     const same = out.findIndex((a) => a.links.some((link) => attempt.links.includes(link)));

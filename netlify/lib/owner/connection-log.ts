@@ -26,7 +26,18 @@ import type { Emit, ServerEvent, Subject } from "../platform/events.ts";
 import { afterAnswer, type WaitUntil } from "../platform/after-answer.ts";
 import type { GrantRecord } from "../protocol/grants.ts";
 import { parseClientId } from "../core/urls.ts";
-import { attemptLinks, latestAt, mergeTiers, NO_ATTEMPTS, RETENTION_MS, tiersOf, withStep, type AttemptTiers, type StepEvent, type StoredAttempt } from "./connection-attempts.ts";
+import {
+  attemptLinks,
+  latestAt,
+  mergeTiers,
+  NO_ATTEMPTS,
+  RETENTION_MS,
+  tiersOf,
+  withStep,
+  type AttemptTiers,
+  type StepEvent,
+  type StoredAttempt,
+} from "./connection-attempts.ts";
 import { CONNECTION_APPROVED_CEILING, CONNECTION_SLOTS } from "../core/policy.ts";
 
 export { attemptLinks, logText, type StepEvent, type StoredStep } from "./connection-attempts.ts";
@@ -48,20 +59,36 @@ export interface ConnectionRecord extends Omit<AttemptTiers, "anonymous"> {
 export type ConnectionLog = ConnectionRecord & AttemptTiers;
 
 const approvedKey = (clientId: string) => RECORDS.connectionLog.key(`a/${appIdOf(clientId)}`);
-const slotKey = (clientId: string) => RECORDS.connectionLog.key(`u/${Buffer.from(secretHash(clientId), "base64url")[0]! % CONNECTION_SLOTS}`);
+const slotKey = (clientId: string) =>
+  RECORDS.connectionLog.key(`u/${Buffer.from(secretHash(clientId), "base64url")[0]! % CONNECTION_SLOTS}`);
 const APPROVED_PREFIX = RECORDS.connectionLog.key("a/");
 
 function recordOf(value: unknown, clientId: string): ConnectionRecord | null {
   const record = value as ConnectionRecord | null;
-  return record?.kind === "connection-log" && record.clientId === clientId && Array.isArray(record.attempts) ? record : null;
+  return record?.kind === "connection-log" && record.clientId === clientId && Array.isArray(record.attempts)
+    ? record
+    : null;
 }
 
-async function write(store: KeyValueStore, key: string, event: StepEvent, approved: boolean, first: { value: unknown; version: Version }, earlier: AttemptTiers = NO_ATTEMPTS): Promise<void> {
+async function write(
+  store: KeyValueStore,
+  key: string,
+  event: StepEvent,
+  approved: boolean,
+  first: { value: unknown; version: Version },
+  earlier: AttemptTiers = NO_ATTEMPTS,
+): Promise<void> {
   let current = first;
   for (let tries = 0; tries < WRITE_TRIES; tries++) {
     const previous = recordOf(current.value, event.clientId);
     const tiers = withStep(previous ? tiersOf(previous) : earlier, event);
-    const record: ConnectionRecord = { kind: "connection-log", clientId: event.clientId, approved, ...tiers, expiresAt: latestAt(tiers) + RETENTION_MS };
+    const record: ConnectionRecord = {
+      kind: "connection-log",
+      clientId: event.clientId,
+      approved,
+      ...tiers,
+      expiresAt: latestAt(tiers) + RETENTION_MS,
+    };
     if (await store.setIfUnchanged(key, record, current.version)) return;
     await collisionPause(tries + 1);
     current = await store.getVersioned(key);
@@ -90,7 +117,11 @@ export const LOG_DEADLINE_MS = 1000;
 
 /** The hashes that tie a subject's step to the rest of its attempt. */
 function linksOf({ clientId, challenge, code, grantId }: Omit<Subject, "stage">): string[] {
-  return [...(challenge ? [attemptLinks.challenge(clientId, challenge)] : []), ...(code ? [attemptLinks.code(code)] : []), ...(grantId ? [attemptLinks.grant(grantId)] : [])];
+  return [
+    ...(challenge ? [attemptLinks.challenge(clientId, challenge)] : []),
+    ...(code ? [attemptLinks.code(code)] : []),
+    ...(grantId ? [attemptLinks.grant(grantId)] : []),
+  ];
 }
 
 /** A client_id worth a log entry: one a sign-in could come from (what a refused request named may be anything). */
@@ -123,28 +154,68 @@ async function stepsOf(store: KeyValueStore, event: ServerEvent, at: number): Pr
   switch (event.type) {
     case "document-read": {
       // For the owner's console only: a document not read now is read when the code is redeemed.
-      const read = event.unread ? { ok: false, detail: "it could not be read just now; it is read when the code is redeemed" } : { ok: true, ...(event.clientName ? { detail: `it calls itself ${event.clientName}` } : {}) };
+      const read = event.unread
+        ? { ok: false, detail: "it could not be read just now; it is read when the code is redeemed" }
+        : { ok: true, ...(event.clientName ? { detail: `it calls itself ${event.clientName}` } : {}) };
       return [{ clientId: event.clientId, step: "document", at, ...read, links: linksOf(event) }];
     }
     case "consent-shown":
       return [{ clientId: event.clientId, step: "consent", ok: true, at, links: linksOf(event) }];
     case "approved":
-      return [{ clientId: event.clientId, step: "approved", ok: true, at, links: linksOf(event), approvedClient: true }];
+      return [
+        { clientId: event.clientId, step: "approved", ok: true, at, links: linksOf(event), approvedClient: true },
+      ];
     case "denied":
-      return [{ clientId: event.clientId, step: "denied", ok: false, at, error: "access_denied", links: linksOf(event) }];
+      return [
+        { clientId: event.clientId, step: "denied", ok: false, at, error: "access_denied", links: linksOf(event) },
+      ];
     case "redeemed": {
       // The grant made or renewed: the one a refresh named, or the code's new one.
       const subject = loggable({ ...event.subject, ...(event.grantId ? { grantId: event.grantId } : {}) });
-      return subject ? [{ clientId: subject.clientId, step: subject.stage, ok: true, at, links: linksOf(subject), approvedClient: true }] : [];
+      return subject
+        ? [
+            {
+              clientId: subject.clientId,
+              step: subject.stage,
+              ok: true,
+              at,
+              links: linksOf(subject),
+              approvedClient: true,
+            },
+          ]
+        : [];
     }
     case "refused": {
       const subject = loggable(event.subject);
-      return subject ? [{ clientId: subject.clientId, step: subject.stage, ok: false, at, error: event.error, detail: event.description, links: linksOf(subject) }] : [];
+      return subject
+        ? [
+            {
+              clientId: subject.clientId,
+              step: subject.stage,
+              ok: false,
+              at,
+              error: event.error,
+              detail: event.description,
+              links: linksOf(subject),
+            },
+          ]
+        : [];
     }
     case "resource-refused": {
       // The client is the grant's: read here, after the answer.
       const grant = await store.get<GrantRecord>(RECORDS.grant.key(event.grantId));
-      return typeof grant?.clientId === "string" ? [{ clientId: grant.clientId, step: "resource", ok: false, at, error: event.reason, links: [attemptLinks.grant(event.grantId)] }] : [];
+      return typeof grant?.clientId === "string"
+        ? [
+            {
+              clientId: grant.clientId,
+              step: "resource",
+              ok: false,
+              at,
+              error: event.reason,
+              links: [attemptLinks.grant(event.grantId)],
+            },
+          ]
+        : [];
     }
     default:
       return [];
@@ -154,7 +225,10 @@ async function stepsOf(store: KeyValueStore, event: ServerEvent, at: number): Pr
 /** The log's subscriber to the events of one request (or one use of the resource API): its
  * steps written in the order they were emitted (those of one attempt share a record), after the
  * answer where the platform has waitUntil, else within LOG_DEADLINE_MS. Never rejects. */
-export function connectionLogSubscriber(target: { rt: { readonly store: KeyValueStore; now(): number }; waitUntil?: WaitUntil }): Emit {
+export function connectionLogSubscriber(target: {
+  rt: { readonly store: KeyValueStore; now(): number };
+  waitUntil?: WaitUntil;
+}): Emit {
   let logged: Promise<void> = Promise.resolve();
   return async (...events) => {
     const followed = events.filter((event) => FOLLOWED[event.type]);
@@ -163,9 +237,14 @@ export function connectionLogSubscriber(target: { rt: { readonly store: KeyValue
     logged = logged
       .then(async () => {
         const { store } = target.rt;
-        for (const event of followed) for (const step of await stepsOf(store, event, at)) await recordConnectionStep(store, step);
+        for (const event of followed)
+          for (const step of await stepsOf(store, event, at)) await recordConnectionStep(store, step);
       })
-      .catch((error: unknown) => console.warn(`indieauth: the connection log was not written: ${error instanceof Error ? error.message : String(error)}`));
+      .catch((error: unknown) =>
+        console.warn(
+          `indieauth: the connection log was not written: ${error instanceof Error ? error.message : String(error)}`,
+        ),
+      );
     await afterAnswer(target.waitUntil, logged, LOG_DEADLINE_MS);
   };
 }
@@ -176,16 +255,24 @@ function oneEach(records: readonly ConnectionLog[]): ConnectionLog[] {
   const byClient = new Map<string, ConnectionLog>();
   for (const record of records) {
     const seen = byClient.get(record.clientId);
-    byClient.set(record.clientId, seen ? { ...seen, approved: seen.approved || record.approved, ...mergeTiers(seen, record) } : record);
+    byClient.set(
+      record.clientId,
+      seen ? { ...seen, approved: seen.approved || record.approved, ...mergeTiers(seen, record) } : record,
+    );
   }
   return [...byClient.values()];
 }
 
 /** The logs the console shows: at most the ceiling plus the slots, one list and one read each. */
 export async function readConnectionLogs(store: KeyValueStore, now: number): Promise<ConnectionLog[]> {
-  const keys = (await store.list(RECORDS.connectionLog.prefix)).slice(0, CONNECTION_APPROVED_CEILING + CONNECTION_SLOTS);
+  const keys = (await store.list(RECORDS.connectionLog.prefix)).slice(
+    0,
+    CONNECTION_APPROVED_CEILING + CONNECTION_SLOTS,
+  );
   const records = await Promise.all(keys.map((key) => store.get<ConnectionRecord>(key)));
-  const live = records.filter((r): r is ConnectionRecord => r?.kind === "connection-log" && Array.isArray(r.attempts) && r.expiresAt > now);
+  const live = records.filter(
+    (r): r is ConnectionRecord => r?.kind === "connection-log" && Array.isArray(r.attempts) && r.expiresAt > now,
+  );
   const fresh = (list: StoredAttempt[]) => list.filter((a) => a.at > now - RETENTION_MS);
   const logs = live.map((r) => ({ ...r, ...tiersOf(r) })).sort((a, b) => Number(b.approved) - Number(a.approved));
   return oneEach(logs)

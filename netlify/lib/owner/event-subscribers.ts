@@ -21,11 +21,27 @@ export interface EventTarget {
  * the code) and a throttled attempt (kept cheap: sign-in-events.ts bounds the writes) after it. */
 function toHistory({ rt: { store }, waitUntil }: EventTarget, event: ServerEvent): Promise<void> | undefined {
   const written = (work: () => Promise<unknown>) =>
-    Promise.resolve().then(work).then(() => undefined, (error: unknown) => console.warn(`indieauth: the sign-in history was not written: ${error instanceof Error ? error.message : String(error)}`));
-  if (event.type === "sign-in-throttled") return afterAnswer(waitUntil, written(() => countRefused(store, event.heldBySince)));
+    Promise.resolve()
+      .then(work)
+      .then(
+        () => undefined,
+        (error: unknown) =>
+          console.warn(
+            `indieauth: the sign-in history was not written: ${error instanceof Error ? error.message : String(error)}`,
+          ),
+      );
+  if (event.type === "sign-in-throttled")
+    return afterAnswer(
+      waitUntil,
+      written(() => countRefused(store, event.heldBySince)),
+    );
   if (event.type !== "sign-in") return undefined;
   const { attempt, failure } = event;
-  const view = { ...attempt, outcome: failure ? ("failure" as const) : ("success" as const), ...(failure ? { reason: SIGN_IN_FAILURES[failure].logged } : {}) };
+  const view = {
+    ...attempt,
+    outcome: failure ? ("failure" as const) : ("success" as const),
+    ...(failure ? { reason: SIGN_IN_FAILURES[failure].logged } : {}),
+  };
   const write = written(() => recordSignInEvent(store, view));
   return attempt.method === "session" ? afterAnswer(waitUntil, write) : write;
 }
@@ -35,7 +51,9 @@ function toHistory({ rt: { store }, waitUntil }: EventTarget, event: ServerEvent
 export function eventSubscribers(target: EventTarget): Emit {
   const log = connectionLogSubscriber(target);
   return async (...events) => {
-    const alerts = events.filter(isAlert).map((event) => alert({ rt: target.rt, config: target.config, requester: target }, event));
+    const alerts = events
+      .filter(isAlert)
+      .map((event) => alert({ rt: target.rt, config: target.config, requester: target }, event));
     await Promise.all([log(...events), ...alerts, ...events.map((event) => toHistory(target, event))]);
   };
 }

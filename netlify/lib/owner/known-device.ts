@@ -47,11 +47,22 @@ export async function knownDevice(req: Request, settings: DeviceSettings, now: n
 
 /** The Set-Cookie values that (re)mark this browser as known, under `deviceId` (a new one when
  * null), for another year. */
-export async function rememberDevice(settings: DeviceSettings, deviceId: string | null, now: number): Promise<string[]> {
+export async function rememberDevice(
+  settings: DeviceSettings,
+  deviceId: string | null,
+  now: number,
+): Promise<string[]> {
   const did = deviceId ?? randomBytes(16).toString("base64url");
   const expiresAt = now + DEVICE_LIFETIME_MS;
   const jwt = await signTyped({ did }, deviceKind(settings), now, expiresAt);
   const { serialize } = await cookies();
-  const options = { httpOnly: true, secure: !settings.development, sameSite: "strict" as const, maxAge: Math.floor(DEVICE_LIFETIME_MS / 1000) };
-  return DEVICE_COOKIE_PATHS.map((path) => serialize(deviceCookieName(settings.development), jwt, { ...options, path }));
+  const options = {
+    httpOnly: true,
+    secure: !settings.development,
+    sameSite: "strict" as const,
+    maxAge: Math.floor(DEVICE_LIFETIME_MS / 1000),
+  };
+  return DEVICE_COOKIE_PATHS.map((path) =>
+    serialize(deviceCookieName(settings.development), jwt, { ...options, path }),
+  );
 }

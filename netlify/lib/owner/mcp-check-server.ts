@@ -8,7 +8,8 @@ const UPDATE = "Update netlify-indieauth to its latest version and deploy again.
 const includes = (value: unknown, item: string) => Array.isArray(value) && value.includes(item);
 
 export function authorizationServerFindings(metadata: Record<string, unknown>): McpFindingView[] {
-  const found = (good: boolean, yes: string, no: string): McpFindingView => (good ? { ok: true, says: yes } : { ok: false, says: no, fix: UPDATE });
+  const found = (good: boolean, yes: string, no: string): McpFindingView =>
+    good ? { ok: true, says: yes } : { ok: false, says: no, fix: UPDATE };
   return [
     found(
       metadata.client_id_metadata_document_supported === true,

@@ -36,19 +36,26 @@ export async function listPasskeys(store: KeyValueStore): Promise<PasskeyRecord[
 
 /** A name as the owner typed it, without control characters, trimmed and bounded; null if empty. */
 export function passkeyName(raw: string): string | null {
-  const name = raw.replace(/[\u0000-\u001f\u007f]/g, "").trim().slice(0, MAX_NAME_LENGTH);
+  const name = raw
+    .replace(/[\u0000-\u001f\u007f]/g, "")
+    .trim()
+    .slice(0, MAX_NAME_LENGTH);
   return name === "" ? null : name;
 }
 
 /** Read, change, write back only if nobody wrote in between, retrying a few times: two devices
  * registering at once must not lose a key. */
-async function updatePasskeys(store: KeyValueStore, change: (items: PasskeyRecord[]) => PasskeyRecord[] | null): Promise<boolean> {
+async function updatePasskeys(
+  store: KeyValueStore,
+  change: (items: PasskeyRecord[]) => PasskeyRecord[] | null,
+): Promise<boolean> {
   for (let attempt = 0; attempt < 3; attempt++) {
     if (attempt > 0) await collisionPause(attempt);
     const { value, version } = await store.getVersioned<PasskeyList>(PASSKEYS_KEY);
     const next = change(value?.kind === "passkeys" ? value.items : []);
     if (next === null) return false;
-    if (await store.setIfUnchanged(PASSKEYS_KEY, { kind: "passkeys", items: next } satisfies PasskeyList, version)) return true;
+    if (await store.setIfUnchanged(PASSKEYS_KEY, { kind: "passkeys", items: next } satisfies PasskeyList, version))
+      return true;
   }
   throw new Error("the passkey list kept changing during an update");
 }
@@ -61,7 +68,9 @@ export async function addPasskey(store: KeyValueStore, passkey: PasskeyRecord): 
 }
 
 export async function renamePasskey(store: KeyValueStore, id: string, name: string): Promise<boolean> {
-  return updatePasskeys(store, (items) => (items.some((item) => item.id === id) ? items.map((item) => (item.id === id ? { ...item, name } : item)) : null));
+  return updatePasskeys(store, (items) =>
+    items.some((item) => item.id === id) ? items.map((item) => (item.id === id ? { ...item, name } : item)) : null,
+  );
 }
 
 /** The passkey removed, or null when there was none with this id. */
@@ -78,12 +87,21 @@ export async function removePasskey(store: KeyValueStore, id: string): Promise<P
  * in either order, and a lower counter stored last would let a cloned key's answer pass. */
 export async function recordPasskeyUse(store: KeyValueStore, id: string, counter: number, now: number): Promise<void> {
   await updatePasskeys(store, (items) =>
-    items.map((item) => (item.id === id ? { ...item, counter: Math.max(item.counter, counter), lastUsedAt: Math.max(item.lastUsedAt ?? 0, now) } : item)),
+    items.map((item) =>
+      item.id === id
+        ? { ...item, counter: Math.max(item.counter, counter), lastUsedAt: Math.max(item.lastUsedAt ?? 0, now) }
+        : item,
+    ),
   );
 }
 
 export function passkeyView(passkey: PasskeyRecord): PasskeyView {
-  const view: PasskeyView = { id: passkey.id, name: passkey.name, createdAt: passkey.createdAt, backedUp: passkey.backedUp };
+  const view: PasskeyView = {
+    id: passkey.id,
+    name: passkey.name,
+    createdAt: passkey.createdAt,
+    backedUp: passkey.backedUp,
+  };
   if (passkey.lastUsedAt !== undefined) view.lastUsedAt = passkey.lastUsedAt;
   return view;
 }

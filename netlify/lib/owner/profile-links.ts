@@ -47,12 +47,21 @@ async function htmlRels(doc: FetchedDocument): Promise<Record<string, string[]>>
   return (await parseMicroformats(doc.body, doc.url, { rels: DISCOVERY_RELS, roots: [] }))?.rels ?? {};
 }
 
-export async function checkProfileLinks(config: Config, fetcher?: (url: URL) => Promise<FetchedDocument>): Promise<ProfileLinksReport> {
+export async function checkProfileLinks(
+  config: Config,
+  fetcher?: (url: URL) => Promise<FetchedDocument>,
+): Promise<ProfileLinksReport> {
   const expected = expectedTargets(config.baseUrl);
   const checks = (found: (rel: DiscoveryRel) => string | null): RelCheck[] =>
     DISCOVERY_RELS.map((rel) => {
       const value = found(rel);
-      return { rel, expected: expected[rel], found: value, ok: value === expected[rel], tag: `<link rel="${rel}" href="${expected[rel]}">` };
+      return {
+        rel,
+        expected: expected[rel],
+        found: value,
+        ok: value === expected[rel],
+        tag: `<link rel="${rel}" href="${expected[rel]}">`,
+      };
     });
 
   const policy: AddressPolicy = config.development ? () => true : await publicOnlyPolicy();
@@ -62,7 +71,9 @@ export async function checkProfileLinks(config: Config, fetcher?: (url: URL) => 
   } catch (error) {
     // The report is public (the home page shows it): the words name no address and no system
     // error; the function's log (the owner's) has the whole reason.
-    console.warn(`self-test: ${config.me} could not be fetched: ${error instanceof Error ? error.message : String(error)}`);
+    console.warn(
+      `self-test: ${config.me} could not be fetched: ${error instanceof Error ? error.message : String(error)}`,
+    );
     return { me: config.me, fetched: false, error: shareableReason(error), checks: checks(() => null) };
   }
   const rels = await htmlRels(doc);

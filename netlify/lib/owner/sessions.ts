@@ -65,7 +65,12 @@ const SESSION_COOKIE_PATHS = [
 ] as const;
 
 function sessionKind(settings: SessionSettings): JwtKind {
-  return { key: settings.keys.session, issuer: settings.issuer, typ: SESSION_TYPE, audience: `${settings.issuer}session` };
+  return {
+    key: settings.keys.session,
+    issuer: settings.issuer,
+    typ: SESSION_TYPE,
+    audience: `${settings.issuer}session`,
+  };
 }
 
 /** The Set-Cookie values of one cookie value, on every path that reads it. */
@@ -73,7 +78,13 @@ async function sessionCookies(settings: SessionSettings, value: string, maxAge?:
   const { serialize } = await cookies();
   const name = sessionCookieName(settings.development);
   return SESSION_COOKIE_PATHS.map(({ path, sameSite }) =>
-    serialize(name, value, { httpOnly: true, secure: !settings.development, sameSite, path, ...(maxAge === undefined ? {} : { maxAge }) }),
+    serialize(name, value, {
+      httpOnly: true,
+      secure: !settings.development,
+      sameSite,
+      path,
+      ...(maxAge === undefined ? {} : { maxAge }),
+    }),
   );
 }
 
@@ -85,7 +96,12 @@ interface NewSession {
 }
 
 /** Creates the record and the Set-Cookie header values that carry it (one per path). */
-export async function startSession(store: KeyValueStore, settings: SessionSettings, input: NewSession, now: number): Promise<{ session: SessionRecord; setCookies: string[] }> {
+export async function startSession(
+  store: KeyValueStore,
+  settings: SessionSettings,
+  input: NewSession,
+  now: number,
+): Promise<{ session: SessionRecord; setCookies: string[] }> {
   const id = randomBytes(16).toString("base64url");
   const session: SessionRecord = {
     kind: "session",
@@ -99,9 +115,21 @@ export async function startSession(store: KeyValueStore, settings: SessionSettin
     expiresAt: now + (input.persistent ? PERSISTENT_SESSION_MS : BROWSER_SESSION_MS),
   };
   // Under a fresh random id, a refusal is this write's own (landed, its answer lost, retried).
-  if (!(await createOnce<SessionRecord>(store, sessionKey(id), session, (stored) => stored.id === id && stored.createdAt === now))) throw new Error("session id collision");
+  if (
+    !(await createOnce<SessionRecord>(
+      store,
+      sessionKey(id),
+      session,
+      (stored) => stored.id === id && stored.createdAt === now,
+    ))
+  )
+    throw new Error("session id collision");
   const jwt = await signTyped({ sid: id }, sessionKind(settings), now, session.expiresAt);
-  const setCookies = await sessionCookies(settings, jwt, input.persistent ? Math.floor(PERSISTENT_SESSION_MS / 1000) : undefined);
+  const setCookies = await sessionCookies(
+    settings,
+    jwt,
+    input.persistent ? Math.floor(PERSISTENT_SESSION_MS / 1000) : undefined,
+  );
   return { session, setCookies };
 }
 
@@ -131,14 +159,23 @@ function seenAt(session: SessionRecord, seen: SessionSeenRecord | null): number 
 }
 
 /** The live session of this request, or null. A forged cookie costs no storage read. */
-export async function currentSession(store: KeyValueStore, req: Request, settings: SessionSettings, now: number): Promise<SessionRecord | null> {
+export async function currentSession(
+  store: KeyValueStore,
+  req: Request,
+  settings: SessionSettings,
+  now: number,
+): Promise<SessionRecord | null> {
   const id = await sessionIdOf(req, settings, now);
   if (!id) return null;
   const [session, seen] = await Promise.all([store.get<SessionRecord>(sessionKey(id)), readSeen(store, id)]);
   if (session?.kind !== "session" || session.id !== id || session.expiresAt <= now) return null;
   const lastSeenAt = seenAt(session, seen);
   if (now - lastSeenAt < TOUCH_INTERVAL_MS) return { ...session, lastSeenAt };
-  await store.set(RECORDS.sessionSeen.key(id), { kind: "session-seen", lastSeenAt: now, expiresAt: session.expiresAt } satisfies SessionSeenRecord);
+  await store.set(RECORDS.sessionSeen.key(id), {
+    kind: "session-seen",
+    lastSeenAt: now,
+    expiresAt: session.expiresAt,
+  } satisfies SessionSeenRecord);
   return { ...session, lastSeenAt: now };
 }
 
@@ -162,7 +199,9 @@ export async function listSessions(store: KeyValueStore, now: number): Promise<S
   const records = await Promise.all(keys.map((key) => store.get<SessionRecord>(key)));
   const live = records.filter((s): s is SessionRecord => s?.kind === "session" && s.expiresAt > now);
   const seen = await Promise.all(live.map((s) => readSeen(store, s.id)));
-  return live.map((s, i) => ({ ...s, lastSeenAt: seenAt(s, seen[i] ?? null) })).sort((a, b) => b.createdAt - a.createdAt);
+  return live
+    .map((s, i) => ({ ...s, lastSeenAt: seenAt(s, seen[i] ?? null) }))
+    .sort((a, b) => b.createdAt - a.createdAt);
 }
 
 /** Signs out everywhere. */

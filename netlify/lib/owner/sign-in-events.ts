@@ -66,7 +66,12 @@ function rememberFull(store: KeyValueStore, base: string): void {
  * each), so that the events of an hour, rarely close together, each cost one write; when it is
  * taken, one list finds the free ones. False when the hour is full (or keeps being taken by
  * writes at the same moment). */
-async function claimSlot(store: KeyValueStore, base: string, slots: number, record: SignInEventRecord): Promise<boolean> {
+async function claimSlot(
+  store: KeyValueStore,
+  base: string,
+  slots: number,
+  record: SignInEventRecord,
+): Promise<boolean> {
   if (fullHours.get(store)?.has(base)) return false;
   const first = Math.floor((record.at % HOUR_MS) / (HOUR_MS / slots));
   if (await store.setIfNew(slotKey(base, first), record)) return true;
@@ -101,15 +106,25 @@ export function clientText(clientId: string): string {
 
 /** One more in one of an hour's counts (read, add one, write back if unchanged), unless it
  * holds `most` already: then "full", and nothing is written. */
-async function addToHour(store: KeyValueStore, at: number, field: "count" | "refused", most = Infinity): Promise<"added" | "full"> {
+async function addToHour(
+  store: KeyValueStore,
+  at: number,
+  field: "count" | "refused",
+  most = Infinity,
+): Promise<"added" | "full"> {
   const key = RECORDS.signInOverflow.key(hourOf(at));
   for (let i = 0; i < COUNT_TRIES; i++) {
     if (i > 0) await collisionPause(i);
     const { value, version } = await store.getVersioned<OverflowRecord>(key);
-    const record: OverflowRecord = value?.kind === "sign-in-overflow" ? value : { kind: "sign-in-overflow", count: 0, expiresAt: 0 };
+    const record: OverflowRecord =
+      value?.kind === "sign-in-overflow" ? value : { kind: "sign-in-overflow", count: 0, expiresAt: 0 };
     const current = record[field] ?? 0;
     if (current >= most) return "full";
-    const next: OverflowRecord = { ...record, [field]: current + 1, expiresAt: Math.max(record.expiresAt, at + EVENT_RETENTION_MS) };
+    const next: OverflowRecord = {
+      ...record,
+      [field]: current + 1,
+      expiresAt: Math.max(record.expiresAt, at + EVENT_RETENTION_MS),
+    };
     if (await store.setIfUnchanged(key, next, version)) return "added";
   }
   return "added";
@@ -138,7 +153,11 @@ export async function recordSignInEvent(store: KeyValueStore, event: SignInEvent
 /** Marks the newest listed failure of each hour with the counts of that hour's failures not
  * listed and attempts refused, if any (one read per hour with a listed failure: a few, however
  * busy). */
-export async function withUnlisted(store: KeyValueStore, events: SignInEventView[], now: number): Promise<SignInEventView[]> {
+export async function withUnlisted(
+  store: KeyValueStore,
+  events: SignInEventView[],
+  now: number,
+): Promise<SignInEventView[]> {
   const newestFailure = new Map<number, number>();
   events.forEach((e, i) => {
     if (e.outcome === "failure" && !newestFailure.has(hourOf(e.at))) newestFailure.set(hourOf(e.at), i);
@@ -154,7 +173,11 @@ export async function withUnlisted(store: KeyValueStore, events: SignInEventView
     const refused = (record.refused ?? 0) > 0 ? record.refused! : 0;
     const more = [
       ...(unlisted ? [`and ${unlisted} more failed attempt${unlisted === 1 ? "" : "s"} this hour, not listed`] : []),
-      ...(refused ? [`and ${refused >= REFUSED_COUNTED_PER_HOUR ? `at least ${refused}` : refused} more refused by the limit, not checked`] : []),
+      ...(refused
+        ? [
+            `and ${refused >= REFUSED_COUNTED_PER_HOUR ? `at least ${refused}` : refused} more refused by the limit, not checked`,
+          ]
+        : []),
     ];
     if (more.length === 0) return;
     const reason = [marked[at]!.reason, ...more].filter(Boolean).join("; ");

@@ -35,11 +35,18 @@ function pageKeys(keys: readonly string[], limit: number): string[] {
 }
 
 /** The newest events older than `before` (all of them when absent), newest first. */
-export async function signInHistory(store: KeyValueStore, now: number, before?: string, limit = HISTORY_PAGE): Promise<HistoryPage> {
-  const listed = (prefix: string) => store.list(prefix).then((keys) => keys.filter((key) => EVENT_KEY.test(key)).sort());
+export async function signInHistory(
+  store: KeyValueStore,
+  now: number,
+  before?: string,
+  limit = HISTORY_PAGE,
+): Promise<HistoryPage> {
+  const listed = (prefix: string) =>
+    store.list(prefix).then((keys) => keys.filter((key) => EVENT_KEY.test(key)).sort());
   let older: string[] = before === undefined ? await listed(dayPrefix(dayOf(now))) : [];
   // Today has no more than the page (or this is a later page): the whole history, in one list.
-  if (older.length <= limit) older = (await listed(RECORDS.signInEvent.prefix)).filter((key) => before === undefined || key > before);
+  if (older.length <= limit)
+    older = (await listed(RECORDS.signInEvent.prefix)).filter((key) => before === undefined || key > before);
   const keys = pageKeys(older, limit);
   const records = await Promise.all(keys.map((key) => store.get<StoredEvent>(key)));
   const events = records

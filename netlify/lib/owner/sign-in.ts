@@ -17,12 +17,17 @@ import type { Emit } from "../platform/events.ts";
 import { knownDevice, rememberDevice } from "./known-device.ts";
 import { deviceLabel } from "./user-agent.ts";
 import { passkeyAnswer, verifyAuthentication } from "./webauthn.ts";
-import { attemptSucceeded, beginAttempt, sourceSucceeded, type AttemptSource, type OverallState, type ThrottleVerdict } from "./throttle.ts";
+import {
+  attemptSucceeded,
+  beginAttempt,
+  sourceSucceeded,
+  type AttemptSource,
+  type OverallState,
+  type ThrottleVerdict,
+} from "./throttle.ts";
 
 export type OwnerCredential =
-  | { method: "password"; password: string }
-  | { method: "passkey"; ticket: string; response: string };
-
+  { method: "password"; password: string } | { method: "passkey"; ticket: string; response: string };
 
 type SignInResult =
   | {
@@ -37,7 +42,14 @@ type SignInResult =
     }
   | { ok: false; reason: SignInFailure; overall?: OverallState }
   /** `overall` says whether the overall limit was in force ("engaged"); `method`, what was refused. */
-  | { ok: false; reason: "throttled"; method: OwnerCredential["method"]; retryAfterSeconds: number; overall: OverallState; busy?: true };
+  | {
+      ok: false;
+      reason: "throttled";
+      method: OwnerCredential["method"];
+      retryAfterSeconds: number;
+      overall: OverallState;
+      busy?: true;
+    };
 
 export interface AttemptContext {
   ip: string;
@@ -55,7 +67,11 @@ export interface AttemptContext {
 
 /** The device an attempt comes from, as the throttle counts it: a known device by its cookie's
  * id, else a live session by its id; neither for anyone else. */
-async function deviceOf(config: Config, context: AttemptContext, now: number): Promise<{ cookieId: string | null; throttleId?: string }> {
+async function deviceOf(
+  config: Config,
+  context: AttemptContext,
+  now: number,
+): Promise<{ cookieId: string | null; throttleId?: string }> {
   const cookieId = context.req ? await knownDevice(context.req, config, now) : null;
   if (cookieId) return { cookieId, throttleId: `device:${cookieId}` };
   return context.sessionId ? { cookieId, throttleId: `session:${context.sessionId}` } : { cookieId };
@@ -63,32 +79,67 @@ async function deviceOf(config: Config, context: AttemptContext, now: number): P
 
 type Device = Awaited<ReturnType<typeof deviceOf>>;
 
-const sourceOf = (context: AttemptContext, device: Device): AttemptSource => ({ ip: context.ip, ...(device.throttleId ? { device: device.throttleId } : {}) });
+const sourceOf = (context: AttemptContext, device: Device): AttemptSource => ({
+  ip: context.ip,
+  ...(device.throttleId ? { device: device.throttleId } : {}),
+});
 
 /** Held back by the throttle: nothing was checked. The refusal is counted in the history after
  * the answer (sign-in-events.ts bounds what that writes), so the owner sees it happened. */
-async function refused(context: AttemptContext, verdict: Extract<ThrottleVerdict, { allowed: false }>, method: OwnerCredential["method"]): Promise<SignInResult> {
+async function refused(
+  context: AttemptContext,
+  verdict: Extract<ThrottleVerdict, { allowed: false }>,
+  method: OwnerCredential["method"],
+): Promise<SignInResult> {
   const { heldBySince } = verdict;
   if (heldBySince) await context.emit({ type: "sign-in-throttled", heldBySince });
-  return { ok: false, reason: "throttled", method, retryAfterSeconds: verdict.retryAfterSeconds, overall: verdict.overall, ...(verdict.busy ? { busy: true as const } : {}) };
+  return {
+    ok: false,
+    reason: "throttled",
+    method,
+    retryAfterSeconds: verdict.retryAfterSeconds,
+    overall: verdict.overall,
+    ...(verdict.busy ? { busy: true as const } : {}),
+  };
 }
 
 /** After a right credential: the attempt's counts taken back (`settle`), the success in the
  * history, and the browser marked as known for another year. */
-async function succeeded(rt: Runtime, config: Config, context: AttemptContext, device: Device, settle: Promise<void>, overall: OverallState, method: OwnerCredential["method"]): Promise<SignInResult> {
+async function succeeded(
+  rt: Runtime,
+  config: Config,
+  context: AttemptContext,
+  device: Device,
+  settle: Promise<void>,
+  overall: OverallState,
+  method: OwnerCredential["method"],
+): Promise<SignInResult> {
   const [setCookies] = await Promise.all([
     rememberDevice(config, device.cookieId, rt.now()),
     settle,
     recordAttempt(rt, context, method),
     // The password, from a browser that never signed in before: worth the owner's attention.
-    method === "password" && device.throttleId === undefined ? context.emit({ type: "new-device-sign-in", device: deviceLabel(context.userAgent ?? "") }) : undefined,
+    method === "password" && device.throttleId === undefined
+      ? context.emit({ type: "new-device-sign-in", device: deviceLabel(context.userAgent ?? "") })
+      : undefined,
   ]);
   return { ok: true, method, knownDevice: device.throttleId !== undefined, setCookies, overall };
 }
 
 /** An attempt checked (or a session's approval), for the sign-in history. */
-export function recordAttempt(rt: Runtime, context: AttemptContext, method: SignInEventView["method"], failure?: SignInFailure): Promise<void> {
-  const attempt = { at: rt.now(), ip: context.ip, where: context.where, method, ...(context.clientId ? { clientId: context.clientId } : {}) };
+export function recordAttempt(
+  rt: Runtime,
+  context: AttemptContext,
+  method: SignInEventView["method"],
+  failure?: SignInFailure,
+): Promise<void> {
+  const attempt = {
+    at: rt.now(),
+    ip: context.ip,
+    where: context.where,
+    method,
+    ...(context.clientId ? { clientId: context.clientId } : {}),
+  };
   return context.emit({ type: "sign-in", attempt, ...(failure ? { failure } : {}) });
 }
 
@@ -96,10 +147,17 @@ export function recordAttempt(rt: Runtime, context: AttemptContext, method: Sign
  * (adding or removing a passkey), where the password is accepted even with PASSWORD_LOGIN=off. */
 type Purpose = "sign-in" | "confirm";
 
-async function checkPassword(rt: Runtime, config: Config, password: string, context: AttemptContext, purpose: Purpose): Promise<SignInResult> {
+async function checkPassword(
+  rt: Runtime,
+  config: Config,
+  password: string,
+  context: AttemptContext,
+  purpose: Purpose,
+): Promise<SignInResult> {
   // An empty password is nobody's guess (a session that ended while the page was open).
   if (password === "") return { ok: false, reason: "empty" };
-  const off = purpose === "sign-in" && !config.passwordLogin && !passwordLoginAllowed(false, await listPasskeys(rt.store));
+  const off =
+    purpose === "sign-in" && !config.passwordLogin && !passwordLoginAllowed(false, await listPasskeys(rt.store));
   // The throttle comes before anything is recorded, on every path. A password that is off is
   // never checked, so it guesses nothing: it counts against its address only (against floods).
   const device = await deviceOf(config, context, rt.now());
@@ -115,7 +173,15 @@ async function checkPassword(rt: Runtime, config: Config, password: string, cont
     if (verdict.overall === "engaged") await context.emit({ type: "throttle-engaged" });
     return { ok: false, reason: "password", overall: verdict.overall };
   }
-  return succeeded(rt, config, context, device, attemptSucceeded(rt.store, verdict.attempt, rt.now()), verdict.overall, "password");
+  return succeeded(
+    rt,
+    config,
+    context,
+    device,
+    attemptSucceeded(rt.store, verdict.attempt, rt.now()),
+    verdict.overall,
+    "password",
+  );
 }
 
 /** A valid passkey answer cannot be guessed, so the throttle never holds one back: junk from the
@@ -125,7 +191,13 @@ async function checkPassword(rt: Runtime, config: Config, password: string, cont
  * names a registered passkey on a genuine ticket is verified, and only when it fails is it
  * counted, as a wrong password is (address, network, overall: which bounds what such failures
  * write), and recorded; past the limit it is refused with nothing written but the hour's count. */
-async function checkPasskey(rt: Runtime, config: Config, ticket: string, response: string, context: AttemptContext): Promise<SignInResult> {
+async function checkPasskey(
+  rt: Runtime,
+  config: Config,
+  ticket: string,
+  response: string,
+  context: AttemptContext,
+): Promise<SignInResult> {
   const now = rt.now();
   const answer = await passkeyAnswer(config, await listPasskeys(rt.store), { ticket, response }, now);
   if (!answer) return { ok: false, reason: "passkey" };
@@ -134,7 +206,15 @@ async function checkPasskey(rt: Runtime, config: Config, ticket: string, respons
   const verified = await verifyAuthentication(rt.store, config, answer, now);
   if (verified) {
     await recordPasskeyUse(rt.store, verified.passkey.id, verified.counter, now);
-    return succeeded(rt, config, context, device, sourceSucceeded(rt.store, sourceOf(context, device)), "not-counted", "passkey");
+    return succeeded(
+      rt,
+      config,
+      context,
+      device,
+      sourceSucceeded(rt.store, sourceOf(context, device)),
+      "not-counted",
+      "passkey",
+    );
   }
   const verdict = await beginAttempt(rt.store, sourceOf(context, device), rt.now(), "overall");
   if (!verdict.allowed) return refused(context, verdict, "passkey");
@@ -143,7 +223,13 @@ async function checkPasskey(rt: Runtime, config: Config, ticket: string, respons
   return { ok: false, reason: "passkey", overall: verdict.overall };
 }
 
-export async function signInOwner(rt: Runtime, config: Config, credential: OwnerCredential, context: AttemptContext, purpose: Purpose = "sign-in"): Promise<SignInResult> {
+export async function signInOwner(
+  rt: Runtime,
+  config: Config,
+  credential: OwnerCredential,
+  context: AttemptContext,
+  purpose: Purpose = "sign-in",
+): Promise<SignInResult> {
   return credential.method === "password"
     ? checkPassword(rt, config, credential.password, context, purpose)
     : checkPasskey(rt, config, credential.ticket, credential.response, context);
@@ -159,23 +245,42 @@ export function credentialFrom(form: Fields<"password" | "passkey_ticket" | "pas
 /** Held back by the guessing throttle, in the words every sign-in form shows. When the overall
  * limit held it back, the owner is told the ways round it. A passkey answer is held back only
  * after it failed: a passkey registered here still signs in. */
-export function throttled(retryAfterSeconds: number, overall: OverallState = "not-counted", method: OwnerCredential["method"] = "password", busy = false): TooManyAttempts {
+export function throttled(
+  retryAfterSeconds: number,
+  overall: OverallState = "not-counted",
+  method: OwnerCredential["method"] = "password",
+  busy = false,
+): TooManyAttempts {
   // No limit was reached: the attempt's counter kept changing under others sent at that moment.
-  if (busy) return new TooManyAttempts(`Several sign-in attempts reached this site at the same moment, so this one was not checked: try again in ${retryAfterSeconds} seconds.`, retryAfterSeconds);
+  if (busy)
+    return new TooManyAttempts(
+      `Several sign-in attempts reached this site at the same moment, so this one was not checked: try again in ${retryAfterSeconds} seconds.`,
+      retryAfterSeconds,
+    );
   const minutes = Math.ceil(retryAfterSeconds / 60);
   const wait = `try again in ${minutes} minute${minutes === 1 ? "" : "s"}`;
   if (method === "passkey") {
-    return new TooManyAttempts(`That passkey was not accepted, and many passkey answers have failed here lately: use a passkey registered on this site, or ${wait}.`, retryAfterSeconds);
+    return new TooManyAttempts(
+      `That passkey was not accepted, and many passkey answers have failed here lately: use a passkey registered on this site, or ${wait}.`,
+      retryAfterSeconds,
+    );
   }
   if (overall === "engaged") {
-    return new TooManyAttempts(`Many wrong passwords have been tried here lately, so a browser that has not signed in before gets one try a minute: ${wait}, or sign in with a passkey or on a device you have signed in on before.`, retryAfterSeconds);
+    return new TooManyAttempts(
+      `Many wrong passwords have been tried here lately, so a browser that has not signed in before gets one try a minute: ${wait}, or sign in with a passkey or on a device you have signed in on before.`,
+      retryAfterSeconds,
+    );
   }
-  return new TooManyAttempts(`Too many wrong passwords. For your safety, signing in is paused: ${wait}.`, retryAfterSeconds);
+  return new TooManyAttempts(
+    `Too many wrong passwords. For your safety, signing in is paused: ${wait}.`,
+    retryAfterSeconds,
+  );
 }
 
 /** A failed sign-in as the console's API refuses it. */
 export function refusalFor(result: Exclude<SignInResult, { ok: true }>): AnsweredError {
-  if (result.reason === "throttled") return throttled(result.retryAfterSeconds, result.overall, result.method, result.busy);
+  if (result.reason === "throttled")
+    return throttled(result.retryAfterSeconds, result.overall, result.method, result.busy);
   const shown = SIGN_IN_FAILURES[result.reason].shown;
   switch (result.reason) {
     case "password":

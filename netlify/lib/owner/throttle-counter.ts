@@ -94,14 +94,31 @@ async function countInCensus(store: KeyValueStore, now: number): Promise<"counte
   return "busy";
 }
 
-async function write(store: KeyValueStore, counter: Counter, entries: Entry[], day: number | undefined, version: Version, now: number): Promise<boolean> {
+async function write(
+  store: KeyValueStore,
+  counter: Counter,
+  entries: Entry[],
+  day: number | undefined,
+  version: Version,
+  now: number,
+): Promise<boolean> {
   const latest = entries.reduce((a, e) => Math.max(a, e.at), now);
-  const record: CounterRecord = { kind: "throttle-counter", entries, ...(day === undefined ? {} : { day }), expiresAt: latest + counter.memoryMs };
+  const record: CounterRecord = {
+    kind: "throttle-counter",
+    entries,
+    ...(day === undefined ? {} : { day }),
+    expiresAt: latest + counter.memoryMs,
+  };
   return store.setIfUnchanged(counter.key, record, version);
 }
 
 /** Asks the rule, then writes the attempt in; "busy" when the record kept changing. */
-export async function reserve(store: KeyValueStore, counter: Counter, rule: Rule, entry: Entry): Promise<Reservation | "busy"> {
+export async function reserve(
+  store: KeyValueStore,
+  counter: Counter,
+  rule: Rule,
+  entry: Entry,
+): Promise<Reservation | "busy"> {
   const now = entry.at;
   let counted = false;
   for (let i = 0; i < WRITE_TRIES; i++) {
@@ -120,14 +137,21 @@ export async function reserve(store: KeyValueStore, counter: Counter, rule: Rule
       counted = true;
     }
     if (counter.capped) day = dayOf(now);
-    if (await write(store, counter, [...entries, entry].slice(-counter.keep), day, version, now)) return { ok: true, written: true, created: fresh };
+    if (await write(store, counter, [...entries, entry].slice(-counter.keep), day, version, now))
+      return { ok: true, written: true, created: fresh };
   }
   return "busy";
 }
 
 /** Takes one attempt back (refused further on, or the right password): its entry leaves the
  * record, and a record left empty that this attempt created goes with it. */
-export async function takeBack(store: KeyValueStore, counter: Counter, tag: string, created: boolean, now: number): Promise<void> {
+export async function takeBack(
+  store: KeyValueStore,
+  counter: Counter,
+  tag: string,
+  created: boolean,
+  now: number,
+): Promise<void> {
   for (let i = 0; i < WRITE_TRIES; i++) {
     if (i > 0) await collisionPause(i);
     const { value, version } = await store.getVersioned<CounterRecord>(counter.key);

@@ -18,7 +18,16 @@ import { randomBytes } from "node:crypto";
 import { RECORDS } from "../platform/records.ts";
 import type { KeyValueStore } from "../platform/store.ts";
 import { addressGroup, networkGroup } from "./address-groups.ts";
-import { clearCounter, latestOf, readEntries, reserve, takeBack, type Counter, type Entry, type Rule } from "./throttle-counter.ts";
+import {
+  clearCounter,
+  latestOf,
+  readEntries,
+  reserve,
+  takeBack,
+  type Counter,
+  type Entry,
+  type Rule,
+} from "./throttle-counter.ts";
 import { THROTTLE_POLICY } from "../core/policy.ts";
 
 /** "overall": a password check (or a passkey answer that named a registered passkey and did not
@@ -73,11 +82,19 @@ const engaged = (entries: Entry[]) => entries.length >= p.globalFailures;
 /** Past the threshold, one counted guess per interval. */
 const overallRule: Rule = (entries) => (engaged(entries) ? latestOf(entries) + p.globalIntervalMs : 0);
 
-const counter = (key: string, memoryMs: number, keep: number, capped: boolean): Counter => ({ key, memoryMs, keep, capped });
+const counter = (key: string, memoryMs: number, keep: number, capped: boolean): Counter => ({
+  key,
+  memoryMs,
+  keep,
+  capped,
+});
 const EXTRA = 5; // entries kept past a rule's threshold: the back-off is at its longest by then
-const addressCounter = (group: string) => counter(RECORDS.throttleAddress.key(group), p.ipMemoryMs, p.freeFailuresPerIp + EXTRA, true);
-const networkCounter = (group: string) => counter(RECORDS.throttleAddress.key(group), p.ipMemoryMs, p.freeFailuresPerNetwork + EXTRA, true);
-const deviceCounter = (device: string) => counter(RECORDS.throttleDevice.key(device), p.ipMemoryMs, p.freeFailuresPerIp + EXTRA, false);
+const addressCounter = (group: string) =>
+  counter(RECORDS.throttleAddress.key(group), p.ipMemoryMs, p.freeFailuresPerIp + EXTRA, true);
+const networkCounter = (group: string) =>
+  counter(RECORDS.throttleAddress.key(group), p.ipMemoryMs, p.freeFailuresPerNetwork + EXTRA, true);
+const deviceCounter = (device: string) =>
+  counter(RECORDS.throttleDevice.key(device), p.ipMemoryMs, p.freeFailuresPerIp + EXTRA, false);
 const OVERALL = counter(RECORDS.throttleOverall.key(), p.globalWindowMs, p.globalFailures, false);
 
 interface Stage {
@@ -102,14 +119,25 @@ async function undo(store: KeyValueStore, reserved: Reserved[], now: number): Pr
 
 /** Decides, and writes the attempt into its counters when it may go. A look at every counter
  * first refuses a held-back attempt without writing anything. */
-export async function beginAttempt(store: KeyValueStore, source: AttemptSource, now: number, scope: AttemptScope = "overall"): Promise<ThrottleVerdict> {
+export async function beginAttempt(
+  store: KeyValueStore,
+  source: AttemptSource,
+  now: number,
+  scope: AttemptScope = "overall",
+): Promise<ThrottleVerdict> {
   const stages = stagesOf(source, scope);
   const counted = stages.some((s) => s.counter === OVERALL);
   const looks = await Promise.all(stages.map((s) => readEntries(store, s.counter, now)));
   const overall: OverallState = !counted ? "not-counted" : engaged(looks[looks.length - 1]!) ? "engaged" : "open";
   const untils = stages.map((s, i) => s.rule(looks[i]!, now));
   const until = Math.max(...untils);
-  if (until > now) return { allowed: false, retryAfterSeconds: seconds(until - now), overall, heldBySince: latestOf(looks[untils.indexOf(until)]!) };
+  if (until > now)
+    return {
+      allowed: false,
+      retryAfterSeconds: seconds(until - now),
+      overall,
+      heldBySince: latestOf(looks[untils.indexOf(until)]!),
+    };
 
   const tag = randomBytes(9).toString("base64url");
   const reserved: Reserved[] = [];

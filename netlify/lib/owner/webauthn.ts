@@ -59,7 +59,12 @@ interface TicketChallenge {
 }
 
 /** The ticket's challenge if it is genuine, current and of this ceremony (no storage). */
-async function readTicket(config: Config, ticket: string, ceremony: Ceremony, now: number): Promise<TicketChallenge | null> {
+async function readTicket(
+  config: Config,
+  ticket: string,
+  ceremony: Ceremony,
+  now: number,
+): Promise<TicketChallenge | null> {
   const payload = await verifyTyped<{ challenge: unknown; ceremony: unknown }>(ticket, ticketKind(config), now, 2048);
   if (!payload || typeof payload.challenge !== "string" || payload.ceremony !== ceremony) return null;
   return { challenge: payload.challenge, expiresAt: payload.exp! * 1000 };
@@ -73,7 +78,13 @@ function useChallenge(store: KeyValueStore, { challenge, expiresAt }: TicketChal
 
 /** The ticket's challenge if it is genuine, current and of this ceremony; marks it used, so
  * each ticket verifies at most once. */
-async function redeemTicket(store: KeyValueStore, config: Config, ticket: string, ceremony: Ceremony, now: number): Promise<string | null> {
+async function redeemTicket(
+  store: KeyValueStore,
+  config: Config,
+  ticket: string,
+  ceremony: Ceremony,
+  now: number,
+): Promise<string | null> {
   const read = await readTicket(config, ticket, ceremony, now);
   return read && (await useChallenge(store, read, now)) ? read.challenge : null;
 }
@@ -89,14 +100,22 @@ function parseResponse<T>(raw: string): T | null {
  * every browser in the options, where anything else could break the ceremony. */
 const TRANSPORTS = new Set(["ble", "cable", "hybrid", "internal", "nfc", "smart-card", "usb"]);
 function knownTransports(value: unknown): string[] {
-  return Array.isArray(value) ? [...new Set(value.filter((t): t is string => typeof t === "string" && TRANSPORTS.has(t)))] : [];
+  return Array.isArray(value)
+    ? [...new Set(value.filter((t): t is string => typeof t === "string" && TRANSPORTS.has(t)))]
+    : [];
 }
 
 const fromBase64Url = (value: string) => new Uint8Array(Buffer.from(value, "base64url"));
 
-export async function registrationOptions(config: Config, existing: readonly PasskeyRecord[], now: number): Promise<{ options: PublicKeyCredentialCreationOptionsJSON; ticket: string }> {
+export async function registrationOptions(
+  config: Config,
+  existing: readonly PasskeyRecord[],
+  now: number,
+): Promise<{ options: PublicKeyCredentialCreationOptionsJSON; ticket: string }> {
   const rp = relyingParty(config);
-  const options = await (await simpleWebAuthn()).generateRegistrationOptions({
+  const options = await (
+    await simpleWebAuthn()
+  ).generateRegistrationOptions({
     rpName: rp.name,
     rpID: rp.id,
     userName: new URL(config.me).host,
@@ -152,8 +171,14 @@ export async function verifyRegistration(
   }
 }
 
-export async function authenticationOptions(config: Config, passkeys: readonly PasskeyRecord[], now: number): Promise<{ options: PublicKeyCredentialRequestOptionsJSON; ticket: string }> {
-  const options = await (await simpleWebAuthn()).generateAuthenticationOptions({
+export async function authenticationOptions(
+  config: Config,
+  passkeys: readonly PasskeyRecord[],
+  now: number,
+): Promise<{ options: PublicKeyCredentialRequestOptionsJSON; ticket: string }> {
+  const options = await (
+    await simpleWebAuthn()
+  ).generateAuthenticationOptions({
     rpID: relyingParty(config).id,
     // Listing the keys lets non-discoverable ones sign in too; their ids are not secrets.
     allowCredentials: passkeys.map((p) => ({ id: p.id, ...(p.transports ? { transports: p.transports } : {}) })),
@@ -172,7 +197,12 @@ interface PasskeyAnswer {
 
 /** The answer worth verifying, or null for one that cannot be the owner's (junk, a forged or
  * expired ticket, a passkey not registered here): decided without storage or the WebAuthn library. */
-export async function passkeyAnswer(config: Config, passkeys: readonly PasskeyRecord[], input: { ticket: string; response: string }, now: number): Promise<PasskeyAnswer | null> {
+export async function passkeyAnswer(
+  config: Config,
+  passkeys: readonly PasskeyRecord[],
+  input: { ticket: string; response: string },
+  now: number,
+): Promise<PasskeyAnswer | null> {
   const response = parseResponse<AuthenticationResponseJSON>(input.response);
   const passkey = response && passkeys.find((p) => p.id === response.id);
   if (!response || !passkey) return null;
@@ -183,7 +213,12 @@ export async function passkeyAnswer(config: Config, passkeys: readonly PasskeyRe
 /** The passkey that signed, with its new counter, or null when the answer does not verify or
  * its ticket was used before. The ticket is used up only by an answer that verifies: a wrong
  * one leaves it for the owner's. */
-export async function verifyAuthentication(store: KeyValueStore, config: Config, answer: PasskeyAnswer, now: number): Promise<{ passkey: PasskeyRecord; counter: number } | null> {
+export async function verifyAuthentication(
+  store: KeyValueStore,
+  config: Config,
+  answer: PasskeyAnswer,
+  now: number,
+): Promise<{ passkey: PasskeyRecord; counter: number } | null> {
   const { response, passkey, ticket } = answer;
   const rp = relyingParty(config);
   // Outside the try: a library that fails to load is an error, not a wrong answer.

@@ -99,4 +99,5 @@ export interface LoginRequiredView {
 /** GET /indieauth/api/account/session: what the account page shows when it opens. Always 200,
  * so that a signed-out visit logs no failed request in the browser's console; the API's other
  * calls keep answering 401 login_required without a session. */
-export type AccountSessionView = { signedIn: true; account: AccountOverview } | { signedIn: false; signIn: LoginRequiredView["signIn"] };
+export type AccountSessionView =
+  { signedIn: true; account: AccountOverview } | { signedIn: false; signIn: LoginRequiredView["signIn"] };

@@ -18,15 +18,29 @@ interface RegisteredAppWords {
 
 export function registeredAppWords(name: string | undefined, redirectUri: string): RegisteredAppWords {
   const heading = name === undefined ? "an app that registered itself" : `"${name}"`;
-  const claim = name === undefined ? "This app registered itself here, without a name." : `This app registered itself as "${name}"; this name is not verified.`;
+  const claim =
+    name === undefined
+      ? "This app registered itself here, without a name."
+      : `This app registered itself as "${name}"; this name is not verified.`;
   const url = urlOf(redirectUri);
   if (!url) return { heading, claim, target: redirectUri.slice(0, 80), means: "" };
   const kind = redirectKindOf(url);
   if (kind === "loopback") {
-    return { heading, claim, target: `${url.host}, on this computer`, means: "It receives this sign-in at a local address on this computer, and any program there could receive it instead." };
+    return {
+      heading,
+      claim,
+      target: `${url.host}, on this computer`,
+      means:
+        "It receives this sign-in at a local address on this computer, and any program there could receive it instead.",
+    };
   }
   if (kind === "app") {
-    return { heading, claim, target: `${url.protocol}${url.host === "" ? "" : `//${url.host}`}`, means: "It receives this sign-in through an app link, which any app on this computer could claim." };
+    return {
+      heading,
+      claim,
+      target: `${url.protocol}${url.host === "" ? "" : `//${url.host}`}`,
+      means: "It receives this sign-in through an app link, which any app on this computer could claim.",
+    };
   }
   return { heading, claim, target: url.host, means: "It receives this sign-in at that website." };
 }

@@ -75,7 +75,8 @@ export const CONFIRM_NOTES: Readonly<Record<ConfirmReason, string>> = {
 
 /** What the page offers: Approve alone with a live session that may approve this app; else
  * the password, a passkey, or both. Signed into the request by the server. */
-export type SignInOffer = { session: true } | { session: false; passkey: boolean; password: boolean; signedIn?: ConfirmReason };
+export type SignInOffer =
+  { session: true } | { session: false; passkey: boolean; password: boolean; signedIn?: ConfirmReason };
 
 /** Offered when a request carries no offer: the password, as a signed-out owner sees it. */
 const PASSWORD_OFFER: SignInOffer = { session: false, passkey: false, password: true };
@@ -86,7 +87,8 @@ export function readOffer(value: unknown): SignInOffer {
   const offer = value as Record<string, unknown>;
   if (offer.session === true) return { session: true };
   const read: SignInOffer = { session: false, passkey: offer.passkey === true, password: offer.password !== false };
-  if (typeof offer.signedIn === "string" && Object.hasOwn(CONFIRM_NOTES, offer.signedIn)) read.signedIn = offer.signedIn as ConfirmReason;
+  if (typeof offer.signedIn === "string" && Object.hasOwn(CONFIRM_NOTES, offer.signedIn))
+    read.signedIn = offer.signedIn as ConfirmReason;
   return read;
 }
 
@@ -110,13 +112,19 @@ function isProblem(value: string | null): value is SignInProblem {
 export function readSignInFragment(hash: string): SignInFragment & { unknownProblem: boolean } {
   const params = new URLSearchParams(hash.replace(/^#/, ""));
   const problem = params.get("error");
-  const fragment: SignInFragment & { unknownProblem: boolean } = { request: params.get("request") ?? "", unknownProblem: problem !== null && !isProblem(problem) };
+  const fragment: SignInFragment & { unknownProblem: boolean } = {
+    request: params.get("request") ?? "",
+    unknownProblem: problem !== null && !isProblem(problem),
+  };
   if (isProblem(problem)) fragment.problem = problem;
   return fragment;
 }
 
 /** What the page shows of the request, and what it offers. */
-type ShownRequest = Pick<AuthorizationRequest, "clientId" | "redirectUri" | "scopes" | "meMismatch" | "resource" | "client" | "defaultScopes"> & {
+type ShownRequest = Pick<
+  AuthorizationRequest,
+  "clientId" | "redirectUri" | "scopes" | "meMismatch" | "resource" | "client" | "defaultScopes"
+> & {
   offer: SignInOffer;
   /** The resource's host, whole: the shown address may be cut short inside it. */
   resourceHost?: string;
@@ -131,9 +139,21 @@ export function shownRequest(token: string): ShownRequest | null {
     const value: unknown = JSON.parse(new TextDecoder().decode(bytes));
     if (typeof value !== "object" || value === null) return null;
     const request = value as Partial<Omit<ShownRequest, "offer">> & { offer?: unknown };
-    if (typeof request.clientId !== "string" || typeof request.redirectUri !== "string" || !Array.isArray(request.scopes)) return null;
-    const shown: ShownRequest = { clientId: request.clientId, redirectUri: request.redirectUri, scopes: request.scopes, client: request.client ?? {}, offer: readOffer(request.offer) };
-    if (Array.isArray(request.defaultScopes)) shown.defaultScopes = request.defaultScopes.filter((s) => typeof s === "string");
+    if (
+      typeof request.clientId !== "string" ||
+      typeof request.redirectUri !== "string" ||
+      !Array.isArray(request.scopes)
+    )
+      return null;
+    const shown: ShownRequest = {
+      clientId: request.clientId,
+      redirectUri: request.redirectUri,
+      scopes: request.scopes,
+      client: request.client ?? {},
+      offer: readOffer(request.offer),
+    };
+    if (Array.isArray(request.defaultScopes))
+      shown.defaultScopes = request.defaultScopes.filter((s) => typeof s === "string");
     // Shown only as a short parsed URL, whatever the request carries.
     const me = typeof request.meMismatch === "string" ? shownUrl(request.meMismatch) : undefined;
     if (me !== undefined) shown.meMismatch = me;

@@ -36,7 +36,10 @@ export function readBaseUrl(env: Env, development: boolean, problems: Found[]): 
     return undefined;
   }
   if (url.pathname !== "/" || url.search || url.hash || url.username || url.password) {
-    problems.push({ variable, message: `${variable} must be an origin only, like https://auth.example.com (no path, query or fragment)` });
+    problems.push({
+      variable,
+      message: `${variable} must be an origin only, like https://auth.example.com (no path, query or fragment)`,
+    });
     return undefined;
   }
   if (url.protocol !== "https:" && !(development && url.protocol === "http:")) {
@@ -50,7 +53,10 @@ export function readProfile(env: Env, me: string | undefined, problems: Found[])
   const profile: Profile = { url: me ?? "" };
   const name = env.PROFILE_NAME?.trim();
   if (name) profile.name = name.slice(0, 200);
-  for (const [variable, key] of [["PROFILE_URL", "url"], ["PROFILE_PHOTO", "photo"]] as const) {
+  for (const [variable, key] of [
+    ["PROFILE_URL", "url"],
+    ["PROFILE_PHOTO", "photo"],
+  ] as const) {
     const raw = env[variable]?.trim();
     if (!raw) continue;
     const url = urlOf(raw, me);
@@ -75,7 +81,10 @@ export function readDuration(env: Env, variable: string, fallbackMs: number, pro
   const match = DURATION.exec(raw);
   const ms = match ? Number(match[1]) * UNIT_MS[(match[2] ?? "s") as keyof typeof UNIT_MS] : NaN;
   if (!(ms >= 60_000 && ms <= 400 * UNIT_MS.d)) {
-    problems.push({ variable, message: `${variable} must be a duration between 1 minute and 400 days, such as 30d, 12h or 3600` });
+    problems.push({
+      variable,
+      message: `${variable} must be a duration between 1 minute and 400 days, such as 30d, 12h or 3600`,
+    });
     return fallbackMs;
   }
   return ms;

@@ -4,7 +4,17 @@ import { parsePasswordHash, type PasswordHash } from "../core/password-hash.ts";
 import { parseProfileUrl } from "../core/urls.ts";
 import { deriveKey } from "../crypto/secrets.ts";
 import { fixFor } from "./config-fixes.ts";
-import { isDevelopment, readBaseUrl, readDuration, readProfile, readSwitch, UNIT_MS, type Env, type Found, type Profile } from "./config-values.ts";
+import {
+  isDevelopment,
+  readBaseUrl,
+  readDuration,
+  readProfile,
+  readSwitch,
+  UNIT_MS,
+  type Env,
+  type Found,
+  type Profile,
+} from "./config-values.ts";
 import { readNotify, type NotifySettings } from "./notify-config.ts";
 import { builtFor, readSetup, type Build, type Setup } from "./setup.ts";
 
@@ -62,7 +72,8 @@ export interface ConfigProblem {
 
 export type { Env, Profile };
 
-export type ConfigResult = { ok: true; config: Config } | { ok: false; problems: ConfigProblem[]; development: boolean };
+export type ConfigResult =
+  { ok: true; config: Config } | { ok: false; problems: ConfigProblem[]; development: boolean };
 
 interface ConfigOptions {
   /** The command that makes a PASSWORD_HASH where the fixes are read. */
@@ -80,12 +91,17 @@ export function loadConfig(env: Env, build: Build = builtFor(), options: ConfigO
   } else {
     const checked = parseProfileUrl(env.ME.trim(), { allowLocalhost: development });
     if (checked.ok) me = checked.url.href;
-    else problems.push({ variable: "ME", message: `ME is not a valid profile URL: ${checked.reason}${development ? "" : " (localhost and ports are accepted only in development)"}` });
+    else
+      problems.push({
+        variable: "ME",
+        message: `ME is not a valid profile URL: ${checked.reason}${development ? "" : " (localhost and ports are accepted only in development)"}`,
+      });
   }
 
   const secret = env.SECRET;
   if (!secret) problems.push({ variable: "SECRET", message: "SECRET is missing" });
-  else if (secret.length < 32) problems.push({ variable: "SECRET", message: "SECRET must be at least 32 characters long" });
+  else if (secret.length < 32)
+    problems.push({ variable: "SECRET", message: "SECRET must be at least 32 characters long" });
 
   let password: PasswordHash | undefined;
   const passwordVariable = env.PASSWORD_HASH ? "PASSWORD_HASH" : env.PASSWORD_SECRET ? "PASSWORD_SECRET" : undefined;
@@ -93,7 +109,8 @@ export function loadConfig(env: Env, build: Build = builtFor(), options: ConfigO
     problems.push({ variable: "PASSWORD_HASH", message: "PASSWORD_HASH is missing" });
   } else {
     const parsed = parsePasswordHash(env[passwordVariable] ?? "");
-    if ("error" in parsed) problems.push({ variable: passwordVariable, message: `${passwordVariable} ${parsed.error}` });
+    if ("error" in parsed)
+      problems.push({ variable: passwordVariable, message: `${passwordVariable} ${parsed.error}` });
     else password = parsed;
   }
 
@@ -103,7 +120,10 @@ export function loadConfig(env: Env, build: Build = builtFor(), options: ConfigO
   const refreshTokenTtlMs = readDuration(env, "REFRESH_TOKEN_TTL", 90 * UNIT_MS.d, problems);
   const introspectionToken = env.INTROSPECTION_TOKEN?.trim() || undefined;
   if (introspectionToken !== undefined && introspectionToken.length < 32) {
-    problems.push({ variable: "INTROSPECTION_TOKEN", message: "INTROSPECTION_TOKEN must be at least 32 characters long" });
+    problems.push({
+      variable: "INTROSPECTION_TOKEN",
+      message: "INTROSPECTION_TOKEN must be at least 32 characters long",
+    });
   }
 
   const passwordLogin = readSwitch(env, "PASSWORD_LOGIN", true, problems);
@@ -111,7 +131,11 @@ export function loadConfig(env: Env, build: Build = builtFor(), options: ConfigO
   const setup = readSetup(env.INDIEAUTH_HOST, build, baseUrl, development, problems);
 
   if (problems.length > 0 || !me || !secret || !password || !baseUrl) {
-    return { ok: false, development, problems: problems.map((p) => ({ ...p, fix: fixFor(p.variable, options.hashPasswordCommand) })) };
+    return {
+      ok: false,
+      development,
+      problems: problems.map((p) => ({ ...p, fix: fixFor(p.variable, options.hashPasswordCommand) })),
+    };
   }
   return {
     ok: true,

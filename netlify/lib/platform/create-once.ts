@@ -8,7 +8,12 @@ import type { KeyValueStore } from "./store.ts";
 /** Creates `key` with `value` if it does not exist. True when this call's write is the stored
  * record: written now, or written before its answer was lost (`isThisWrite` recognises it by
  * what only this writer holds, compared in constant time where it is a secret). */
-export async function createOnce<T>(store: KeyValueStore, key: string, value: T, isThisWrite: (stored: T) => boolean): Promise<boolean> {
+export async function createOnce<T>(
+  store: KeyValueStore,
+  key: string,
+  value: T,
+  isThisWrite: (stored: T) => boolean,
+): Promise<boolean> {
   let failure: { error: unknown } | null = null;
   try {
     if (await store.setIfNew(key, value)) return true;

@@ -57,19 +57,32 @@ async function keysOf(store: KeyValueStore, kind: Kind, part: string, after: str
 export async function sweepExpired(store: KeyValueStore, now: number, budget = SWEEP_BUDGET): Promise<SweepResult> {
   const result: SweepResult = { examined: 0, deleted: 0, complete: false };
   const cursor = await store.get<SweepCursor>(RECORDS.sweepCursor.key());
-  const start = Math.max(0, SWEPT_KINDS.findIndex((kind) => kind.name === cursor?.sweeping));
+  const start = Math.max(
+    0,
+    SWEPT_KINDS.findIndex((kind) => kind.name === cursor?.sweeping),
+  );
   for (let turn = 0; turn < SWEPT_KINDS.length; turn++) {
     const kind = SWEPT_KINDS[(start + turn) % SWEPT_KINDS.length]!;
     const resuming = turn === 0 && kind.name === cursor?.sweeping;
     const parts = partsOf(kind);
     for (let shard = resuming ? Math.min(cursor.shard ?? 0, parts.length - 1) : 0; shard < parts.length; shard++) {
-      const keys = await keysOf(store, kind, parts[shard]!, resuming && shard === (cursor.shard ?? 0) ? cursor.after : undefined);
+      const keys = await keysOf(
+        store,
+        kind,
+        parts[shard]!,
+        resuming && shard === (cursor.shard ?? 0) ? cursor.after : undefined,
+      );
       let done = 0;
       while (done < keys.length) {
         if (result.examined >= budget) {
           // A kind in age order starts again from its oldest record, which is where this run stopped.
           const after = kind.oldestFirst || done === 0 ? {} : { after: keys[done - 1]! };
-          await store.set(RECORDS.sweepCursor.key(), { kind: "sweep-cursor", sweeping: kind.name, shard, ...after } satisfies SweepCursor);
+          await store.set(RECORDS.sweepCursor.key(), {
+            kind: "sweep-cursor",
+            sweeping: kind.name,
+            shard,
+            ...after,
+          } satisfies SweepCursor);
           return result;
         }
         const batch = keys.slice(done, done + Math.min(AT_ONCE, budget - result.examined));

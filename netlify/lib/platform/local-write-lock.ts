@@ -13,7 +13,11 @@ import { loadOnce } from "../core/load-once.ts";
 
 const fileSystem = loadOnce(async () => {
   // eslint-disable-next-line @typescript-eslint/unbound-method -- node:path's join does not use `this`.
-  const [fs, { tmpdir }, { join }] = await Promise.all([import("node:fs/promises"), import("node:os"), import("node:path")]);
+  const [fs, { tmpdir }, { join }] = await Promise.all([
+    import("node:fs/promises"),
+    import("node:os"),
+    import("node:path"),
+  ]);
   return { ...fs, folder: join(tmpdir(), "netlify-indieauth-blob-locks"), join };
 });
 

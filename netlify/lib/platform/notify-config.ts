@@ -23,7 +23,9 @@ interface Found {
 const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
 
 function isLoopback(url: URL): boolean {
-  return LOOPBACK_HOSTS.has(url.hostname) || url.hostname.endsWith(".localhost") || /^127\.\d+\.\d+\.\d+$/.test(url.hostname);
+  return (
+    LOOPBACK_HOSTS.has(url.hostname) || url.hostname.endsWith(".localhost") || /^127\.\d+\.\d+\.\d+$/.test(url.hostname)
+  );
 }
 
 /** Without NOTIFY_FORMAT, the shape follows the host: Slack's and Discord's webhook hosts,
@@ -31,19 +33,31 @@ function isLoopback(url: URL): boolean {
 function formatForUrl(url: URL): NotifyFormat {
   const host = url.hostname.toLowerCase();
   if (host === "hooks.slack.com") return "slack";
-  if ((host === "discord.com" || host === "discordapp.com" || host.endsWith(".discord.com")) && url.pathname.startsWith("/api/webhooks/")) return "discord";
+  if (
+    (host === "discord.com" || host === "discordapp.com" || host.endsWith(".discord.com")) &&
+    url.pathname.startsWith("/api/webhooks/")
+  )
+    return "discord";
   if (host === "ntfy.sh" || host.startsWith("ntfy.")) return "ntfy";
   return "json";
 }
 
 /** The alert settings, or undefined when NOTIFY_URL is unset (alerts off) or wrong (a problem). */
-export function readNotify(env: Record<string, string | undefined>, development: boolean, problems: Found[]): NotifySettings | undefined {
+export function readNotify(
+  env: Record<string, string | undefined>,
+  development: boolean,
+  problems: Found[],
+): NotifySettings | undefined {
   const raw = env.NOTIFY_URL?.trim();
   const rawFormat = env.NOTIFY_FORMAT?.trim().toLowerCase();
   let format: NotifyFormat | undefined;
   if (rawFormat) {
     format = NOTIFY_FORMATS.find((known) => known === rawFormat);
-    if (!format) problems.push({ variable: "NOTIFY_FORMAT", message: `NOTIFY_FORMAT must be one of ${NOTIFY_FORMATS.join(", ")}` });
+    if (!format)
+      problems.push({
+        variable: "NOTIFY_FORMAT",
+        message: `NOTIFY_FORMAT must be one of ${NOTIFY_FORMATS.join(", ")}`,
+      });
   }
   if (!raw) return undefined;
   const url = urlOf(raw);
@@ -52,16 +66,25 @@ export function readNotify(env: Record<string, string | undefined>, development:
     return undefined;
   }
   if (url.username || url.password) {
-    problems.push({ variable: "NOTIFY_URL", message: "NOTIFY_URL must not carry a user name or password (user:pass@)" });
+    problems.push({
+      variable: "NOTIFY_URL",
+      message: "NOTIFY_URL must not carry a user name or password (user:pass@)",
+    });
     return undefined;
   }
   const loopback = isLoopback(url);
   if (loopback && !development) {
-    problems.push({ variable: "NOTIFY_URL", message: "NOTIFY_URL points at this machine (loopback), which only local development allows" });
+    problems.push({
+      variable: "NOTIFY_URL",
+      message: "NOTIFY_URL points at this machine (loopback), which only local development allows",
+    });
     return undefined;
   }
   if (url.protocol !== "https:" && !(loopback && url.protocol === "http:")) {
-    problems.push({ variable: "NOTIFY_URL", message: "NOTIFY_URL must use https (plain http only for a receiver on this machine in local development)" });
+    problems.push({
+      variable: "NOTIFY_URL",
+      message: "NOTIFY_URL must use https (plain http only for a receiver on this machine in local development)",
+    });
     return undefined;
   }
   if (rawFormat && !format) return undefined;

@@ -46,8 +46,21 @@ interface SweptKind extends RecordKind {
 }
 
 /** A kind keyed `<prefix><id>`, whose records carry `expiresAt` and are swept. */
-function expiring<A extends unknown[]>(name: string, prefix: string, id: (...parts: A) => string, oldestFirst?: RecordKind["oldestFirst"]) {
-  const kind: SweptKind = { name, prefix, single: false, expiresField: "expiresAt", swept: true, writes: "conditional", ...(oldestFirst ? { oldestFirst } : {}) };
+function expiring<A extends unknown[]>(
+  name: string,
+  prefix: string,
+  id: (...parts: A) => string,
+  oldestFirst?: RecordKind["oldestFirst"],
+) {
+  const kind: SweptKind = {
+    name,
+    prefix,
+    single: false,
+    expiresField: "expiresAt",
+    swept: true,
+    writes: "conditional",
+    ...(oldestFirst ? { oldestFirst } : {}),
+  };
   return { ...kind, key: (...parts: A): string => `${prefix}${id(...parts)}` };
 }
 
@@ -58,7 +71,9 @@ function permanent(name: string, key: string) {
 }
 
 /** A kind also written with a plain set: its keys are PlainKeys. */
-function plain<K extends RecordKind, A extends unknown[]>(kind: K & { key: (...parts: A) => string }): Omit<K, "key" | "writes"> & { writes: "plain"; key: (...parts: A) => PlainKey } {
+function plain<K extends RecordKind, A extends unknown[]>(
+  kind: K & { key: (...parts: A) => string },
+): Omit<K, "key" | "writes"> & { writes: "plain"; key: (...parts: A) => PlainKey } {
   return { ...kind, writes: "plain", key: kind.key as (...parts: A) => PlainKey };
 }
 
@@ -77,7 +92,11 @@ export const RECORDS = {
    * created, refreshed or revoked, by the app's id and the change's own id (the grant's id and
    * what happened to it, so that a change is written once however often it is retried). Written
    * only if new, so that writers of one app never meet; folded into the summary right after. */
-  appChange: expiring("app summary change", "app-changes/", (appId: string, changeId: string) => `${appId}/${changeId}`),
+  appChange: expiring(
+    "app summary change",
+    "app-changes/",
+    (appId: string, changeId: string) => `${appId}/${changeId}`,
+  ),
   /** When one app's access tokens were last verified, by the app's id (a record of its own, so
    * that a verification writes without reading). */
   appUsage: plain(expiring("app usage", "app-usage/", (appId: string) => appId)),
@@ -86,20 +105,34 @@ export const RECORDS = {
   revocations: permanent("revocations", "owner/revocations"),
   /** The guessing throttle's counter of one address or network (owner/throttle-counter.ts),
    * keyed by the group's hash; at most COUNTER_CAP live at once. */
-  throttleAddress: expiring("throttle counter by address or network", "throttle/group/", (group: string) => secretHash(group)),
+  throttleAddress: expiring("throttle counter by address or network", "throttle/group/", (group: string) =>
+    secretHash(group),
+  ),
   /** The guessing throttle's overall counter: one record. */
   throttleOverall: expiring("throttle counter overall", "throttle/global/", () => "counter", "ascending"),
   /** The guessing throttle's counter of one known device or session, by its id's hash. */
-  throttleDevice: expiring("throttle counter by known device", "throttle/device/", (deviceId: string) => secretHash(deviceId)),
+  throttleDevice: expiring("throttle counter by known device", "throttle/device/", (deviceId: string) =>
+    secretHash(deviceId),
+  ),
   /** How many address and network counters were written on one UTC day (the cap's census). */
-  throttleCensus: expiring("throttle census", "throttle/census/", (day: number) => String(day).padStart(6, "0"), "ascending"),
+  throttleCensus: expiring(
+    "throttle census",
+    "throttle/census/",
+    (day: number) => String(day).padStart(6, "0"),
+    "ascending",
+  ),
   /** An owner session (the cookie carries its id). */
   session: expiring("owner session", "sessions/", (sessionId: string) => sessionId),
   /** One entry of the owner's sign-in history, in a bounded slot of its day and hour
    * (owner/sign-in-events.ts); keys sort newest first. */
   signInEvent: expiring("sign-in event", "events/", (slot: string) => slot, "descending"),
   /** How many failures of one hour found its history slots taken (sign-in-events.ts), by hour. */
-  signInOverflow: expiring("sign-in failures not listed", "events-more/", (hour: number) => String(hour).padStart(9, "0"), "ascending"),
+  signInOverflow: expiring(
+    "sign-in failures not listed",
+    "events-more/",
+    (hour: number) => String(hour).padStart(9, "0"),
+    "ascending",
+  ),
   /** A WebAuthn ticket's challenge, once used, keyed by its hash. */
   usedChallenge: expiring("used WebAuthn challenge", "webauthn-used/", (challenge: string) => secretHash(challenge)),
   /** What the owner approved for one app with the password or a passkey (its resources with
@@ -109,10 +142,16 @@ export const RECORDS = {
   /** The client_ids of one registrable domain whose pages were too slow within the last minute
    * (at most three, clients/fetch-failures.ts); in one of 4,096 slots chosen by the domain's
    * hash, so that a flood of domains overwrites slots and never adds records past that ceiling. */
-  clientFailure: plain(expiring("slow client fetches", "client-failures/", (domain: string) => secretHash(domain).slice(0, 2))),
+  clientFailure: plain(
+    expiring("slow client fetches", "client-failures/", (domain: string) => secretHash(domain).slice(0, 2)),
+  ),
   /** A client assertion's jti, once used (RFC 7523 3): per client, both hashed, until the
    * assertion's own expiry (at most five minutes away); written only if new. */
-  usedAssertion: expiring("used client assertion", "assertions/", (clientId: string, jti: string) => `${secretHash(clientId).slice(0, 16)}/${secretHash(jti)}`),
+  usedAssertion: expiring(
+    "used client assertion",
+    "assertions/",
+    (clientId: string, jti: string) => `${secretHash(clientId).slice(0, 16)}/${secretHash(jti)}`,
+  ),
   /** A client's public keys fetched from its jwks_uri (clients/jwks.ts), by the URI's hash, for
    * as long as their caching headers say (a minute to an hour). */
   clientKeys: plain(expiring("client keys", "client-keys/", (jwksUri: string) => secretHash(jwksUri))),
@@ -132,7 +171,12 @@ export const RECORDS = {
    * colliding client takes the slot over), so that requests from anyone cannot grow it. */
   connectionLog: expiring("connection log", "connections/", (tierAndId: string) => tierAndId),
   /** The console's MCP server checks of one minute (owner/mcp-check-limit.ts). */
-  mcpCheckCount: expiring("MCP check counter", "mcp-checks/", (minute: number) => String(minute).padStart(9, "0"), "ascending"),
+  mcpCheckCount: expiring(
+    "MCP check counter",
+    "mcp-checks/",
+    (minute: number) => String(minute).padStart(9, "0"),
+    "ascending",
+  ),
   /** Where the last bounded sweep stopped, for the next run to go on from. */
   sweepCursor: plain(permanent("housekeeping cursor", "housekeeping/sweep")),
 };
@@ -141,11 +185,15 @@ export const RECORDS = {
 export const RECORD_KINDS: readonly (RecordKind & { key: (...parts: never[]) => string })[] = Object.values(RECORDS);
 
 /** What housekeeping sweeps. */
-export const SWEPT_KINDS: readonly SweptKind[] = RECORD_KINDS.filter(<K extends RecordKind>(kind: K): kind is K & SweptKind => kind.swept && kind.expiresField !== null);
+export const SWEPT_KINDS: readonly SweptKind[] = RECORD_KINDS.filter(
+  <K extends RecordKind>(kind: K): kind is K & SweptKind => kind.swept && kind.expiresField !== null,
+);
 
 /** The kind a key belongs to, if any. */
 export function kindOfKey(key: string): RecordKind | undefined {
-  return RECORD_KINDS.find((kind) => (kind.single ? key === kind.prefix : key.startsWith(kind.prefix) && key.length > kind.prefix.length));
+  return RECORD_KINDS.find((kind) =>
+    kind.single ? key === kind.prefix : key.startsWith(kind.prefix) && key.length > kind.prefix.length,
+  );
 }
 
 /** A write to a key that no declared kind owns: a programming error, never a storage failure. */
@@ -159,7 +207,9 @@ export class UnregisteredRecord extends Error {
  * could undo another's unseen, as a revocation once was by a refresh), never a storage failure. */
 export class ConditionalRecord extends Error {
   constructor(key: string, kind: RecordKind) {
-    super(`refusing a plain write to "${key}": ${kind.name} records are written only conditionally (setIfNew, setIfUnchanged), as netlify/lib/platform/records.ts declares`);
+    super(
+      `refusing a plain write to "${key}": ${kind.name} records are written only conditionally (setIfNew, setIfUnchanged), as netlify/lib/platform/records.ts declares`,
+    );
   }
 }
 

@@ -16,7 +16,10 @@ export interface Capabilities {
   fetchLogo: (url: URL) => Promise<{ contentType: string; bytes: Uint8Array; oversized?: true }>;
   /** The scopes a resource lists in its RFC 9728 metadata, or why none (clients/resource-
    * scopes.ts): the `auth` function. */
-  resourceScopes: (resource: string, options?: { localDevelopment?: boolean }) => Promise<{ scopes: string[] } | { missing: string }>;
+  resourceScopes: (
+    resource: string,
+    options?: { localDevelopment?: boolean },
+  ) => Promise<{ scopes: string[] } | { missing: string }>;
 }
 
 export type Capability = keyof Capabilities;
@@ -35,7 +38,12 @@ export type Runtime<C extends Capability = never> = {
 export type KeyFetcher = (url: URL) => Promise<{
   status: number;
   body: string;
-  caching?: { cacheControl?: string | undefined; expires?: string | undefined; date?: string | undefined; age?: string | undefined };
+  caching?: {
+    cacheControl?: string | undefined;
+    expires?: string | undefined;
+    date?: string | undefined;
+    age?: string | undefined;
+  };
 }>;
 
 let runtime: Runtime | undefined;

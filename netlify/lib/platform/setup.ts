@@ -30,19 +30,35 @@ interface Found {
 const HOST = /^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*(?::\d{1,5})?$/;
 
 /** The setup, from the build and INDIEAUTH_HOST, which must be BASE_URL's host. */
-export function readSetup(raw: string | undefined, build: Build, baseUrl: string | undefined, development: boolean, problems: Found[]): Setup {
+export function readSetup(
+  raw: string | undefined,
+  build: Build,
+  baseUrl: string | undefined,
+  development: boolean,
+  problems: Found[],
+): Setup {
   const host = raw?.trim().toLowerCase();
   if (!host) return build === "plugin" ? "shared-origin" : "standalone";
   if (build !== "plugin") {
-    problems.push({ variable: "INDIEAUTH_HOST", message: "INDIEAUTH_HOST is for the build plugin (a blog's site); a deployment of its own already has a host of its own: leave it unset" });
+    problems.push({
+      variable: "INDIEAUTH_HOST",
+      message:
+        "INDIEAUTH_HOST is for the build plugin (a blog's site); a deployment of its own already has a host of its own: leave it unset",
+    });
     return "standalone";
   }
   if (!HOST.test(host) || (!development && host.includes(":"))) {
-    problems.push({ variable: "INDIEAUTH_HOST", message: `INDIEAUTH_HOST must be a host name only, like auth.jane.example: ${JSON.stringify(raw)}` });
+    problems.push({
+      variable: "INDIEAUTH_HOST",
+      message: `INDIEAUTH_HOST must be a host name only, like auth.jane.example: ${JSON.stringify(raw)}`,
+    });
     return "shared-origin";
   }
   if (baseUrl !== undefined && new URL(baseUrl).host !== host) {
-    problems.push({ variable: "INDIEAUTH_HOST", message: `BASE_URL must be on INDIEAUTH_HOST: set BASE_URL=https://${host}` });
+    problems.push({
+      variable: "INDIEAUTH_HOST",
+      message: `BASE_URL must be on INDIEAUTH_HOST: set BASE_URL=https://${host}`,
+    });
   }
   return "auth-host";
 }

@@ -40,7 +40,8 @@ let watching = false;
 function watchRequests(): void {
   if (watching) return;
   watching = true;
-  const requestOf = (message: unknown) => (typeof message === "object" && message !== null ? (message as { request?: unknown }).request : undefined);
+  const requestOf = (message: unknown) =>
+    typeof message === "object" && message !== null ? (message as { request?: unknown }).request : undefined;
   subscribe("undici:request:create", (message) => {
     const request = requestOf(message);
     const operation = operations.getStore();
@@ -55,7 +56,12 @@ function watchRequests(): void {
 /** Runs `work`, aborting its signal (and rejecting with `expired()`) once it has waited
  * `deadlineMs` of counted time for its first request to be sent, or `deadlineMs` since, or
  * `wallMs` in all. */
-export function withStorageDeadline<T>(deadlineMs: number, work: (signal: AbortSignal) => Promise<T>, expired: () => Error, wallMs = WALL_FACTOR * deadlineMs): Promise<T> {
+export function withStorageDeadline<T>(
+  deadlineMs: number,
+  work: (signal: AbortSignal) => Promise<T>,
+  expired: () => Error,
+  wallMs = WALL_FACTOR * deadlineMs,
+): Promise<T> {
   watchRequests();
   const controller = new AbortController();
   const started = performance.now();
@@ -94,16 +100,16 @@ export function withStorageDeadline<T>(deadlineMs: number, work: (signal: AbortS
     Promise.resolve()
       .then(() => operations.run(operation, () => work(controller.signal)))
       .then(
-      (value) => {
-        settled = true;
-        clearTimeout(timer);
-        resolve(value);
-      },
-      (error: unknown) => {
-        settled = true;
-        clearTimeout(timer);
-        reject(error);
-      },
-    );
+        (value) => {
+          settled = true;
+          clearTimeout(timer);
+          resolve(value);
+        },
+        (error: unknown) => {
+          settled = true;
+          clearTimeout(timer);
+          reject(error);
+        },
+      );
   });
 }

@@ -90,7 +90,8 @@ const DEFAULT_STORE_NAME = "indieauth";
 const textOf = (blobs: Store, key: string) => blobs.get(key, { type: "text" }) as Promise<string | null>;
 
 function environmentConnection(): Partial<BlobsConnection> {
-  const encoded = (globalThis as { netlifyBlobsContext?: unknown }).netlifyBlobsContext || process.env.NETLIFY_BLOBS_CONTEXT;
+  const encoded =
+    (globalThis as { netlifyBlobsContext?: unknown }).netlifyBlobsContext || process.env.NETLIFY_BLOBS_CONTEXT;
   if (typeof encoded !== "string" || !encoded) return {};
   const parsed = jsonOf(Buffer.from(encoded, "base64").toString("utf8"));
   return typeof parsed === "object" && parsed !== null ? parsed : {};
@@ -119,7 +120,8 @@ function contentVersion(text: string): string {
  * modified the entry carries its new ETag (its WriteResult type says so), so one without it
  * failed, and may or may not have landed. */
 function written(result: { modified: boolean; etag?: string }): boolean {
-  if (result.modified && !result.etag) throw new StorageUnavailable("set", new Error("a conditional write was answered neither 412 nor with an ETag"));
+  if (result.modified && !result.etag)
+    throw new StorageUnavailable("set", new Error("a conditional write was answered neither 412 nor with an ETag"));
   return result.modified;
 }
 
@@ -134,7 +136,10 @@ class BlobsKeyValueStore implements KeyValueStore {
 
   /** As told, or by where storage is (read with the first operation: see #blobs). */
   get #deadlineOf(): { ms: number; wallMs?: number } {
-    return this.#deadline ?? (this.#local === null ? { ms: STORAGE_DEADLINE_MS } : { ms: LOCAL_STORAGE_DEADLINE_MS, wallMs: LOCAL_WALL_MS });
+    return (
+      this.#deadline ??
+      (this.#local === null ? { ms: STORAGE_DEADLINE_MS } : { ms: LOCAL_STORAGE_DEADLINE_MS, wallMs: LOCAL_WALL_MS })
+    );
   }
 
   /** A Blobs client whose every HTTP request is aborted with `signal`. One per operation (it
@@ -144,7 +149,11 @@ class BlobsKeyValueStore implements KeyValueStore {
     // The local server by its address, not its name: under a burst, looking "localhost" up
     // waited seconds behind the other threads' file reads (libuv's pool is the process's).
     const loopback = this.#local !== null;
-    const fetchUntilDeadline: typeof fetch = (input, init) => fetch(loopback && typeof input === "string" ? input.replace(/^http:\/\/localhost:/, "http://127.0.0.1:") : input, { ...init, signal });
+    const fetchUntilDeadline: typeof fetch = (input, init) =>
+      fetch(
+        loopback && typeof input === "string" ? input.replace(/^http:\/\/localhost:/, "http://127.0.0.1:") : input,
+        { ...init, signal },
+      );
     return getStore({ name: this.name, consistency: "strong", ...this.options.connection, fetch: fetchUntilDeadline });
   }
 
@@ -167,7 +176,12 @@ class BlobsKeyValueStore implements KeyValueStore {
   async #timed<T>(operation: string, work: (blobs: Store, signal: AbortSignal) => Promise<T>): Promise<T> {
     try {
       const { ms, wallMs } = this.#deadlineOf;
-      return await withStorageDeadline(ms, (signal) => work(this.#blobs(signal), signal), () => new StorageUnavailable(operation), wallMs);
+      return await withStorageDeadline(
+        ms,
+        (signal) => work(this.#blobs(signal), signal),
+        () => new StorageUnavailable(operation),
+        wallMs,
+      );
     } catch (error) {
       throw error instanceof StorageUnavailable ? error : new StorageUnavailable(operation, error);
     }
@@ -200,7 +214,12 @@ class BlobsKeyValueStore implements KeyValueStore {
     // The local server, under the key's lock: a read, then a plain write (whose failure throws).
     // Its conditional PUT answers a write that a delete removed at that moment without an ETag,
     // which the client reports as written and the store cannot tell from a failure.
-    if (this.#local !== null) return this.#write("set", key, async (blobs) => (await textOf(blobs, key)) === null && (await blobs.set(key, JSON.stringify(value)), true));
+    if (this.#local !== null)
+      return this.#write(
+        "set",
+        key,
+        async (blobs) => (await textOf(blobs, key)) === null && (await blobs.set(key, JSON.stringify(value)), true),
+      );
     return written(await this.#timed("set", (blobs) => blobs.set(key, JSON.stringify(value), { onlyIfNew: true })));
   }
 

@@ -48,7 +48,13 @@ function expiring(change: Omit<AppChange, "expiresAt">): AppChange {
   return { ...change, expiresAt: (Math.floor(last / DAY_MS) + 1) * DAY_MS };
 }
 
-const base = (grant: ChangedGrant, at: number) => ({ kind: "app-change" as const, clientId: grant.clientId, grantId: grant.id, grantCreatedAt: grant.createdAt, at });
+const base = (grant: ChangedGrant, at: number) => ({
+  kind: "app-change" as const,
+  clientId: grant.clientId,
+  grantId: grant.id,
+  grantCreatedAt: grant.createdAt,
+  at,
+});
 
 export function creationOf(grant: ChangedGrant, writableUntil: number): AppChange {
   const created = { ...(grant.client ? { client: grant.client } : {}), scopes: grant.scopes, writableUntil };

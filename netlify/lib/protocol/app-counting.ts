@@ -10,7 +10,13 @@ import { appIdOf } from "./revocations.ts";
 /** Records a change of the grant's app and folds it into the app's summary: after the answer
  * where the platform allows. Never fails the request: the grant's own write is what counts
  * (a change lost costs the count, until the grant's expiry day; it is logged). */
-export async function countChange(store: KeyValueStore, event: ChangeEvent, change: AppChange, now: number, recorded?: Promise<boolean>): Promise<void> {
+export async function countChange(
+  store: KeyValueStore,
+  event: ChangeEvent,
+  change: AppChange,
+  now: number,
+  recorded?: Promise<boolean>,
+): Promise<void> {
   await (recorded ?? recordChange(store, event, change));
   await foldChanges(store, appIdOf(change.clientId), now, { id: changeId(change.grantId, event), change });
 }
@@ -24,4 +30,3 @@ export function afterward(what: string, work: () => Promise<void>, waitUntil?: W
   const logged = started.catch((error: unknown) => console.error(`could not ${what} in its app's summary:`, error));
   return afterAnswer(waitUntil, logged);
 }
-

@@ -56,16 +56,30 @@ function counted(liveByDay: Record<string, number>, at: number, by: number): Rec
 }
 
 /** A new grant counted: the app as its newest grant shows it. */
-function applyCreation(current: AppSummary | null, change: AppChange & { created: NonNullable<AppChange["created"]> }): AppSummary {
+function applyCreation(
+  current: AppSummary | null,
+  change: AppChange & { created: NonNullable<AppChange["created"]> },
+): AppSummary {
   const at = change.grantCreatedAt;
   const { client, scopes } = change.created;
-  const base: AppSummary = current ?? { kind: "app-summary", clientId: change.clientId, firstUsedAt: at, lastGrantAt: at, lastUsedAt: change.at, liveByDay: {}, heldScopes: {}, expiresAt: 0 };
+  const base: AppSummary = current ?? {
+    kind: "app-summary",
+    clientId: change.clientId,
+    firstUsedAt: at,
+    lastGrantAt: at,
+    lastUsedAt: change.at,
+    liveByDay: {},
+    heldScopes: {},
+    expiresAt: 0,
+  };
   const next: AppSummary = {
     ...base,
     firstUsedAt: Math.min(base.firstUsedAt, at),
     lastGrantAt: Math.max(base.lastGrantAt, at),
     lastUsedAt: Math.max(base.lastUsedAt, change.at),
-    ...(change.counted === undefined ? {} : { liveByDay: counted(base.liveByDay, change.counted, 1), ...countScopes(base, scopes, change.counted, 1) }),
+    ...(change.counted === undefined
+      ? {}
+      : { liveByDay: counted(base.liveByDay, change.counted, 1), ...countScopes(base, scopes, change.counted, 1) }),
   };
   if (current && at < current.lastGrantAt) return next;
   const { client: _client, ...rest } = next;
@@ -80,10 +94,20 @@ function applyChange(current: AppSummary | null, change: AppChange): AppSummary 
   // The grant's scopes move with it.
   const scopes = change.scopes ?? [];
   let next = current;
-  if (change.uncounted !== undefined) next = { ...next, liveByDay: counted(next.liveByDay, change.uncounted, -1), ...countScopes(next, scopes, change.uncounted, -1) };
+  if (change.uncounted !== undefined)
+    next = {
+      ...next,
+      liveByDay: counted(next.liveByDay, change.uncounted, -1),
+      ...countScopes(next, scopes, change.uncounted, -1),
+    };
   if (change.counted === undefined) return next;
   // A refresh: the grant's expiry moves, and the app was used.
-  return { ...next, liveByDay: counted(next.liveByDay, change.counted, 1), ...countScopes(next, scopes, change.counted, 1), lastUsedAt: Math.max(next.lastUsedAt, change.at) };
+  return {
+    ...next,
+    liveByDay: counted(next.liveByDay, change.counted, 1),
+    ...countScopes(next, scopes, change.counted, 1),
+    lastUsedAt: Math.max(next.lastUsedAt, change.at),
+  };
 }
 
 /** The summary with these changes applied: creations first, so that a refresh or a revocation
@@ -99,7 +123,11 @@ export function applyChanges(current: AppSummary | null, changes: readonly AppCh
 }
 
 /** Read, change, write back only if nobody wrote in between; retried. */
-async function update(store: KeyValueStore, clientId: string, change: (current: AppSummary | null) => AppSummary | null): Promise<void> {
+async function update(
+  store: KeyValueStore,
+  clientId: string,
+  change: (current: AppSummary | null) => AppSummary | null,
+): Promise<void> {
   const key = summaryKey(clientId);
   for (let attempt = 0; attempt < 8; attempt++) {
     if (attempt > 0) await collisionPause(attempt);
@@ -114,7 +142,12 @@ async function update(store: KeyValueStore, clientId: string, change: (current: 
 /** Counts several grants of one app at once, into the summary itself: the seeding of tests
  * and the bench. Requests write changes instead (app-changes.ts). */
 export function summariseGrants(store: KeyValueStore, grants: readonly ChangedGrant[]): Promise<void> {
-  return update(store, grants[0]!.clientId, (current) => applyChanges(current, grants.map((grant) => creationOf(grant, grant.createdAt))));
+  return update(store, grants[0]!.clientId, (current) =>
+    applyChanges(
+      current,
+      grants.map((grant) => creationOf(grant, grant.createdAt)),
+    ),
+  );
 }
 
 /** Live grants: those whose expiry day has not passed (a grant expiring later today counts). */

@@ -73,12 +73,20 @@ interface Sorted {
 }
 
 /** Reads the waiting changes (after the summary: see the top) and sorts them out. */
-async function sortOut(store: KeyValueStore, appId: string, ids: readonly string[], revocations: Revocations, now: number, own?: OwnChange): Promise<Sorted> {
+async function sortOut(
+  store: KeyValueStore,
+  appId: string,
+  ids: readonly string[],
+  revocations: Revocations,
+  now: number,
+  own?: OwnChange,
+): Promise<Sorted> {
   const judged = await Promise.all(
     ids.map(async (id) => {
       const change = own?.id === id ? own.change : await readStored(store, appId, id);
       if (change === "gone") return { id, verdict: "wait" as const };
-      if (change === "bad" || revokedByOwner(revocations, change.clientId, change.grantCreatedAt)) return { id, verdict: "drop" as const };
+      if (change === "bad" || revokedByOwner(revocations, change.clientId, change.grantCreatedAt))
+        return { id, verdict: "drop" as const };
       const verdict = isCreation(id) && own?.id !== id ? await creationVerdict(store, change, now) : "count";
       return { id, change, verdict };
     }),
@@ -106,8 +114,16 @@ async function look(store: KeyValueStore, appId: string) {
 }
 
 /** The summary as written next: its counts, the ids it folded, and who is folding it (if anyone). */
-function nextSummary(summary: AppSummary, listed: readonly string[], counted: readonly string[], folding: AppSummary["folding"], now: number): AppSummary {
-  const kept = Object.entries(summary.folded ?? {}).filter(([id, at]) => listed.includes(id) || at > now - FOLDED_KEPT_MS);
+function nextSummary(
+  summary: AppSummary,
+  listed: readonly string[],
+  counted: readonly string[],
+  folding: AppSummary["folding"],
+  now: number,
+): AppSummary {
+  const kept = Object.entries(summary.folded ?? {}).filter(
+    ([id, at]) => listed.includes(id) || at > now - FOLDED_KEPT_MS,
+  );
   const { folding: _previous, ...rest } = summary;
   const folded = { ...Object.fromEntries(kept), ...Object.fromEntries(counted.map((id) => [id, now])) };
   return withExpiry({ ...rest, folded, ...(folding ? { folding } : {}) });
@@ -129,11 +145,26 @@ export async function foldChanges(store: KeyValueStore, appId: string, now: numb
     const mine = summary?.folding?.by === me;
     const waiting = notFolded(summary, listed).filter((id) => !unready.has(id));
     const ownId = ownWaiting?.id;
-    if (!mine && ((ownId !== undefined && !waiting.includes(ownId)) || waiting.length === 0 || (summary?.folding?.until ?? 0) > now)) return;
-    const batch = (ownId !== undefined ? [ownId, ...waiting.filter((id) => id !== ownId)] : waiting).slice(0, mine ? FOLD_BATCH : FIRST_BATCH);
+    if (
+      !mine &&
+      ((ownId !== undefined && !waiting.includes(ownId)) ||
+        waiting.length === 0 ||
+        (summary?.folding?.until ?? 0) > now)
+    )
+      return;
+    const batch = (ownId !== undefined ? [ownId, ...waiting.filter((id) => id !== ownId)] : waiting).slice(
+      0,
+      mine ? FOLD_BATCH : FIRST_BATCH,
+    );
     const { count, drop, wait } = await sortOut(store, appId, batch, revocations, now, ownWaiting);
     for (const id of wait) unready.add(id);
-    const next = count.length > 0 ? applyChanges(summary, count.map((c) => c.change)) : summary;
+    const next =
+      count.length > 0
+        ? applyChanges(
+            summary,
+            count.map((c) => c.change),
+          )
+        : summary;
     const more = waiting.length > batch.length;
     if (next === null || (count.length === 0 && !more && !mine)) {
       await deleteQuietly(store, appId, drop);
@@ -141,7 +172,19 @@ export async function foldChanges(store: KeyValueStore, appId: string, now: numb
       if (next === null) continue;
     }
     const folding = more ? { by: me, until: now + FOLDING_MS } : undefined;
-    if (!(await store.setIfUnchanged(key, nextSummary(next, listed, count.map((c) => c.id), folding, now), version))) {
+    if (
+      !(await store.setIfUnchanged(
+        key,
+        nextSummary(
+          next,
+          listed,
+          count.map((c) => c.id),
+          folding,
+          now,
+        ),
+        version,
+      ))
+    ) {
       lost++;
       continue;
     }
@@ -160,7 +203,8 @@ export async function foldChanges(store: KeyValueStore, appId: string, now: numb
  * fold fails is logged and left to the next run. */
 export async function foldAllChanges(store: KeyValueStore, now: number, atMost = 20): Promise<number> {
   const apps = [...(await listChanges(store)).keys()].slice(0, atMost);
-  for (const appId of apps) await foldChanges(store, appId, now).catch((error: unknown) => console.error("folding app changes:", error));
+  for (const appId of apps)
+    await foldChanges(store, appId, now).catch((error: unknown) => console.error("folding app changes:", error));
   return apps.length;
 }
 
@@ -168,13 +212,21 @@ export async function foldAllChanges(store: KeyValueStore, now: number, atMost =
  * listed changes it has not folded applied (at most PENDING_READ; a creation counts before a
  * fold has checked its grant: it was just written). A change deleted since it was listed was
  * folded into a later summary than the one read: that one is read, and the sum made again. */
-export async function withWaitingChanges(store: KeyValueStore, appId: string, stored: AppSummary | null, listed: readonly string[], revocations: Revocations): Promise<AppSummary | null> {
+export async function withWaitingChanges(
+  store: KeyValueStore,
+  appId: string,
+  stored: AppSummary | null,
+  listed: readonly string[],
+  revocations: Revocations,
+): Promise<AppSummary | null> {
   let summary = summaryOf(stored, appId);
   for (let attempt = 0; ; attempt++) {
     const waiting = notFolded(summary, listed).slice(0, PENDING_READ);
     if (waiting.length === 0) return summary;
     const read = await Promise.all(waiting.map((id) => readStored(store, appId, id)));
-    const changes = read.filter((c): c is AppChange => typeof c === "object" && !revokedByOwner(revocations, c.clientId, c.grantCreatedAt));
+    const changes = read.filter(
+      (c): c is AppChange => typeof c === "object" && !revokedByOwner(revocations, c.clientId, c.grantCreatedAt),
+    );
     if (!read.includes("gone") || attempt === 2) return applyChanges(summary, changes);
     summary = summaryOf(await store.get<AppSummary>(RECORDS.appSummary.key(appId)), appId);
   }

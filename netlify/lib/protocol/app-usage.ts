@@ -24,7 +24,11 @@ export async function recordGrantUse(store: KeyValueStore, grant: GrantRecord, n
   if (now - last < USAGE_WRITE_INTERVAL_MS) return;
   lastUsageWrite.set(appId, now);
   if (lastUsageWrite.size > 1000) lastUsageWrite.delete(lastUsageWrite.keys().next().value!);
-  await store.set(RECORDS.appUsage.key(appId), { kind: "app-usage", lastUsedAt: now, expiresAt: grant.expiresAt } satisfies AppUsage);
+  await store.set(RECORDS.appUsage.key(appId), {
+    kind: "app-usage",
+    lastUsedAt: now,
+    expiresAt: grant.expiresAt,
+  } satisfies AppUsage);
 }
 
 /** When the app's tokens were last verified, if ever. */

@@ -1,7 +1,11 @@
 // Building the redirect back to the client (spec 5.2.1, RFC 9207, RFC 6749 4.1.2.1):
 // the redirect URI keeps its own query, and each of our parameters appears exactly once.
 
-export function redirectToClient(redirectUri: string, params: Record<string, string | undefined>, issuer: string): string {
+export function redirectToClient(
+  redirectUri: string,
+  params: Record<string, string | undefined>,
+  issuer: string,
+): string {
   const url = new URL(redirectUri);
   for (const [name, value] of Object.entries(params)) {
     url.searchParams.delete(name);

@@ -59,17 +59,33 @@ type Verified = { payload: JWTPayload } | { problem: string; unknownKey?: true }
 function explain(error: unknown): Verified {
   const code = (error as { code?: unknown }).code;
   const claim = (error as { claim?: unknown }).claim;
-  if (code === "ERR_JWKS_NO_MATCHING_KEY") return { problem: "no key the client publishes matches the assertion's kid and alg", unknownKey: true };
-  if (code === "ERR_JWKS_MULTIPLE_MATCHING_KEYS") return { problem: "several published keys match; give the assertion a kid" };
-  if (code === "ERR_JWS_SIGNATURE_VERIFICATION_FAILED") return { problem: "its signature does not verify with the client's published key", unknownKey: true };
+  if (code === "ERR_JWKS_NO_MATCHING_KEY")
+    return { problem: "no key the client publishes matches the assertion's kid and alg", unknownKey: true };
+  if (code === "ERR_JWKS_MULTIPLE_MATCHING_KEYS")
+    return { problem: "several published keys match; give the assertion a kid" };
+  if (code === "ERR_JWS_SIGNATURE_VERIFICATION_FAILED")
+    return { problem: "its signature does not verify with the client's published key", unknownKey: true };
   if (code === "ERR_JWT_EXPIRED") return { problem: "it has expired" };
-  if (code === "ERR_JOSE_ALG_NOT_ALLOWED") return { problem: `it is signed with an algorithm not accepted here (accepted: ${ASSERTION_ALGORITHMS.join(", ")})` };
-  if (code === "ERR_JWT_CLAIM_VALIDATION_FAILED" && claim === "aud") return { problem: "its aud is neither this server's token endpoint nor its issuer" };
-  if (code === "ERR_JWT_CLAIM_VALIDATION_FAILED" && typeof claim === "string") return { problem: `its ${claim} claim is missing or wrong (iss and sub must be the client_id; exp and jti are required)` };
+  if (code === "ERR_JOSE_ALG_NOT_ALLOWED")
+    return {
+      problem: `it is signed with an algorithm not accepted here (accepted: ${ASSERTION_ALGORITHMS.join(", ")})`,
+    };
+  if (code === "ERR_JWT_CLAIM_VALIDATION_FAILED" && claim === "aud")
+    return { problem: "its aud is neither this server's token endpoint nor its issuer" };
+  if (code === "ERR_JWT_CLAIM_VALIDATION_FAILED" && typeof claim === "string")
+    return {
+      problem: `its ${claim} claim is missing or wrong (iss and sub must be the client_id; exp and jti are required)`,
+    };
   return { problem: "it is not a well-formed signed JWT" };
 }
 
-async function verifyWith(assertion: string, keys: JsonWebKeySet, clientId: string, algorithms: string[], ctx: AssertionContext): Promise<Verified> {
+async function verifyWith(
+  assertion: string,
+  keys: JsonWebKeySet,
+  clientId: string,
+  algorithms: string[],
+  ctx: AssertionContext,
+): Promise<Verified> {
   const [{ jwtVerify }, { createLocalJWKSet }] = await joseForAssertions();
   try {
     const keySet = createLocalJWKSet(keys);
@@ -90,18 +106,36 @@ async function verifyWith(assertion: string, keys: JsonWebKeySet, clientId: stri
 
 /** Verifies the assertion with the client's keys, fetching them again once when none matches
  * (a key rotated since they were kept). */
-async function verifyAssertion(assertion: string, clientId: string, declared: KeyAuthentication, ctx: AssertionContext): Promise<JWTPayload> {
+async function verifyAssertion(
+  assertion: string,
+  clientId: string,
+  declared: KeyAuthentication,
+  ctx: AssertionContext,
+): Promise<JWTPayload> {
   const algorithms = declared.alg !== undefined ? [declared.alg] : [...ASSERTION_ALGORITHMS];
   const keyOptions = { store: ctx.store, now: ctx.now, fetcher: ctx.fetcher };
   try {
-    let verified = await verifyWith(assertion, await clientKeySet(declared.keys, keyOptions), clientId, algorithms, ctx);
+    let verified = await verifyWith(
+      assertion,
+      await clientKeySet(declared.keys, keyOptions),
+      clientId,
+      algorithms,
+      ctx,
+    );
     if ("problem" in verified && verified.unknownKey === true && "jwksUri" in declared.keys) {
-      verified = await verifyWith(assertion, await clientKeySet(declared.keys, { ...keyOptions, fresh: true }), clientId, algorithms, ctx);
+      verified = await verifyWith(
+        assertion,
+        await clientKeySet(declared.keys, { ...keyOptions, fresh: true }),
+        clientId,
+        algorithms,
+        ctx,
+      );
     }
     if ("problem" in verified) throw new AssertionRefused(`The client_assertion is refused: ${verified.problem}.`);
     return verified.payload;
   } catch (error) {
-    if (error instanceof ClientKeysUnavailable) throw new AssertionRefused(`The client's keys cannot be had: ${error.message}.`);
+    if (error instanceof ClientKeysUnavailable)
+      throw new AssertionRefused(`The client's keys cannot be had: ${error.message}.`);
     throw error;
   }
 }
@@ -115,31 +149,52 @@ async function firstUse(clientId: string, payload: JWTPayload, ctx: AssertionCon
 /** Checks how the client authenticates at the token endpoint: `declared` is what its metadata
  * document said when the owner approved it (carried by the code, then the grant). Throws
  * InvalidClient (401) when it does not authenticate as declared. */
-export async function authenticateClient(form: AssertionFields, clientId: string, declared: KeyAuthentication | undefined, ctx: AssertionContext): Promise<void> {
+export async function authenticateClient(
+  form: AssertionFields,
+  clientId: string,
+  declared: KeyAuthentication | undefined,
+  ctx: AssertionContext,
+): Promise<void> {
   try {
     await checkAuthentication(form, clientId, declared, ctx);
   } catch (error) {
-    if (error instanceof AssertionRefused && ctx.basicSent === true) throw new AssertionRefused(error.description, true);
+    if (error instanceof AssertionRefused && ctx.basicSent === true)
+      throw new AssertionRefused(error.description, true);
     throw error;
   }
 }
 
-async function checkAuthentication(form: AssertionFields, clientId: string, declared: KeyAuthentication | undefined, ctx: AssertionContext): Promise<void> {
+async function checkAuthentication(
+  form: AssertionFields,
+  clientId: string,
+  declared: KeyAuthentication | undefined,
+  ctx: AssertionContext,
+): Promise<void> {
   const type = single(form, "client_assertion_type");
   const assertion = single(form, "client_assertion");
   if (declared === undefined) {
     if (type === null && assertion === null) return;
-    throw new AssertionRefused("This client's metadata document declares no private_key_jwt, so it authenticates with none: send no client_assertion.");
+    throw new AssertionRefused(
+      "This client's metadata document declares no private_key_jwt, so it authenticates with none: send no client_assertion.",
+    );
   }
   if (assertion === null) {
-    throw new AssertionRefused("This client's metadata document declares token_endpoint_auth_method private_key_jwt: send a client_assertion signed with its key (RFC 7523).");
+    throw new AssertionRefused(
+      "This client's metadata document declares token_endpoint_auth_method private_key_jwt: send a client_assertion signed with its key (RFC 7523).",
+    );
   }
-  if (type !== JWT_BEARER_ASSERTION) throw new AssertionRefused(`client_assertion_type must be ${JWT_BEARER_ASSERTION}.`);
-  if (assertion.length > MAX_ASSERTION_LENGTH) throw new AssertionRefused("The client_assertion is longer than any assertion this server reads.");
+  if (type !== JWT_BEARER_ASSERTION)
+    throw new AssertionRefused(`client_assertion_type must be ${JWT_BEARER_ASSERTION}.`);
+  if (assertion.length > MAX_ASSERTION_LENGTH)
+    throw new AssertionRefused("The client_assertion is longer than any assertion this server reads.");
   const payload = await verifyAssertion(assertion, clientId, declared, ctx);
-  if (typeof payload.jti !== "string" || payload.jti === "" || payload.jti.length > 512) throw new AssertionRefused("The client_assertion's jti must be a non-empty string.");
+  if (typeof payload.jti !== "string" || payload.jti === "" || payload.jti.length > 512)
+    throw new AssertionRefused("The client_assertion's jti must be a non-empty string.");
   if (payload.exp! - Math.floor(ctx.now / 1000) > MAX_LIFETIME_S + CLOCK_SKEW_S) {
     throw new AssertionRefused(`The client_assertion expires too far ahead: at most ${MAX_LIFETIME_S / 60} minutes.`);
   }
-  if (!(await firstUse(clientId, payload, ctx))) throw new AssertionRefused("This client_assertion was used before: sign a new one, with a new jti, for each request.");
+  if (!(await firstUse(clientId, payload, ctx)))
+    throw new AssertionRefused(
+      "This client_assertion was used before: sign a new one, with a new jti, for each request.",
+    );
 }

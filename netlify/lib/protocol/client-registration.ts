@@ -38,7 +38,8 @@ export function cleanRegisteredName(raw: string): string | undefined {
 /** Why a redirect URI cannot be registered, or null. `serverOrigin`: this server's own pages
  * are no app's callback (a code must not land among them). */
 export function redirectUriRefusal(raw: string, serverOrigin: URL): string | null {
-  if (raw.length > MAX_REDIRECT_URI_LENGTH) return `a redirect URI is longer than ${MAX_REDIRECT_URI_LENGTH} characters`;
+  if (raw.length > MAX_REDIRECT_URI_LENGTH)
+    return `a redirect URI is longer than ${MAX_REDIRECT_URI_LENGTH} characters`;
   if (raw.includes("*")) return `${raw} holds a wildcard: each redirect URI is registered exactly`;
   const parsed = parseRedirectUri(raw);
   if (!parsed.ok) return `${raw.slice(0, 100)}: ${parsed.reason}`;
@@ -54,7 +55,8 @@ export function redirectUriRefusal(raw: string, serverOrigin: URL): string | nul
 
 function stringList(value: unknown, name: string): string[] | undefined {
   if (value === undefined) return undefined;
-  if (!Array.isArray(value) || !value.every((item) => typeof item === "string")) throw new InvalidClientMetadata(`${name} must be a list of strings.`);
+  if (!Array.isArray(value) || !value.every((item) => typeof item === "string"))
+    throw new InvalidClientMetadata(`${name} must be a list of strings.`);
   return value;
 }
 
@@ -62,26 +64,35 @@ function checkAuthentication(method: unknown): void {
   if (method === undefined || method === "none") return;
   if (typeof method !== "string") throw new InvalidClientMetadata("token_endpoint_auth_method must be a string.");
   if (SECRET_METHODS.has(method)) {
-    throw new InvalidClientMetadata(`token_endpoint_auth_method ${method} needs a shared secret: this server registers public clients only (none), with PKCE.`);
+    throw new InvalidClientMetadata(
+      `token_endpoint_auth_method ${method} needs a shared secret: this server registers public clients only (none), with PKCE.`,
+    );
   }
-  throw new InvalidClientMetadata(`token_endpoint_auth_method ${method.slice(0, 60)} is not supported here: register with none (a public client, with PKCE).`);
+  throw new InvalidClientMetadata(
+    `token_endpoint_auth_method ${method.slice(0, 60)} is not supported here: register with none (a public client, with PKCE).`,
+  );
 }
 
 function checkGrants(body: Record<string, unknown>): void {
   const grants = stringList(body.grant_types, "grant_types");
   // Others (VS Code's device_code, jwt-bearer...) are ignored: this server never issues them.
   if (grants !== undefined && !grants.includes("authorization_code")) {
-    throw new InvalidClientMetadata("grant_types must include authorization_code: this server signs apps in with codes only.");
+    throw new InvalidClientMetadata(
+      "grant_types must include authorization_code: this server signs apps in with codes only.",
+    );
   }
   const responses = stringList(body.response_types, "response_types");
-  if (responses !== undefined && !responses.includes("code")) throw new InvalidClientMetadata("response_types must include code.");
+  if (responses !== undefined && !responses.includes("code"))
+    throw new InvalidClientMetadata("response_types must include code.");
 }
 
 function checkRedirectUris(value: unknown, serverOrigin: URL): string[] {
   const uris = stringList(value, "redirect_uris");
-  if (uris === undefined || uris.length === 0) throw new InvalidRedirectUri("redirect_uris is required: the addresses this app receives its sign-ins at.");
+  if (uris === undefined || uris.length === 0)
+    throw new InvalidRedirectUri("redirect_uris is required: the addresses this app receives its sign-ins at.");
   const unique = [...new Set(uris)];
-  if (unique.length > MAX_REGISTERED_REDIRECT_URIS) throw new InvalidRedirectUri(`At most ${MAX_REGISTERED_REDIRECT_URIS} redirect_uris may be registered.`);
+  if (unique.length > MAX_REGISTERED_REDIRECT_URIS)
+    throw new InvalidRedirectUri(`At most ${MAX_REGISTERED_REDIRECT_URIS} redirect_uris may be registered.`);
   for (const uri of unique) {
     const refusal = redirectUriRefusal(uri, serverOrigin);
     if (refusal !== null) throw new InvalidRedirectUri(`This redirect URI cannot be registered: ${refusal}.`);
@@ -95,7 +106,8 @@ export function readRegistration(body: Record<string, unknown>, serverOrigin: UR
   checkAuthentication(body.token_endpoint_auth_method);
   checkGrants(body);
   const redirectUris = checkRedirectUris(body.redirect_uris, serverOrigin);
-  if (body.client_name !== undefined && typeof body.client_name !== "string") throw new InvalidClientMetadata("client_name must be a string.");
+  if (body.client_name !== undefined && typeof body.client_name !== "string")
+    throw new InvalidClientMetadata("client_name must be a string.");
   const name = typeof body.client_name === "string" ? cleanRegisteredName(body.client_name) : undefined;
   return name === undefined ? { redirectUris } : { name, redirectUris };
 }

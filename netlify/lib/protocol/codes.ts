@@ -66,7 +66,13 @@ interface CodeUse {
 }
 
 function codeRecord(input: NewCode, now: number): CodeRecord {
-  return { kind: "authorization_code", ...input, codeChallengeMethod: "S256", issuedAt: now, expiresAt: now + CODE_TTL_MS };
+  return {
+    kind: "authorization_code",
+    ...input,
+    codeChallengeMethod: "S256",
+    issuedAt: now,
+    expiresAt: now + CODE_TTL_MS,
+  };
 }
 
 export async function issueCode(
@@ -80,7 +86,15 @@ export async function issueCode(
   // Only this call can have written a record under a fresh 256-bit code (a refusal is its own
   // write, retried after its answer was lost); a code is never overwritten all the same.
   const record = codeRecord(input, now);
-  if (!(await createOnce<CodeRecord>(store, RECORDS.code.key(code), record, (stored) => stored.issuedAt === record.issuedAt))) throw new Error("authorization code collision");
+  if (
+    !(await createOnce<CodeRecord>(
+      store,
+      RECORDS.code.key(code),
+      record,
+      (stored) => stored.issuedAt === record.issuedAt,
+    ))
+  )
+    throw new Error("authorization code collision");
   return code;
 }
 
@@ -104,10 +118,17 @@ export async function issueRequestCode(
   now: number,
 ): Promise<RequestCode | null> {
   const code = derivedSecret("code", key, request.requestId);
-  const record: CodeRecord = { ...codeRecord(input, now), validUntil: now + CODE_TTL_MS, expiresAt: Math.max(request.requestExpiresAt, now + CODE_TTL_MS) };
+  const record: CodeRecord = {
+    ...codeRecord(input, now),
+    validUntil: now + CODE_TTL_MS,
+    expiresAt: Math.max(request.requestExpiresAt, now + CODE_TTL_MS),
+  };
   // One write, only if new: the request's first approval.
   if (await store.setIfNew(RECORDS.code.key(code), record)) return { code, repeat: false };
-  const [first, used] = await Promise.all([store.get<Partial<CodeRecord>>(RECORDS.code.key(code)), store.get(RECORDS.usedCode.key(code))]);
+  const [first, used] = await Promise.all([
+    store.get<Partial<CodeRecord>>(RECORDS.code.key(code)),
+    store.get(RECORDS.usedCode.key(code)),
+  ]);
   const until = validUntil(first);
   if (used !== null || !(typeof until === "number" && until > now)) return null;
   return { code, repeat: true };
@@ -121,7 +142,9 @@ interface RedemptionInput {
   codeVerifier: string | null;
 }
 
-export function redemptionInput(form: Fields<"grant_type" | "code" | "client_id" | "redirect_uri" | "code_verifier">): RedemptionInput {
+export function redemptionInput(
+  form: Fields<"grant_type" | "code" | "client_id" | "redirect_uri" | "code_verifier">,
+): RedemptionInput {
   return {
     grantType: form.get("grant_type"),
     code: form.get("code"),
@@ -152,21 +175,34 @@ interface RedemptionOptions {
 /** What is wrong with this presentation of the code, if anything (answered once it is used up). */
 function refusalOf(record: CodeRecord, input: RedemptionInput, now: number): AnsweredError | null {
   if ((validUntil(record) ?? 0) <= now) return new InvalidGrant("The authorization code has expired.");
-  if (canonicalUrl(input.clientId!) !== record.clientId) return new InvalidGrant("client_id does not match the authorization request.");
-  if (input.redirectUri !== record.redirectUri) return new InvalidGrant("redirect_uri does not match the authorization request.");
-  if (input.codeVerifier === null || input.codeVerifier === "") return new InvalidRequest("code_verifier is required (PKCE).");
-  if (!verifierMatches(input.codeVerifier, record.codeChallenge)) return new InvalidGrant("code_verifier does not match the code_challenge.");
+  if (canonicalUrl(input.clientId!) !== record.clientId)
+    return new InvalidGrant("client_id does not match the authorization request.");
+  if (input.redirectUri !== record.redirectUri)
+    return new InvalidGrant("redirect_uri does not match the authorization request.");
+  if (input.codeVerifier === null || input.codeVerifier === "")
+    return new InvalidRequest("code_verifier is required (PKCE).");
+  if (!verifierMatches(input.codeVerifier, record.codeChallenge))
+    return new InvalidGrant("code_verifier does not match the code_challenge.");
   return null;
 }
 
 /** Checks the request, consumes the code and returns what it was issued for. */
-export async function redeemCode(store: KeyValueStore, input: RedemptionInput, now: number, options: RedemptionOptions): Promise<RedeemedCode> {
+export async function redeemCode(
+  store: KeyValueStore,
+  input: RedemptionInput,
+  now: number,
+  options: RedemptionOptions,
+): Promise<RedeemedCode> {
   if (input.grantType === null || input.grantType === "") {
     if (!options.grantTypeOptional) throw new InvalidRequest("grant_type is required.");
   } else if (input.grantType !== "authorization_code") {
     throw new UnsupportedGrantType(`grant_type ${input.grantType} is not supported here.`);
   }
-  for (const [name, value] of [["code", input.code], ["client_id", input.clientId], ["redirect_uri", input.redirectUri]] as const) {
+  for (const [name, value] of [
+    ["code", input.code],
+    ["client_id", input.clientId],
+    ["redirect_uri", input.redirectUri],
+  ] as const) {
     if (value === null || value === "") throw new InvalidRequest(`${name} is required.`);
   }
   const code = input.code!;
@@ -191,13 +227,38 @@ export async function redeemCode(store: KeyValueStore, input: RedemptionInput, n
  * every check (the client, or whoever holds its verifier too) and the grant does not exist:
  * the first was cut short (or is still writing it), and this one creates that same grant.
  * Only one of them can (its write is create-if-new); the other then revokes it (grants.ts). */
-async function consume(store: KeyValueStore, code: string, record: CodeRecord, now: number, resumable: boolean): Promise<string> {
-  const use: CodeUse = { usedAt: now, expiresAt: record.expiresAt, grantId: newGrantId(), ...(resumable ? { resumable: true as const } : {}) };
+async function consume(
+  store: KeyValueStore,
+  code: string,
+  record: CodeRecord,
+  now: number,
+  resumable: boolean,
+): Promise<string> {
+  const use: CodeUse = {
+    usedAt: now,
+    expiresAt: record.expiresAt,
+    grantId: newGrantId(),
+    ...(resumable ? { resumable: true as const } : {}),
+  };
   // A refusal of our own write (landed, its answer lost, retried) is not a replay: the grant id
   // in the marker is one only this attempt drew.
-  if (await createOnce<Partial<CodeUse>>(store, RECORDS.usedCode.key(code), use, (stored) => stored.grantId === use.grantId)) return use.grantId;
+  if (
+    await createOnce<Partial<CodeUse>>(
+      store,
+      RECORDS.usedCode.key(code),
+      use,
+      (stored) => stored.grantId === use.grantId,
+    )
+  )
+    return use.grantId;
   const first = await store.get<Partial<CodeUse>>(RECORDS.usedCode.key(code));
-  if (resumable && first?.resumable === true && typeof first.grantId === "string" && (await store.get(RECORDS.grant.key(first.grantId))) === null) return first.grantId;
+  if (
+    resumable &&
+    first?.resumable === true &&
+    typeof first.grantId === "string" &&
+    (await store.get(RECORDS.grant.key(first.grantId))) === null
+  )
+    return first.grantId;
   if (first?.grantId) await revokeGrant(store, first.grantId, now);
   throw new CodeAlreadyUsed();
 }

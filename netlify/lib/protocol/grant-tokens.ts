@@ -27,7 +27,11 @@ export function newGrantId(random: (size: number) => Buffer = randomBytes): stri
 }
 
 /** A token of 256 random bits: an access token (a refresh token's are its generation and tag). */
-export function newGrantToken(kind: TokenKind, grantId: string, random: (size: number) => Buffer = randomBytes): string {
+export function newGrantToken(
+  kind: TokenKind,
+  grantId: string,
+  random: (size: number) => Buffer = randomBytes,
+): string {
   return `${PREFIX[kind]}${grantId}.${random(32).toString("base64url")}`;
 }
 
@@ -35,12 +39,22 @@ export function newGrantToken(kind: TokenKind, grantId: string, random: (size: n
 function refreshSecret(key: Uint8Array, grantId: string, generation: number, nonce: Buffer): string {
   const head = Buffer.alloc(4);
   head.writeUInt32BE(generation);
-  const tag = createHmac("sha256", key).update(`irt\u0000${grantId}\u0000`).update(head).update(nonce).digest().subarray(0, TAG_BYTES);
+  const tag = createHmac("sha256", key)
+    .update(`irt\u0000${grantId}\u0000`)
+    .update(head)
+    .update(nonce)
+    .digest()
+    .subarray(0, TAG_BYTES);
   return Buffer.concat([head, nonce, tag]).toString("base64url");
 }
 
 /** A refresh token of this generation of its grant (see above). */
-export function newRefreshToken(grantId: string, generation: number, key: Uint8Array, random: (size: number) => Buffer = randomBytes): string {
+export function newRefreshToken(
+  grantId: string,
+  generation: number,
+  key: Uint8Array,
+  random: (size: number) => Buffer = randomBytes,
+): string {
   return `${PREFIX.refresh}${grantId}.${refreshSecret(key, grantId, generation, random(NONCE_BYTES))}`;
 }
 
@@ -82,7 +96,12 @@ export interface TokenSettings {
 }
 
 /** A new access token and a refresh token of this generation, and what their grant keeps. */
-export function mintTokens(grantId: string, now: number, ttl: TokenSettings, generation: number): { accessToken: string; refreshToken: string; access: IssuedToken; refresh: IssuedRefreshToken } {
+export function mintTokens(
+  grantId: string,
+  now: number,
+  ttl: TokenSettings,
+  generation: number,
+): { accessToken: string; refreshToken: string; access: IssuedToken; refresh: IssuedRefreshToken } {
   const accessToken = newGrantToken("access", grantId);
   const refreshToken = newRefreshToken(grantId, generation, ttl.keys.refreshToken);
   return {

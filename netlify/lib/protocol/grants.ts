@@ -3,7 +3,18 @@
 // revoke-all and revoke-app are moments in one record read beside it (revocations.ts). Its
 // app's summary (app-summaries.ts) follows it through a change record per event (app-changes.ts),
 // folded in afterwards: what the owner's console reads instead of it.
-import { grantIdOf, isRetiredRefreshToken, mintTokens, tokenHash, tokenKindOf, tokenMatches, type IssuedRefreshToken, type IssuedToken, type TokenKind, type TokenSettings } from "./grant-tokens.ts";
+import {
+  grantIdOf,
+  isRetiredRefreshToken,
+  mintTokens,
+  tokenHash,
+  tokenKindOf,
+  tokenMatches,
+  type IssuedRefreshToken,
+  type IssuedToken,
+  type TokenKind,
+  type TokenSettings,
+} from "./grant-tokens.ts";
 import { constantTimeEqual } from "../crypto/secrets.ts";
 import type { ClientDisplay, KeyAuthentication } from "../core/client-shape.ts";
 import { InvalidGrant } from "../errors.ts";
@@ -87,7 +98,13 @@ interface NewGrant {
  * grant was written: a replay revoked it first (a tombstone), or another presentation created it
  * (then revoked here: RFC 6749 4.1.2). `writableUntil`: until when a retry of the redemption
  * may still create it (the code's end). */
-export async function createGrant(store: KeyValueStore, input: NewGrant, now: number, ttl: TokenSettings, options: { writableUntil?: number; waitUntil?: WaitUntil } = {}): Promise<IssuedTokens> {
+export async function createGrant(
+  store: KeyValueStore,
+  input: NewGrant,
+  now: number,
+  ttl: TokenSettings,
+  options: { writableUntil?: number; waitUntil?: WaitUntil } = {},
+): Promise<IssuedTokens> {
   const { accessToken, refreshToken, access, refresh } = mintTokens(input.id, now, ttl, 1);
   const grant: GrantRecord = {
     kind: "grant",
@@ -103,10 +120,12 @@ export async function createGrant(store: KeyValueStore, input: NewGrant, now: nu
   const recorded = recordChange(store, "c", creation);
   recorded.catch(() => undefined); // awaited below, once the grant's write is settled
   // A write refused or failed may have landed, its answer lost: is the stored grant this one?
-  const isThis = (stored: StoredGrant) => stored.kind === "grant" && constantTimeEqual(stored.access.hash, grant.access.hash);
+  const isThis = (stored: StoredGrant) =>
+    stored.kind === "grant" && constantTimeEqual(stored.access.hash, grant.access.hash);
   if (!(await createOnce<StoredGrant>(store, grantKey(grant.id), grant, isThis))) {
     const stored = await store.getVersioned<StoredGrant>(grantKey(input.id));
-    if (stored.value?.kind === "grant") await revokeGrant(store, input.id, now, { read: stored, waitUntil: options.waitUntil });
+    if (stored.value?.kind === "grant")
+      await revokeGrant(store, input.id, now, { read: stored, waitUntil: options.waitUntil });
     throw new CodeAlreadyUsed();
   }
   // The grant is stored: its tokens are the client's, whatever becomes of the count (a change
@@ -117,7 +136,13 @@ export async function createGrant(store: KeyValueStore, input: NewGrant, now: nu
 }
 
 function isLive(grant: StoredGrant | null, now: number, revocations: Revocations): grant is GrantRecord {
-  return grant !== null && grant.kind === "grant" && grant.revokedAt === undefined && grant.expiresAt > now && !revokedByOwner(revocations, grant.clientId, grant.createdAt);
+  return (
+    grant !== null &&
+    grant.kind === "grant" &&
+    grant.revokedAt === undefined &&
+    grant.expiresAt > now &&
+    !revokedByOwner(revocations, grant.clientId, grant.createdAt)
+  );
 }
 
 /** Why a token is not live. "unknown" covers a token that never was, or was replaced by a
@@ -129,7 +154,12 @@ type TokenCheck = { live: true; grant: GrantRecord } | { live: false; reason: De
 /** Checks a token of this kind against its grant, with one round trip (the grant and the
  * revocations, read in parallel): live only if it is the grant's current token of that kind,
  * unexpired, and the grant is neither revoked (by itself or by the owner's moment) nor expired. */
-export async function checkGrantToken(store: KeyValueStore, token: string, kind: TokenKind, now: number): Promise<TokenCheck> {
+export async function checkGrantToken(
+  store: KeyValueStore,
+  token: string,
+  kind: TokenKind,
+  now: number,
+): Promise<TokenCheck> {
   const id = grantIdOf(token, kind);
   if (!id) return { live: false, reason: "malformed" };
   const [grant, revocations] = await Promise.all([store.get<StoredGrant>(grantKey(id)), readRevocations(store)]);
@@ -137,7 +167,8 @@ export async function checkGrantToken(store: KeyValueStore, token: string, kind:
   const current = kind === "access" ? grant.access : grant.refresh;
   // The hash first: whether a grant was revoked is told only to the holder of its token.
   if (!tokenMatches(token, current.hash)) return { live: false, reason: "unknown" };
-  if (grant.revokedAt !== undefined || revokedByOwner(revocations, grant.clientId, grant.createdAt)) return { live: false, reason: "revoked" };
+  if (grant.revokedAt !== undefined || revokedByOwner(revocations, grant.clientId, grant.createdAt))
+    return { live: false, reason: "revoked" };
   if (!isLive(grant, now, revocations) || current.expiresAt <= now) return { live: false, reason: "expired" };
   return { live: true, grant };
 }
@@ -150,15 +181,28 @@ const REVOKE_TRIES = 8;
  * a racing refresh cannot undo it, and the refreshed tokens are revoked with it. Past its tries
  * it throws (503): a revocation is never reported done undone. `read`: the grant and its version
  * as the caller just read them (not read again); `waitUntil`: the summary's update after the answer. */
-export async function revokeGrant(store: KeyValueStore, id: string, now: number, { read, waitUntil }: { read?: Versioned<StoredGrant>; waitUntil?: WaitUntil } = {}): Promise<void> {
+export async function revokeGrant(
+  store: KeyValueStore,
+  id: string,
+  now: number,
+  { read, waitUntil }: { read?: Versioned<StoredGrant>; waitUntil?: WaitUntil } = {},
+): Promise<void> {
   for (let attempt = 0; attempt < REVOKE_TRIES; attempt++) {
     if (attempt > 0) await collisionPause(attempt);
-    const { value: grant, version } = attempt === 0 && read ? read : await store.getVersioned<StoredGrant>(grantKey(id));
+    const { value: grant, version } =
+      attempt === 0 && read ? read : await store.getVersioned<StoredGrant>(grantKey(id));
     if (grant?.kind === "revoked-grant" || grant?.revokedAt !== undefined) return;
     const expiresAt = now + REVOKED_RETENTION_MS;
-    const revoked: StoredGrant = grant ? { ...grant, revokedAt: now, expiresAt: Math.min(grant.expiresAt, expiresAt) } : { kind: "revoked-grant", id, revokedAt: now, expiresAt };
+    const revoked: StoredGrant = grant
+      ? { ...grant, revokedAt: now, expiresAt: Math.min(grant.expiresAt, expiresAt) }
+      : { kind: "revoked-grant", id, revokedAt: now, expiresAt };
     if (!(await store.setIfUnchanged(grantKey(id), revoked, version))) continue;
-    if (grant && grant.expiresAt > now) await afterward("uncount a revoked grant", () => countChange(store, "r", revocationOf(grant, now), now), waitUntil);
+    if (grant && grant.expiresAt > now)
+      await afterward(
+        "uncount a revoked grant",
+        () => countChange(store, "r", revocationOf(grant, now), now),
+        waitUntil,
+      );
     return;
   }
   throw new Error("a grant kept changing during its revocation");
@@ -174,17 +218,27 @@ type RefreshOutcome =
 export async function rotateRefreshToken(
   store: KeyValueStore,
   refreshToken: string,
-  input: { clientId: string; scopes: string[] | null; resource?: string | undefined; authenticate?: (grant: GrantRecord) => Promise<void>; waitUntil?: WaitUntil },
+  input: {
+    clientId: string;
+    scopes: string[] | null;
+    resource?: string | undefined;
+    authenticate?: (grant: GrantRecord) => Promise<void>;
+    waitUntil?: WaitUntil;
+  },
   now: number,
   ttl: TokenSettings,
 ): Promise<RefreshOutcome> {
   const id = grantIdOf(refreshToken, "refresh");
   if (!id) return { ok: false, reason: "unknown" };
-  const [{ value: grant, version }, revocations] = await Promise.all([store.getVersioned<StoredGrant>(grantKey(id)), readRevocations(store)]);
+  const [{ value: grant, version }, revocations] = await Promise.all([
+    store.getVersioned<StoredGrant>(grantKey(id)),
+    readRevocations(store),
+  ]);
   if (!isLive(grant, now, revocations)) return { ok: false, reason: "unknown" };
   const presented = tokenHash(refreshToken);
   if (!constantTimeEqual(presented, grant.refresh.hash)) {
-    if (!isRetiredRefreshToken(refreshToken, grant.refresh.generation, ttl.keys.refreshToken)) return { ok: false, reason: "unknown" };
+    if (!isRetiredRefreshToken(refreshToken, grant.refresh.generation, ttl.keys.refreshToken))
+      return { ok: false, reason: "unknown" };
     await revokeGrant(store, id, now, { read: { value: grant, version }, waitUntil: input.waitUntil });
     return { ok: false, reason: "reused" };
   }
@@ -206,14 +260,22 @@ export async function rotateRefreshToken(
   };
   // Two refreshes racing on production Blobs: only one write wins, the other is refused.
   if (!(await store.setIfUnchanged(grantKey(id), next, version))) return { ok: false, reason: "conflict" };
-  await afterward("follow a refresh", () => countChange(store, `g${minted.refresh.generation}`, refreshOf(grant, next.expiresAt, now), now), input.waitUntil);
+  await afterward(
+    "follow a refresh",
+    () => countChange(store, `g${minted.refresh.generation}`, refreshOf(grant, next.expiresAt, now), now),
+    input.waitUntil,
+  );
   return { ok: true, tokens: { accessToken: minted.accessToken, refreshToken: minted.refreshToken, grant: next } };
 }
 
 /** The grant a token of either kind belongs to, if the token is (or was) really its own:
  * the current access or refresh token, or a retired refresh token; with the version read, for
  * a revocation to write against. */
-export async function grantOwningToken(store: KeyValueStore, token: string, refreshKey: Uint8Array): Promise<{ id: string; grant: GrantRecord; read: Versioned<StoredGrant> } | null> {
+export async function grantOwningToken(
+  store: KeyValueStore,
+  token: string,
+  refreshKey: Uint8Array,
+): Promise<{ id: string; grant: GrantRecord; read: Versioned<StoredGrant> } | null> {
   const kind = tokenKindOf(token);
   if (!kind) return null;
   const id = grantIdOf(token, kind)!;
@@ -221,5 +283,7 @@ export async function grantOwningToken(store: KeyValueStore, token: string, refr
   const grant = read.value;
   if (!grant || grant.kind !== "grant") return null;
   const current = constantTimeEqual(tokenHash(token), kind === "access" ? grant.access.hash : grant.refresh.hash);
-  return current || (kind === "refresh" && isRetiredRefreshToken(token, grant.refresh.generation, refreshKey)) ? { id, grant, read } : null;
+  return current || (kind === "refresh" && isRetiredRefreshToken(token, grant.refresh.generation, refreshKey))
+    ? { id, grant, read }
+    : null;
 }

@@ -26,7 +26,9 @@ export const dayOf = (at: number): number => Math.floor(at / DAY_MS);
  * scope-token the owner approved, `__proto__` included, never an object's own property name.) */
 export function countScopes(summary: Counted, scopes: readonly string[], expiresAt: number, by: 1 | -1): HeldScopes {
   const day = String(dayOf(expiresAt));
-  const held = new Map(Object.entries(summary.heldScopes).map(([scope, days]) => [scope, new Map(Object.entries(days))]));
+  const held = new Map(
+    Object.entries(summary.heldScopes).map(([scope, days]) => [scope, new Map(Object.entries(days))]),
+  );
   let moreScopesUntil = summary.moreScopesUntil;
   for (const scope of new Set(scopes)) {
     const days = held.get(scope);
@@ -47,14 +49,22 @@ export function countScopes(summary: Counted, scopes: readonly string[], expires
 }
 
 /** The counts without the days before `day`: their grants have expired. */
-export function daysAhead(summary: Counted, day: number): Pick<Counted, "liveByDay" | "heldScopes" | "moreScopesUntil"> {
-  const live = (days: Record<string, number>) => Object.fromEntries(Object.entries(days).filter(([d]) => Number(d) >= day));
+export function daysAhead(
+  summary: Counted,
+  day: number,
+): Pick<Counted, "liveByDay" | "heldScopes" | "moreScopesUntil"> {
+  const live = (days: Record<string, number>) =>
+    Object.fromEntries(Object.entries(days).filter(([d]) => Number(d) >= day));
   const held = Object.entries(summary.heldScopes).flatMap(([scope, days]) => {
     const left = live(days);
     return Object.keys(left).length > 0 ? [[scope, left] as const] : [];
   });
   const more = summary.moreScopesUntil;
-  return { liveByDay: live(summary.liveByDay), heldScopes: Object.fromEntries(held), ...(more !== undefined && more >= day ? { moreScopesUntil: more } : {}) };
+  return {
+    liveByDay: live(summary.liveByDay),
+    heldScopes: Object.fromEntries(held),
+    ...(more !== undefined && more >= day ? { moreScopesUntil: more } : {}),
+  };
 }
 
 /** The scopes its live grants hold now, each once, with how many of them hold it; and whether

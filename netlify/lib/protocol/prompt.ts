@@ -9,13 +9,19 @@ import type { PromptValue } from "../pages/sign-in-fragment.ts";
 export type { PromptValue };
 
 /** `select_account` reads as `consent`: one identity, nothing to choose but whether to approve. */
-const MEANINGS: Readonly<Record<string, PromptValue>> = { none: "none", login: "login", consent: "consent", select_account: "consent" };
+const MEANINGS: Readonly<Record<string, PromptValue>> = {
+  none: "none",
+  login: "login",
+  consent: "consent",
+  select_account: "consent",
+};
 
 /** The prompt values asked for (unknown ones ignored, OIDC Core 3.1.2.1 lists them as a
  * space-separated list), or none. Throws InvalidRequest for `none` with any other value. */
 export function parsePrompt(raw: string | null): PromptValue[] {
   const asked = [...new Set((raw ?? "").split(" ").filter((t) => t !== ""))];
-  if (asked.includes("none") && asked.length > 1) throw new InvalidRequest("prompt=none cannot be combined with other prompt values.");
+  if (asked.includes("none") && asked.length > 1)
+    throw new InvalidRequest("prompt=none cannot be combined with other prompt values.");
   const values: PromptValue[] = [];
   for (const word of asked) {
     const meaning = Object.hasOwn(MEANINGS, word) ? MEANINGS[word]! : undefined;

@@ -23,7 +23,10 @@ export function checkRedirectUriAllowed(target: TrustedTarget, client: ClientInf
   if (client.own) {
     // This deployment itself: exactly its self-test page, none of its origin's other pages.
     if (client.redirectUris.includes(redirectUri.href)) return;
-    throw new UntrustedRedirect("This return address is not allowed", `The self-test of this server comes back only to ${client.redirectUris.join(", ")}, not to ${redirectUri.href}. Nothing was sent to it.`);
+    throw new UntrustedRedirect(
+      "This return address is not allowed",
+      `The self-test of this server comes back only to ${client.redirectUris.join(", ")}, not to ${redirectUri.href}. Nothing was sent to it.`,
+    );
   }
   if (client.redirectUris.some((uri) => redirectUriMatches(uri, redirectUri))) return;
   // An app that registered itself: exactly what it registered (a loopback URI on any port). Its
@@ -33,19 +36,32 @@ export function checkRedirectUriAllowed(target: TrustedTarget, client: ClientInf
     const url = new URL(uri);
     return sameOrigin(url, redirectUri) && url.pathname === redirectUri.pathname;
   });
-  if (onClientOrigin(clientId, redirectUri) && (isUnderClientPath(clientId.href, redirectUri.href) || client.redirectUris.length === 0 || published)) return;
+  if (
+    onClientOrigin(clientId, redirectUri) &&
+    (isUnderClientPath(clientId.href, redirectUri.href) || client.redirectUris.length === 0 || published)
+  )
+    return;
   // A refused metadata document publishes nothing; say why, for the app's developer.
-  const why = client.unread ? " This server could not read the app's information just now: try again in a minute." : client.refused !== undefined ? ` The app's metadata document was not used: ${client.refused}.` : "";
+  const why = client.unread
+    ? " This server could not read the app's information just now: try again in a minute."
+    : client.refused !== undefined
+      ? ` The app's metadata document was not used: ${client.refused}.`
+      : "";
   throw new UntrustedRedirect(
     "This app's return address is not allowed",
     `The app ${clientId.href} asked to send you to ${redirectUri.href}, which it does not publish as one of its redirect addresses. Nothing was sent to it.${why}`,
   );
 }
 
-
 function registeredElsewhere(client: ClientInfo, redirectUri: URL): UntrustedRedirect {
   if (client.refused !== undefined) {
-    return new UntrustedRedirect("This app's registration is not valid here", `The app's client_id looks like one this server gives apps that register themselves, but ${client.refused}. Nothing was sent to it. Remove the server from the app and add it again: the app then registers anew.`);
+    return new UntrustedRedirect(
+      "This app's registration is not valid here",
+      `The app's client_id looks like one this server gives apps that register themselves, but ${client.refused}. Nothing was sent to it. Remove the server from the app and add it again: the app then registers anew.`,
+    );
   }
-  return new UntrustedRedirect("This app's return address is not allowed", `The app asked to send you to ${redirectUri.href}, which is not one of the redirect addresses it registered. Nothing was sent to it.`);
+  return new UntrustedRedirect(
+    "This app's return address is not allowed",
+    `The app asked to send you to ${redirectUri.href}, which is not one of the redirect addresses it registered. Nothing was sent to it.`,
+  );
 }

@@ -34,15 +34,30 @@ const REGISTERED_CLIENT_METADATA = {
 } as const;
 
 function tagOf(key: Uint8Array, payload: string): string {
-  return createHmac("sha256", key).update(`${FORMAT}.${payload}`, "utf8").digest().subarray(0, TAG_BYTES).toString("base64url");
+  return createHmac("sha256", key)
+    .update(`${FORMAT}.${payload}`, "utf8")
+    .digest()
+    .subarray(0, TAG_BYTES)
+    .toString("base64url");
 }
 
 /** The client_id of a new registration. `random`: the nonce's source (tests pass their own). */
-export function registeredClientId(baseUrl: string, key: Uint8Array, registration: Registration, random: (size: number) => Buffer = randomBytes): string {
+export function registeredClientId(
+  baseUrl: string,
+  key: Uint8Array,
+  registration: Registration,
+  random: (size: number) => Buffer = randomBytes,
+): string {
   const nonce = random(NONCE_BYTES).toString("base64url");
-  const payload = Buffer.from(JSON.stringify([registration.name ?? "", registration.redirectUris, nonce]), "utf8").toString("base64url");
+  const payload = Buffer.from(
+    JSON.stringify([registration.name ?? "", registration.redirectUris, nonce]),
+    "utf8",
+  ).toString("base64url");
   const clientId = `${baseUrl}${REGISTRATION_PATH}/${payload}.${tagOf(key, payload)}`;
-  if (clientId.length > MAX_CLIENT_ID_LENGTH) throw new InvalidClientMetadata("The registration is too long: register a shorter client_name or fewer, shorter redirect_uris.");
+  if (clientId.length > MAX_CLIENT_ID_LENGTH)
+    throw new InvalidClientMetadata(
+      "The registration is too long: register a shorter client_name or fewer, shorter redirect_uris.",
+    );
   return clientId;
 }
 
@@ -51,8 +66,15 @@ function registrationIn(payload: string, serverOrigin: URL): Registration | null
   const value = jsonOf(Buffer.from(payload, "base64url").toString("utf8"));
   if (!Array.isArray(value) || value.length !== 3) return null;
   const [name, uris] = value as unknown[];
-  if (typeof name !== "string" || !Array.isArray(uris) || uris.length === 0 || uris.length > MAX_REGISTERED_REDIRECT_URIS) return null;
-  if (!uris.every((uri): uri is string => typeof uri === "string" && redirectUriRefusal(uri, serverOrigin) === null)) return null;
+  if (
+    typeof name !== "string" ||
+    !Array.isArray(uris) ||
+    uris.length === 0 ||
+    uris.length > MAX_REGISTERED_REDIRECT_URIS
+  )
+    return null;
+  if (!uris.every((uri): uri is string => typeof uri === "string" && redirectUriRefusal(uri, serverOrigin) === null))
+    return null;
   const cleaned = cleanRegisteredName(name);
   return cleaned === undefined ? { redirectUris: uris } : { name: cleaned, redirectUris: uris };
 }
@@ -63,7 +85,9 @@ type RegisteredClientId = { registration: Registration } | { invalid: string };
  * address is never fetched, this server's own least of all): its registration, or why it is not
  * one this server signed. Null for any other client_id. */
 export function readRegisteredClientId(baseUrl: string, key: Uint8Array, clientId: URL): RegisteredClientId | null {
-  const ours = clientId.hostname === new URL(baseUrl).hostname && (clientId.pathname === REGISTRATION_PATH || clientId.pathname.startsWith(`${REGISTRATION_PATH}/`));
+  const ours =
+    clientId.hostname === new URL(baseUrl).hostname &&
+    (clientId.pathname === REGISTRATION_PATH || clientId.pathname.startsWith(`${REGISTRATION_PATH}/`));
   if (!ours) return null;
   const invalid = { invalid: "this server did not issue that client_id (or its SECRET has changed since)" };
   const prefix = `${baseUrl}${REGISTRATION_PATH}/`;
@@ -84,9 +108,17 @@ export function readRegisteredClientId(baseUrl: string, key: Uint8Array, clientI
 export function registeredClientInfo(baseUrl: string, key: Uint8Array, clientId: URL): ClientInfo | undefined {
   const read = readRegisteredClientId(baseUrl, key, clientId);
   if (read === null) return undefined;
-  if ("invalid" in read) return { clientId: clientId.href, redirectUris: [], fetched: false, registered: true, refused: read.invalid };
+  if ("invalid" in read)
+    return { clientId: clientId.href, redirectUris: [], fetched: false, registered: true, refused: read.invalid };
   const { name, redirectUris } = read.registration;
-  return { clientId: clientId.href, redirectUris, fetched: true, metadataDocument: true, registered: true, ...(name === undefined ? {} : { name }) };
+  return {
+    clientId: clientId.href,
+    redirectUris,
+    fetched: true,
+    metadataDocument: true,
+    registered: true,
+    ...(name === undefined ? {} : { name }),
+  };
 }
 
 /** The registration as a Client ID Metadata Document (and, with `client_id_issued_at`, as the

@@ -51,7 +51,13 @@ function requestObjectKind(key: Uint8Array, issuer: string): JwtKind {
   return { key, issuer, typ: REQUEST_OBJECT_TYPE, audience: `${issuer}auth/approve` };
 }
 
-export function signRequest(request: AuthorizationRequest, key: Uint8Array, issuer: string, now: number, options: SignOptions = {}): Promise<string> {
+export function signRequest(
+  request: AuthorizationRequest,
+  key: Uint8Array,
+  issuer: string,
+  now: number,
+  options: SignOptions = {},
+): Promise<string> {
   const latest = now + REQUEST_OBJECT_TTL_SECONDS * 1000;
   const rid = options.rid ?? randomBytes(12).toString("base64url");
   const claims = options.offer ? { ...request, offer: options.offer, rid } : { ...request, rid };
@@ -68,11 +74,42 @@ export function requestId(signed: SignedRequest): string {
 }
 
 /** The request, or null when the signature, type, audience or expiry is wrong. */
-export async function verifyRequest(token: string, key: Uint8Array, issuer: string, now: number): Promise<SignedRequest | null> {
-  const payload = await verifyTyped<RequestClaims>(token, requestObjectKind(key, issuer), now, MAX_REQUEST_OBJECT_LENGTH);
+export async function verifyRequest(
+  token: string,
+  key: Uint8Array,
+  issuer: string,
+  now: number,
+): Promise<SignedRequest | null> {
+  const payload = await verifyTyped<RequestClaims>(
+    token,
+    requestObjectKind(key, issuer),
+    now,
+    MAX_REQUEST_OBJECT_LENGTH,
+  );
   if (!payload || typeof payload.exp !== "number") return null;
-  const { clientId, redirectUri, state, codeChallenge, scopes, meMismatch, resource, client, clientRead, unshownLogoUri, authentication, documentUnread, defaultScopes } = payload;
-  if (typeof clientId !== "string" || typeof redirectUri !== "string" || typeof state !== "string" || typeof codeChallenge !== "string" || !Array.isArray(scopes) || typeof payload.rid !== "string") {
+  const {
+    clientId,
+    redirectUri,
+    state,
+    codeChallenge,
+    scopes,
+    meMismatch,
+    resource,
+    client,
+    clientRead,
+    unshownLogoUri,
+    authentication,
+    documentUnread,
+    defaultScopes,
+  } = payload;
+  if (
+    typeof clientId !== "string" ||
+    typeof redirectUri !== "string" ||
+    typeof state !== "string" ||
+    typeof codeChallenge !== "string" ||
+    !Array.isArray(scopes) ||
+    typeof payload.rid !== "string"
+  ) {
     return null;
   }
   const request: AuthorizationRequest = { clientId, redirectUri, state, codeChallenge, scopes, client: client ?? {} };
@@ -83,7 +120,8 @@ export async function verifyRequest(token: string, key: Uint8Array, issuer: stri
   const declared = readKeyAuthentication(authentication);
   if (declared) request.authentication = declared;
   if (documentUnread === true) request.documentUnread = true;
-  if (Array.isArray(defaultScopes)) request.defaultScopes = defaultScopes.filter((s): s is string => typeof s === "string");
+  if (Array.isArray(defaultScopes))
+    request.defaultScopes = defaultScopes.filter((s): s is string => typeof s === "string");
   const prompt = signedPrompt(payload.prompt);
   if (prompt.length > 0) request.prompt = prompt;
   return { request, offer: readOffer(payload.offer), expiresAt: payload.exp * 1000, rid: payload.rid };
@@ -101,5 +139,7 @@ export async function checkRequest(token: string, key: Uint8Array, issuer: strin
   const shape = readRequestShape(token);
   if (!shape) return { ok: false, problem: "incomplete" };
   const genuine = shape.expiresAt <= now ? await verifyRequest(token, key, issuer, shape.expiresAt - 1000) : null;
-  return genuine ? { ok: false, problem: "expired", clientId: genuine.request.clientId } : { ok: false, problem: "altered" };
+  return genuine
+    ? { ok: false, problem: "expired", clientId: genuine.request.clientId }
+    : { ok: false, problem: "altered" };
 }

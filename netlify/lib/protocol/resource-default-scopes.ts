@@ -22,14 +22,23 @@ export function onOwnerSite(resource: string, site: Site): boolean {
 
 /** The resource's default scopes; InvalidScope (sent to the verified redirect URI) saying what
  * the resource should publish where there are none. */
-export async function defaultScopesFor(resource: string, site: Site, lookup: Capabilities["resourceScopes"]): Promise<string[]> {
-  const ask = "Ask for a scope, or publish the resource's scopes in scopes_supported of its protected resource metadata (RFC 9728)";
+export async function defaultScopesFor(
+  resource: string,
+  site: Site,
+  lookup: Capabilities["resourceScopes"],
+): Promise<string[]> {
+  const ask =
+    "Ask for a scope, or publish the resource's scopes in scopes_supported of its protected resource metadata (RFC 9728)";
   if (!onOwnerSite(resource, site)) {
-    throw new InvalidScope(`The request names no scope for ${resource}, which is not on ${new URL(site.me).origin}: no default scope is looked up there. Ask for a scope.`);
+    throw new InvalidScope(
+      `The request names no scope for ${resource}, which is not on ${new URL(site.me).origin}: no default scope is looked up there. Ask for a scope.`,
+    );
   }
   // ME is http only in local development (platform/config-values.ts): a site on this machine.
   const localDevelopment = new URL(site.me).protocol === "http:" && isLoopbackHost(new URL(resource).hostname);
   const found = await lookup(resource, { localDevelopment });
   if ("scopes" in found) return found.scopes;
-  throw new InvalidScope(`The request names no scope for ${resource}, and no default was found: ${found.missing}. ${ask} at ${metadataUrlFor(new URL(resource)).href}.`);
+  throw new InvalidScope(
+    `The request names no scope for ${resource}, and no default was found: ${found.missing}. ${ask} at ${metadataUrlFor(new URL(resource)).href}.`,
+  );
 }

@@ -28,10 +28,12 @@ export function requestedResource(params: Fields<"resource">): string | undefine
   const authority = /^https?:\/\/([^/?]*)/i.exec(raw)?.[1];
   if (!authority || /[\s\\]/.test(raw)) throw new InvalidTarget(NOT_HTTPS);
   // Checked as written: the URL parser drops an empty one ("https://@evil.example/").
-  if (authority.includes("@")) throw new InvalidTarget("resource must not contain user information (a name and @ before the host).");
+  if (authority.includes("@"))
+    throw new InvalidTarget("resource must not contain user information (a name and @ before the host).");
   const url = urlOf(raw);
   if (!url) throw new InvalidTarget(NOT_HTTPS);
-  if (url.protocol !== "https:" && !(url.protocol === "http:" && isLoopbackHost(url.hostname))) throw new InvalidTarget(NOT_HTTPS);
+  if (url.protocol !== "https:" && !(url.protocol === "http:" && isLoopbackHost(url.hostname)))
+    throw new InvalidTarget(NOT_HTTPS);
   return raw;
 }
 

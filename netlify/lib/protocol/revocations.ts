@@ -26,7 +26,12 @@ export const appIdOf = (clientId: string): string => secretHash(clientId);
 
 export async function readRevocations(store: KeyValueStore): Promise<Revocations> {
   const record = await store.get<Revocations>(KEY);
-  return record?.kind === "revocations" && typeof record.all === "number" && typeof record.apps === "object" && (record.apps as unknown) !== null ? record : NONE;
+  return record?.kind === "revocations" &&
+    typeof record.all === "number" &&
+    typeof record.apps === "object" &&
+    (record.apps as unknown) !== null
+    ? record
+    : NONE;
 }
 
 /** Whether a revoke-all or revoke-app since killed a grant of this client created then. */
@@ -57,5 +62,8 @@ export function revokeEverything(store: KeyValueStore, now: number): Promise<voi
 
 export function revokeEveryGrantOf(store: KeyValueStore, clientId: string, now: number): Promise<void> {
   const appId = appIdOf(clientId);
-  return record(store, (current) => ({ ...current, apps: { ...current.apps, [appId]: Math.max(current.apps[appId] ?? 0, now) } }));
+  return record(store, (current) => ({
+    ...current,
+    apps: { ...current.apps, [appId]: Math.max(current.apps[appId] ?? 0, now) },
+  }));
 }

@@ -15,10 +15,16 @@ import type { GrantRecord } from "./grants.ts";
  * another client (RFC 6749 5.2: "issued to another client"), InvalidClient (401) for a client
  * that does not authenticate as its document declared. Nothing is written before it returns
  * but the assertion's jti, used once. */
-export async function checkRevokingClient(form: AssertionFields & Fields<"client_id">, grant: GrantRecord, assertions: AssertionContext): Promise<void> {
+export async function checkRevokingClient(
+  form: AssertionFields & Fields<"client_id">,
+  grant: GrantRecord,
+  assertions: AssertionContext,
+): Promise<void> {
   const named = form.get("client_id");
   if (named !== null && named !== "" && canonicalUrl(named) !== grant.clientId) {
-    throw new InvalidGrant("This token was issued to another client: a client may revoke only its own tokens (RFC 7009 2.1).");
+    throw new InvalidGrant(
+      "This token was issued to another client: a client may revoke only its own tokens (RFC 7009 2.1).",
+    );
   }
   await authenticateClient(form, grant.clientId, grant.authentication, assertions);
 }

@@ -34,7 +34,10 @@ export function accessScopes(scopes: readonly string[]): string[] {
 
 /** What the sign-in page ticks by default: the scopes this server knows, and those the
  * resource's own metadata listed as its default (which it may name as it likes). */
-export function tickedByDefault(request: { scopes: readonly string[]; defaultScopes?: readonly string[] | undefined }): string[] {
+export function tickedByDefault(request: {
+  scopes: readonly string[];
+  defaultScopes?: readonly string[] | undefined;
+}): string[] {
   return request.scopes.filter((scope) => isKnownScope(scope) || (request.defaultScopes?.includes(scope) ?? false));
 }
 

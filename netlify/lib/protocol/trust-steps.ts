@@ -19,10 +19,16 @@ export interface Step<S> {
 /** Runs the steps in order, calling `crossLine` once before the first verified step and
  * `entering` before each (so that a refusal can say which step refused it); the first Response
  * a step gives ends the run. An unverified step after the line is a bug, refused. */
-export async function runSteps<S>(steps: readonly Step<S>[], state: S, crossLine: (state: S) => void | Promise<void>, entering?: (step: Step<S>) => void): Promise<Response | undefined> {
+export async function runSteps<S>(
+  steps: readonly Step<S>[],
+  state: S,
+  crossLine: (state: S) => void | Promise<void>,
+  entering?: (step: Step<S>) => void,
+): Promise<Response | undefined> {
   let crossed = false;
   for (const step of steps) {
-    if (step.known === "unverified" && crossed) throw new TypeError(`the step "${step.name}" runs before the redirect URI is verified, yet comes after the line`);
+    if (step.known === "unverified" && crossed)
+      throw new TypeError(`the step "${step.name}" runs before the redirect URI is verified, yet comes after the line`);
     if (step.known === "verified" && !crossed) {
       crossed = true;
       await crossLine(state);

@@ -18,23 +18,39 @@ export type DiscoverNow = (clientId: URL) => Promise<ClientInfo>;
 /** How the code's client must authenticate: what its document declared at sign-in, or, for a
  * code issued while it could not be read, what it declares now. `basicSent`: the request came
  * with Basic credentials, so a refusal challenges (RFC 6749 5.2). */
-export async function declaredAtRedemption(code: CodeRecord, discover: DiscoverNow, basicSent: boolean): Promise<KeyAuthentication | undefined> {
+export async function declaredAtRedemption(
+  code: CodeRecord,
+  discover: DiscoverNow,
+  basicSent: boolean,
+): Promise<KeyAuthentication | undefined> {
   if (code.documentUnread !== true) return code.authentication;
   const clientId = new URL(code.clientId);
   const client = await discover(clientId);
   if (client.unread === true) {
-    throw new AssertionRefused("This app's client information could not be read, so how it proves itself cannot be checked: try again in a minute.", basicSent);
+    throw new AssertionRefused(
+      "This app's client information could not be read, so how it proves itself cannot be checked: try again in a minute.",
+      basicSent,
+    );
   }
   if (client.authenticationRefused === true) {
-    throw new AssertionRefused("This app's metadata document declares a way of proving itself that this server cannot hold it to.", basicSent);
+    throw new AssertionRefused(
+      "This app's metadata document declares a way of proving itself that this server cannot hold it to.",
+      basicSent,
+    );
   }
   if (client.identityRefused === true) {
-    throw new AssertionRefused("This app's metadata document names another client_id, so it does not speak for this app.", basicSent);
+    throw new AssertionRefused(
+      "This app's metadata document names another client_id, so it does not speak for this app.",
+      basicSent,
+    );
   }
   try {
     checkRedirectUriAllowed({ clientId, redirectUri: new URL(code.redirectUri), rawClientId: code.clientId }, client);
   } catch (error) {
-    if (error instanceof UntrustedRedirect) throw new InvalidGrant("The authorization code was issued for a redirect_uri that the app's metadata document does not list.");
+    if (error instanceof UntrustedRedirect)
+      throw new InvalidGrant(
+        "The authorization code was issued for a redirect_uri that the app's metadata document does not list.",
+      );
     throw error;
   }
   return client.authentication;

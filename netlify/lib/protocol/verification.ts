@@ -32,7 +32,11 @@ export async function checkAccessToken(store: KeyValueStore, token: string, now:
 }
 
 /** The live grant of an access token, or null; records the use (rate-limited). */
-export async function liveGrantOfAccessToken(store: KeyValueStore, token: string, now: number): Promise<GrantRecord | null> {
+export async function liveGrantOfAccessToken(
+  store: KeyValueStore,
+  token: string,
+  now: number,
+): Promise<GrantRecord | null> {
   const check = await checkAccessToken(store, token, now);
   return check.active ? check.grant : null;
 }

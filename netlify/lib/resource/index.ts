@@ -16,15 +16,18 @@ const server = (): ResourceServer => (fromEnvironment ??= resourceServer());
 /** `{ active: true, me, clientId, scope, aud?, exp }` for a live access token, else
  * `{ active: false, reason }`. Given a request, reads its token as `requireToken` does.
  * Throws TokenCheckUnavailable when storage (or the server) cannot answer. */
-export const verifyAccessToken: ResourceServer["verifyAccessToken"] = (tokenOrRequest, options) => server().verifyAccessToken(tokenOrRequest, options);
+export const verifyAccessToken: ResourceServer["verifyAccessToken"] = (tokenOrRequest, options) =>
+  server().verifyAccessToken(tokenOrRequest, options);
 
 /** The verified token, or a ready Response: 401 (no token, or not active), 403
  * `insufficient_scope` naming the needed scope, 400 for a token in the URL, 503 when tokens
  * cannot be checked (RFC 6750). */
-export const requireToken: ResourceServer["requireToken"] = (request, options) => server().requireToken(request, options);
+export const requireToken: ResourceServer["requireToken"] = (request, options) =>
+  server().requireToken(request, options);
 
 /** The RFC 9728 document naming this IndieAuth server as the resource's authorization server. */
-export const protectedResourceMetadata: ResourceServer["protectedResourceMetadata"] = (description, request) => server().protectedResourceMetadata(description, request);
+export const protectedResourceMetadata: ResourceServer["protectedResourceMetadata"] = (description, request) =>
+  server().protectedResourceMetadata(description, request);
 
 /** A function handler answering /.well-known/oauth-protected-resource and its path-specific
  * forms (/.well-known/oauth-protected-resource/micropub) for the resources described. */
@@ -37,4 +40,12 @@ export { resourceServer };
 export type { ResourceServer, ResourceServerOptions } from "./server.ts";
 export type { ProtectedResourceMetadata, ResourceDescription } from "./metadata.ts";
 export { ResourceSetupError, ResourceUsageError, TokenCheckUnavailable } from "./types.ts";
-export type { ActiveToken, InactiveReason, ResourceErrorCode, InactiveToken, RequireOptions, TokenVerification, VerifyOptions } from "./types.ts";
+export type {
+  ActiveToken,
+  InactiveReason,
+  ResourceErrorCode,
+  InactiveToken,
+  RequireOptions,
+  TokenVerification,
+  VerifyOptions,
+} from "./types.ts";

@@ -12,7 +12,8 @@ export function tokenFromIntrospection(body: unknown): TokenVerification | null 
   if (answer.active === false) return { active: false, reason: "inactive" };
   if (answer.active !== true) return null;
   const { me, client_id: clientId, scope, exp, aud } = answer;
-  if (!isString(me) || !isString(clientId) || !isString(scope) || typeof exp !== "number" || !Number.isFinite(exp)) return null;
+  if (!isString(me) || !isString(clientId) || !isString(scope) || typeof exp !== "number" || !Number.isFinite(exp))
+    return null;
   const token: ActiveToken = { active: true, me, clientId, scope, exp };
   if (isString(aud)) token.aud = aud;
   else if (Array.isArray(aud) && aud.length > 0 && aud.every(isString)) token.aud = aud;

@@ -70,19 +70,28 @@ export class IntrospectionClient {
     try {
       const response = await fetch(endpoint, {
         method: "POST",
-        headers: { Authorization: `Bearer ${credential}`, "Content-Type": "application/x-www-form-urlencoded", Accept: "application/json" },
+        headers: {
+          Authorization: `Bearer ${credential}`,
+          "Content-Type": "application/x-www-form-urlencoded",
+          Accept: "application/json",
+        },
         body: new URLSearchParams({ token }),
         // A redirect would carry the token and the credential somewhere else.
         redirect: "error",
         signal: AbortSignal.timeout(this.options.timeoutMs ?? TIMEOUT_MS),
       });
       if (response.status === 401 || response.status === 403) {
-        throw new ResourceSetupError("INTROSPECTION_TOKEN", `${endpoint} refused the credential: set INTROSPECTION_TOKEN to the same value as on the IndieAuth server's site`);
+        throw new ResourceSetupError(
+          "INTROSPECTION_TOKEN",
+          `${endpoint} refused the credential: set INTROSPECTION_TOKEN to the same value as on the IndieAuth server's site`,
+        );
       }
       if (!response.ok) throw new TokenCheckUnavailable(`${endpoint} answered ${response.status}`);
       body = await response.json();
     } catch (error) {
-      throw error instanceof TokenCheckUnavailable ? error : new TokenCheckUnavailable(`${endpoint} did not answer`, error);
+      throw error instanceof TokenCheckUnavailable
+        ? error
+        : new TokenCheckUnavailable(`${endpoint} did not answer`, error);
     }
     const answer = tokenFromIntrospection(body);
     if (!answer) throw new TokenCheckUnavailable(`${endpoint} did not answer as RFC 7662 says`);

@@ -31,9 +31,14 @@ const WELL_KNOWN = "/.well-known/oauth-protected-resource";
  * `origin`; without one, a path cannot be resolved. */
 export function resolveResource(resource: string, origin: string | undefined): string {
   const url = urlOf(resource, resource.startsWith("/") && !resource.startsWith("//") ? origin : undefined);
-  if (!url) throw new ResourceUsageError(`resource must be an absolute http(s) URL, or a path with a known origin: ${JSON.stringify(resource)}`);
+  if (!url)
+    throw new ResourceUsageError(
+      `resource must be an absolute http(s) URL, or a path with a known origin: ${JSON.stringify(resource)}`,
+    );
   if ((url.protocol !== "https:" && url.protocol !== "http:") || url.hash) {
-    throw new ResourceUsageError(`resource must be an http(s) URL without a fragment (RFC 9728 1.2): ${JSON.stringify(resource)}`);
+    throw new ResourceUsageError(
+      `resource must be an http(s) URL without a fragment (RFC 9728 1.2): ${JSON.stringify(resource)}`,
+    );
   }
   return url.href;
 }
@@ -62,7 +67,11 @@ export function resourceScopes(scopes: readonly string[]): string[] {
   return [...new Set(scopes.filter((scope) => scope !== "" && scope !== "offline_access"))];
 }
 
-export function metadataDocument(description: ResourceDescription, resource: string, issuer: string): ProtectedResourceMetadata {
+export function metadataDocument(
+  description: ResourceDescription,
+  resource: string,
+  issuer: string,
+): ProtectedResourceMetadata {
   return {
     resource,
     authorization_servers: [issuer],

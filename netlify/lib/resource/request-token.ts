@@ -24,10 +24,16 @@ async function tokenInBody(req: Request): Promise<RequestToken> {
   try {
     field = (await req.clone().formData()).get("access_token");
   } catch {
-    return { found: false, reason: "invalid-request", description: "The form body could not be read (was it read before the token was checked?)." };
+    return {
+      found: false,
+      reason: "invalid-request",
+      description: "The form body could not be read (was it read before the token was checked?).",
+    };
   }
-  if (field === null || field === "") return { found: false, reason: "missing", description: "An access token is required." };
-  if (typeof field !== "string") return { found: false, reason: "invalid-request", description: "access_token must be a plain form field." };
+  if (field === null || field === "")
+    return { found: false, reason: "missing", description: "An access token is required." };
+  if (typeof field !== "string")
+    return { found: false, reason: "invalid-request", description: "access_token must be a plain form field." };
   return { found: true, token: field };
 }
 
@@ -35,12 +41,19 @@ const BOTH = "Send the access token in the Authorization header or in the form b
 
 export async function tokenOfRequest(req: Request): Promise<RequestToken> {
   if (new URL(req.url).searchParams.has("access_token")) {
-    return { found: false, reason: "invalid-request", description: "Send the access token in the Authorization header or the form body, never in the URL (URLs are logged)." };
+    return {
+      found: false,
+      reason: "invalid-request",
+      description:
+        "Send the access token in the Authorization header or the form body, never in the URL (URLs are logged).",
+    };
   }
   const bearer = bearerToken(req);
-  if (bearer === "malformed") return { found: false, reason: "malformed", description: "The Authorization header is not a Bearer token." };
+  if (bearer === "malformed")
+    return { found: false, reason: "malformed", description: "The Authorization header is not a Bearer token." };
   const inBody = isFormBody(req) ? await tokenInBody(req) : null;
-  if (bearer === null) return inBody ?? { found: false, reason: "missing", description: "An access token is required." };
+  if (bearer === null)
+    return inBody ?? { found: false, reason: "missing", description: "An access token is required." };
   // A body that cannot be read may hold a second token as well as not: refused the same.
   if (inBody === null || (!inBody.found && inBody.reason === "missing")) return { found: true, token: bearer };
   return { found: false, reason: "invalid-request", description: inBody.found ? BOTH : inBody.description };

@@ -1,20 +1,47 @@
 // The resource-server API: one object per environment, made on first use. `index.ts` exports
 // the functions of the one made from process.env; `resourceServer()` makes others (tests, or a
 // function that configures itself in code).
-import { BearerRefusal, InsufficientScope, InvalidBearerRequest, InvalidToken, MethodNotAllowed, MissingBearerToken, NotFound, SetupIncomplete, TemporarilyUnavailable, type AnsweredError } from "../errors.ts";
+import {
+  BearerRefusal,
+  InsufficientScope,
+  InvalidBearerRequest,
+  InvalidToken,
+  MethodNotAllowed,
+  MissingBearerToken,
+  NotFound,
+  SetupIncomplete,
+  TemporarilyUnavailable,
+  type AnsweredError,
+} from "../errors.ts";
 import { errorResponse } from "../http/error-response.ts";
 import { preflight, readableByAnyOrigin } from "../http/cors.ts";
 import { json } from "../http/responses.ts";
 import { blobStore, StorageUnavailable, type KeyValueStore } from "../platform/store.ts";
 import { IntrospectionClient } from "./introspection-client.ts";
-import { metadataDocument, metadataUrlOf, resolveResource, resourcePathOf, resourceScopes, type ProtectedResourceMetadata, type ResourceDescription } from "./metadata.ts";
+import {
+  metadataDocument,
+  metadataUrlOf,
+  resolveResource,
+  resourcePathOf,
+  resourceScopes,
+  type ProtectedResourceMetadata,
+  type ResourceDescription,
+} from "./metadata.ts";
 import { connectionLogSubscriber } from "../owner/connection-log.ts";
 import type { Emit } from "../platform/events.ts";
 import { grantIdOf } from "../protocol/grant-tokens.ts";
 import { tokenOfRequest } from "./request-token.ts";
 import { verifySameSite } from "./same-site.ts";
 import { readResourceSettings, type ResourceSettings } from "./settings.ts";
-import { ResourceSetupError, ResourceUsageError, TokenCheckUnavailable, type ActiveToken, type RequireOptions, type TokenVerification, type VerifyOptions } from "./types.ts";
+import {
+  ResourceSetupError,
+  ResourceUsageError,
+  TokenCheckUnavailable,
+  type ActiveToken,
+  type RequireOptions,
+  type TokenVerification,
+  type VerifyOptions,
+} from "./types.ts";
 
 export interface ResourceServerOptions {
   /** Where the settings come from; by default process.env. */
@@ -31,7 +58,9 @@ export interface ResourceServer {
   verifyAccessToken(tokenOrRequest: string | Request, options?: VerifyOptions): Promise<TokenVerification>;
   requireToken(request: Request, options?: RequireOptions): Promise<ActiveToken | Response>;
   protectedResourceMetadata(description: ResourceDescription, request?: Request): ProtectedResourceMetadata;
-  protectedResourceMetadataHandler(resources: ResourceDescription | readonly ResourceDescription[]): (request: Request) => Promise<Response>;
+  protectedResourceMetadataHandler(
+    resources: ResourceDescription | readonly ResourceDescription[],
+  ): (request: Request) => Promise<Response>;
 }
 
 type Verify = (token: string) => Promise<TokenVerification>;
@@ -65,7 +94,11 @@ function forResource(token: ActiveToken, resource: string | undefined, requireAu
 function verifierFor(settings: ResourceSettings, options: ResourceServerOptions): Verify {
   const now = options.now ?? Date.now;
   if (settings.mode === "introspection") {
-    const client = new IntrospectionClient({ endpoint: settings.introspectionEndpoint, credential: settings.credential, now });
+    const client = new IntrospectionClient({
+      endpoint: settings.introspectionEndpoint,
+      credential: settings.credential,
+      now,
+    });
     return (token) => client.verify(token);
   }
   const store = options.store ?? blobStore(settings.storeName);
@@ -81,13 +114,20 @@ function verifierFor(settings: ResourceSettings, options: ResourceServerOptions)
 
 /** The refusal `requireToken` answers with: a Bearer refusal names where the resource's
  * metadata is and the scope the request needs. */
-function refusal(error: AnsweredError, challenge: { resourceMetadata?: string | undefined; scope?: string | undefined }): Response {
+function refusal(
+  error: AnsweredError,
+  challenge: { resourceMetadata?: string | undefined; scope?: string | undefined },
+): Response {
   if (error instanceof BearerRefusal) error.withResourceChallenge(challenge);
   return errorResponse(error, "json");
 }
 
 function unavailable(error: unknown): AnsweredError {
-  console.error(error instanceof Error ? `${error.message}${error.cause instanceof Error ? `: ${error.cause.message}` : ""}` : error);
+  console.error(
+    error instanceof Error
+      ? `${error.message}${error.cause instanceof Error ? `: ${error.cause.message}` : ""}`
+      : error,
+  );
   if (error instanceof ResourceSetupError) {
     const problem = { message: error.message, fix: "See the README's resource-server section" };
     return new SetupIncomplete(`Tokens cannot be checked: ${error.message}.`, [problem], false);
@@ -98,7 +138,9 @@ function unavailable(error: unknown): AnsweredError {
 export function resourceServer(options: ResourceServerOptions = {}): ResourceServer {
   const read = readResourceSettings(options.env ?? process.env);
   const settings = read.ok ? read.settings : undefined;
-  const setupError = read.ok ? undefined : new ResourceSetupError(read.problem.variable, `${read.problem.message}. ${read.problem.fix}.`);
+  const setupError = read.ok
+    ? undefined
+    : new ResourceSetupError(read.problem.variable, `${read.problem.message}. ${read.problem.fix}.`);
   let verify: Verify | undefined;
   let log: Emit | undefined;
   /** A refused token, told to the connection doctor: on the same site only (where the function
@@ -106,7 +148,9 @@ export function resourceServer(options: ResourceServerOptions = {}): ResourceSer
   const logRefusal = (token: string, reason: string) => {
     const grantId = grantIdOf(token, "access") ?? grantIdOf(token, "refresh");
     if (settings?.mode !== "same-site" || !grantId) return;
-    log ??= connectionLogSubscriber({ rt: { store: options.store ?? blobStore(settings.storeName), now: options.now ?? Date.now } });
+    log ??= connectionLogSubscriber({
+      rt: { store: options.store ?? blobStore(settings.storeName), now: options.now ?? Date.now },
+    });
     void log({ type: "resource-refused", grantId, reason });
   };
 
@@ -114,16 +158,25 @@ export function resourceServer(options: ResourceServerOptions = {}): ResourceSer
   const issuerFor = (request?: Request): string => {
     if (settings?.issuer) return settings.issuer;
     if (request) return `${new URL(request.url).origin}/`;
-    throw new ResourceUsageError("The IndieAuth server's address is not known here: set BASE_URL (or pass the request)");
+    throw new ResourceUsageError(
+      "The IndieAuth server's address is not known here: set BASE_URL (or pass the request)",
+    );
   };
-  const originFor = (request?: Request) => (request ? new URL(request.url).origin : settings?.issuer ? new URL(settings.issuer).origin : undefined);
+  const originFor = (request?: Request) =>
+    request ? new URL(request.url).origin : settings?.issuer ? new URL(settings.issuer).origin : undefined;
 
-  async function verifyToken(token: string, resource: string | undefined, requireAudience = false): Promise<TokenVerification> {
+  async function verifyToken(
+    token: string,
+    resource: string | undefined,
+    requireAudience = false,
+  ): Promise<TokenVerification> {
     if (!settings) throw setupError!;
-    if (requireAudience && resource === undefined) throw new ResourceUsageError("requireAudience needs the resource to check the token's audience against");
+    if (requireAudience && resource === undefined)
+      throw new ResourceUsageError("requireAudience needs the resource to check the token's audience against");
     verify ??= verifierFor(settings, options);
     const answer = await verify(token);
-    if (answer.active && !forResource(answer, resource, requireAudience)) return { active: false, reason: "wrong-resource" };
+    if (answer.active && !forResource(answer, resource, requireAudience))
+      return { active: false, reason: "wrong-resource" };
     return answer;
   }
 
@@ -132,7 +185,8 @@ export function resourceServer(options: ResourceServerOptions = {}): ResourceSer
 
     async verifyAccessToken(tokenOrRequest, verifyOptions = {}) {
       const request = typeof tokenOrRequest === "string" ? undefined : tokenOrRequest;
-      const resource = verifyOptions.resource === undefined ? undefined : resolveResource(verifyOptions.resource, originFor(request));
+      const resource =
+        verifyOptions.resource === undefined ? undefined : resolveResource(verifyOptions.resource, originFor(request));
       const strict = verifyOptions.requireAudience === true;
       if (!request) return verifyToken(tokenOrRequest as string, resource, strict);
       const found = await tokenOfRequest(request);
@@ -140,13 +194,25 @@ export function resourceServer(options: ResourceServerOptions = {}): ResourceSer
     },
 
     async requireToken(request, requireOptions = {}) {
-      const resource = requireOptions.resource === undefined ? undefined : resolveResource(requireOptions.resource, originFor(request));
-      if (requireOptions.requireAudience && resource === undefined) throw new ResourceUsageError("requireAudience needs the resource to check the token's audience against");
+      const resource =
+        requireOptions.resource === undefined
+          ? undefined
+          : resolveResource(requireOptions.resource, originFor(request));
+      if (requireOptions.requireAudience && resource === undefined)
+        throw new ResourceUsageError("requireAudience needs the resource to check the token's audience against");
       const needed = neededScopes(requireOptions.scope);
-      const challenge = { resourceMetadata: resource === undefined ? undefined : metadataUrlOf(resource), scope: needed.join(" ") };
+      const challenge = {
+        resourceMetadata: resource === undefined ? undefined : metadataUrlOf(resource),
+        scope: needed.join(" "),
+      };
       const found = await tokenOfRequest(request);
       if (!found.found) {
-        const error = found.reason === "missing" ? new MissingBearerToken(found.description) : found.reason === "malformed" ? new InvalidToken(found.description) : new InvalidBearerRequest(found.description);
+        const error =
+          found.reason === "missing"
+            ? new MissingBearerToken(found.description)
+            : found.reason === "malformed"
+              ? new InvalidToken(found.description)
+              : new InvalidBearerRequest(found.description);
         return refusal(error, challenge);
       }
       let answer: TokenVerification;
@@ -158,23 +224,38 @@ export function resourceServer(options: ResourceServerOptions = {}): ResourceSer
       if (!answer.active) {
         logRefusal(found.token, answer.reason);
         // The same words in both modes, whatever the reason: the holder learns only that it is refused.
-        const description = answer.reason === "wrong-resource" ? "The access token was not issued for this resource." : "The access token is invalid, expired or revoked.";
+        const description =
+          answer.reason === "wrong-resource"
+            ? "The access token was not issued for this resource."
+            : "The access token is invalid, expired or revoked.";
         return refusal(new InvalidToken(description), challenge);
       }
       const granted = new Set(answer.scope.split(SCOPE_SEPARATOR));
       if (needed.some((scope) => !granted.has(scope))) {
         logRefusal(found.token, "insufficient_scope");
-        return refusal(new InsufficientScope(`The access token does not carry the scope this needs: ${needed.join(" ")}.`, needed.join(" ")), challenge);
+        return refusal(
+          new InsufficientScope(
+            `The access token does not carry the scope this needs: ${needed.join(" ")}.`,
+            needed.join(" "),
+          ),
+          challenge,
+        );
       }
       return answer;
     },
 
     protectedResourceMetadata(description, request) {
-      return metadataDocument(description, resolveResource(description.resource, originFor(request)), issuerFor(request));
+      return metadataDocument(
+        description,
+        resolveResource(description.resource, originFor(request)),
+        issuerFor(request),
+      );
     },
 
     protectedResourceMetadataHandler(resources) {
-      const list: readonly ResourceDescription[] = Array.isArray(resources) ? resources : [resources as ResourceDescription];
+      const list: readonly ResourceDescription[] = Array.isArray(resources)
+        ? resources
+        : [resources as ResourceDescription];
       return async (request) => {
         if (request.method === "OPTIONS") return preflight(["GET", "HEAD", "OPTIONS"]);
         const url = new URL(request.url);
@@ -183,10 +264,13 @@ export function resourceServer(options: ResourceServerOptions = {}): ResourceSer
           response = errorResponse(new MethodNotAllowed(["GET", "HEAD", "OPTIONS"]), "json");
         } else {
           const path = resourcePathOf(url);
-          const described = path === null ? undefined : list.find((d) => {
-            const resource = new URL(resolveResource(d.resource, url.origin));
-            return resource.pathname + resource.search === path;
-          });
+          const described =
+            path === null
+              ? undefined
+              : list.find((d) => {
+                  const resource = new URL(resolveResource(d.resource, url.origin));
+                  return resource.pathname + resource.search === path;
+                });
           response = described
             ? json(server.protectedResourceMetadata(described, request))
             : errorResponse(new NotFound(`No protected resource is described at ${url.pathname}.`), "json");

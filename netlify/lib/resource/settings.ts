@@ -59,15 +59,28 @@ export function readResourceSettings(env: Env): SettingsResult {
         ok: false,
         problem: {
           variable: "INTROSPECTION_TOKEN",
-          message: credential ? "INTROSPECTION_TOKEN must be at least 32 characters long" : "INTROSPECTION_TOKEN is missing (INDIEAUTH_SERVER is set, so tokens are checked at its /introspect)",
+          message: credential
+            ? "INTROSPECTION_TOKEN must be at least 32 characters long"
+            : "INTROSPECTION_TOKEN is missing (INDIEAUTH_SERVER is set, so tokens are checked at its /introspect)",
           fix: "Set INTROSPECTION_TOKEN here to the same value as on the IndieAuth server's site",
         },
       };
     }
-    return { ok: true, settings: { mode: "introspection", issuer: `${origin}/`, introspectionEndpoint: `${origin}/introspect`, credential } };
+    return {
+      ok: true,
+      settings: {
+        mode: "introspection",
+        issuer: `${origin}/`,
+        introspectionEndpoint: `${origin}/introspect`,
+        credential,
+      },
+    };
   }
   const base = env.BASE_URL?.trim() || env.URL?.trim();
   const origin = base ? originOf(base) : null;
   const storeName = env.INDIEAUTH_STORE?.trim();
-  return { ok: true, settings: { mode: "same-site", ...(storeName ? { storeName } : {}), ...(origin ? { issuer: `${origin}/` } : {}) } };
+  return {
+    ok: true,
+    settings: { mode: "same-site", ...(storeName ? { storeName } : {}), ...(origin ? { issuer: `${origin}/` } : {}) },
+  };
 }

@@ -82,7 +82,10 @@ export class TokenCheckUnavailable extends Error {
  * variable and what to do. `requireToken` answers 500 `server_error` with it. */
 export class ResourceSetupError extends TokenCheckUnavailable {
   override readonly code = "ERR_RESOURCE_SETUP";
-  constructor(readonly variable: string, message: string) {
+  constructor(
+    readonly variable: string,
+    message: string,
+  ) {
     super(message);
     this.name = "ResourceSetupError";
   }

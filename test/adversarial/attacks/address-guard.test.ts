@@ -35,8 +35,13 @@ vi.mock("node:dns", async (importOriginal) => {
     const answer = dns.answers.get(hostname);
     if (answer === undefined) return void real.lookup(hostname, opts as never, cb as never);
     dns.queries.push(hostname);
-    const addresses = (typeof answer === "function" ? answer() : answer).map((address) => ({ address, family: address.includes(":") ? 6 : 4 }));
-    process.nextTick(() => (opts.all === true ? cb(null, addresses) : cb(null, addresses[0]!.address, addresses[0]!.family)));
+    const addresses = (typeof answer === "function" ? answer() : answer).map((address) => ({
+      address,
+      family: address.includes(":") ? 6 : 4,
+    }));
+    process.nextTick(() =>
+      opts.all === true ? cb(null, addresses) : cb(null, addresses[0]!.address, addresses[0]!.family),
+    );
   }
   return { ...real, default: { ...real, lookup }, lookup };
 });
@@ -58,7 +63,13 @@ function route(req: IncomingMessage, res: ServerResponse): void {
   if (path === "/client") {
     // An attacker's client document: it publishes a redirect URI on another site.
     res.writeHead(200, { "Content-Type": "application/json" });
-    res.end(JSON.stringify({ client_id: `http://${host}/client`, client_name: "Internal", redirect_uris: ["https://evil.example/cb"] }));
+    res.end(
+      JSON.stringify({
+        client_id: `http://${host}/client`,
+        client_name: "Internal",
+        redirect_uris: ["https://evil.example/cb"],
+      }),
+    );
     return;
   }
   if (path === "/me") {
@@ -203,7 +214,12 @@ describe("address guard: internal addresses reached by DNS", () => {
     dns.answers.set("public.attacker.test", ["127.0.0.1"]);
     dns.answers.set("internal.attacker.test", ["10.0.0.7"]);
     const hop = encodeURIComponent("http://internal.attacker.test/latest/meta-data/");
-    await expect(fetchDocument(new URL(`http://public.attacker.test:${port}/redirect-to/${hop}`), { policy: localIsPublic, timeoutMs: 1500 })).rejects.toBeInstanceOf(FetchRefused);
+    await expect(
+      fetchDocument(new URL(`http://public.attacker.test:${port}/redirect-to/${hop}`), {
+        policy: localIsPublic,
+        timeoutMs: 1500,
+      }),
+    ).rejects.toBeInstanceOf(FetchRefused);
     expect(hits).toEqual([`/redirect-to/${hop}`]);
   });
 
@@ -215,14 +231,22 @@ describe("address guard: internal addresses reached by DNS", () => {
     ["ftp", "ftp://127.0.0.1/"],
   ])("a redirect to %s is refused", async (_name, target) => {
     const path = `/redirect-to/${encodeURIComponent(target)}`;
-    await expect(fetchDocument(new URL(`http://127.0.0.1:${port}${path}`), { policy: localIsPublic, timeoutMs: 1500 })).rejects.toBeInstanceOf(FetchRefused);
+    await expect(
+      fetchDocument(new URL(`http://127.0.0.1:${port}${path}`), { policy: localIsPublic, timeoutMs: 1500 }),
+    ).rejects.toBeInstanceOf(FetchRefused);
     expect(hits).toEqual([path]);
   });
 
   it("end to end: a client_id whose name resolves to loopback is not fetched, so the redirect URI it publishes is not trusted", async () => {
     dns.answers.set("loopback.attacker.test", ["127.0.0.1"]);
     const rt = await fastRuntime({ discover: (clientId) => discoverClient(clientId) });
-    const response = await authorize(rt, authorizationParams({ client_id: `http://loopback.attacker.test:${port}/client`, redirect_uri: "https://evil.example/cb" }));
+    const response = await authorize(
+      rt,
+      authorizationParams({
+        client_id: `http://loopback.attacker.test:${port}/client`,
+        redirect_uri: "https://evil.example/cb",
+      }),
+    );
     expect(response.status).toBe(400);
     expect(response.headers.get("location")).toBeNull();
     expect(hits).toEqual([]);
@@ -241,7 +265,8 @@ describe("address guard: internal addresses reached by DNS", () => {
 });
 
 describe("the self-test: anyone may ask, so asking again costs no fetch of the owner's page", () => {
-  const ask = (rt: Awaited<ReturnType<typeof fastRuntime>>) => selfTestEndpoint(new Request(`${BASE}/indieauth/self-test/me`), rt);
+  const ask = (rt: Awaited<ReturnType<typeof fastRuntime>>) =>
+    selfTestEndpoint(new Request(`${BASE}/indieauth/self-test/me`), rt);
 
   it("twenty calls, ten at once and ten one after another, fetch ME once; a minute later, once more", async () => {
     // Each fetch of ME starts with one lookup of its name (the guard then refuses 127.0.0.1).
@@ -261,7 +286,9 @@ describe("the self-test: anyone may ask, so asking again costs no fetch of the o
   });
 
   it("in development, where ME is the owner's own page being edited, every check fetches it", async () => {
-    const rt = await fastRuntime({ env: { CONTEXT: "dev", ME: `http://localhost:${port}/`, BASE_URL: "http://localhost:8888" } });
+    const rt = await fastRuntime({
+      env: { CONTEXT: "dev", ME: `http://localhost:${port}/`, BASE_URL: "http://localhost:8888" },
+    });
     for (let i = 0; i < 3; i++) expect((await ask(rt)).status).toBe(200);
     expect(hits).toHaveLength(3);
   });
@@ -311,7 +338,9 @@ describe("address guard: slow, endless and oversized answers", () => {
     dns.answers.set("slow.attacker.test", ["127.0.0.1"]);
     for (const path of ["/silent", "/endless", "/big", "/loop"]) {
       const clientId = new URL(`http://slow.attacker.test:${port}${path}`);
-      const info = await discoverClient(clientId, { fetcher: (url) => fetchDocument(url, { policy: localIsPublic, timeoutMs: 300, maxBytes: 64 * 1024 }) });
+      const info = await discoverClient(clientId, {
+        fetcher: (url) => fetchDocument(url, { policy: localIsPublic, timeoutMs: 300, maxBytes: 64 * 1024 }),
+      });
       expect(info).toEqual({ clientId: clientId.href, redirectUris: [], fetched: false });
     }
   });

@@ -11,7 +11,16 @@ import { s256 } from "../../../netlify/lib/protocol/pkce.ts";
 import { fastRuntime, publishingClient } from "../../helpers/attack-kit.ts";
 import { approvedBefore } from "../../helpers/approved-app.ts";
 import { approve, authorize, postAuth, postToken, signedRequest, signInForCode } from "../../helpers/endpoints.ts";
-import { authorizationParams, CLIENT_ID, codeForm, pkcePair, REDIRECT_URI, redirectParams, type SignedIn, type Tokens } from "../../helpers/requests.ts";
+import {
+  authorizationParams,
+  CLIENT_ID,
+  codeForm,
+  pkcePair,
+  REDIRECT_URI,
+  redirectParams,
+  type SignedIn,
+  type Tokens,
+} from "../../helpers/requests.ts";
 import { expectOAuthError, introspection } from "../../helpers/tokens.ts";
 import type { TestRuntime } from "../../helpers/runtime.ts";
 import { RECORDS } from "../../../netlify/lib/platform/records.ts";
@@ -35,7 +44,11 @@ describe("codes: replay", () => {
     const first = await redeemed(await postToken(rt, codeForm(signedIn)));
     await expectOAuthError(await postToken(rt, codeForm(signedIn)), 400, "invalid_grant");
     expect(await introspection(rt, first.access_token)).toEqual({ active: false });
-    await expectOAuthError(await postToken(rt, { grant_type: "refresh_token", refresh_token: first.refresh_token, client_id: CLIENT_ID }), 400, "invalid_grant");
+    await expectOAuthError(
+      await postToken(rt, { grant_type: "refresh_token", refresh_token: first.refresh_token, client_id: CLIENT_ID }),
+      400,
+      "invalid_grant",
+    );
   });
 
   it("a code redeemed at POST /auth is refused at /token, and the other way round", async () => {
@@ -55,7 +68,8 @@ describe("codes: replay", () => {
     const ok = responses.filter((r) => r.status === 200);
     expect(ok.length).toBeLessThanOrEqual(1);
     for (const r of responses.filter((r) => r.status !== 200)) await expectOAuthError(r, 400, "invalid_grant");
-    for (const r of ok) expect(await introspection(rt, ((await r.json()) as Tokens).access_token)).toEqual({ active: false });
+    for (const r of ok)
+      expect(await introspection(rt, ((await r.json()) as Tokens).access_token)).toEqual({ active: false });
     // One grant at most was ever created, and it is revoked.
     expect((await rt.store.list(RECORDS.grant.prefix)).length).toBeLessThanOrEqual(1);
   });
@@ -63,7 +77,9 @@ describe("codes: replay", () => {
   it("ten redemptions at once at POST /auth and /token together: at most one succeeds", async () => {
     const rt = await fastRuntime();
     const signedIn = await signInForCode(rt);
-    const responses = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 === 0 ? postAuth : postToken)(rt, codeForm(signedIn))));
+    const responses = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => (i % 2 === 0 ? postAuth : postToken)(rt, codeForm(signedIn))),
+    );
     expect(responses.filter((r) => r.status === 200).length).toBeLessThanOrEqual(1);
   });
 
@@ -75,10 +91,21 @@ describe("codes: replay", () => {
     const signedIn = await signInForCode(rt);
     const input = redemptionInput(new URLSearchParams(codeForm(signedIn)));
     const first = await redeemCode(rt.store, input, rt.now(), { grantTypeOptional: false });
-    const replay: unknown = await redeemCode(rt.store, input, rt.now(), { grantTypeOptional: false }).catch((e: unknown) => e);
+    const replay: unknown = await redeemCode(rt.store, input, rt.now(), { grantTypeOptional: false }).catch(
+      (e: unknown) => e,
+    );
     expect(replay).toBeInstanceOf(CodeAlreadyUsed);
-    const grant = { id: first.grantId, clientId: first.record.clientId, me: first.record.me, scopes: first.record.scopes };
-    const created: unknown = await createGrant(rt.store, grant, rt.now(), { accessTokenTtlMs: MINUTE, refreshTokenTtlMs: MINUTE, keys: { refreshToken: new Uint8Array(32) } }).catch((e: unknown) => e);
+    const grant = {
+      id: first.grantId,
+      clientId: first.record.clientId,
+      me: first.record.me,
+      scopes: first.record.scopes,
+    };
+    const created: unknown = await createGrant(rt.store, grant, rt.now(), {
+      accessTokenTtlMs: MINUTE,
+      refreshTokenTtlMs: MINUTE,
+      keys: { refreshToken: new Uint8Array(32) },
+    }).catch((e: unknown) => e);
     expect(created).toBeInstanceOf(CodeAlreadyUsed);
     expect((created as CodeAlreadyUsed).description).toBe((replay as CodeAlreadyUsed).description);
     expect(await rt.store.get(RECORDS.grant.key(first.grantId))).toMatchObject({ kind: "revoked-grant" });
@@ -95,23 +122,46 @@ describe("codes: replay", () => {
     const first = await redeemCode(rt.store, input, rt.now(), { grantTypeOptional: false, resumable: true });
     const second = await redeemCode(rt.store, input, rt.now(), { grantTypeOptional: false, resumable: true });
     expect(second.grantId).toBe(first.grantId);
-    const grant = { id: first.grantId, clientId: first.record.clientId, me: first.record.me, scopes: first.record.scopes };
+    const grant = {
+      id: first.grantId,
+      clientId: first.record.clientId,
+      me: first.record.me,
+      scopes: first.record.scopes,
+    };
     const issued = await createGrant(rt.store, grant, rt.now(), ttl);
     expect(await createGrant(rt.store, grant, rt.now(), ttl).catch((e: unknown) => e)).toBeInstanceOf(CodeAlreadyUsed);
     expect(await introspection(rt, issued.accessToken)).toEqual({ active: false });
     // Once the grant exists, a third presentation is a replay like any other.
-    expect(await redeemCode(rt.store, input, rt.now(), { grantTypeOptional: false, resumable: true }).catch((e: unknown) => e)).toBeInstanceOf(CodeAlreadyUsed);
+    expect(
+      await redeemCode(rt.store, input, rt.now(), { grantTypeOptional: false, resumable: true }).catch(
+        (e: unknown) => e,
+      ),
+    ).toBeInstanceOf(CodeAlreadyUsed);
   });
 
   it("a presentation that fails a check is never finished by a later one, nor one at POST /auth by /token", async () => {
     const rt = await fastRuntime();
     const wrong = await signInForCode(rt);
     const input = (fields: Record<string, string>) => redemptionInput(new URLSearchParams(fields));
-    expect(await redeemCode(rt.store, input(codeForm(wrong, { code_verifier: pkcePair().verifier })), rt.now(), { grantTypeOptional: false, resumable: true }).catch((e: unknown) => e)).toMatchObject({ error: "invalid_grant" });
-    expect(await redeemCode(rt.store, input(codeForm(wrong)), rt.now(), { grantTypeOptional: false, resumable: true }).catch((e: unknown) => e)).toBeInstanceOf(CodeAlreadyUsed);
+    expect(
+      await redeemCode(rt.store, input(codeForm(wrong, { code_verifier: pkcePair().verifier })), rt.now(), {
+        grantTypeOptional: false,
+        resumable: true,
+      }).catch((e: unknown) => e),
+    ).toMatchObject({ error: "invalid_grant" });
+    expect(
+      await redeemCode(rt.store, input(codeForm(wrong)), rt.now(), { grantTypeOptional: false, resumable: true }).catch(
+        (e: unknown) => e,
+      ),
+    ).toBeInstanceOf(CodeAlreadyUsed);
     const profile = await signInForCode(rt);
     expect((await postAuth(rt, codeForm(profile))).status).toBe(200);
-    expect(await redeemCode(rt.store, input(codeForm(profile)), rt.now(), { grantTypeOptional: false, resumable: true }).catch((e: unknown) => e)).toBeInstanceOf(CodeAlreadyUsed);
+    expect(
+      await redeemCode(rt.store, input(codeForm(profile)), rt.now(), {
+        grantTypeOptional: false,
+        resumable: true,
+      }).catch((e: unknown) => e),
+    ).toBeInstanceOf(CodeAlreadyUsed);
   });
 
   it("approving the same signed request again never issues a second code, and never re-issues a redeemed one", async () => {
@@ -122,7 +172,9 @@ describe("codes: replay", () => {
     // A double-click: the same answer again, not a second code.
     expect(redirectParams(await approve(rt, request, { scopes: ["create"] })).get("code")).toBe(first);
     expect(await rt.store.list(RECORDS.code.prefix)).toHaveLength(1);
-    const tokens = (await (await postToken(rt, codeForm({ code: first, verifier }))).json()) as { access_token: string };
+    const tokens = (await (await postToken(rt, codeForm({ code: first, verifier }))).json()) as {
+      access_token: string;
+    };
     // Once redeemed, the request is answered with a page: the code does not come back to be replayed.
     const again = await approve(rt, request, { scopes: ["create"] });
     expect(again.status).toBe(400);
@@ -168,7 +220,11 @@ describe("codes: redemption by someone else", () => {
 
   it("a well-formed code that was never issued is refused", async () => {
     const rt = await fastRuntime();
-    await expectOAuthError(await postToken(rt, codeForm({ code: `ic_${"A".repeat(43)}`, verifier: pkcePair().verifier })), 400, "invalid_grant");
+    await expectOAuthError(
+      await postToken(rt, codeForm({ code: `ic_${"A".repeat(43)}`, verifier: pkcePair().verifier })),
+      400,
+      "invalid_grant",
+    );
   });
 
   it("the store keeps only the code's hash: its record key and content give no usable code", async () => {
@@ -177,7 +233,11 @@ describe("codes: redemption by someone else", () => {
     const [key] = await rt.store.list(RECORDS.code.prefix);
     const record = await rt.store.get<CodeRecord>(key!);
     expect(JSON.stringify({ key, record })).not.toContain(signedIn.code.slice(3));
-    await expectOAuthError(await postToken(rt, codeForm(signedIn, { code: `ic_${key!.slice(RECORDS.code.prefix.length)}` })), 400, "invalid_grant");
+    await expectOAuthError(
+      await postToken(rt, codeForm(signedIn, { code: `ic_${key!.slice(RECORDS.code.prefix.length)}` })),
+      400,
+      "invalid_grant",
+    );
   });
 });
 
@@ -189,7 +249,10 @@ describe("codes: PKCE downgrade", () => {
     ["without code_challenge_method", { code_challenge_method: null }],
     ["with a challenge too short to be a SHA-256", { code_challenge: "abc" }],
   ])("a request %s gets an error back, never the sign-in page", async (_name, overrides) => {
-    const response = await authorize(await approvedBefore(await fastRuntime({ discover: publishingClient })), authorizationParams(overrides));
+    const response = await authorize(
+      await approvedBefore(await fastRuntime({ discover: publishingClient })),
+      authorizationParams(overrides),
+    );
     expect(response.status).toBe(302);
     expect(redirectParams(response).get("error")).toBe("invalid_request");
   });
@@ -204,7 +267,14 @@ describe("codes: PKCE downgrade", () => {
   it("the challenge itself presented as the verifier (the plain method) is refused", async () => {
     const rt = await fastRuntime();
     const signedIn = await signInForCode(rt);
-    await expectOAuthError(await postToken(rt, codeForm(signedIn, { code_verifier: s256(signedIn.verifier), code_challenge_method: "plain" })), 400, "invalid_grant");
+    await expectOAuthError(
+      await postToken(
+        rt,
+        codeForm(signedIn, { code_verifier: s256(signedIn.verifier), code_challenge_method: "plain" }),
+      ),
+      400,
+      "invalid_grant",
+    );
     await expectBurnt(rt, signedIn);
   });
 
@@ -212,7 +282,11 @@ describe("codes: PKCE downgrade", () => {
     const rt = await fastRuntime();
     const signedIn = await signInForCode(rt);
     for (const verifier of ["short", `${signedIn.verifier}\u0000`, `${signedIn.verifier} `, "a".repeat(129)]) {
-      await expectOAuthError(await postToken(rt, codeForm(signedIn, { code_verifier: verifier })), 400, "invalid_request");
+      await expectOAuthError(
+        await postToken(rt, codeForm(signedIn, { code_verifier: verifier })),
+        400,
+        "invalid_request",
+      );
     }
     // Those did not spend the code: they never reached it.
     expect((await postToken(rt, codeForm(signedIn))).status).toBe(200);
@@ -221,7 +295,11 @@ describe("codes: PKCE downgrade", () => {
   it("a wrong verifier first, then the right one: the code is already spent (no guessing the verifier)", async () => {
     const rt = await fastRuntime();
     const signedIn = await signInForCode(rt);
-    await expectOAuthError(await postToken(rt, codeForm(signedIn, { code_verifier: pkcePair().verifier })), 400, "invalid_grant");
+    await expectOAuthError(
+      await postToken(rt, codeForm(signedIn, { code_verifier: pkcePair().verifier })),
+      400,
+      "invalid_grant",
+    );
     await expectBurnt(rt, signedIn);
   });
 
@@ -230,6 +308,9 @@ describe("codes: PKCE downgrade", () => {
     const { challenge } = pkcePair();
     const request = await signedRequest(rt, authorizationParams({ code_challenge: challenge }));
     const code = redirectParams(await approve(rt, request)).get("code")!;
-    expect(await rt.store.get<CodeRecord>(RECORDS.code.key(code))).toMatchObject({ codeChallenge: challenge, codeChallengeMethod: "S256" });
+    expect(await rt.store.get<CodeRecord>(RECORDS.code.key(code))).toMatchObject({
+      codeChallenge: challenge,
+      codeChallengeMethod: "S256",
+    });
   });
 });

@@ -38,11 +38,23 @@ const ROOT = new URL("../../../", import.meta.url).pathname;
 const CROSS_SITE: [string, Record<string, string>][] = [
   ["Sec-Fetch-Site: cross-site", { "Sec-Fetch-Site": "cross-site", Origin: "https://evil.example" }],
   ["Sec-Fetch-Site: cross-site, claiming our Origin", { "Sec-Fetch-Site": "cross-site", Origin: BASE }],
-  ["Sec-Fetch-Site: cross-site, Origin: null (a no-referrer page elsewhere)", { "Sec-Fetch-Site": "cross-site", Origin: "null" }],
-  ["Sec-Fetch-Site: same-site (a sibling subdomain such as the blog)", { "Sec-Fetch-Site": "same-site", Origin: "https://blog.jane.example" }],
-  ["Sec-Fetch-Site: same-site, Origin: null (a no-referrer page on a sibling subdomain)", { "Sec-Fetch-Site": "same-site", Origin: "null" }],
+  [
+    "Sec-Fetch-Site: cross-site, Origin: null (a no-referrer page elsewhere)",
+    { "Sec-Fetch-Site": "cross-site", Origin: "null" },
+  ],
+  [
+    "Sec-Fetch-Site: same-site (a sibling subdomain such as the blog)",
+    { "Sec-Fetch-Site": "same-site", Origin: "https://blog.jane.example" },
+  ],
+  [
+    "Sec-Fetch-Site: same-site, Origin: null (a no-referrer page on a sibling subdomain)",
+    { "Sec-Fetch-Site": "same-site", Origin: "null" },
+  ],
   ["Sec-Fetch-Site: none (a typed or bookmarked navigation)", { "Sec-Fetch-Site": "none" }],
-  ["Sec-Fetch-Site: same-origin with a foreign Origin", { "Sec-Fetch-Site": "same-origin", Origin: "https://evil.example" }],
+  [
+    "Sec-Fetch-Site: same-origin with a foreign Origin",
+    { "Sec-Fetch-Site": "same-origin", Origin: "https://evil.example" },
+  ],
   ["no Sec-Fetch-Site and a foreign Origin (an older browser)", { Origin: "https://evil.example" }],
   ["no Sec-Fetch-Site and Origin: null (a sandboxed frame or data: page)", { Origin: "null" }],
   ["no Sec-Fetch-Site and no Origin", {}],
@@ -60,12 +72,25 @@ async function world(): Promise<World> {
   const rt = await fastRuntime();
   await tokensFor(rt);
   const cookie = await consoleSignIn(rt, { remember: true });
-  await addPasskey(rt.store, { id: "cred-1", name: "Laptop", publicKey: "AAAA", counter: 0, deviceType: "multiDevice", backedUp: true, createdAt: rt.now() });
+  await addPasskey(rt.store, {
+    id: "cred-1",
+    name: "Laptop",
+    publicKey: "AAAA",
+    counter: 0,
+    deviceType: "multiDevice",
+    backedUp: true,
+    createdAt: rt.now(),
+  });
   return { rt, cookie, request: await signedRequest(rt) };
 }
 
 /** A form post, as a cross-site <form> can send one without a preflight. */
-function formPost(path: string, fields: Record<string, string>, headers: Record<string, string>, cookie: string): Request {
+function formPost(
+  path: string,
+  fields: Record<string, string>,
+  headers: Record<string, string>,
+  cookie: string,
+): Request {
   return new Request(`${BASE}${path}`, {
     method: "POST",
     body: new URLSearchParams(fields),
@@ -95,7 +120,17 @@ const passkeys = (action: string, fields: Record<string, string>, changes: boole
 const TARGETS: Target[] = [
   {
     name: "POST /auth/approve",
-    send: (w, headers) => approveEndpoint(formPost("/auth/approve", { request: w.request, decision: "approve", password: TEST_PASSWORD, remember: "on" }, headers, w.cookie), w.rt, info),
+    send: (w, headers) =>
+      approveEndpoint(
+        formPost(
+          "/auth/approve",
+          { request: w.request, decision: "approve", password: TEST_PASSWORD, remember: "on" },
+          headers,
+          w.cookie,
+        ),
+        w.rt,
+        info,
+      ),
     changes: true,
   },
   account("/sign-in", { password: TEST_PASSWORD, remember: "true" }, true),
@@ -174,20 +209,40 @@ async function reachable(entry: string): Promise<Set<string>> {
 }
 
 describe("CORS-open endpoints (token, introspection, revocation, userinfo, metadata, registration) never set or read cookies", () => {
-  it.each(["token", "introspect", "revoke", "userinfo", "metadata", "register"])("netlify/functions/%s.ts cannot reach the session module or a cookie parser", async (fn) => {
-    const modules = await reachable(`netlify/functions/${fn}.ts`);
-    expect(modules.has("netlify/lib/http/responses.ts")).toBe(true);
-    expect([...modules].filter((m) => m === "netlify/lib/owner/sessions.ts" || m === "cookie" || /owner\/sign-in|endpoints\/(account|approve|passkeys)/.test(m))).toEqual([]);
-  });
+  it.each(["token", "introspect", "revoke", "userinfo", "metadata", "register"])(
+    "netlify/functions/%s.ts cannot reach the session module or a cookie parser",
+    async (fn) => {
+      const modules = await reachable(`netlify/functions/${fn}.ts`);
+      expect(modules.has("netlify/lib/http/responses.ts")).toBe(true);
+      expect(
+        [...modules].filter(
+          (m) =>
+            m === "netlify/lib/owner/sessions.ts" ||
+            m === "cookie" ||
+            /owner\/sign-in|endpoints\/(account|approve|passkeys)/.test(m),
+        ),
+      ).toEqual([]);
+    },
+  );
 
-  it.each(["token", "introspect", "revoke", "userinfo", "register"])("/%s's preflight allows any origin but never credentials", async (fn) => {
-    const handler = ((await import(`../../../netlify/functions/${fn}.ts`)) as { default: (req: Request) => Promise<Response> }).default;
-    const response = await handler(new Request(`${BASE}/${fn}`, { method: "OPTIONS", headers: { Origin: "https://evil.example", "Access-Control-Request-Method": "POST" } }));
-    expect(response.status).toBe(204);
-    expect(response.headers.get("access-control-allow-origin")).toBe("*");
-    expect(response.headers.get("access-control-allow-credentials")).toBeNull();
-    expect(response.headers.get("access-control-allow-headers")?.toLowerCase()).not.toContain("cookie");
-  });
+  it.each(["token", "introspect", "revoke", "userinfo", "register"])(
+    "/%s's preflight allows any origin but never credentials",
+    async (fn) => {
+      const handler = (
+        (await import(`../../../netlify/functions/${fn}.ts`)) as { default: (req: Request) => Promise<Response> }
+      ).default;
+      const response = await handler(
+        new Request(`${BASE}/${fn}`, {
+          method: "OPTIONS",
+          headers: { Origin: "https://evil.example", "Access-Control-Request-Method": "POST" },
+        }),
+      );
+      expect(response.status).toBe(204);
+      expect(response.headers.get("access-control-allow-origin")).toBe("*");
+      expect(response.headers.get("access-control-allow-credentials")).toBeNull();
+      expect(response.headers.get("access-control-allow-headers")?.toLowerCase()).not.toContain("cookie");
+    },
+  );
 
   it("a live session cookie alone authorises nothing there, and no answer sets a cookie", async () => {
     const rt = await fastRuntime();
@@ -196,10 +251,33 @@ describe("CORS-open endpoints (token, introspection, revocation, userinfo, metad
     const cross = { Origin: "https://evil.example", "Sec-Fetch-Site": "cross-site", Cookie: cookie };
     const calls: [string, (req: Request) => Promise<Response>, Request, number][] = [
       ["userinfo", (req) => userinfoEndpoint(req, rt), new Request(`${BASE}/userinfo`, { headers: cross }), 401],
-      ["introspect", (req) => introspectionEndpoint(req, rt), new Request(`${BASE}/introspect`, { method: "POST", headers: cross, body: new URLSearchParams({ token: tokens.access_token }) }), 401],
+      [
+        "introspect",
+        (req) => introspectionEndpoint(req, rt),
+        new Request(`${BASE}/introspect`, {
+          method: "POST",
+          headers: cross,
+          body: new URLSearchParams({ token: tokens.access_token }),
+        }),
+        401,
+      ],
       ["legacy GET /token", (req) => tokenEndpoint(req, rt), new Request(`${BASE}/token`, { headers: cross }), 401],
-      ["refresh without a token", (req) => tokenEndpoint(req, rt), new Request(`${BASE}/token`, { method: "POST", headers: cross, body: new URLSearchParams({ grant_type: "refresh_token", client_id: "https://app.example.com/" }) }), 400],
-      ["revoke without a token", (req) => revocationEndpoint(req, rt), new Request(`${BASE}/revoke`, { method: "POST", headers: cross, body: new URLSearchParams({}) }), 400],
+      [
+        "refresh without a token",
+        (req) => tokenEndpoint(req, rt),
+        new Request(`${BASE}/token`, {
+          method: "POST",
+          headers: cross,
+          body: new URLSearchParams({ grant_type: "refresh_token", client_id: "https://app.example.com/" }),
+        }),
+        400,
+      ],
+      [
+        "revoke without a token",
+        (req) => revocationEndpoint(req, rt),
+        new Request(`${BASE}/revoke`, { method: "POST", headers: cross, body: new URLSearchParams({}) }),
+        400,
+      ],
     ];
     for (const [name, handler, request, status] of calls) {
       const response = await handler(request);
@@ -224,7 +302,9 @@ function headersFor(path: string): Record<string, string> {
   const merged: Record<string, string> = {};
   for (const rule of toml.headers) {
     const pattern = rule.for;
-    const matches = pattern.endsWith("/*") ? path === pattern.slice(0, -2) || path.startsWith(pattern.slice(0, -1)) : path === pattern;
+    const matches = pattern.endsWith("/*")
+      ? path === pattern.slice(0, -2) || path.startsWith(pattern.slice(0, -1))
+      : path === pattern;
     if (matches) Object.assign(merged, rule.values);
   }
   return merged;
@@ -242,7 +322,10 @@ function directives(csp: string): Map<string, string> {
 
 /** What every page must carry, whoever renders it. */
 function expectPageProtection(headers: Record<string, string> | Headers, where: string): void {
-  const get = (name: string) => (headers instanceof Headers ? headers.get(name) : (Object.entries(headers).find(([k]) => k.toLowerCase() === name)?.[1] ?? null));
+  const get = (name: string) =>
+    headers instanceof Headers
+      ? headers.get(name)
+      : (Object.entries(headers).find(([k]) => k.toLowerCase() === name)?.[1] ?? null);
   const csp = directives(get("content-security-policy") ?? "");
   expect({ where, frameAncestors: csp.get("frame-ancestors") }).toEqual({ where, frameAncestors: "'none'" });
   expect({ where, xfo: get("x-frame-options") }).toEqual({ where, xfo: "DENY" });
@@ -252,17 +335,25 @@ function expectPageProtection(headers: Record<string, string> | Headers, where: 
   expect({ where, opener: get("cross-origin-opener-policy") }).toEqual({ where, opener: "same-origin" });
   expect({ where, defaultSrc: csp.get("default-src") }).toEqual({ where, defaultSrc: "'none'" });
   expect({ where, baseUri: csp.get("base-uri") }).toEqual({ where, baseUri: "'none'" });
-  expect({ where, script: csp.get("script-src") ?? "(none)" }).not.toEqual({ where, script: expect.stringMatching(/unsafe|\*|data:|https:/) });
+  expect({ where, script: csp.get("script-src") ?? "(none)" }).not.toEqual({
+    where,
+    script: expect.stringMatching(/unsafe|\*|data:|https:/),
+  });
 }
 
 describe("framing and headers: the static pages (netlify.toml)", () => {
-  it.each(["/", "/indieauth/", "/indieauth/sign-in/", "/indieauth/account/", "/indieauth/self-test/", "/indieauth/sign-in", "/indieauth/account"])(
-    "%s: CSP frame-ancestors 'none', X-Frame-Options DENY, nosniff, no referrer, own scripts only",
-    (path) => {
-      expectPageProtection(headersFor(path), path);
-      expect(directives(headersFor(path)["Content-Security-Policy"]!).get("script-src")).toBe("'self'");
-    },
-  );
+  it.each([
+    "/",
+    "/indieauth/",
+    "/indieauth/sign-in/",
+    "/indieauth/account/",
+    "/indieauth/self-test/",
+    "/indieauth/sign-in",
+    "/indieauth/account",
+  ])("%s: CSP frame-ancestors 'none', X-Frame-Options DENY, nosniff, no referrer, own scripts only", (path) => {
+    expectPageProtection(headersFor(path), path);
+    expect(directives(headersFor(path)["Content-Security-Policy"]!).get("script-src")).toBe("'self'");
+  });
 
   it.each(["/indieauth/sign-in/", "/indieauth/account/", "/indieauth/self-test/"])("%s is never cached", (path) => {
     expect(headersFor(path)["Cache-Control"]).toBe("no-store");
@@ -300,14 +391,29 @@ describe("framing and headers: pages the functions render", () => {
     const request = await signedRequest(rt);
     const throttled = await fastRuntime();
     const throttledRequest = await signedRequest(throttled);
-    for (let i = 0; i < THROTTLE_POLICY.freeFailuresPerIp; i++) await approve(throttled, throttledRequest, { password: "wrong" });
-    const failing = endpoint({ GET: route({ caller: "anyone", answers: "page", body: "none", redirects: "none", run: () => Promise.reject(new Error("storage down")) }) });
+    for (let i = 0; i < THROTTLE_POLICY.freeFailuresPerIp; i++)
+      await approve(throttled, throttledRequest, { password: "wrong" });
+    const failing = endpoint({
+      GET: route({
+        caller: "anyone",
+        answers: "page",
+        body: "none",
+        redirects: "none",
+        run: () => Promise.reject(new Error("storage down")),
+      }),
+    });
     const quiet = console.error;
     console.error = () => undefined;
     try {
       return [
-        ["GET /auth, untrusted redirect", await authorize(rt, authorizationParams({ redirect_uri: "https://evil.example/" }))],
-        ["GET /auth, setup page", await authorize(await fastRuntime({ env: { SECRET: "short" } }), authorizationParams())],
+        [
+          "GET /auth, untrusted redirect",
+          await authorize(rt, authorizationParams({ redirect_uri: "https://evil.example/" })),
+        ],
+        [
+          "GET /auth, setup page",
+          await authorize(await fastRuntime({ env: { SECRET: "short" } }), authorizationParams()),
+        ],
         ["approve, cross-site refusal", await approve(rt, request, { headers: { "Sec-Fetch-Site": "cross-site" } })],
         ["approve, expired request", await approve(rt, `${request}x`)],
         ["approve, oversized body", await approve(rt, "x".repeat(70 * 1024))],
@@ -321,9 +427,14 @@ describe("framing and headers: pages the functions render", () => {
 
   it("every one forbids framing and sniffing, sends no referrer, runs no script and is never cached", async () => {
     for (const [where, response] of await pages()) {
-      expect({ where, type: response.headers.get("content-type") }).toEqual({ where, type: "text/html; charset=utf-8" });
+      expect({ where, type: response.headers.get("content-type") }).toEqual({
+        where,
+        type: "text/html; charset=utf-8",
+      });
       expectPageProtection(response.headers, where);
-      expect({ where, script: directives(response.headers.get("content-security-policy")!).get("script-src") }).toEqual({ where, script: undefined });
+      expect({ where, script: directives(response.headers.get("content-security-policy")!).get("script-src") }).toEqual(
+        { where, script: undefined },
+      );
       expect({ where, cache: response.headers.get("cache-control") }).toEqual({ where, cache: "no-store" });
     }
   });
@@ -346,7 +457,10 @@ describe("framing and headers: pages the functions render", () => {
   it("JSON answers are nosniff and never cached, so none can be read as a page or from a cache", async () => {
     const rt = await fastRuntime();
     const responses = [
-      await tokenEndpoint(new Request(`${BASE}/token`, { method: "POST", body: new URLSearchParams({ grant_type: "<b>x</b>" }) }), rt),
+      await tokenEndpoint(
+        new Request(`${BASE}/token`, { method: "POST", body: new URLSearchParams({ grant_type: "<b>x</b>" }) }),
+        rt,
+      ),
       await accountApi(new Request(`${BASE}${ACCOUNT_API}`), rt, info),
       await userinfoEndpoint(new Request(`${BASE}/userinfo`), rt),
     ];

@@ -19,7 +19,12 @@ import type { TestRuntime } from "../../helpers/runtime.ts";
 
 /** The client's fetched document publishes these redirect URIs. */
 function publishing(...redirectUris: string[]) {
-  return async (clientId: URL): Promise<ClientInfo> => ({ clientId: clientId.href, redirectUris, fetched: true, name: "App" });
+  return async (clientId: URL): Promise<ClientInfo> => ({
+    clientId: clientId.href,
+    redirectUris,
+    fetched: true,
+    name: "App",
+  });
 }
 
 /** The owner approved this app, for this redirect URI, with the password. */
@@ -39,7 +44,13 @@ async function expectShownWithLink(response: Response, said: string, back: strin
 
 describe("error answers: a site naming itself as the client", () => {
   const attack = (overrides: Record<string, string | null> = {}) =>
-    authorizationParams({ client_id: "https://evil.example/", redirect_uri: "https://evil.example/phish", state: "x", response_type: "nope", ...overrides });
+    authorizationParams({
+      client_id: "https://evil.example/",
+      redirect_uri: "https://evil.example/phish",
+      state: "x",
+      response_type: "nope",
+      ...overrides,
+    });
   const said = "response_type nope is not supported";
   const back = "https://evil.example/phish?error=unsupported_response_type";
 
@@ -48,18 +59,33 @@ describe("error answers: a site naming itself as the client", () => {
   });
 
   it("the same when its fetched document publishes that very redirect URI (one <link rel=redirect_uri> line is not trust)", async () => {
-    await expectShownWithLink(await authorize(await fastRuntime({ discover: publishing("https://evil.example/phish") }), attack()), said, back);
+    await expectShownWithLink(
+      await authorize(await fastRuntime({ discover: publishing("https://evil.example/phish") }), attack()),
+      said,
+      back,
+    );
   });
 
   it("the same on another origin that its document publishes", async () => {
     const rt = await fastRuntime({ discover: publishing("https://phish.example/landing") });
-    await expectShownWithLink(await authorize(rt, attack({ redirect_uri: "https://phish.example/landing" })), said, "https://phish.example/landing?error=");
+    await expectShownWithLink(
+      await authorize(rt, attack({ redirect_uri: "https://phish.example/landing" })),
+      said,
+      "https://phish.example/landing?error=",
+    );
   });
 
   it("any error, not only response_type: missing state, PKCE or a malformed scope", async () => {
-    const errors: Record<string, string | null>[] = [{ response_type: "code", code_challenge: null }, { response_type: "code", scope: 'a"b' }, { response_type: "code", state: null }];
+    const errors: Record<string, string | null>[] = [
+      { response_type: "code", code_challenge: null },
+      { response_type: "code", scope: 'a"b' },
+      { response_type: "code", state: null },
+    ];
     for (const overrides of errors) {
-      const response = await authorize(await fastRuntime({ discover: publishing("https://evil.example/phish") }), attack(overrides));
+      const response = await authorize(
+        await fastRuntime({ discover: publishing("https://evil.example/phish") }),
+        attack(overrides),
+      );
       expect(response.status).toBe(400);
       expect(response.headers.get("location")).toBeNull();
     }
@@ -70,9 +96,10 @@ describe("error answers: a site naming itself as the client", () => {
     await approvedBefore(rt, "https://app.example.com/", REDIRECT_URI);
     const response = await authorize(rt, authorizationParams({ response_type: "nope", state: "x" }));
     expect(response.status).toBe(302);
-    expect(response.headers.get("location")).toMatch(/^https:\/\/app\.example\.com\/callback\?error=unsupported_response_type&/);
+    expect(response.headers.get("location")).toMatch(
+      /^https:\/\/app\.example\.com\/callback\?error=unsupported_response_type&/,
+    );
   });
-
 });
 
 describe("error answers: a loopback redirect URI a stranger chose (a service on the owner's own machine)", () => {
@@ -81,7 +108,11 @@ describe("error answers: a loopback redirect URI a stranger chose (a service on 
   const stranger = `client_id=http://127.0.0.1:1/&redirect_uri=${encodeURIComponent(reset)}&response_type=token`;
 
   it("GET /auth with a bad request is shown, never redirected into the owner's machine", async () => {
-    await expectShownWithLink(await authorize(await fastRuntime(), stranger), "response_type token is not supported", "http://127.0.0.1:8080/admin/reset?confirm=1&#38;error=unsupported_response_type");
+    await expectShownWithLink(
+      await authorize(await fastRuntime(), stranger),
+      "response_type token is not supported",
+      "http://127.0.0.1:8080/admin/reset?confirm=1&#38;error=unsupported_response_type",
+    );
   });
 
   it("any other error too: missing PKCE, a malformed scope, prompt=none's login_required", async () => {
@@ -96,26 +127,55 @@ describe("error answers: a loopback redirect URI a stranger chose (a service on 
 
   it("Deny on the sign-in page for it: a page with the way back as a link", async () => {
     const rt = await fastRuntime();
-    const request = await signedRequest(rt, authorizationParams({ client_id: "http://127.0.0.1:1/", redirect_uri: reset }));
-    await expectShownWithLink(await approve(rt, request, { decision: "deny" }), "The owner denied the request", "http://127.0.0.1:8080/admin/reset?confirm=1&#38;error=access_denied");
+    const request = await signedRequest(
+      rt,
+      authorizationParams({ client_id: "http://127.0.0.1:1/", redirect_uri: reset }),
+    );
+    await expectShownWithLink(
+      await approve(rt, request, { decision: "deny" }),
+      "The owner denied the request",
+      "http://127.0.0.1:8080/admin/reset?confirm=1&#38;error=access_denied",
+    );
   });
 
   it("another app approved before on loopback lends it nothing: its approval is for its own client_id", async () => {
     const rt = await fastRuntime();
     await approvedBefore(rt, "http://127.0.0.1/", "http://127.0.0.1/admin/reset?confirm=1");
-    const response = await authorize(rt, authorizationParams({ client_id: "http://127.0.0.1:1/", redirect_uri: reset, response_type: "token" }));
+    const response = await authorize(
+      rt,
+      authorizationParams({ client_id: "http://127.0.0.1:1/", redirect_uri: reset, response_type: "token" }),
+    );
     expect(response.headers.get("location")).toBeNull();
   });
 
   it("the control: a loopback redirect URI the owner approved for that app before is redirected to, on any port (RFC 8252 7.3), and only that one", async () => {
     const rt = await fastRuntime();
     await approvedBefore(rt, "http://127.0.0.1/", "http://127.0.0.1:50001/cb");
-    const params = (redirectUri: string) => authorizationParams({ client_id: "http://127.0.0.1/", redirect_uri: redirectUri, response_type: "nope", state: "x" });
+    const params = (redirectUri: string) =>
+      authorizationParams({
+        client_id: "http://127.0.0.1/",
+        redirect_uri: redirectUri,
+        response_type: "nope",
+        state: "x",
+      });
     const response = await authorize(rt, params("http://127.0.0.1:4567/cb"));
     expect(response.status).toBe(302);
-    expect(response.headers.get("location")).toMatch(/^http:\/\/127\.0\.0\.1:4567\/cb\?error=unsupported_response_type&/);
-    await expectShownWithLink(await authorize(rt, params("http://127.0.0.1:4567/admin")), "response_type nope is not supported", "http://127.0.0.1:4567/admin?error=");
-    const denied = await approve(rt, await signedRequest(rt, authorizationParams({ client_id: "http://127.0.0.1/", redirect_uri: "http://127.0.0.1:4568/cb" })), { decision: "deny" });
+    expect(response.headers.get("location")).toMatch(
+      /^http:\/\/127\.0\.0\.1:4567\/cb\?error=unsupported_response_type&/,
+    );
+    await expectShownWithLink(
+      await authorize(rt, params("http://127.0.0.1:4567/admin")),
+      "response_type nope is not supported",
+      "http://127.0.0.1:4567/admin?error=",
+    );
+    const denied = await approve(
+      rt,
+      await signedRequest(
+        rt,
+        authorizationParams({ client_id: "http://127.0.0.1/", redirect_uri: "http://127.0.0.1:4568/cb" }),
+      ),
+      { decision: "deny" },
+    );
     expect(denied.headers.get("location")).toMatch(/^http:\/\/127\.0\.0\.1:4568\/cb\?error=access_denied&/);
   });
 });
@@ -123,15 +183,28 @@ describe("error answers: a loopback redirect URI a stranger chose (a service on 
 describe("error answers: Deny on the sign-in page", () => {
   it("an app never approved: Deny shows a page with the way back as a link, never a redirect", async () => {
     const rt = await fastRuntime({ discover: publishing("https://evil.example/phish") });
-    const request = await signedRequest(rt, authorizationParams({ client_id: "https://evil.example/", redirect_uri: "https://evil.example/phish" }));
-    const response = await approve(rt, request, { decision: "deny", fields: { redirect_uri: "https://other.example/steal" } });
-    await expectShownWithLink(response, "The owner denied the request", "https://evil.example/phish?error=access_denied");
+    const request = await signedRequest(
+      rt,
+      authorizationParams({ client_id: "https://evil.example/", redirect_uri: "https://evil.example/phish" }),
+    );
+    const response = await approve(rt, request, {
+      decision: "deny",
+      fields: { redirect_uri: "https://other.example/steal" },
+    });
+    await expectShownWithLink(
+      response,
+      "The owner denied the request",
+      "https://evil.example/phish?error=access_denied",
+    );
   });
 
   it("the control: an app approved before gets access_denied at its redirect URI, never at one from the form", async () => {
     const rt = await fastRuntime();
     await approvedBefore(rt, "https://app.example.com/", REDIRECT_URI);
-    const response = await approve(rt, await signedRequest(rt), { decision: "deny", fields: { redirect_uri: "https://evil.example/steal" } });
+    const response = await approve(rt, await signedRequest(rt), {
+      decision: "deny",
+      fields: { redirect_uri: "https://evil.example/steal" },
+    });
     expect(response.status).toBe(302);
     expect(response.headers.get("location")).toMatch(/^https:\/\/app\.example\.com\/callback\?error=access_denied&/);
   });
@@ -141,7 +214,12 @@ describe("this server's own client (the self-test)", () => {
   // Added to the blog: the server's origin is the blog's, every other path a blog page.
   const blog = { BASE_URL: "https://jane.example" };
   const ownParams = (overrides: Record<string, string | null>) =>
-    authorizationParams({ client_id: "https://jane.example/", redirect_uri: "https://jane.example/indieauth/self-test/", scope: "profile", ...overrides });
+    authorizationParams({
+      client_id: "https://jane.example/",
+      redirect_uri: "https://jane.example/indieauth/self-test/",
+      scope: "profile",
+      ...overrides,
+    });
 
   it.each([
     ["a blog page", "https://jane.example/2024/05/hello/"],
@@ -150,7 +228,10 @@ describe("this server's own client (the self-test)", () => {
     ["another page of ours", "https://jane.example/indieauth/account/"],
   ])("any other page of its origin (%s) is refused, on a page, before anything is sent", async (_, redirectUri) => {
     const rt = await fastRuntime({ env: blog });
-    const attempts: Record<string, string>[] = [{ redirect_uri: redirectUri }, { redirect_uri: redirectUri, response_type: "nope" }];
+    const attempts: Record<string, string>[] = [
+      { redirect_uri: redirectUri },
+      { redirect_uri: redirectUri, response_type: "nope" },
+    ];
     for (const overrides of attempts) {
       const response = await authorize(rt, ownParams(overrides));
       expect(response.status).toBe(400);

@@ -14,10 +14,19 @@ import { RECORDS } from "../../../netlify/lib/platform/records.ts";
 
 /** The client publishes these redirect URIs (besides its own origin, which is always allowed). */
 function publishing(...redirectUris: string[]) {
-  return async (clientId: URL): Promise<ClientInfo> => ({ clientId: clientId.href, redirectUris, fetched: true, name: "App" });
+  return async (clientId: URL): Promise<ClientInfo> => ({
+    clientId: clientId.href,
+    redirectUris,
+    fetched: true,
+    name: "App",
+  });
 }
 
-async function expectNotSent(rt: TestRuntime, overrides: Record<string, string | null>, params = authorizationParams(overrides)): Promise<void> {
+async function expectNotSent(
+  rt: TestRuntime,
+  overrides: Record<string, string | null>,
+  params = authorizationParams(overrides),
+): Promise<void> {
   const response = await authorize(rt, params);
   expect(response.status).toBe(400);
   expect(response.headers.get("location")).toBeNull();
@@ -30,12 +39,18 @@ describe("open redirect: another host dressed up as the client's (client https:/
   it.each([
     ["a plainly different host", "https://evil.example/callback"],
     ["percent-encoded dots that decode to another host", "https://evil%2Eexample/callback"],
-    ["the client's host as a percent-encoded prefix of another domain", "https://app.example.com%2Eevil.example/callback"],
+    [
+      "the client's host as a percent-encoded prefix of another domain",
+      "https://app.example.com%2Eevil.example/callback",
+    ],
     ["a percent-encoded @ in the host", "https://app.example.com%40evil.example/callback"],
     ["the client's host as userinfo before another host", "https://app.example.com@evil.example/callback"],
     ["the client's host as user:password before another host", "https://app.example.com:443@evil.example/callback"],
     ["backslashes for slashes (https:\\\\evil.example)", "https:\\\\evil.example\\callback"],
-    ["a backslash before another host (app.example.com\\.evil.example)", "https://evil.example\\.app.example.com/callback"],
+    [
+      "a backslash before another host (app.example.com\\.evil.example)",
+      "https://evil.example\\.app.example.com/callback",
+    ],
     ["mixed case of another host", "HTTPS://EVIL.Example/callback"],
     ["the client's host with a trailing dot", "https://app.example.com./callback"],
     ["an IDN look-alike (Cyrillic а in app)", "https://\u0430pp.example.com/callback"],
@@ -61,11 +76,19 @@ describe("open redirect: another host dressed up as the client's (client https:/
   });
 
   it("a client_id with a trailing dot does not vouch for the host without it, nor the other way round", async () => {
-    await expectNotSent(await fastRuntime(), { client_id: "https://app.example.com./", redirect_uri: "https://app.example.com/callback" });
+    await expectNotSent(await fastRuntime(), {
+      client_id: "https://app.example.com./",
+      redirect_uri: "https://app.example.com/callback",
+    });
   });
 
   it("whitespace or control characters that a parser would strip are refused, not silently removed", async () => {
-    for (const redirectUri of ["https://evil.example/\tcallback", " https://app.example.com/callback", "https://app.example.com/call\nback", "java\tscript:alert(1)"]) {
+    for (const redirectUri of [
+      "https://evil.example/\tcallback",
+      " https://app.example.com/callback",
+      "https://app.example.com/call\nback",
+      "java\tscript:alert(1)",
+    ]) {
       await expectNotSent(await fastRuntime(), { redirect_uri: redirectUri });
     }
   });
@@ -96,7 +119,9 @@ describe("open redirect: published redirect URIs match exactly", () => {
 
   it("the published URI itself is accepted (the control for the cases above)", async () => {
     const rt = await fastRuntime({ discover: publishing(published) });
-    expect(decodePayload(await signedRequest(rt, authorizationParams({ redirect_uri: published })))).toMatchObject({ redirectUri: published });
+    expect(decodePayload(await signedRequest(rt, authorizationParams({ redirect_uri: published })))).toMatchObject({
+      redirectUri: published,
+    });
   });
 });
 
@@ -121,7 +146,13 @@ describe("open redirect: another path on the client's host (a shared host: /~mal
 
   it("is accepted, and shown on the consent page, when the client lists none (a loopback client is never fetched)", async () => {
     const rt = await fastRuntime();
-    const request = await signedRequest(rt, authorizationParams({ client_id: "http://127.0.0.1:3000/~alice/app/", redirect_uri: "http://127.0.0.1:3000/~mallory/collect" }));
+    const request = await signedRequest(
+      rt,
+      authorizationParams({
+        client_id: "http://127.0.0.1:3000/~alice/app/",
+        redirect_uri: "http://127.0.0.1:3000/~mallory/collect",
+      }),
+    );
     expect(decodePayload(request)).toMatchObject({ redirectUri: "http://127.0.0.1:3000/~mallory/collect" });
   });
 
@@ -152,11 +183,20 @@ describe("open redirect: schemes that run code or carry content", () => {
       client_id: CLIENT_ID,
       redirect_uris: ["javascript:alert(1)", "data:text/html,x", "vbscript:x", "https://app.example.com/ok"],
     });
-    const info = await parseClientDocument({ url: CLIENT_ID, status: 200, contentType: "application/json", linkHeaders: [], body }, CLIENT_ID);
+    const info = await parseClientDocument(
+      { url: CLIENT_ID, status: 200, contentType: "application/json", linkHeaders: [], body },
+      CLIENT_ID,
+    );
     expect(info.redirectUris).toEqual(["https://app.example.com/ok"]);
     const html = `<link rel="redirect_uri" href="javascript:alert(1)"><link rel="redirect_uri" href="data:text/html,x">`;
     const fromHtml = await parseClientDocument(
-      { url: CLIENT_ID, status: 200, contentType: "text/html", linkHeaders: ['<javascript:alert(2)>; rel="redirect_uri"'], body: html },
+      {
+        url: CLIENT_ID,
+        status: 200,
+        contentType: "text/html",
+        linkHeaders: ['<javascript:alert(2)>; rel="redirect_uri"'],
+        body: html,
+      },
       CLIENT_ID,
     );
     expect(fromHtml.redirectUris).toEqual([]);
@@ -169,7 +209,11 @@ describe("open redirect: an unverified redirect_uri is never used, whatever else
   });
 
   it("an unverified redirect_uri with a missing state and PKCE gets a page, not an error redirect", async () => {
-    await expectNotSent(await fastRuntime(), { redirect_uri: "https://evil.example/callback", state: null, code_challenge: null });
+    await expectNotSent(await fastRuntime(), {
+      redirect_uri: "https://evil.example/callback",
+      state: null,
+      code_challenge: null,
+    });
   });
 
   it("redirect_uri given twice (the client's, then another) gets a page", async () => {
@@ -189,7 +233,9 @@ describe("open redirect: the approve step sends the code only where the signed r
   it("a redirect_uri field added to the approve form is ignored", async () => {
     const rt = await fastRuntime();
     const request = await signedRequest(rt);
-    const response = await approve(rt, request, { fields: { redirect_uri: "https://evil.example/steal", client_id: "https://evil.example/" } });
+    const response = await approve(rt, request, {
+      fields: { redirect_uri: "https://evil.example/steal", client_id: "https://evil.example/" },
+    });
     expect(response.status).toBe(302);
     expect(new URL(response.headers.get("location")!).origin).toBe("https://app.example.com");
   });
@@ -210,7 +256,12 @@ describe("open redirect: the approve step sends the code only where the signed r
 
   it("a redirect_uri's own code and iss parameters cannot shadow ours", async () => {
     const rt = await fastRuntime();
-    const request = await signedRequest(rt, authorizationParams({ redirect_uri: "https://app.example.com/callback?code=attacker&iss=https://evil.example/&state=x" }));
+    const request = await signedRequest(
+      rt,
+      authorizationParams({
+        redirect_uri: "https://app.example.com/callback?code=attacker&iss=https://evil.example/&state=x",
+      }),
+    );
     const params = new URL((await approve(rt, request)).headers.get("location")!).searchParams;
     expect(params.getAll("code")).toHaveLength(1);
     expect(params.get("code")).toMatch(/^ic_/);

@@ -13,7 +13,13 @@ import { fastRuntime } from "../../helpers/attack-kit.ts";
 import { consolePost, consoleSignIn, cookieFrom, passkeysPost } from "../../helpers/console.ts";
 import { approve, signedRequest } from "../../helpers/endpoints.ts";
 import { TEST_PASSWORD } from "../../helpers/env.ts";
-import { forgedAnswer, passkeyAnswer, passkeySignIn, registerPasskey, withPasskey } from "../../helpers/passkey-owner.ts";
+import {
+  forgedAnswer,
+  passkeyAnswer,
+  passkeySignIn,
+  registerPasskey,
+  withPasskey,
+} from "../../helpers/passkey-owner.ts";
 import { createSoftAuthenticator } from "../../helpers/soft-authenticator.ts";
 import type { TestRuntime } from "../../helpers/runtime.ts";
 
@@ -49,7 +55,8 @@ async function junk(rt: TestRuntime, realId: string, i: number): Promise<{ ticke
 /** Every address sends `each` junk answers, all refused (401 while not held back, 429 after). */
 async function junkFrom(rt: TestRuntime, ips: string[], each: number, realId: string): Promise<void> {
   for (const ip of ips) {
-    for (let i = 0; i < each; i++) expect([401, 429]).toContain((await passkeySignIn(rt, await junk(rt, realId, i), ip)).status);
+    for (let i = 0; i < each; i++)
+      expect([401, 429]).toContain((await passkeySignIn(rt, await junk(rt, realId, i), ip)).status);
   }
 }
 
@@ -61,7 +68,11 @@ describe("owner lock-out: junk passkey answers", () => {
 
     expect((await passkeySignIn(rt, await passkeyAnswer(rt, authenticator), OWNER_IP)).status).toBe(200);
     const answer = await passkeyAnswer(rt, authenticator);
-    const approved = await approve(rt, await signedRequest(rt), { password: "", ip: OWNER_IP, fields: { passkey_ticket: answer.ticket, passkey_response: answer.response } });
+    const approved = await approve(rt, await signedRequest(rt), {
+      password: "",
+      ip: OWNER_IP,
+      fields: { passkey_ticket: answer.ticket, passkey_response: answer.response },
+    });
     expect(approved.status).toBe(302);
     // Nor do they lock the password: most of the junk counted for nothing (8 forged ones counted).
     expect((await consolePost(rt, "/sign-in", { password: TEST_PASSWORD }, { ip: OWNER_IP })).status).toBe(200);
@@ -76,7 +87,11 @@ describe("owner lock-out: junk passkey answers", () => {
 
     expect((await passkeySignIn(rt, await passkeyAnswer(rt, authenticator), OWNER_IP)).status).toBe(200);
     const answer = await passkeyAnswer(rt, authenticator);
-    const approved = await approve(rt, await signedRequest(rt), { password: "", ip: OWNER_IP, fields: { passkey_ticket: answer.ticket, passkey_response: answer.response } });
+    const approved = await approve(rt, await signedRequest(rt), {
+      password: "",
+      ip: OWNER_IP,
+      fields: { passkey_ticket: answer.ticket, passkey_response: answer.response },
+    });
     expect(approved.status).toBe(302);
   }, 60_000);
 
@@ -95,7 +110,8 @@ describe("owner lock-out: junk passkey answers", () => {
     const rt = await fastRuntime();
     const { authenticator } = await withPasskey(rt);
     const [flooder] = addresses(1);
-    for (let i = 0; i < p.freeFailuresPerIp; i++) expect((await passkeySignIn(rt, await forgedAnswer(rt, authenticator.credentialId), flooder)).status).toBe(401);
+    for (let i = 0; i < p.freeFailuresPerIp; i++)
+      expect((await passkeySignIn(rt, await forgedAnswer(rt, authenticator.credentialId), flooder)).status).toBe(401);
     const held = await passkeySignIn(rt, await forgedAnswer(rt, authenticator.credentialId), flooder);
     expect(held.status).toBe(429);
     expect(Number(held.headers.get("retry-after"))).toBe(p.firstBackoffMs / 1000);
@@ -111,13 +127,16 @@ describe("owner lock-out: the overall password limit", () => {
   it("past twenty wrong passwords from twenty networks, a new device waits its minute, but the owner's passkey still signs in", async () => {
     const rt = await fastRuntime();
     const { authenticator } = await withPasskey(rt);
-    for (const ip of spread(p.globalFailures)) expect((await consolePost(rt, "/sign-in", { password: "wrong" }, { ip })).status).toBe(401);
+    for (const ip of spread(p.globalFailures))
+      expect((await consolePost(rt, "/sign-in", { password: "wrong" }, { ip })).status).toBe(401);
     // A device never seen before is slowed like the guesser: one counted guess a minute.
     const password = await consolePost(rt, "/sign-in", { password: TEST_PASSWORD }, { ip: OWNER_IP });
     expect(password.status).toBe(429);
     expect(Number(password.headers.get("retry-after"))).toBe(p.globalIntervalMs / 1000);
     // ...and told the ways round it.
-    expect(((await password.json()) as { error_description: string }).error_description).toMatch(/sign in with a passkey or on a device you have signed in on before/);
+    expect(((await password.json()) as { error_description: string }).error_description).toMatch(
+      /sign in with a passkey or on a device you have signed in on before/,
+    );
     // A valid passkey cannot have been guessed: it is verified and let through.
     expect((await passkeySignIn(rt, await passkeyAnswer(rt, authenticator), OWNER_IP)).status).toBe(200);
     // ...and an invalid one is still refused as such (401), not let through by the limit's absence.
@@ -127,9 +146,15 @@ describe("owner lock-out: the overall password limit", () => {
   it("with PASSWORD_LOGIN=off, password attempts from many addresses (never checked) lock nothing: the password still confirms a new passkey", async () => {
     const rt = await fastRuntime({ env: { PASSWORD_LOGIN: "off" } });
     const { cookie, authenticator } = await withPasskey(rt);
-    for (const ip of spread(p.globalFailures + 5)) expect((await consolePost(rt, "/sign-in", { password: "guess" }, { ip })).status).toBe(403);
+    for (const ip of spread(p.globalFailures + 5))
+      expect((await consolePost(rt, "/sign-in", { password: "guess" }, { ip })).status).toBe(403);
     expect((await passkeySignIn(rt, await passkeyAnswer(rt, authenticator), OWNER_IP)).status).toBe(200);
-    const confirm = await passkeysPost(rt, "/registration-options", { password: TEST_PASSWORD }, { cookie, ip: OWNER_IP });
+    const confirm = await passkeysPost(
+      rt,
+      "/registration-options",
+      { password: TEST_PASSWORD },
+      { cookie, ip: OWNER_IP },
+    );
     expect(confirm.status).toBe(200);
   });
 });
@@ -137,8 +162,10 @@ describe("owner lock-out: the overall password limit", () => {
 describe("owner lock-out: a device that signed in before", () => {
   /** Keeps the guessing going: the overall limit engaged, and the owner's own address held back too. */
   async function guessEverywhere(rt: TestRuntime): Promise<void> {
-    for (const ip of spread(p.globalFailures + 5)) expect([401, 429]).toContain((await consolePost(rt, "/sign-in", { password: "wrong" }, { ip })).status);
-    for (let i = 0; i < p.freeFailuresPerIp + 3; i++) expect([401, 429]).toContain((await consolePost(rt, "/sign-in", { password: "wrong" }, { ip: OWNER_IP })).status);
+    for (const ip of spread(p.globalFailures + 5))
+      expect([401, 429]).toContain((await consolePost(rt, "/sign-in", { password: "wrong" }, { ip })).status);
+    for (let i = 0; i < p.freeFailuresPerIp + 3; i++)
+      expect([401, 429]).toContain((await consolePost(rt, "/sign-in", { password: "wrong" }, { ip: OWNER_IP })).status);
     expect((await consolePost(rt, "/sign-in", { password: TEST_PASSWORD }, { ip: "192.0.2.201" })).status).toBe(429);
     expect((await consolePost(rt, "/sign-in", { password: TEST_PASSWORD }, { ip: OWNER_IP })).status).toBe(429);
   }
@@ -151,8 +178,12 @@ describe("owner lock-out: a device that signed in before", () => {
     const signIn = await consolePost(rt, "/sign-in", { password: TEST_PASSWORD }, { ip: OWNER_IP, cookie: device.api });
     expect(signIn.status).toBe(200);
     const cookie = `${cookieFrom(signIn)}; ${device.api}`;
-    expect((await approve(rt, await signedRequest(rt), { ip: OWNER_IP, headers: { Cookie: device.approve } })).status).toBe(302);
-    expect((await passkeysPost(rt, "/registration-options", { password: TEST_PASSWORD }, { cookie, ip: OWNER_IP })).status).toBe(200);
+    expect(
+      (await approve(rt, await signedRequest(rt), { ip: OWNER_IP, headers: { Cookie: device.approve } })).status,
+    ).toBe(302);
+    expect(
+      (await passkeysPost(rt, "/registration-options", { password: TEST_PASSWORD }, { cookie, ip: OWNER_IP })).status,
+    ).toBe(200);
     await registerPasskey(rt, cookie);
   });
 
@@ -160,13 +191,19 @@ describe("owner lock-out: a device that signed in before", () => {
     const rt = await fastRuntime();
     const session = await consoleSignIn(rt, { ip: OWNER_IP });
     await guessEverywhere(rt);
-    expect((await passkeysPost(rt, "/registration-options", { password: TEST_PASSWORD }, { cookie: session, ip: OWNER_IP })).status).toBe(200);
+    expect(
+      (await passkeysPost(rt, "/registration-options", { password: TEST_PASSWORD }, { cookie: session, ip: OWNER_IP }))
+        .status,
+    ).toBe(200);
   });
 
   it("is held back by its own failures (five free, then the back-off), which hold back no one else", async () => {
     const rt = await fastRuntime();
     const device = await knownDeviceCookies(rt);
-    for (let i = 0; i < p.freeFailuresPerIp; i++) expect((await consolePost(rt, "/sign-in", { password: "typo" }, { ip: OWNER_IP, cookie: device.api })).status).toBe(401);
+    for (let i = 0; i < p.freeFailuresPerIp; i++)
+      expect(
+        (await consolePost(rt, "/sign-in", { password: "typo" }, { ip: OWNER_IP, cookie: device.api })).status,
+      ).toBe(401);
     const held = await consolePost(rt, "/sign-in", { password: TEST_PASSWORD }, { ip: OWNER_IP, cookie: device.api });
     expect(held.status).toBe(429);
     expect(Number(held.headers.get("retry-after"))).toBe(p.firstBackoffMs / 1000);
@@ -194,8 +231,14 @@ describe("owner lock-out: a device that signed in before", () => {
     const foreign = (await knownDeviceCookies(other)).api;
     await guessEverywhere(rt);
     const sessionValue = session.split("=").slice(1).join("=");
-    for (const cookie of [`__Secure-indieauth_device=${sessionValue}`, foreign, "__Secure-indieauth_device=eyJhbGciOiJub25lIn0.eyJkaWQiOiJ4In0."]) {
-      expect((await consolePost(rt, "/sign-in", { password: TEST_PASSWORD }, { ip: OWNER_IP, cookie })).status).toBe(429);
+    for (const cookie of [
+      `__Secure-indieauth_device=${sessionValue}`,
+      foreign,
+      "__Secure-indieauth_device=eyJhbGciOiJub25lIn0.eyJkaWQiOiJ4In0.",
+    ]) {
+      expect((await consolePost(rt, "/sign-in", { password: TEST_PASSWORD }, { ip: OWNER_IP, cookie })).status).toBe(
+        429,
+      );
     }
   });
 
@@ -206,10 +249,20 @@ describe("owner lock-out: a device that signed in before", () => {
     const credential = { method: "password", password: TEST_PASSWORD } as const;
     const { eventSubscribers } = await import("../../../netlify/lib/owner/event-subscribers.ts");
     const emit = eventSubscribers({ rt, config: rt.config.config });
-    const first = await signInOwner(rt, rt.config.config, credential, { ip: OWNER_IP, where: "account", req: new Request("https://auth.jane.example/"), emit });
+    const first = await signInOwner(rt, rt.config.config, credential, {
+      ip: OWNER_IP,
+      where: "account",
+      req: new Request("https://auth.jane.example/"),
+      emit,
+    });
     expect(first).toMatchObject({ ok: true, knownDevice: false });
     const cookie = first.ok ? first.setCookies[0]!.split(";", 1)[0]! : "";
-    const again = await signInOwner(rt, rt.config.config, credential, { ip: OWNER_IP, where: "account", req: new Request("https://auth.jane.example/", { headers: { cookie } }), emit });
+    const again = await signInOwner(rt, rt.config.config, credential, {
+      ip: OWNER_IP,
+      where: "account",
+      req: new Request("https://auth.jane.example/", { headers: { cookie } }),
+      emit,
+    });
     expect(again).toMatchObject({ ok: true, knownDevice: true });
   });
 });

@@ -67,17 +67,24 @@ describe("password guessing: the throttle holds across function instances sharin
     const [a, b] = await twoInstances();
     const { authenticator } = await withPasskey(a);
     await failFreely([a], 2);
-    for (let i = 0; i < 2; i++) expect((await consolePost(b, "/sign-in", { password: "wrong" }, { ip: ATTACKER })).status).toBe(401);
-    expect((await passkeysPost(a, "/sign-in", await forgedAnswer(a, authenticator.credentialId), { ip: ATTACKER })).status).toBe(401);
+    for (let i = 0; i < 2; i++)
+      expect((await consolePost(b, "/sign-in", { password: "wrong" }, { ip: ATTACKER })).status).toBe(401);
+    expect(
+      (await passkeysPost(a, "/sign-in", await forgedAnswer(a, authenticator.credentialId), { ip: ATTACKER })).status,
+    ).toBe(401);
     await expectHeldBack(await consolePost(b, "/sign-in", { password: TEST_PASSWORD }, { ip: ATTACKER }));
     await expectHeldBack(await guess(a, TEST_PASSWORD));
   });
 
   it("past twenty failures in an hour from twenty networks, the overall limit lets one guess a minute through, on every instance", async () => {
     const [a, b] = await twoInstances();
-    for (let i = 0; i < p.globalFailures; i++) expect((await guess(i % 2 ? a : b, "wrong", spread(i))).status).toBe(303);
+    for (let i = 0; i < p.globalFailures; i++)
+      expect((await guess(i % 2 ? a : b, "wrong", spread(i))).status).toBe(303);
     await expectHeldBack(await guess(a, TEST_PASSWORD, "192.0.2.1"), p.globalIntervalMs / SECOND);
-    await expectHeldBack(await consolePost(b, "/sign-in", { password: TEST_PASSWORD }, { ip: "192.0.2.2" }), p.globalIntervalMs / SECOND);
+    await expectHeldBack(
+      await consolePost(b, "/sign-in", { password: TEST_PASSWORD }, { ip: "192.0.2.2" }),
+      p.globalIntervalMs / SECOND,
+    );
     // A minute on, one guess goes through; the next waits its minute again.
     tick([a, b], p.globalIntervalMs);
     expect((await guess(b, "wrong", "192.0.2.3")).status).toBe(303);
@@ -89,14 +96,16 @@ describe("password guessing: the throttle holds across function instances sharin
   it("failures are also counted per IPv4 /24: ten from one network hold back its other addresses, never another network's", async () => {
     const rt = await fastRuntime();
     // Two each from five addresses: none reaches its own limit of five.
-    for (let i = 0; i < p.freeFailuresPerNetwork; i++) expect((await guess(rt, "wrong", `198.51.100.${10 + (i % 5)}`)).status).toBe(303);
+    for (let i = 0; i < p.freeFailuresPerNetwork; i++)
+      expect((await guess(rt, "wrong", `198.51.100.${10 + (i % 5)}`)).status).toBe(303);
     await expectHeldBack(await guess(rt, TEST_PASSWORD, "198.51.100.99"), p.firstBackoffMs / SECOND);
     expect((await guess(rt, TEST_PASSWORD, "198.51.101.99")).status).toBe(302);
   });
 
   it("and per IPv6 /48: ten /64s of one /48 count as one network", async () => {
     const rt = await fastRuntime();
-    for (let i = 0; i < p.freeFailuresPerNetwork; i++) expect((await guess(rt, "wrong", `2001:db8:77:${i.toString(16)}::1`)).status).toBe(303);
+    for (let i = 0; i < p.freeFailuresPerNetwork; i++)
+      expect((await guess(rt, "wrong", `2001:db8:77:${i.toString(16)}::1`)).status).toBe(303);
     await expectHeldBack(await guess(rt, TEST_PASSWORD, "2001:db8:77:ffff::1"), p.firstBackoffMs / SECOND);
     expect((await guess(rt, TEST_PASSWORD, "2001:db8:78::1")).status).toBe(302);
   });
@@ -109,7 +118,15 @@ describe("password guessing: the throttle holds across function instances sharin
     const { testRuntime: freshRuntime } = await import("../../helpers/runtime.ts");
     const cold = await freshRuntime({ storeName: a.storeName, env: { PASSWORD_HASH: FAST_PASSWORD_HASH } });
     const body = new URLSearchParams({ request: await signedRequest(a), decision: "approve", password: TEST_PASSWORD });
-    const response = await approveEndpoint(new Request(`${BASE}/auth/approve`, { method: "POST", body, headers: { Origin: BASE, "Sec-Fetch-Site": "same-origin" } }), cold, { ip: ATTACKER });
+    const response = await approveEndpoint(
+      new Request(`${BASE}/auth/approve`, {
+        method: "POST",
+        body,
+        headers: { Origin: BASE, "Sec-Fetch-Site": "same-origin" },
+      }),
+      cold,
+      { ip: ATTACKER },
+    );
     await expectHeldBack(response);
   });
 
@@ -117,7 +134,12 @@ describe("password guessing: the throttle holds across function instances sharin
     const rt = await fastRuntime();
     await failFreely([rt], p.freeFailuresPerIp);
     // Each guess starts with GET /auth, which the connection doctor logs (not the guess itself).
-    const unlogged = async () => Object.fromEntries(Object.entries(await storeSnapshot(rt.store)).filter(([key]) => !key.startsWith(RECORDS.connectionLog.prefix) && !key.startsWith(RECORDS.signInOverflow.prefix)));
+    const unlogged = async () =>
+      Object.fromEntries(
+        Object.entries(await storeSnapshot(rt.store)).filter(
+          ([key]) => !key.startsWith(RECORDS.connectionLog.prefix) && !key.startsWith(RECORDS.signInOverflow.prefix),
+        ),
+      );
     const before = await unlogged();
     for (let i = 0; i < 5; i++) await expectHeldBack(await guess(rt, i % 2 ? TEST_PASSWORD : "wrong"));
     // No throttle, history, session or code record was written...
@@ -131,10 +153,17 @@ describe("password guessing: the throttle holds across function instances sharin
     const files = (await readdir(dir, { recursive: true })).filter((f) => f.endsWith(".ts"));
     for (const file of files) {
       const source = await readFile(join(dir, file), "utf8");
-      expect({ file, reads: source.match(/x-forwarded-for|x-real-ip|x-nf-client-connection-ip|forwarded|cf-connecting-ip|true-client-ip/gi) }).toEqual({ file, reads: null });
+      expect({
+        file,
+        reads: source.match(
+          /x-forwarded-for|x-real-ip|x-nf-client-connection-ip|forwarded|cf-connecting-ip|true-client-ip/gi,
+        ),
+      }).toEqual({ file, reads: null });
     }
     // Every function passes the platform's context.ip to its endpoint, through one adapter.
-    const functions = await Promise.all(["approve", "account", "passkeys"].map((fn) => readFile(join(dir, "functions", `${fn}.ts`), "utf8")));
+    const functions = await Promise.all(
+      ["approve", "account", "passkeys"].map((fn) => readFile(join(dir, "functions", `${fn}.ts`), "utf8")),
+    );
     for (const source of functions) expect(source).toMatch(/export default asFunction\(\w+\);/);
     expect(await readFile(join(dir, "lib", "http", "function-adapter.ts"), "utf8")).toContain("ip: context?.ip");
   });
@@ -211,11 +240,13 @@ describe("password guessing: guesses sent at the same moment", () => {
     const b = await testRuntime({ storeName: a.storeName });
     a.store = b.store = withVersionedWrites(a.store);
     const request = await signedRequest(a);
-    const burst = await Promise.all(Array.from({ length: 12 }, (_, i) => approve(i % 2 ? a : b, request, { password: `wrong-${i}`, ip: ATTACKER })));
+    const burst = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => approve(i % 2 ? a : b, request, { password: `wrong-${i}`, ip: ATTACKER })),
+    );
     expect(burst.every((r) => r.status === 303 || r.status === 429)).toBe(true);
     // Then one guess at a time until held back: burst and all, no more than five were checked.
     let checked = burst.filter((r) => r.status === 303).length;
-    for (let response = await approve(a, request, { password: "wrong", ip: ATTACKER }); response.status !== 429; ) {
+    for (let response = await approve(a, request, { password: "wrong", ip: ATTACKER }); response.status !== 429;) {
       expect(response.status).toBe(303);
       checked++;
       response = await approve(b, request, { password: "wrong", ip: ATTACKER });
@@ -228,7 +259,9 @@ describe("password guessing: guesses sent at the same moment", () => {
     const b = await fastRuntime({ storeName: a.storeName });
     a.store = b.store = withVersionedWrites(a.store);
     const request = await signedRequest(a);
-    const burst = await Promise.all(Array.from({ length: 30 }, (_, i) => approve(i % 2 ? a : b, request, { password: `wrong-${i}`, ip: spread(i) })));
+    const burst = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => approve(i % 2 ? a : b, request, { password: `wrong-${i}`, ip: spread(i) })),
+    );
     expect(burst.every((r) => r.status === 303 || r.status === 429)).toBe(true);
     const checked = burst.filter((r) => r.status === 303).length;
     expect(checked).toBeGreaterThan(0);

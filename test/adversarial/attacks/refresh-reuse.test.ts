@@ -35,10 +35,14 @@ async function rotated(rt: TestRuntime, times: number): Promise<Tokens[]> {
 async function reuseRefused(rt: TestRuntime, refreshToken: string, description: RegExp): Promise<void> {
   const response = await postToken(rt, refreshForm(refreshToken));
   expect(response.status).toBe(400);
-  expect(await response.json()).toMatchObject({ error: "invalid_grant", error_description: expect.stringMatching(description) });
+  expect(await response.json()).toMatchObject({
+    error: "invalid_grant",
+    error_description: expect.stringMatching(description),
+  });
 }
 
-const grantOf = async (rt: TestRuntime, tokens: Tokens) => (await rt.store.get<GrantRecord>(RECORDS.grant.key(grantIdOf(tokens.access_token, "access")!)))!;
+const grantOf = async (rt: TestRuntime, tokens: Tokens) =>
+  (await rt.store.get<GrantRecord>(RECORDS.grant.key(grantIdOf(tokens.access_token, "access")!)))!;
 
 /** A refresh token of this grant and generation, with a made-up tag (what a stranger can make). */
 function forged(grantId: string, generation: number): string {
@@ -106,7 +110,11 @@ describe("forged refresh tokens revoke nothing", () => {
     await reuseRefused(rt, `${latest.refresh_token.slice(0, 27)}${other[0]!.refresh_token.slice(27)}`, /not valid/);
     // A tag made with another server's SECRET (the same grant id and generation).
     const { newRefreshToken } = await import("../../../netlify/lib/protocol/grant-tokens.ts");
-    await reuseRefused(rt, newRefreshToken(grantId, 1, deriveKey(`${TEST_SECRET}-other`, "refresh-token-tag")), /not valid/);
+    await reuseRefused(
+      rt,
+      newRefreshToken(grantId, 1, deriveKey(`${TEST_SECRET}-other`, "refresh-token-tag")),
+      /not valid/,
+    );
     expect((await revoke(rt, { token: forged(grantId, 1) })).status).toBe(200);
 
     // Nothing was revoked: the app's current tokens still work.
@@ -142,7 +150,8 @@ describe("the hot paths' round trips", () => {
 
     // The answer's own reads: what the platform's waitUntil takes (the app's summary) comes after.
     const afterAnswer: Promise<unknown>[] = [];
-    const answered = (fields: Record<string, string>) => endpoints.token(post("/token", fields), rt, { waitUntil: (work) => afterAnswer.push(work) });
+    const answered = (fields: Record<string, string>) =>
+      endpoints.token(post("/token", fields), rt, { waitUntil: (work) => afterAnswer.push(work) });
     reads.length = 0;
     const refreshed = await answered(refreshForm(all.at(-1)!.refresh_token));
     expect(ofTheCheck()).toEqual([grantKey, revocationsKey]);
@@ -160,7 +169,10 @@ describe("the hot paths' round trips", () => {
     expect(ofTheCheck()).toEqual([grantKey, revocationsKey]);
     expect(counter.snapshot()).toMatchObject({ deletes: 0, lists: 0 });
     expect(reused.status).toBe(400);
-    expect(await reused.json()).toMatchObject({ error: "invalid_grant", error_description: expect.stringMatching(/already used/) });
+    expect(await reused.json()).toMatchObject({
+      error: "invalid_grant",
+      error_description: expect.stringMatching(/already used/),
+    });
     await Promise.all(afterAnswer.splice(0));
   });
 });

@@ -23,7 +23,12 @@ const RACES = 100;
  * this file is about), and its tokens. */
 async function tokensFor(rt: TestRuntime): Promise<Tokens> {
   const config = configOf(rt);
-  const issued = await createGrant(rt.store, { id: newGrantId(), clientId: CLIENT_ID, me: config.me, scopes: ["profile", "create"] }, rt.now(), config);
+  const issued = await createGrant(
+    rt.store,
+    { id: newGrantId(), clientId: CLIENT_ID, me: config.me, scopes: ["profile", "create"] },
+    rt.now(),
+    config,
+  );
   return { access_token: issued.accessToken, refresh_token: issued.refreshToken, scope: "profile create" };
 }
 
@@ -41,33 +46,50 @@ async function expectRevoked(rt: TestRuntime, before: Tokens, refreshed: Respons
   }
   const after = (await refreshed.json()) as Tokens;
   expect(await introspection(rt, after.access_token)).toEqual({ active: false });
-  expect(await checkGrantToken(rt.store, after.access_token, "access", rt.now())).toEqual({ live: false, reason: "revoked" });
+  expect(await checkGrantToken(rt.store, after.access_token, "access", rt.now())).toEqual({
+    live: false,
+    reason: "revoked",
+  });
   expect((await postToken(rt, refreshForm(after.refresh_token))).status).toBe(400);
 }
 
 describe("a revocation racing a refresh of the same grant", () => {
-  it(`/revoke of the refresh token and a refresh with it, at once, ${RACES} times: the grant ends revoked every time`, { timeout: 120_000 }, async () => {
-    const rt = await fastRuntime();
-    const outcomes = { refreshedFirst: 0, revokedFirst: 0 };
-    for (let race = 0; race < RACES; race++) {
-      const tokens = await tokensFor(rt);
-      const [refreshed, revoked] = await Promise.all([postToken(rt, refreshForm(tokens.refresh_token)), revoke(rt, { token: tokens.refresh_token })]);
-      expect(revoked.status).toBe(200);
-      outcomes[refreshed.status === 200 ? "refreshedFirst" : "revokedFirst"]++;
-      await expectRevoked(rt, tokens, refreshed);
-    }
-    expect(outcomes.refreshedFirst + outcomes.revokedFirst).toBe(RACES);
-  });
+  it(
+    `/revoke of the refresh token and a refresh with it, at once, ${RACES} times: the grant ends revoked every time`,
+    { timeout: 120_000 },
+    async () => {
+      const rt = await fastRuntime();
+      const outcomes = { refreshedFirst: 0, revokedFirst: 0 };
+      for (let race = 0; race < RACES; race++) {
+        const tokens = await tokensFor(rt);
+        const [refreshed, revoked] = await Promise.all([
+          postToken(rt, refreshForm(tokens.refresh_token)),
+          revoke(rt, { token: tokens.refresh_token }),
+        ]);
+        expect(revoked.status).toBe(200);
+        outcomes[refreshed.status === 200 ? "refreshedFirst" : "revokedFirst"]++;
+        await expectRevoked(rt, tokens, refreshed);
+      }
+      expect(outcomes.refreshedFirst + outcomes.revokedFirst).toBe(RACES);
+    },
+  );
 
-  it("a rotated-out refresh token presented again (a reuse, which revokes) while the current one refreshes: revoked every time", { timeout: 60_000 }, async () => {
-    const rt = await fastRuntime();
-    for (let race = 0; race < RACES / 4; race++) {
-      const first = await tokensFor(rt);
-      const current = await postToken(rt, refreshForm(first.refresh_token));
-      const tokens = (await current.json()) as Tokens;
-      const [refreshed, reused] = await Promise.all([postToken(rt, refreshForm(tokens.refresh_token)), postToken(rt, refreshForm(first.refresh_token))]);
-      expect(reused.status).toBe(400);
-      await expectRevoked(rt, tokens, refreshed);
-    }
-  });
+  it(
+    "a rotated-out refresh token presented again (a reuse, which revokes) while the current one refreshes: revoked every time",
+    { timeout: 60_000 },
+    async () => {
+      const rt = await fastRuntime();
+      for (let race = 0; race < RACES / 4; race++) {
+        const first = await tokensFor(rt);
+        const current = await postToken(rt, refreshForm(first.refresh_token));
+        const tokens = (await current.json()) as Tokens;
+        const [refreshed, reused] = await Promise.all([
+          postToken(rt, refreshForm(tokens.refresh_token)),
+          postToken(rt, refreshForm(first.refresh_token)),
+        ]);
+        expect(reused.status).toBe(400);
+        await expectRevoked(rt, tokens, refreshed);
+      }
+    },
+  );
 });

@@ -26,7 +26,12 @@ const SCRIPT = "<script>alert(1)</script>";
 const SVG = "<svg/onload=alert(2)>";
 
 function discoverAs(info: { name?: string; logoUri?: string; redirectUris?: string[] }) {
-  return async (clientId: URL) => ({ clientId: clientId.href, redirectUris: info.redirectUris ?? [], fetched: true, ...info });
+  return async (clientId: URL) => ({
+    clientId: clientId.href,
+    redirectUris: info.redirectUris ?? [],
+    fetched: true,
+    ...info,
+  });
 }
 
 async function pageHtml(response: Response, status: number): Promise<string> {
@@ -53,29 +58,54 @@ describe("script injection: server-rendered pages show hostile values as text", 
   it("redirect_uri on GET /auth's untrusted-redirect page (a custom scheme keeps < and > as typed)", async () => {
     const redirectUri = `x-app:${SCRIPT}${SVG}`;
     expect(new URL(redirectUri).href).toBe(redirectUri);
-    const html = await pageHtml(await authorize(await fastRuntime(), authorizationParams({ redirect_uri: redirectUri })), 400);
+    const html = await pageHtml(
+      await authorize(await fastRuntime(), authorizationParams({ redirect_uri: redirectUri })),
+      400,
+    );
     expectShownAsText(html, `asked to send you to ${redirectUri}`);
   });
 
   it("client_id on the same page: character references in it are shown literally, not decoded", async () => {
     const clientId = "https://app.example.com/?name=&lt;script&gt;alert(1)&lt;/script&gt;";
-    const html = await pageHtml(await authorize(await fastRuntime(), authorizationParams({ client_id: clientId, redirect_uri: "https://evil.example/cb" })), 400);
+    const html = await pageHtml(
+      await authorize(
+        await fastRuntime(),
+        authorizationParams({ client_id: clientId, redirect_uri: "https://evil.example/cb" }),
+      ),
+      400,
+    );
     expectShownAsText(html, `The app ${clientId} asked`);
   });
 
   it("a configuration value quoted on the setup page (GET /auth and the approve step)", async () => {
     const baseUrl = `${SCRIPT}${SVG}`;
     const rt = await fastRuntime({ env: { BASE_URL: baseUrl } });
-    expectShownAsText(await pageHtml(await authorize(rt, authorizationParams()), 500), `BASE_URL is not a URL: "${baseUrl}"`);
-    const post = new Request(`${BASE}/auth/approve`, { method: "POST", body: "request=x", headers: { "Content-Type": "application/x-www-form-urlencoded" } });
-    expectShownAsText(await pageHtml(await approveEndpoint(post, rt, { ip: "203.0.113.7" }), 500), `BASE_URL is not a URL: "${baseUrl}"`);
+    expectShownAsText(
+      await pageHtml(await authorize(rt, authorizationParams()), 500),
+      `BASE_URL is not a URL: "${baseUrl}"`,
+    );
+    const post = new Request(`${BASE}/auth/approve`, {
+      method: "POST",
+      body: "request=x",
+      headers: { "Content-Type": "application/x-www-form-urlencoded" },
+    });
+    expectShownAsText(
+      await pageHtml(await approveEndpoint(post, rt, { ip: "203.0.113.7" }), 500),
+      `BASE_URL is not a URL: "${baseUrl}"`,
+    );
   });
 
   it("the approve step's pages (refused, expired, throttled) echo none of the request's values", async () => {
     const rt = await fastRuntime({ discover: discoverAs({ name: `${SCRIPT}App` }) });
-    const request = await signedRequest(rt, authorizationParams({ state: `"><script>alert(4)</script>`, scope: `create ${SCRIPT}`, me: SVG }));
+    const request = await signedRequest(
+      rt,
+      authorizationParams({ state: `"><script>alert(4)</script>`, scope: `create ${SCRIPT}`, me: SVG }),
+    );
     const pages = [
-      await pageHtml(await approve(rt, request, { headers: { "Sec-Fetch-Site": "cross-site", Origin: "https://evil.example" } }), 403),
+      await pageHtml(
+        await approve(rt, request, { headers: { "Sec-Fetch-Site": "cross-site", Origin: "https://evil.example" } }),
+        403,
+      ),
       await pageHtml(await approve(rt, `${request}x`), 400),
     ];
     for (let i = 0; i < THROTTLE_POLICY.freeFailuresPerIp; i++) await approve(rt, request, { password: "wrong" });
@@ -107,7 +137,13 @@ describe("script injection: values bound for the sign-in page travel inside the 
 
   it("client_name: kept as inert text, with control characters and bidi overrides (which make text read backwards) removed", async () => {
     const name = `${SCRIPT}\u202Egnp.exe\u0000\u2066x`;
-    const doc = { url: CLIENT_ID, status: 200, contentType: "application/json", linkHeaders: [], body: JSON.stringify({ client_id: CLIENT_ID, client_name: name }) };
+    const doc = {
+      url: CLIENT_ID,
+      status: 200,
+      contentType: "application/json",
+      linkHeaders: [],
+      body: JSON.stringify({ client_id: CLIENT_ID, client_name: name }),
+    };
     const info = await parseClientDocument(doc, CLIENT_ID);
     expect(info.name).toBe(`${SCRIPT} gnp.exe x`);
     const rt = await fastRuntime({ discover: async () => info });
@@ -120,7 +156,13 @@ describe("script injection: values bound for the sign-in page travel inside the 
     ["data: SVG", "data:image/svg+xml,<svg onload=alert(1)>"],
     ["vbscript:", "vbscript:msgbox(1)"],
   ])("logo_uri with a %s URL is dropped at discovery and never reaches the page", async (_name, logo) => {
-    const json = { url: CLIENT_ID, status: 200, contentType: "application/json", linkHeaders: [], body: JSON.stringify({ client_id: CLIENT_ID, client_name: "App", logo_uri: logo }) };
+    const json = {
+      url: CLIENT_ID,
+      status: 200,
+      contentType: "application/json",
+      linkHeaders: [],
+      body: JSON.stringify({ client_id: CLIENT_ID, client_name: "App", logo_uri: logo }),
+    };
     const html = {
       url: CLIENT_ID,
       status: 200,
@@ -157,7 +199,10 @@ describe("script injection: error descriptions that echo input", () => {
     ["response_type", { response_type: SCRIPT }],
     ["code_challenge_method", { code_challenge_method: SCRIPT }],
   ])("%s is echoed only percent-encoded, in the query of the verified redirect_uri", async (_name, overrides) => {
-    const response = await authorize(await approvedBefore(await fastRuntime({ discover: publishingClient })), authorizationParams(overrides));
+    const response = await authorize(
+      await approvedBefore(await fastRuntime({ discover: publishingClient })),
+      authorizationParams(overrides),
+    );
     expect(response.status).toBe(302);
     const location = response.headers.get("location")!;
     expect(location.startsWith(`${REDIRECT_URI}?`)).toBe(true);
@@ -169,13 +214,20 @@ describe("script injection: error descriptions that echo input", () => {
     const params = authorizationParams();
     params.append(SCRIPT, "1");
     params.append(SCRIPT, "2");
-    const location = (await authorize(await approvedBefore(await fastRuntime({ discover: publishingClient })), params)).headers.get("location")!;
+    const location = (
+      await authorize(await approvedBefore(await fastRuntime({ discover: publishingClient })), params)
+    ).headers.get("location")!;
     expect(location).not.toMatch(/[<>"' ]/);
-    expect(new URL(location).searchParams.get("error_description")).toBe(`The parameter ${SCRIPT} is given more than once.`);
+    expect(new URL(location).searchParams.get("error_description")).toBe(
+      `The parameter ${SCRIPT} is given more than once.`,
+    );
   });
 
   it("shown on a page with a link back (a redirect URI that is not trusted), it is text, and the link percent-encoded", async () => {
-    const html = await pageHtml(await authorize(await fastRuntime(), authorizationParams({ response_type: SCRIPT })), 400);
+    const html = await pageHtml(
+      await authorize(await fastRuntime(), authorizationParams({ response_type: SCRIPT })),
+      400,
+    );
     expectShownAsText(html, `response_type ${SCRIPT} is not supported`);
     const href = /<a class="button" href="([^"]*)">/.exec(html)![1]!;
     expect(href.startsWith(`${REDIRECT_URI}?`)).toBe(true);
@@ -184,7 +236,10 @@ describe("script injection: error descriptions that echo input", () => {
 
   it("JSON errors that echo input are served as application/json with nosniff, so no browser renders them as a page", async () => {
     const rt = await fastRuntime();
-    const response = await tokenEndpoint(new Request(`${BASE}/token`, { method: "POST", body: new URLSearchParams({ grant_type: SCRIPT }) }), rt);
+    const response = await tokenEndpoint(
+      new Request(`${BASE}/token`, { method: "POST", body: new URLSearchParams({ grant_type: SCRIPT }) }),
+      rt,
+    );
     expect(response.status).toBe(400);
     expect(response.headers.get("content-type")).toBe("application/json");
     expect(response.headers.get("x-content-type-options")).toBe("nosniff");
@@ -206,16 +261,42 @@ describe("script injection: the static pages turn data into text only", () => {
 
   async function scripts(): Promise<[string, ts.SourceFile][]> {
     const files = (await readdir(join(SITE, "scripts"))).filter((f) => f.endsWith(".ts")).sort();
-    return Promise.all(files.map(async (f) => [f, ts.createSourceFile(f, await readFile(join(SITE, "scripts", f), "utf8"), ts.ScriptTarget.Latest, true)] as [string, ts.SourceFile]));
+    return Promise.all(
+      files.map(
+        async (f) =>
+          [
+            f,
+            ts.createSourceFile(f, await readFile(join(SITE, "scripts", f), "utf8"), ts.ScriptTarget.Latest, true),
+          ] as [string, ts.SourceFile],
+      ),
+    );
   }
 
   it("no page script uses a sink that parses markup or code (innerHTML, outerHTML, insertAdjacentHTML, document.write, eval, Function, srcdoc, on* attributes)", async () => {
     const sinks: string[] = [];
     for (const [file, source] of await scripts()) {
       const visit = (n: ts.Node): void => {
-        if (ts.isPropertyAccessExpression(n) && ["innerHTML", "outerHTML", "insertAdjacentHTML", "write", "writeln", "srcdoc", "createContextualFragment"].includes(n.name.text)) sinks.push(`${file}: ${n.getText(source)}`);
-        if (ts.isIdentifier(n) && (n.text === "eval" || (n.text === "Function" && ts.isNewExpression(n.parent)))) sinks.push(`${file}: ${n.parent.getText(source)}`);
-        if (ts.isCallExpression(n) && n.expression.getText(source).endsWith("setAttribute") && /^["'`]on/i.test(n.arguments[0]?.getText(source) ?? "")) sinks.push(`${file}: ${n.getText(source)}`);
+        if (
+          ts.isPropertyAccessExpression(n) &&
+          [
+            "innerHTML",
+            "outerHTML",
+            "insertAdjacentHTML",
+            "write",
+            "writeln",
+            "srcdoc",
+            "createContextualFragment",
+          ].includes(n.name.text)
+        )
+          sinks.push(`${file}: ${n.getText(source)}`);
+        if (ts.isIdentifier(n) && (n.text === "eval" || (n.text === "Function" && ts.isNewExpression(n.parent))))
+          sinks.push(`${file}: ${n.parent.getText(source)}`);
+        if (
+          ts.isCallExpression(n) &&
+          n.expression.getText(source).endsWith("setAttribute") &&
+          /^["'`]on/i.test(n.arguments[0]?.getText(source) ?? "")
+        )
+          sinks.push(`${file}: ${n.getText(source)}`);
         ts.forEachChild(n, visit);
       };
       visit(source);
@@ -228,12 +309,21 @@ describe("script injection: the static pages turn data into text only", () => {
     let assignments = 0;
     for (const [file, source] of await scripts()) {
       const visit = (n: ts.Node): void => {
-        if (ts.isBinaryExpression(n) && n.operatorToken.kind === ts.SyntaxKind.EqualsToken && ts.isPropertyAccessExpression(n.left) && ["src", "href", "action", "formAction"].includes(n.left.name.text)) {
+        if (
+          ts.isBinaryExpression(n) &&
+          n.operatorToken.kind === ts.SyntaxKind.EqualsToken &&
+          ts.isPropertyAccessExpression(n.left) &&
+          ["src", "href", "action", "formAction"].includes(n.left.name.text)
+        ) {
           assignments++;
           // This page's own address, or a path under its own assets folder: same origin by construction.
           if (/^(location\.href|`\$\{ASSETS\}\/[^`]*`)$/.test(n.right.getText(source))) return;
           let guard: ts.Node | undefined = n.parent;
-          while (guard && !(ts.isIfStatement(guard) && /\/\^https\?:\\\/\\\/\/i\.test\(/.test(guard.expression.getText(source)))) guard = guard.parent;
+          while (
+            guard &&
+            !(ts.isIfStatement(guard) && /\/\^https\?:\\\/\\\/\/i\.test\(/.test(guard.expression.getText(source)))
+          )
+            guard = guard.parent;
           if (!guard) unguarded.push(`${file}: ${n.getText(source)}`);
         }
         ts.forEachChild(n, visit);
@@ -245,10 +335,13 @@ describe("script injection: the static pages turn data into text only", () => {
   });
 
   it("the templates escape every value they print (outputEscape), and only the rendered page body is printed raw", async () => {
-    expect(await readFile(new URL("../../../scripts/build.ts", import.meta.url), "utf8")).toMatch(/new Liquid\(\{[^}]*outputEscape: "escape"/);
+    expect(await readFile(new URL("../../../scripts/build.ts", import.meta.url), "utf8")).toMatch(
+      /new Liquid\(\{[^}]*outputEscape: "escape"/,
+    );
     const raw: string[] = [];
     for (const file of await readdir(join(SITE, "templates"))) {
-      for (const m of (await readFile(join(SITE, "templates", file), "utf8")).matchAll(/\{\{[^}]*\|\s*raw[^}]*\}\}/g)) raw.push(`${file}: ${m[0]}`);
+      for (const m of (await readFile(join(SITE, "templates", file), "utf8")).matchAll(/\{\{[^}]*\|\s*raw[^}]*\}\}/g))
+        raw.push(`${file}: ${m[0]}`);
     }
     expect(raw).toEqual(["layout.liquid: {{ content | raw }}"]);
   });

@@ -47,7 +47,9 @@ describe("sign out cannot be undone by a request arriving at the same moment", (
     const rt = await fastRuntime();
     const cookie = await consoleSignIn(rt, { remember: true });
     rt.clock.advance(6 * MINUTE);
-    const { devices } = (await (await consoleGet(rt, { cookie })).json()) as { devices: { lastSeenAt: number; createdAt: number }[] };
+    const { devices } = (await (await consoleGet(rt, { cookie })).json()) as {
+      devices: { lastSeenAt: number; createdAt: number }[];
+    };
     expect(devices[0]!.lastSeenAt - devices[0]!.createdAt).toBe(6 * MINUTE);
   });
 });

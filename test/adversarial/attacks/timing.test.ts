@@ -43,7 +43,24 @@ const LIB = new URL("../../../netlify/lib/", import.meta.url).pathname;
 // Reading the code
 
 /** Words that mark a value as a secret, or derived from one. */
-const SECRET_WORDS = new Set(["hash", "hashes", "token", "tokens", "secret", "secrets", "code", "codes", "verifier", "verifiers", "challenge", "challenges", "password", "passwords", "signature", "signatures"]);
+const SECRET_WORDS = new Set([
+  "hash",
+  "hashes",
+  "token",
+  "tokens",
+  "secret",
+  "secrets",
+  "code",
+  "codes",
+  "verifier",
+  "verifiers",
+  "challenge",
+  "challenges",
+  "password",
+  "passwords",
+  "signature",
+  "signatures",
+]);
 
 /** codeVerifier -> code, verifier; SECRET_PREFIX -> secret, prefix; charCodeAt -> char, code, at. */
 function words(identifier: string): string[] {
@@ -65,9 +82,23 @@ function namesSecret(node: ts.Node): boolean {
   return found;
 }
 
-const EQUALITY = new Set([ts.SyntaxKind.EqualsEqualsEqualsToken, ts.SyntaxKind.ExclamationEqualsEqualsToken, ts.SyntaxKind.EqualsEqualsToken, ts.SyntaxKind.ExclamationEqualsToken]);
+const EQUALITY = new Set([
+  ts.SyntaxKind.EqualsEqualsEqualsToken,
+  ts.SyntaxKind.ExclamationEqualsEqualsToken,
+  ts.SyntaxKind.EqualsEqualsToken,
+  ts.SyntaxKind.ExclamationEqualsToken,
+]);
 /** Calls that compare with === inside, or stop at the first difference. */
-const EQUALITY_CALLS = new Set(["equals", "compare", "localeCompare", "includes", "indexOf", "lastIndexOf", "startsWith", "endsWith"]);
+const EQUALITY_CALLS = new Set([
+  "equals",
+  "compare",
+  "localeCompare",
+  "includes",
+  "indexOf",
+  "lastIndexOf",
+  "startsWith",
+  "endsWith",
+]);
 
 /**
  * Exempt by rule, wherever they appear:
@@ -85,7 +116,9 @@ function exemptByRule(left: ts.Expression, right: ts.Expression): boolean {
     e.kind === ts.SyntaxKind.TrueKeyword ||
     e.kind === ts.SyntaxKind.FalseKeyword ||
     (ts.isIdentifier(e) && e.text === "undefined");
-  const isShape = (e: ts.Expression): boolean => ts.isTypeOfExpression(e) || (ts.isPropertyAccessExpression(e) && (e.name.text === "length" || e.name.text === "size"));
+  const isShape = (e: ts.Expression): boolean =>
+    ts.isTypeOfExpression(e) ||
+    (ts.isPropertyAccessExpression(e) && (e.name.text === "length" || e.name.text === "size"));
   return isConstant(left) || isConstant(right) || isShape(left) || isShape(right);
 }
 
@@ -94,8 +127,10 @@ function exemptByRule(left: ts.Expression, right: ts.Expression): boolean {
 const ALLOWED: Record<string, string> = {
   "owner/password.ts: bcrypt.compare(password, hash.hash)":
     "bcryptjs computes the candidate's hash and compares it with its own constant-time string comparison (safeStringCompare).",
-  "crypto/secrets.ts: value.startsWith(SECRET_PREFIX[kind])": "compares the public type prefix (ic_), not the secret part.",
-  "platform/local-write-lock.ts: (error as { code?: unknown }).code === code": "compares a Node.js error's code (EEXIST, ENOENT), not a secret.",
+  "crypto/secrets.ts: value.startsWith(SECRET_PREFIX[kind])":
+    "compares the public type prefix (ic_), not the secret part.",
+  "platform/local-write-lock.ts: (error as { code?: unknown }).code === code":
+    "compares a Node.js error's code (EEXIST, ENOENT), not a secret.",
 };
 
 interface Finding {
@@ -108,12 +143,25 @@ async function secretComparisons(): Promise<Finding[]> {
   const findings: Finding[] = [];
   for (const file of files) {
     const source = ts.createSourceFile(file, await readFile(join(LIB, file), "utf8"), ts.ScriptTarget.Latest, true);
-    const report = (node: ts.Node) => findings.push({ where: `${file}: ${node.getText(source)}`, line: source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1 });
+    const report = (node: ts.Node) =>
+      findings.push({
+        where: `${file}: ${node.getText(source)}`,
+        line: source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1,
+      });
     const visit = (node: ts.Node): void => {
-      if (ts.isBinaryExpression(node) && EQUALITY.has(node.operatorToken.kind) && (namesSecret(node.left) || namesSecret(node.right)) && !exemptByRule(node.left, node.right)) {
+      if (
+        ts.isBinaryExpression(node) &&
+        EQUALITY.has(node.operatorToken.kind) &&
+        (namesSecret(node.left) || namesSecret(node.right)) &&
+        !exemptByRule(node.left, node.right)
+      ) {
         report(node);
       }
-      if (ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression) && EQUALITY_CALLS.has(node.expression.name.text)) {
+      if (
+        ts.isCallExpression(node) &&
+        ts.isPropertyAccessExpression(node.expression) &&
+        EQUALITY_CALLS.has(node.expression.name.text)
+      ) {
         if (namesSecret(node.expression.expression) || node.arguments.some(namesSecret)) report(node);
       }
       if (ts.isSwitchStatement(node) && namesSecret(node.expression)) report(node.expression);
@@ -174,8 +222,19 @@ describe("timing: reading the code", () => {
     );
     const hits: string[] = [];
     const visit = (n: ts.Node): void => {
-      if (ts.isBinaryExpression(n) && EQUALITY.has(n.operatorToken.kind) && (namesSecret(n.left) || namesSecret(n.right)) && !exemptByRule(n.left, n.right)) hits.push(n.getText(probe));
-      if (ts.isCallExpression(n) && ts.isPropertyAccessExpression(n.expression) && EQUALITY_CALLS.has(n.expression.name.text) && (namesSecret(n.expression.expression) || n.arguments.some(namesSecret))) {
+      if (
+        ts.isBinaryExpression(n) &&
+        EQUALITY.has(n.operatorToken.kind) &&
+        (namesSecret(n.left) || namesSecret(n.right)) &&
+        !exemptByRule(n.left, n.right)
+      )
+        hits.push(n.getText(probe));
+      if (
+        ts.isCallExpression(n) &&
+        ts.isPropertyAccessExpression(n.expression) &&
+        EQUALITY_CALLS.has(n.expression.name.text) &&
+        (namesSecret(n.expression.expression) || n.arguments.some(namesSecret))
+      ) {
         hits.push(n.getText(probe));
       }
       ts.forEachChild(n, visit);

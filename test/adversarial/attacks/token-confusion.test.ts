@@ -13,8 +13,26 @@ import { signTyped, type JwtKind } from "../../../netlify/lib/crypto/typed-jwt.t
 import { TICKET_TYPE } from "../../../netlify/lib/owner/webauthn.ts";
 import { fastRuntime } from "../../helpers/attack-kit.ts";
 import { consoleGet, consolePost, consoleSignIn, passkeysPost } from "../../helpers/console.ts";
-import { approve, introspect, postAuth, postToken, revoke, signedRequest, signInForCode, userinfo } from "../../helpers/endpoints.ts";
-import { BASE, CLIENT_ID, codeForm, decodePayload, pkcePair, REDIRECT_URI, refreshForm, type Tokens } from "../../helpers/requests.ts";
+import {
+  approve,
+  introspect,
+  postAuth,
+  postToken,
+  revoke,
+  signedRequest,
+  signInForCode,
+  userinfo,
+} from "../../helpers/endpoints.ts";
+import {
+  BASE,
+  CLIENT_ID,
+  codeForm,
+  decodePayload,
+  pkcePair,
+  REDIRECT_URI,
+  refreshForm,
+  type Tokens,
+} from "../../helpers/requests.ts";
 import { expectOAuthError, introspection, tokensFor } from "../../helpers/tokens.ts";
 import { TEST_PASSWORD, TEST_SECRET } from "../../helpers/env.ts";
 import type { TestRuntime } from "../../helpers/runtime.ts";
@@ -90,7 +108,8 @@ async function refreshes(rt: TestRuntime, token: string): Promise<boolean> {
 async function redeemsAsCode(rt: TestRuntime, value: string): Promise<boolean> {
   const form = codeForm({ code: value, verifier: pkcePair().verifier });
   const [token, auth] = await Promise.all([postToken(rt, form), postAuth(rt, form)]);
-  for (const response of [token, auth]) if (response.status !== 200) await expectOAuthError(response, 400, "invalid_grant");
+  for (const response of [token, auth])
+    if (response.status !== 200) await expectOAuthError(response, 400, "invalid_grant");
   return token.status === 200 || auth.status === 200;
 }
 
@@ -110,7 +129,9 @@ describe("token confusion: each kind of secret presented where another is expect
     }
     // The resource servers' credential is no token: userinfo refuses it, and checked by itself it is inactive.
     expect((await userinfo(s.rt, INTROSPECTION_TOKEN)).status).toBe(401);
-    expect(await (await introspect(s.rt, INTROSPECTION_TOKEN, { token: INTROSPECTION_TOKEN })).json()).toEqual({ active: false });
+    expect(await (await introspect(s.rt, INTROSPECTION_TOKEN, { token: INTROSPECTION_TOKEN })).json()).toEqual({
+      active: false,
+    });
   });
 
   it("no other secret is a refresh token", async () => {
@@ -124,21 +145,42 @@ describe("token confusion: each kind of secret presented where another is expect
 
   it("no other secret is an authorization code (at /token or POST /auth)", async () => {
     const s = await everySecret();
-    for (const value of [s.tokens.access_token, s.tokens.refresh_token, s.session, s.request, s.ticket, INTROSPECTION_TOKEN]) {
+    for (const value of [
+      s.tokens.access_token,
+      s.tokens.refresh_token,
+      s.session,
+      s.request,
+      s.ticket,
+      INTROSPECTION_TOKEN,
+    ]) {
       expect(await redeemsAsCode(s.rt, value)).toBe(false);
     }
   });
 
   it("no other secret is a session cookie", async () => {
     const s = await everySecret();
-    for (const value of [s.code, s.tokens.access_token, s.tokens.refresh_token, s.request, s.ticket, INTROSPECTION_TOKEN]) {
+    for (const value of [
+      s.code,
+      s.tokens.access_token,
+      s.tokens.refresh_token,
+      s.request,
+      s.ticket,
+      INTROSPECTION_TOKEN,
+    ]) {
       expect(await isSession(s.rt, value)).toBe(false);
     }
   });
 
   it("no other secret is a signed authorization request at the approve step", async () => {
     const s = await everySecret();
-    for (const value of [s.code, s.tokens.access_token, s.tokens.refresh_token, s.session, s.ticket, INTROSPECTION_TOKEN]) {
+    for (const value of [
+      s.code,
+      s.tokens.access_token,
+      s.tokens.refresh_token,
+      s.session,
+      s.ticket,
+      INTROSPECTION_TOKEN,
+    ]) {
       expect(await isRequestObject(s.rt, value)).toBe(false);
     }
   });
@@ -147,7 +189,12 @@ describe("token confusion: each kind of secret presented where another is expect
     const s = await everySecret();
     const cookie = `${COOKIE}=${s.session}`;
     for (const ticket of [s.session, s.request]) {
-      const response = await passkeysPost(s.rt, "/registration", { ticket, response: JSON.stringify({ id: "x", response: {} }) }, { cookie });
+      const response = await passkeysPost(
+        s.rt,
+        "/registration",
+        { ticket, response: JSON.stringify({ id: "x", response: {} }) },
+        { cookie },
+      );
       expect(response.status).toBe(400);
     }
     expect(await s.rt.store.list(RECORDS.usedChallenge.prefix)).toEqual([]);
@@ -160,8 +207,11 @@ describe("token confusion: each kind of secret presented where another is expect
     await expectOAuthError(response, 401, "invalid_token");
     // (In the URL, another token is refused before anything is checked: tokens-in-urls.test.ts.)
     const legacy = await tokenEndpoint(
-      new Request(`${BASE}/token?token=${other.access_token}`, { headers: { Authorization: `Bearer ${s.tokens.access_token}` } }),
-      s.rt);
+      new Request(`${BASE}/token?token=${other.access_token}`, {
+        headers: { Authorization: `Bearer ${s.tokens.access_token}` },
+      }),
+      s.rt,
+    );
     await expectOAuthError(legacy, 400, "invalid_request");
   });
 
@@ -185,7 +235,10 @@ describe("token confusion: a JWT re-signed to pass for another kind (each check 
   it.each([
     ["signed with the request-object key", { ...KINDS.session, key: KEYS.request }],
     ["signed with the WebAuthn-ticket key", { ...KINDS.session, key: KEYS.webauthn }],
-    ["signed with SECRET itself instead of its derived key", { ...KINDS.session, key: new TextEncoder().encode(TEST_SECRET) }],
+    [
+      "signed with SECRET itself instead of its derived key",
+      { ...KINDS.session, key: new TextEncoder().encode(TEST_SECRET) },
+    ],
     ["typed as a signed request", { ...KINDS.session, typ: REQUEST_OBJECT_TYPE }],
     ["typed as a WebAuthn ticket", { ...KINDS.session, typ: TICKET_TYPE }],
     ["addressed to the approve step", { ...KINDS.session, audience: `${ISSUER}auth/approve` }],
@@ -205,15 +258,29 @@ describe("token confusion: a JWT re-signed to pass for another kind (each check 
 
   it("a live session's id in a JWT that has expired is not a session", async () => {
     const s = await everySecret();
-    const expired = await signTyped({ sid: s.sid }, KINDS.session, s.rt.now() - 2 * 60 * 60 * 1000, s.rt.now() - 60 * 1000);
+    const expired = await signTyped(
+      { sid: s.sid },
+      KINDS.session,
+      s.rt.now() - 2 * 60 * 60 * 1000,
+      s.rt.now() - 60 * 1000,
+    );
     expect(await isSession(s.rt, expired)).toBe(false);
   });
 
-  const request: AuthorizationRequest = { clientId: CLIENT_ID, redirectUri: REDIRECT_URI, state: "s", codeChallenge: pkcePair().challenge, scopes: ["create"], client: {} };
+  const request: AuthorizationRequest = {
+    clientId: CLIENT_ID,
+    redirectUri: REDIRECT_URI,
+    state: "s",
+    codeChallenge: pkcePair().challenge,
+    scopes: ["create"],
+    client: {},
+  };
 
   it("the control: a request signed as a request is accepted", async () => {
     const rt = await fastRuntime();
-    expect(await isRequestObject(rt, await signTyped({ ...request, rid: "r" }, KINDS.request, rt.now(), rt.now() + 60_000))).toBe(true);
+    expect(
+      await isRequestObject(rt, await signTyped({ ...request, rid: "r" }, KINDS.request, rt.now(), rt.now() + 60_000)),
+    ).toBe(true);
   });
 
   it.each([
@@ -224,7 +291,9 @@ describe("token confusion: a JWT re-signed to pass for another kind (each check 
     ["issued by another server", { ...KINDS.request, issuer: "https://evil.example/" }],
   ])("an authorization request %s is refused at the approve step, with no code", async (_name, kind) => {
     const rt = await fastRuntime();
-    expect(await isRequestObject(rt, await signTyped({ ...request, rid: "r" }, kind, rt.now(), rt.now() + 60_000))).toBe(false);
+    expect(
+      await isRequestObject(rt, await signTyped({ ...request, rid: "r" }, kind, rt.now(), rt.now() + 60_000)),
+    ).toBe(false);
     expect(await rt.store.list(RECORDS.code.prefix)).toEqual([]);
   });
 });

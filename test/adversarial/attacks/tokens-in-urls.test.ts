@@ -49,7 +49,9 @@ describe("tokens in URLs: refused at POST /introspect and GET /token", () => {
     const { access_token } = await tokensFor(rt);
     await expectRefused(await introspect(rt, INTROSPECTION_TOKEN, {}, `?token=${access_token}`));
     await expectRefused(await legacyGet(rt, `?token=${access_token}`, INTROSPECTION_TOKEN));
-    expect(await (await introspect(rt, INTROSPECTION_TOKEN, { token: access_token })).json()).toMatchObject({ active: true });
+    expect(await (await introspect(rt, INTROSPECTION_TOKEN, { token: access_token })).json()).toMatchObject({
+      active: true,
+    });
   });
 
   it("a URL token that differs from the Bearer token, even by one character or beside a copy, is refused", async () => {
@@ -57,7 +59,12 @@ describe("tokens in URLs: refused at POST /introspect and GET /token", () => {
     const mine = await tokensFor(rt);
     const other = await tokensFor(rt);
     const near = `${mine.access_token.slice(0, -1)}${mine.access_token.endsWith("A") ? "B" : "A"}`;
-    for (const query of [`?token=${other.access_token}`, `?token=${near}`, `?token=${mine.access_token}&token=${other.access_token}`, "?token="]) {
+    for (const query of [
+      `?token=${other.access_token}`,
+      `?token=${near}`,
+      `?token=${mine.access_token}&token=${other.access_token}`,
+      "?token=",
+    ]) {
       await expectRefused(await introspect(rt, mine.access_token, {}, query));
       await expectRefused(await legacyGet(rt, query, mine.access_token));
     }
@@ -66,7 +73,10 @@ describe("tokens in URLs: refused at POST /introspect and GET /token", () => {
   it("a malformed Authorization header does not make a URL token acceptable", async () => {
     const rt = await testRuntime();
     const { access_token } = await tokensFor(rt);
-    const response = await tokenEndpoint(new Request(`${BASE}/token?token=${access_token}`, { headers: { Authorization: `Basic ${access_token}` } }), rt);
+    const response = await tokenEndpoint(
+      new Request(`${BASE}/token?token=${access_token}`, { headers: { Authorization: `Basic ${access_token}` } }),
+      rt,
+    );
     await expectRefused(response);
   });
 });

@@ -18,7 +18,11 @@ const ELSEWHERE = "https://elsewhere.example/cb";
 
 /** The app publishes its redirect URI, and (approved before) both it and ELSEWHERE are trusted. */
 async function trustedApp(discover?: (clientId: URL) => Promise<ClientInfo>): Promise<TestRuntime> {
-  const rt = await fastRuntime({ discover: discover ?? (async (clientId) => ({ clientId: clientId.href, redirectUris: [REDIRECT_URI], fetched: true, name: "App" })) });
+  const rt = await fastRuntime({
+    discover:
+      discover ??
+      (async (clientId) => ({ clientId: clientId.href, redirectUris: [REDIRECT_URI], fetched: true, name: "App" })),
+  });
   await approvedBefore(rt, ELSEWHERE);
   return approvedBefore(rt);
 }
@@ -39,10 +43,17 @@ const GET_AUTH_FAILURES: Record<string, () => Promise<Response>> = {
     return authorize(await trustedApp(), params);
   },
   client: async () => {
-    const copied = async (clientId: URL): Promise<ClientInfo> => ({ clientId: clientId.href, redirectUris: [REDIRECT_URI], fetched: true, identityRefused: true, refused: "it names https://other.example/ as its client_id" });
+    const copied = async (clientId: URL): Promise<ClientInfo> => ({
+      clientId: clientId.href,
+      redirectUris: [REDIRECT_URI],
+      fetched: true,
+      identityRefused: true,
+      refused: "it names https://other.example/ as its client_id",
+    });
     return authorize(await trustedApp(copied), authorizationParams());
   },
-  "redirect_uri allowed": async () => authorize(await trustedApp(), authorizationParams({ redirect_uri: ELSEWHERE, response_type: "nope" })),
+  "redirect_uri allowed": async () =>
+    authorize(await trustedApp(), authorizationParams({ redirect_uri: ELSEWHERE, response_type: "nope" })),
 };
 
 /** POST /auth/approve: a form failing at each step before the line (a Deny, which would go back). */
@@ -54,7 +65,8 @@ const APPROVE_FAILURES: Record<string, () => Promise<Response>> = {
   },
 };
 
-const before = (steps: readonly { name: string; known: string }[]) => steps.filter((step) => step.known === "unverified").map((step) => step.name);
+const before = (steps: readonly { name: string; known: string }[]) =>
+  steps.filter((step) => step.known === "unverified").map((step) => step.name);
 
 describe("the trust line", () => {
   it("every step before the line has its failing case below; the lines fall where they should", () => {
@@ -80,7 +92,9 @@ describe("the trust line", () => {
     const rt = await trustedApp();
     const failed = await authorize(rt, authorizationParams({ response_type: "nope" }));
     expect(failed.status).toBe(302);
-    expect(failed.headers.get("location")).toMatch(/^https:\/\/app\.example\.com\/callback\?error=unsupported_response_type&/);
+    expect(failed.headers.get("location")).toMatch(
+      /^https:\/\/app\.example\.com\/callback\?error=unsupported_response_type&/,
+    );
     const denied = await approve(rt, await signedRequest(rt), { decision: "deny" });
     expect(denied.status).toBe(302);
     expect(denied.headers.get("location")).toMatch(/^https:\/\/app\.example\.com\/callback\?error=access_denied&/);

@@ -52,7 +52,16 @@ import { documentArb, documentFor, FAVOURITES, REDIRECTS, type GeneratedDocument
 const ISSUER = `${BASE}/`;
 const RUNS = { authorize: 400, documents: 300, approveJunk: 300, approve: 300, requestSize: 60 } as const;
 
-const AUTH_NAMES = ["response_type", "client_id", "redirect_uri", "state", "code_challenge", "code_challenge_method", "scope", "me"] as const;
+const AUTH_NAMES = [
+  "response_type",
+  "client_id",
+  "redirect_uri",
+  "state",
+  "code_challenge",
+  "code_challenge_method",
+  "scope",
+  "me",
+] as const;
 const CHALLENGE = pkcePair().challenge;
 
 const CLIENTS = [
@@ -100,11 +109,23 @@ const authValues = hostileString(AUTH_PLAUSIBLE);
  * steps that mutations alone seldom reach), for the mutations to start from. */
 const validAuthPairs: Arbitrary<Pairs> = fc
   .record({
-    responseType: fc.oneof({ weight: 8, arbitrary: fc.constantFrom("code", "id") }, { weight: 1, arbitrary: fc.constantFrom("token", "code id_token", "CODE") }),
+    responseType: fc.oneof(
+      { weight: 8, arbitrary: fc.constantFrom("code", "id") },
+      { weight: 1, arbitrary: fc.constantFrom("token", "code id_token", "CODE") },
+    ),
     client: fc.constantFrom(CLIENT_ID, "http://127.0.0.1:8080/"),
     path: fc.constantFrom("/callback", "/cb?x=1", "/"),
-    state: fc.oneof(fc.string({ minLength: 1, maxLength: 40 }), hostileString([], { long: false }).filter((s) => s.length > 0 && s.length <= 2048)),
-    scope: fc.option(fc.oneof({ weight: 5, arbitrary: fc.constantFrom("profile create", "profile email", "", "create", "email") }, { weight: 1, arbitrary: fc.constantFrom('profile "quoted"', "a ".repeat(33), "x".repeat(65), "profile\\x") }), { nil: null }),
+    state: fc.oneof(
+      fc.string({ minLength: 1, maxLength: 40 }),
+      hostileString([], { long: false }).filter((s) => s.length > 0 && s.length <= 2048),
+    ),
+    scope: fc.option(
+      fc.oneof(
+        { weight: 5, arbitrary: fc.constantFrom("profile create", "profile email", "", "create", "email") },
+        { weight: 1, arbitrary: fc.constantFrom('profile "quoted"', "a ".repeat(33), "x".repeat(65), "profile\\x") },
+      ),
+      { nil: null },
+    ),
     me: fc.option(fc.constantFrom("https://jane.example/", "jane.example", "https://someone.example/"), { nil: null }),
   })
   .map(({ responseType, client, path, state, scope, me }) => {
@@ -124,7 +145,12 @@ const validAuthPairs: Arbitrary<Pairs> = fc
 /** GET /auth: a mutated query (encoded or raw), no query at all, or raw junk after `?`. */
 function authorizeSpec(): Arbitrary<RequestSpec> {
   const query = fc.oneof(
-    { weight: 8, arbitrary: fc.tuple(mutatedPairs(validAuthPairs, AUTH_NAMES, authValues), formStyle).map(([pairs, style]) => `?${encodeForm(pairs, style)}`) },
+    {
+      weight: 8,
+      arbitrary: fc
+        .tuple(mutatedPairs(validAuthPairs, AUTH_NAMES, authValues), formStyle)
+        .map(([pairs, style]) => `?${encodeForm(pairs, style)}`),
+    },
     { weight: 1, arbitrary: fc.constantFrom("", "?", "?&&", "?=", "?client_id", "?%zz=%zz") },
     { weight: 1, arbitrary: hostileString().map((junk) => `?${junk}`) },
   );
@@ -144,7 +170,14 @@ function authorizeSpec(): Arbitrary<RequestSpec> {
 
 /** A live session cookie for the runtime, minted now (the approve and sign-in hints read it). */
 async function sessionCookieValue(rt: TestRuntime): Promise<string> {
-  const { setCookies: [setCookie] } = await startSession(rt.store, configOf(rt), { method: "password", persistent: true, ip: "192.0.2.1", userAgent: "fuzz" }, rt.now());
+  const {
+    setCookies: [setCookie],
+  } = await startSession(
+    rt.store,
+    configOf(rt),
+    { method: "password", persistent: true, ip: "192.0.2.1", userAgent: "fuzz" },
+    rt.now(),
+  );
   return setCookie!.split(";", 1)[0]!.split("=").slice(1).join("=");
 }
 
@@ -168,19 +201,34 @@ function isLoopback(url: URL): boolean {
 
 /** Two loopback URLs that differ at most in the port: the same host as written, path and query. */
 function sameLoopbackAnyPort(a: URL, b: URL): boolean {
-  return isLoopback(a) && isLoopback(b) && a.hostname === b.hostname && a.pathname === b.pathname && a.search === b.search && a.href.includes("?") === b.href.includes("?");
+  return (
+    isLoopback(a) &&
+    isLoopback(b) &&
+    a.hostname === b.hostname &&
+    a.pathname === b.pathname &&
+    a.search === b.search &&
+    a.href.includes("?") === b.href.includes("?")
+  );
 }
 
 /** The checks of a GET /auth answer beyond the common ones: 303 to the sign-in page with a
  * request for a verified target, 302 home or back to a verified and trusted redirect URI with
  * an error, or a 400 page (with a link back only to a verified, untrusted one). Returns what
  * happened, for the outcome counts. */
-function expectAuthorizeRedirect(answer: Answer, params: URLSearchParams, published: ClientInfo | null, approved: typeof APPROVED | null = null): string {
+function expectAuthorizeRedirect(
+  answer: Answer,
+  params: URLSearchParams,
+  published: ClientInfo | null,
+  approved: typeof APPROVED | null = null,
+): string {
   if (answer.status === 400) {
     const link = /<a class="button" href="([^"]*)">Back to the app</.exec(answer.text)?.[1];
     if (link === undefined) return `400 ${/<title>(.*)<\/title>/.exec(answer.text)?.[1] ?? "page"}`;
     const target = expectVerifiedTarget(params.get("client_id")!, params.get("redirect_uri")!, published);
-    expect(trustedForErrors(params.get("client_id")!, target, approved), `${target.href} is shown as a link, not trusted`).toBe(false);
+    expect(
+      trustedForErrors(params.get("client_id")!, target, approved),
+      `${target.href} is shown as a link, not trusted`,
+    ).toBe(false);
     return "400 shown with a link back";
   }
   const location = answer.location!;
@@ -199,7 +247,10 @@ function expectAuthorizeRedirect(answer: Answer, params: URLSearchParams, publis
   expect(params.getAll("client_id")).toHaveLength(1);
   expect(params.getAll("redirect_uri")).toHaveLength(1);
   const target = expectVerifiedTarget(params.get("client_id")!, params.get("redirect_uri")!, published);
-  expect(trustedForErrors(params.get("client_id")!, target, approved), `an error is redirected to ${target.href} only when it is trusted`).toBe(true);
+  expect(
+    trustedForErrors(params.get("client_id")!, target, approved),
+    `an error is redirected to ${target.href} only when it is trusted`,
+  ).toBe(true);
   const sent = new URL(location);
   expect([sent.protocol, sent.host, sent.pathname]).toEqual([target.protocol, target.host, target.pathname]);
   expect(sent.searchParams.getAll("iss")).toEqual([ISSUER]);
@@ -216,8 +267,13 @@ function expectVerifiedTarget(rawClientId: string, rawRedirectUri: string, publi
   if (!clientId.ok || !redirectUri.ok) throw new Error("unreachable");
   // The client's own origin (a loopback client_id's on any port), or a URI it published (a
   // loopback one on any port): RFC 8252 7.3.
-  const onOrigin = sameOrigin(clientId.url, redirectUri.url) || (isLoopback(clientId.url) && isLoopback(redirectUri.url) && clientId.url.hostname === redirectUri.url.hostname);
-  const isPublished = published?.redirectUris.some((uri) => uri === redirectUri.url.href || sameLoopbackAnyPort(new URL(uri), redirectUri.url)) ?? false;
+  const onOrigin =
+    sameOrigin(clientId.url, redirectUri.url) ||
+    (isLoopback(clientId.url) && isLoopback(redirectUri.url) && clientId.url.hostname === redirectUri.url.hostname);
+  const isPublished =
+    published?.redirectUris.some(
+      (uri) => uri === redirectUri.url.href || sameLoopbackAnyPort(new URL(uri), redirectUri.url),
+    ) ?? false;
   const verified = onOrigin || isPublished;
   expect(verified, `${redirectUri.url.href} is verified for ${clientId.url.href}`).toBe(true);
   return redirectUri.url;
@@ -232,25 +288,45 @@ async function getAuth(rt: TestRuntime, spec: RequestSpec): Promise<{ answer: An
 }
 
 describe("GET /auth", () => {
-  it(`answers any query with 302, 303 or 400, and redirects only to verified targets ${seedNote(RUNS.authorize)}`, async () => {
-    const rt = await approvedBefore(await fuzzRuntime(), APPROVED.redirectUri, APPROVED.clientId);
-    const outcomes = new Outcomes("GET /auth");
-    await fc.assert(
-      fc.asyncProperty(authorizeSpec(), async (spec) => {
-        const { answer, params } = await getAuth(rt, spec);
-        outcomes.add(expectAuthorizeRedirect(answer, params, null, APPROVED));
-      }),
-      fuzzRuns(RUNS.authorize),
-    );
-    outcomes.expectReached(["400 The app&#39;s request is incomplete", "400 The app&#39;s identity is not valid", "400 The app&#39;s return address is not valid", "302 home", "303 sign-in", "302 invalid_request", "302 unsupported_response_type", "302 invalid_scope", "400 shown with a link back"]);
-  }, propertyTimeout(RUNS.authorize));
+  it(
+    `answers any query with 302, 303 or 400, and redirects only to verified targets ${seedNote(RUNS.authorize)}`,
+    async () => {
+      const rt = await approvedBefore(await fuzzRuntime(), APPROVED.redirectUri, APPROVED.clientId);
+      const outcomes = new Outcomes("GET /auth");
+      await fc.assert(
+        fc.asyncProperty(authorizeSpec(), async (spec) => {
+          const { answer, params } = await getAuth(rt, spec);
+          outcomes.add(expectAuthorizeRedirect(answer, params, null, APPROVED));
+        }),
+        fuzzRuns(RUNS.authorize),
+      );
+      outcomes.expectReached([
+        "400 The app&#39;s request is incomplete",
+        "400 The app&#39;s identity is not valid",
+        "400 The app&#39;s return address is not valid",
+        "302 home",
+        "303 sign-in",
+        "302 invalid_request",
+        "302 unsupported_response_type",
+        "302 invalid_scope",
+        "400 shown with a link back",
+      ]);
+    },
+    propertyTimeout(RUNS.authorize),
+  );
 
   // --- Client documents (IndieAuth 4.2), generated and read by the real parser -----------
 
   const documentRequest = fc.record({
     clientId: fc.constantFrom(CLIENT_ID, "https://app.example.com/app", "https://other.example/"),
-    redirect: fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...FAVOURITES) }, { weight: 2, arbitrary: fc.constantFrom(...REDIRECTS) }, { weight: 1, arbitrary: authValues }),
-    rest: mutatedPairs(validAuthPairs, AUTH_NAMES, authValues).map((pairs) => pairs.filter(([name]) => name !== "client_id" && name !== "redirect_uri")),
+    redirect: fc.oneof(
+      { weight: 4, arbitrary: fc.constantFrom(...FAVOURITES) },
+      { weight: 2, arbitrary: fc.constantFrom(...REDIRECTS) },
+      { weight: 1, arbitrary: authValues },
+    ),
+    rest: mutatedPairs(validAuthPairs, AUTH_NAMES, authValues).map((pairs) =>
+      pairs.filter(([name]) => name !== "client_id" && name !== "redirect_uri"),
+    ),
     style: formStyle,
     document: documentArb,
     // Whether a Link header also publishes the very redirect URI requested (read for HTML
@@ -258,75 +334,139 @@ describe("GET /auth", () => {
     linkRequested: fc.boolean(),
   });
 
-  it(`with generated client documents, redirects only to the client's origin or the URIs it publishes ${seedNote(RUNS.documents)}`, async () => {
-    let document: GeneratedDocument = { contentType: "", body: "", linkHeaders: [] };
-    let published: ClientInfo | null = null;
-    const rt = await fuzzRuntime({
-      // Discovery that fetches nothing: the generated document, read by the real parser.
-      discover: async (clientId) => {
-        published = await parseClientDocument(documentFor(document, clientId.href), clientId.href);
-        return published;
-      },
-    });
-    const outcomes = new Outcomes("GET /auth with client documents");
-    await fc.assert(
-      fc.asyncProperty(documentRequest, async ({ clientId, redirect, rest, style, document: generated, linkRequested }) => {
-        document = linkRequested ? { ...generated, linkHeaders: [...generated.linkHeaders, `<${redirect}>; rel="redirect_uri"`] } : generated;
-        published = null;
-        const pairs: Pairs = [["client_id", clientId], ["redirect_uri", redirect], ...rest];
-        const spec: RequestSpec = { method: "GET", target: `/auth?${encodeForm(pairs, style)}`, headers: {}, body: null };
-        const { answer, params } = await getAuth(rt, spec);
-        outcomes.add(expectAuthorizeRedirect(answer, params, published));
-        if (((published as ClientInfo | null)?.redirectUris.length ?? 0) > 0) outcomes.add("document published redirect URIs");
-        // What discovery reports is already filtered: no script or content schemes.
-        for (const uri of (published as ClientInfo | null)?.redirectUris ?? []) expect(uri).not.toMatch(/^(javascript|data|vbscript|file|blob|about):/i);
-      }),
-      fuzzRuns(RUNS.documents),
-    );
-    outcomes.expectReached(["400 This app&#39;s return address is not allowed", "303 sign-in", "303 sign-in (published redirect URI)", "document published redirect URIs"]);
-  }, propertyTimeout(RUNS.documents));
+  it(
+    `with generated client documents, redirects only to the client's origin or the URIs it publishes ${seedNote(RUNS.documents)}`,
+    async () => {
+      let document: GeneratedDocument = { contentType: "", body: "", linkHeaders: [] };
+      let published: ClientInfo | null = null;
+      const rt = await fuzzRuntime({
+        // Discovery that fetches nothing: the generated document, read by the real parser.
+        discover: async (clientId) => {
+          published = await parseClientDocument(documentFor(document, clientId.href), clientId.href);
+          return published;
+        },
+      });
+      const outcomes = new Outcomes("GET /auth with client documents");
+      await fc.assert(
+        fc.asyncProperty(
+          documentRequest,
+          async ({ clientId, redirect, rest, style, document: generated, linkRequested }) => {
+            document = linkRequested
+              ? { ...generated, linkHeaders: [...generated.linkHeaders, `<${redirect}>; rel="redirect_uri"`] }
+              : generated;
+            published = null;
+            const pairs: Pairs = [["client_id", clientId], ["redirect_uri", redirect], ...rest];
+            const spec: RequestSpec = {
+              method: "GET",
+              target: `/auth?${encodeForm(pairs, style)}`,
+              headers: {},
+              body: null,
+            };
+            const { answer, params } = await getAuth(rt, spec);
+            outcomes.add(expectAuthorizeRedirect(answer, params, published));
+            if (((published as ClientInfo | null)?.redirectUris.length ?? 0) > 0)
+              outcomes.add("document published redirect URIs");
+            // What discovery reports is already filtered: no script or content schemes.
+            for (const uri of (published as ClientInfo | null)?.redirectUris ?? [])
+              expect(uri).not.toMatch(/^(javascript|data|vbscript|file|blob|about):/i);
+          },
+        ),
+        fuzzRuns(RUNS.documents),
+      );
+      outcomes.expectReached([
+        "400 This app&#39;s return address is not allowed",
+        "303 sign-in",
+        "303 sign-in (published redirect URI)",
+        "document published redirect URIs",
+      ]);
+    },
+    propertyTimeout(RUNS.documents),
+  );
 
   // Long state, non-ASCII client_id paths (percent-encoded up to 9x) and long client details
   // can make a signed request longer than the approve step reads; GET /auth must then refuse
   // the request rather than hand the page one that can never be approved.
-  it(`every request GET /auth hands to the sign-in page is accepted by the approve step ${seedNote(RUNS.requestSize)}`, async () => {
-    const rt = await fuzzRuntime();
-    const config = configOf(rt);
-    const repeated = (units: readonly string[], max: number) => fc.tuple(fc.constantFrom(...units), fc.integer({ min: 0, max })).map(([unit, n]) => unit.repeat(n).slice(0, max));
-    const longButAccepted = fc.record({
-      state: repeated(["\u0001", '"', "\u2028", "é", "a", "\ud83d\ude00", "<"], 2048).filter((s) => s.length > 0),
-      path: repeated(["a", "é", "%20", "\u4e00", "~"], 1900),
-      scope: fc.array(fc.string({ unit: fc.constantFrom(..."abcdefghijklmnopqrstuvwxyz:_-"), minLength: 1, maxLength: 64 }), { maxLength: 32 }),
-      me: repeated(["x", "\u0001", "é"], 300),
-    });
-    await fc.assert(
-      fc.asyncProperty(longButAccepted, async ({ state, path, scope, me }) => {
-        const clientId = `https://app.example.com/${path}`.slice(0, 2048);
-        const pairs: Pairs = [
-          ["response_type", "code"],
-          ["client_id", clientId],
-          ["redirect_uri", clientId],
-          ["state", state],
-          ["code_challenge", CHALLENGE],
-          ["code_challenge_method", "S256"],
-          ["scope", scope.join(" ")],
-          ["me", `https://${me}.example/`],
-        ];
-        const response = await answered("GET /auth", () => authorizationEndpoint(buildRequest({ method: "GET", target: `/auth?${encodeForm(pairs, "encoded")}`, headers: {}, body: null }), rt));
-        if (response.status !== 303) return;
-        const token = new URLSearchParams(response.headers.get("location")!.split("#")[1]).get("request")!;
-        expect(await verifyRequest(token, config.keys.requestObject, config.issuer, rt.now()), `a ${token.length}-character request object`).not.toBeNull();
-      }),
-      // Known to fail: stop at the first counterexample instead of shrinking it.
-      { ...fuzzRuns(RUNS.requestSize), endOnFailure: true },
-    );
-  }, propertyTimeout(RUNS.requestSize));
+  it(
+    `every request GET /auth hands to the sign-in page is accepted by the approve step ${seedNote(RUNS.requestSize)}`,
+    async () => {
+      const rt = await fuzzRuntime();
+      const config = configOf(rt);
+      const repeated = (units: readonly string[], max: number) =>
+        fc
+          .tuple(fc.constantFrom(...units), fc.integer({ min: 0, max }))
+          .map(([unit, n]) => unit.repeat(n).slice(0, max));
+      const longButAccepted = fc.record({
+        state: repeated(["\u0001", '"', "\u2028", "é", "a", "\ud83d\ude00", "<"], 2048).filter((s) => s.length > 0),
+        path: repeated(["a", "é", "%20", "\u4e00", "~"], 1900),
+        scope: fc.array(
+          fc.string({ unit: fc.constantFrom(..."abcdefghijklmnopqrstuvwxyz:_-"), minLength: 1, maxLength: 64 }),
+          { maxLength: 32 },
+        ),
+        me: repeated(["x", "\u0001", "é"], 300),
+      });
+      await fc.assert(
+        fc.asyncProperty(longButAccepted, async ({ state, path, scope, me }) => {
+          const clientId = `https://app.example.com/${path}`.slice(0, 2048);
+          const pairs: Pairs = [
+            ["response_type", "code"],
+            ["client_id", clientId],
+            ["redirect_uri", clientId],
+            ["state", state],
+            ["code_challenge", CHALLENGE],
+            ["code_challenge_method", "S256"],
+            ["scope", scope.join(" ")],
+            ["me", `https://${me}.example/`],
+          ];
+          const response = await answered("GET /auth", () =>
+            authorizationEndpoint(
+              buildRequest({ method: "GET", target: `/auth?${encodeForm(pairs, "encoded")}`, headers: {}, body: null }),
+              rt,
+            ),
+          );
+          if (response.status !== 303) return;
+          const token = new URLSearchParams(response.headers.get("location")!.split("#")[1]).get("request")!;
+          expect(
+            await verifyRequest(token, config.keys.requestObject, config.issuer, rt.now()),
+            `a ${token.length}-character request object`,
+          ).not.toBeNull();
+        }),
+        // Known to fail: stop at the first counterexample instead of shrinking it.
+        { ...fuzzRuns(RUNS.requestSize), endOnFailure: true },
+      );
+    },
+    propertyTimeout(RUNS.requestSize),
+  );
 });
 
 // --- POST /auth/approve --------------------------------------------------------------------
 
-const APPROVE_NAMES = ["request", "decision", "password", "scope", "remember", "passkey_response", "passkey_ticket"] as const;
-const APPROVE_PLAUSIBLE = [PH.request, "approve", "deny", "Approve", "", TEST_PASSWORD, `${TEST_PASSWORD} `, "on", "true", "profile", "email", "create", "unknown-scope", '{"id":"x","response":{}}', "eyJhbGciOiJub25lIn0.e30.", "x".repeat(1025)] as const;
+const APPROVE_NAMES = [
+  "request",
+  "decision",
+  "password",
+  "scope",
+  "remember",
+  "passkey_response",
+  "passkey_ticket",
+] as const;
+const APPROVE_PLAUSIBLE = [
+  PH.request,
+  "approve",
+  "deny",
+  "Approve",
+  "",
+  TEST_PASSWORD,
+  `${TEST_PASSWORD} `,
+  "on",
+  "true",
+  "profile",
+  "email",
+  "create",
+  "unknown-scope",
+  '{"id":"x","response":{}}',
+  "eyJhbGciOiJub25lIn0.e30.",
+  "x".repeat(1025),
+] as const;
 // A few addresses, so that wrong passwords pile up on each and reach the throttle (429) through
 // the real sign-in path; plus values no proxy should pass on, but that must not break anything.
 const IPS = ["203.0.113.7", "198.51.100.1", "2001:db8::1", "", "unknown", "203.0.113.7, 10.0.0.1"] as const;
@@ -341,23 +481,57 @@ const SIGNED_REQUEST: AuthorizationRequest = {
   client: { name: "App", logoUri: "https://app.example.com/logo.png" },
 };
 
-function approveSpec(pairs: Arbitrary<Pairs>): Arbitrary<{ spec: RequestSpec; ip: string; wait: boolean; burst: boolean }> {
+function approveSpec(
+  pairs: Arbitrary<Pairs>,
+): Arbitrary<{ spec: RequestSpec; ip: string; wait: boolean; burst: boolean }> {
   const validForm: Arbitrary<Pairs> = fc.constantFrom<Pairs>(
-    [["request", PH.request], ["decision", "approve"], ["password", TEST_PASSWORD], ["scope", "profile"], ["scope", "create"]],
-    [["request", PH.request], ["decision", "approve"], ["password", TEST_PASSWORD], ["remember", "on"]],
-    [["request", PH.request], ["decision", "deny"]],
-    [["request", PH.request], ["decision", "approve"], ["password", "wrong"]],
-    [["request", PH.request], ["decision", "approve"], ["passkey_response", '{"id":"x","response":{}}'], ["passkey_ticket", "t"]],
+    [
+      ["request", PH.request],
+      ["decision", "approve"],
+      ["password", TEST_PASSWORD],
+      ["scope", "profile"],
+      ["scope", "create"],
+    ],
+    [
+      ["request", PH.request],
+      ["decision", "approve"],
+      ["password", TEST_PASSWORD],
+      ["remember", "on"],
+    ],
+    [
+      ["request", PH.request],
+      ["decision", "deny"],
+    ],
+    [
+      ["request", PH.request],
+      ["decision", "approve"],
+      ["password", "wrong"],
+    ],
+    [
+      ["request", PH.request],
+      ["decision", "approve"],
+      ["passkey_response", '{"id":"x","response":{}}'],
+      ["passkey_ticket", "t"],
+    ],
   );
   const form = fc.oneof(pairs, mutatedPairs(validForm, APPROVE_NAMES, hostileString(APPROVE_PLAUSIBLE)));
   return fc.record({
     spec: fc.record({
       method: fc.oneof({ weight: 5, arbitrary: fc.constant("POST") }, { weight: 1, arbitrary: methodArb }),
       target: fc.constantFrom("/auth/approve", "/auth/approve?request=x", "/auth/approve/"),
-      headers: fc.tuple(originHeaders, cookieArb(() => [`__Secure-indieauth_session=${PH.session}`]), fc.option(headerString)).map(([origin, cookie, ua]) => ({ ...origin, cookie, "user-agent": ua })),
+      headers: fc
+        .tuple(
+          originHeaders,
+          cookieArb(() => [`__Secure-indieauth_session=${PH.session}`]),
+          fc.option(headerString),
+        )
+        .map(([origin, cookie, ua]) => ({ ...origin, cookie, "user-agent": ua })),
       body: bodyArb(form, { oversized: true }),
     }),
-    ip: fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...IPS) }, { weight: 1, arbitrary: headerString.map(asHeaderValue) }),
+    ip: fc.oneof(
+      { weight: 4, arbitrary: fc.constantFrom(...IPS) },
+      { weight: 1, arbitrary: headerString.map(asHeaderValue) },
+    ),
     // Whether the clock moves past the password throttle first (else failures pile up: 429).
     wait: chance(3),
     // Whether a burst of wrong passwords from the same address comes just before (then 429).
@@ -371,8 +545,21 @@ function approveSpec(pairs: Arbitrary<Pairs>): Arbitrary<{ spec: RequestSpec; ip
 async function wrongPasswords(rt: TestRuntime, ip: string): Promise<number[]> {
   const statuses: number[] = [];
   for (let i = 0; i <= THROTTLE_POLICY.freeFailuresPerIp + 1; i++) {
-    const form: Pairs = [["request", PH.request], ["decision", "approve"], ["password", `wrong ${i}`]];
-    const spec: RequestSpec = { method: "POST", target: "/auth/approve", headers: { origin: BASE, "sec-fetch-site": "same-origin" }, body: { contentType: null, bytes: new Uint8Array(Buffer.from(encodeForm(form, "encoded"))), contentLength: "none" } };
+    const form: Pairs = [
+      ["request", PH.request],
+      ["decision", "approve"],
+      ["password", `wrong ${i}`],
+    ];
+    const spec: RequestSpec = {
+      method: "POST",
+      target: "/auth/approve",
+      headers: { origin: BASE, "sec-fetch-site": "same-origin" },
+      body: {
+        contentType: null,
+        bytes: new Uint8Array(Buffer.from(encodeForm(form, "encoded"))),
+        contentLength: "none",
+      },
+    };
     statuses.push((await postApprove(rt, spec, ip)).status);
   }
   expect(statuses.at(-1), "a burst of wrong passwords is held back").toBe(429);
@@ -404,37 +591,62 @@ async function postApprove(rt: TestRuntime, spec: RequestSpec, ip: string): Prom
     request: () => signRequest(SIGNED_REQUEST, config.keys.requestObject, config.issuer, rt.now()),
     session: () => sessionCookieValue(rt),
   });
-  const response = await answered("POST /auth/approve", () => approveEndpoint(buildRequest(resolved), rt, { ip, userAgent: resolved.headers["user-agent"] ?? "" }));
+  const response = await answered("POST /auth/approve", () =>
+    approveEndpoint(buildRequest(resolved), rt, { ip, userAgent: resolved.headers["user-agent"] ?? "" }),
+  );
   const answer = await expectDocumentedAnswer(response, { statuses: APPROVE_STATUSES });
   expectApproveRedirect(answer);
   return answer;
 }
 
 describe("POST /auth/approve", () => {
-  it(`answers junk forms, methods and headers with a documented status ${seedNote(RUNS.approveJunk)}`, async () => {
-    const rt = await fuzzRuntime();
-    const outcomes = new Outcomes("POST /auth/approve (junk)");
-    const junkForm = fc.array(fc.tuple(fc.oneof(fc.constantFrom(...APPROVE_NAMES), hostileString([], { long: false })), hostileString(APPROVE_PLAUSIBLE)), { maxLength: 8 });
-    await fc.assert(
-      fc.asyncProperty(approveSpec(junkForm), async ({ spec, ip }) => {
-        outcomes.add((await postApprove(rt, spec, ip)).status);
-      }),
-      fuzzRuns(RUNS.approveJunk),
-    );
-    outcomes.expectReached([400, 403, 405, 413]);
-  }, propertyTimeout(RUNS.approveJunk));
+  it(
+    `answers junk forms, methods and headers with a documented status ${seedNote(RUNS.approveJunk)}`,
+    async () => {
+      const rt = await fuzzRuntime();
+      const outcomes = new Outcomes("POST /auth/approve (junk)");
+      const junkForm = fc.array(
+        fc.tuple(
+          fc.oneof(fc.constantFrom(...APPROVE_NAMES), hostileString([], { long: false })),
+          hostileString(APPROVE_PLAUSIBLE),
+        ),
+        { maxLength: 8 },
+      );
+      await fc.assert(
+        fc.asyncProperty(approveSpec(junkForm), async ({ spec, ip }) => {
+          outcomes.add((await postApprove(rt, spec, ip)).status);
+        }),
+        fuzzRuns(RUNS.approveJunk),
+      );
+      outcomes.expectReached([400, 403, 405, 413]);
+    },
+    propertyTimeout(RUNS.approveJunk),
+  );
 
-  it(`with a genuine request, any decision, password, passkey answer or cookie gets a documented answer ${seedNote(RUNS.approve)}`, async () => {
-    const rt = await fuzzRuntime();
-    const outcomes = new Outcomes("POST /auth/approve (genuine request)");
-    await fc.assert(
-      fc.asyncProperty(approveSpec(fc.constant<Pairs>([["request", PH.request], ["decision", "approve"], ["password", TEST_PASSWORD]])), async ({ spec, ip, wait, burst }) => {
-        if (wait) rt.clock.advance(PAST_THROTTLE_MS);
-        if (burst) for (const status of await wrongPasswords(rt, ip)) outcomes.add(`burst ${status}`);
-        outcomes.add((await postApprove(rt, spec, ip)).status);
-      }),
-      fuzzRuns(RUNS.approve),
-    );
-    outcomes.expectReached([302, 303, 400, 403, 413, "burst 303", "burst 429"]);
-  }, propertyTimeout(RUNS.approve));
+  it(
+    `with a genuine request, any decision, password, passkey answer or cookie gets a documented answer ${seedNote(RUNS.approve)}`,
+    async () => {
+      const rt = await fuzzRuntime();
+      const outcomes = new Outcomes("POST /auth/approve (genuine request)");
+      await fc.assert(
+        fc.asyncProperty(
+          approveSpec(
+            fc.constant<Pairs>([
+              ["request", PH.request],
+              ["decision", "approve"],
+              ["password", TEST_PASSWORD],
+            ]),
+          ),
+          async ({ spec, ip, wait, burst }) => {
+            if (wait) rt.clock.advance(PAST_THROTTLE_MS);
+            if (burst) for (const status of await wrongPasswords(rt, ip)) outcomes.add(`burst ${status}`);
+            outcomes.add((await postApprove(rt, spec, ip)).status);
+          },
+        ),
+        fuzzRuns(RUNS.approve),
+      );
+      outcomes.expectReached([302, 303, 400, 403, 413, "burst 303", "burst 429"]);
+    },
+    propertyTimeout(RUNS.approve),
+  );
 });

@@ -31,7 +31,13 @@ export const REDIRECTS = [
 ] as const;
 
 /** A few favourites, so that a request often names a URI the document publishes. */
-export const FAVOURITES = ["https://evil.example/cb", "com.example.app:/cb", REDIRECT_URI, "https://app.example.com.evil.example/cb", "http://127.0.0.1:9000/cb"] as const;
+export const FAVOURITES = [
+  "https://evil.example/cb",
+  "com.example.app:/cb",
+  REDIRECT_URI,
+  "https://app.example.com.evil.example/cb",
+  "http://127.0.0.1:9000/cb",
+] as const;
 
 export interface GeneratedDocument {
   contentType: string;
@@ -56,21 +62,55 @@ const jsonDocument: Arbitrary<string> = fc.oneof(
           client_name: fc.oneof(hostileString(["My App", "\u202eppA yM", " \t\n "]), fc.jsonValue({ maxDepth: 1 })),
           client_uri: uriValue,
           logo_uri: fc.oneof(uriValue, fc.jsonValue({ maxDepth: 1 })),
-          redirect_uris: fc.oneof({ weight: 4, arbitrary: fc.array(uriValue, { maxLength: 6 }) }, { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 2 }) }),
+          redirect_uris: fc.oneof(
+            { weight: 4, arbitrary: fc.array(uriValue, { maxLength: 6 }) },
+            { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 2 }) },
+          ),
         },
         { requiredKeys: [] },
       )
       .map((doc) => JSON.stringify(doc)),
   },
   { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.stringify(v)) },
-  { weight: 1, arbitrary: fc.constantFrom("{", "{}", "[]", '{"client_id":', "\ufeff{}", "{" + '"a":'.repeat(1000), "[".repeat(5000)) },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(
+      "{",
+      "{}",
+      "[]",
+      '{"client_id":',
+      "\ufeff{}",
+      "{" + '"a":'.repeat(1000),
+      "[".repeat(5000),
+    ),
+  },
 );
 
-const htmlPiece = hostileString(["My App", "<div>", "</div>", "<a href=x>", "<base href=/x/>", '<link rel="redirect_uri" href="/cb">', "<!--", "<template>", "<svg><style>"], { long: false });
+const htmlPiece = hostileString(
+  [
+    "My App",
+    "<div>",
+    "</div>",
+    "<a href=x>",
+    "<base href=/x/>",
+    '<link rel="redirect_uri" href="/cb">',
+    "<!--",
+    "<template>",
+    "<svg><style>",
+  ],
+  { long: false },
+);
 
 /** An h-app page with generated pieces inserted raw, so markup junk breaks its structure. */
 const htmlDocument: Arbitrary<string> = fc
-  .record({ redirect: uriValue, url: uriValue, name: htmlPiece, logo: uriValue, junk: htmlPiece, appClass: fc.constantFrom("h-app", "h-x-app", "h-card", "h-app h-x-app") })
+  .record({
+    redirect: uriValue,
+    url: uriValue,
+    name: htmlPiece,
+    logo: uriValue,
+    junk: htmlPiece,
+    appClass: fc.constantFrom("h-app", "h-x-app", "h-card", "h-app h-x-app"),
+  })
   .map(
     ({ redirect, url, name, logo, junk, appClass }) =>
       `<!doctype html><html><head><link rel="redirect_uri" href="${redirect}"></head><body>${junk}<div class="${appClass}"><a class="u-url p-name" href="${url}">${name}</a><img class="u-logo" src="${logo}" alt="${name}"></div></body></html>`,
@@ -78,19 +118,47 @@ const htmlDocument: Arbitrary<string> = fc
 
 /** Deeply nested or very long markup, for the parser's time and stack. */
 const heavyHtml: Arbitrary<string> = fc
-  .tuple(fc.constantFrom("<div class=h-app>", "<a>", "<p><b><i>", "<span class=\"h-x-app p-name\">"), fc.integer({ min: 100, max: 5000 }))
+  .tuple(
+    fc.constantFrom("<div class=h-app>", "<a>", "<p><b><i>", '<span class="h-x-app p-name">'),
+    fc.integer({ min: 100, max: 5000 }),
+  )
   .map(([open, depth]) => `${open.repeat(depth)}x`);
 
 export const linkHeaderArb: Arbitrary<string> = fc.oneof(
   uriValue.map((u) => `<${u}>; rel="redirect_uri"`),
   fc.tuple(uriValue, uriValue).map(([a, b]) => `<${a}>; rel="redirect_uri other", <${b}>; rel=redirect_uri`),
-  fc.constantFrom("<", "<a", '<x>; rel="unterminated', "<x>; rel=redirect_uri; rel=other", ",,,", "<x> junk, <y>; rel=redirect_uri", '<x>; rel="a\\"b"; title*=UTF-8\'\'%e2', "<x>;;;=;rel=redirect_uri"),
+  fc.constantFrom(
+    "<",
+    "<a",
+    '<x>; rel="unterminated',
+    "<x>; rel=redirect_uri; rel=other",
+    ",,,",
+    "<x> junk, <y>; rel=redirect_uri",
+    '<x>; rel="a\\"b"; title*=UTF-8\'\'%e2',
+    "<x>;;;=;rel=redirect_uri",
+  ),
   headerString,
 );
 
 export const documentArb: Arbitrary<GeneratedDocument> = fc.record({
-  contentType: fc.oneof(fc.constantFrom("application/json", "text/html", "text/html; charset=utf-8", "", "application/xhtml+xml", "text/plain", "application/x+json"), headerString),
-  body: fc.oneof({ weight: 3, arbitrary: jsonDocument }, { weight: 2, arbitrary: htmlDocument }, { weight: 1, arbitrary: hostileString() }, { weight: 1, arbitrary: heavyHtml }),
+  contentType: fc.oneof(
+    fc.constantFrom(
+      "application/json",
+      "text/html",
+      "text/html; charset=utf-8",
+      "",
+      "application/xhtml+xml",
+      "text/plain",
+      "application/x+json",
+    ),
+    headerString,
+  ),
+  body: fc.oneof(
+    { weight: 3, arbitrary: jsonDocument },
+    { weight: 2, arbitrary: htmlDocument },
+    { weight: 1, arbitrary: hostileString() },
+    { weight: 1, arbitrary: heavyHtml },
+  ),
   linkHeaders: fc.array(linkHeaderArb, { maxLength: 3 }),
 });
 
