@@ -2,6 +2,7 @@
 // real local Blobs server: a refusal is logged at the stage where it happened (the step that
 // refused it), with the OAuth error and words the client was answered, never sorted by those
 // words. (The old log sorted GET /auth's refusals by a regular expression on their words.)
+import { connectionLogSubscriber } from "../../netlify/lib/owner/connection-log.ts";
 import { describe, expect, it } from "vitest";
 import type { ClientInfo } from "../../netlify/lib/core/client-shape.ts";
 import { authorizationEndpoint } from "../../netlify/lib/endpoints/auth.ts";
@@ -70,6 +71,7 @@ describe("a refusal in the connection log", () => {
     const rt = await testRuntime();
     // A handler that has reached the client's document and refuses in the request's words.
     const handler = endpoint({
+      events: connectionLogSubscriber,
       GET: route({
         caller: "anyone",
         answers: "json",

@@ -3,6 +3,7 @@
 // error on JSON routes, as a page on page routes); a session route without a session never
 // reaches its handler; an answer that would send the browser where its route does not declare
 // is stopped.
+import { NO_SUBSCRIBERS } from "../../netlify/lib/platform/events.ts";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { endpoint, route } from "../../netlify/lib/http/endpoint.ts";
 import { redirect } from "../../netlify/lib/http/responses.ts";
@@ -108,6 +109,7 @@ describe("who may call a route", () => {
     const rt = await testRuntime();
     let ran = false;
     const probe = endpoint({
+      events: NO_SUBSCRIBERS,
       POST: route({
         caller: "session",
         crossSite: "Own pages only.",
@@ -134,6 +136,7 @@ describe("who may call a route", () => {
 describe("where a route's answers may send the browser", () => {
   const probe = (redirects: "none" | "own-pages" | "client", location: string, replyTo?: string) =>
     endpoint({
+      events: NO_SUBSCRIBERS,
       GET: route({
         caller: "anyone",
         answers: "page",

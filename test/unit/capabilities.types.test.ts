@@ -2,6 +2,7 @@
 // fetching or a resource's scopes cannot be wired into a function built without them, and a
 // handler cannot reach one its endpoint does not declare. `tsc --noEmit -p .` checks this file:
 // each @ts-expect-error must meet an error there, or tsc fails. Vitest runs the one assertion.
+import { NO_SUBSCRIBERS } from "../../netlify/lib/platform/events.ts";
 import { describe, expect, it } from "vitest";
 import { discoverNow } from "../../netlify/lib/endpoints/assertion-context.ts";
 import { authorizationEndpoint } from "../../netlify/lib/endpoints/auth.ts";
@@ -33,6 +34,7 @@ const needsDiscovery = async (ctx: RequestContext<never, "discover">) =>
   Response.json(await discoverNow(ctx)(new URL("https://app.example/")));
 // An endpoint needs what its handlers need, said or not.
 const discovering = endpoint({
+  events: NO_SUBSCRIBERS,
   POST: route({ caller: "anyone", answers: "json", body: "none", redirects: "none", run: needsDiscovery }),
 });
 
@@ -41,6 +43,7 @@ export const endpoints = [
   // @ts-expect-error So a function without discovery cannot serve it.
   asFunction(discovering),
   endpoint<never>({
+    events: NO_SUBSCRIBERS,
     // @ts-expect-error An endpoint that says it needs nothing cannot run a handler that needs discovery.
     POST: route({ caller: "anyone", answers: "json", body: "none", redirects: "none", run: needsDiscovery }),
   }),

@@ -1,5 +1,6 @@
 // Strict-Transport-Security (RFC 6797) on every answer of an https deployment, and none in
 // local development over http.
+import { NO_SUBSCRIBERS } from "../../netlify/lib/platform/events.ts";
 import { describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
 import { parse } from "smol-toml";
@@ -9,6 +10,7 @@ import { BASE } from "../helpers/requests.ts";
 import { testRuntime } from "../helpers/runtime.ts";
 
 const probe = endpoint({
+  events: NO_SUBSCRIBERS,
   cors: true,
   GET: route({
     caller: "anyone",

@@ -2,6 +2,7 @@
 // signed in, what happened, and the means to cut any of it off. Each action's route says who may
 // call it (everything but signing in needs a live session; every POST must come from this site's
 // own pages) and the fields it reads; the frame checks both before the handler runs.
+import { eventSubscribers } from "../owner/event-subscribers.ts";
 import { InvalidRequest, NotFound } from "../errors.ts";
 import { actionsEndpoint, route, type RequestContext } from "../http/endpoint.ts";
 import type { Owner } from "../http/route-checks.ts";
@@ -180,6 +181,7 @@ const view = (run: (ctx: RequestContext, owner: Owner) => Promise<Response>) =>
   });
 
 export const accountApi = actionsEndpoint({
+  events: eventSubscribers,
   base: ACCOUNT_API,
   unknownAction: "There is no such console action.",
   actions: {

@@ -7,6 +7,7 @@
 // anything else needs the password or a passkey, and is then remembered for the app.
 // (The frame refuses cross-site posts.) The same function answers the page's check of a
 // request before it asks for the password (POST /auth/approve/check, request-check.ts).
+import { eventSubscribers } from "../owner/event-subscribers.ts";
 import type { Fields } from "../core/fields.ts";
 import { AccessDenied, SignInAlreadyAnswered, UnusableSignInRequest } from "../errors.ts";
 import { actionsEndpoint, route, type RequestContext } from "../http/endpoint.ts";
@@ -244,6 +245,7 @@ async function approve(ctx: RequestContext<ApproveField>): Promise<Response> {
 }
 
 export const approveEndpoint = actionsEndpoint({
+  events: eventSubscribers,
   base: APPROVE_PATH,
   unknownAction: "There is no such step of the sign-in.",
   actions: {

@@ -1,4 +1,5 @@
 // GET /.well-known/oauth-authorization-server: RFC 8414 metadata with the IndieAuth fields.
+import { NO_SUBSCRIBERS } from "../platform/events.ts";
 import type { Config } from "../platform/config.ts";
 import { endpoint, route } from "../http/endpoint.ts";
 import { json } from "../http/responses.ts";
@@ -42,6 +43,7 @@ export function metadataDocument(config: Config): Record<string, unknown> {
 
 // Readable from any origin: clients running in a browser discover the server too.
 export const metadataEndpoint = endpoint({
+  events: NO_SUBSCRIBERS,
   cors: true,
   GET: route({
     caller: "anyone",

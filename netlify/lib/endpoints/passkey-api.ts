@@ -1,6 +1,7 @@
 // The passkey API (/indieauth/api/passkeys): registering one from the console (a live session,
 // and the password asked again), and signing in to the console with one. Signing in to an app
 // with a passkey goes through the approve step, which verifies the same way.
+import { eventSubscribers } from "../owner/event-subscribers.ts";
 import { InvalidRequest } from "../errors.ts";
 import { actionsEndpoint, route, type RequestContext } from "../http/endpoint.ts";
 import { json, withCookies } from "../http/responses.ts";
@@ -79,6 +80,7 @@ async function signIn(ctx: RequestContext<"ticket" | "response" | "remember">): 
 const CROSS_SITE = "Passkeys can be used from this site's own pages only.";
 
 export const passkeysApi = actionsEndpoint({
+  events: eventSubscribers,
   base: PASSKEYS_API,
   unknownAction: "There is no such passkey action.",
   actions: {

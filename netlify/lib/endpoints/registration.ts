@@ -3,6 +3,7 @@
 // (protocol/registered-clients.ts). GET /register/<id>: that registration as a metadata document,
 // for anyone who wants to read what an app registered. Both readable from any origin: browser
 // hosts (MCP Inspector) register from their own page; no cookie is read here.
+import { NO_SUBSCRIBERS } from "../platform/events.ts";
 import { NotFound } from "../errors.ts";
 import { endpoint, route, type Endpoint, type RequestContext } from "../http/endpoint.ts";
 import { json } from "../http/responses.ts";
@@ -38,6 +39,7 @@ async function document(ctx: RequestContext): Promise<Response> {
 }
 
 const registrationEndpoint = endpoint({
+  events: NO_SUBSCRIBERS,
   cors: true,
   POST: route({
     caller: "anyone",
@@ -48,6 +50,7 @@ const registrationEndpoint = endpoint({
   }),
 });
 const documentEndpoint = endpoint({
+  events: NO_SUBSCRIBERS,
   cors: true,
   GET: route({ caller: "anyone", answers: "json", body: "none", redirects: "none", run: document }),
 });

@@ -2,6 +2,7 @@
 // grant is revoked. Unknown tokens get 200 too, so that the answer reveals nothing. A client that
 // names itself (client_id, Basic credentials as the token endpoint accepts them) may revoke only
 // its own tokens, and a private_key_jwt client only with its assertion (protocol/revoking-client.ts).
+import { NO_SUBSCRIBERS } from "../platform/events.ts";
 import type { Fields } from "../core/fields.ts";
 import { InvalidRequest } from "../errors.ts";
 import { grantOwningToken, revokeGrant } from "../protocol/grants.ts";
@@ -42,6 +43,7 @@ export async function revokeToken(
 }
 
 export const revocationEndpoint = endpoint({
+  events: NO_SUBSCRIBERS,
   cors: true,
   POST: route({
     caller: "anyone",

@@ -8,6 +8,7 @@
 // is no resource server: answered active, it would be taken by any endpoint that verifies this
 // way (a Micropub endpoint does not know `aud`), so it is `{"active": false}` to it. Only the
 // resource-server credential gets the full answer, with `aud` to compare with its own URL.
+import { NO_SUBSCRIBERS } from "../platform/events.ts";
 import type { Fields } from "../core/fields.ts";
 import type { Config } from "../platform/config.ts";
 import { InvalidRequest, InvalidToken, MissingBearerToken } from "../errors.ts";
@@ -59,6 +60,7 @@ export async function verifyToken(ctx: RequestContext, form: Fields<"token"> | n
 }
 
 export const introspectionEndpoint = endpoint({
+  events: NO_SUBSCRIBERS,
   cors: true,
   // RFC 7662 2.1: form-encoded; RFC 6749 3.1: no parameter twice.
   POST: route({

@@ -1,5 +1,6 @@
 // /token: POST redeems a code (or a refresh token) for an access token, or revokes one with
 // the legacy action=revoke; GET is the legacy token verification.
+import { connectionLogSubscriber } from "../owner/connection-log.ts";
 import { InvalidGrant, InvalidRequest, InvalidScope, UnsupportedGrantType } from "../errors.ts";
 import { endpoint, route, type RequestContext } from "../http/endpoint.ts";
 import type { Fields } from "../core/fields.ts";
@@ -188,6 +189,7 @@ async function tokenRequest(ctx: RequestContext<TokenField, "discover">): Promis
 }
 
 export const tokenEndpoint = endpoint<"discover">({
+  events: connectionLogSubscriber,
   cors: true,
   // The legacy token verification: the same answer as POST /introspect.
   GET: route({

@@ -2,6 +2,7 @@
 // (spec 9; `sub` is the owner's `me`, so that standard OAuth clients accept the answer).
 // A token bound to a resource (RFC 8707) is good there only: here, only when that resource is
 // this server itself (its issuer, or this endpoint).
+import { NO_SUBSCRIBERS } from "../platform/events.ts";
 import type { Config } from "../platform/config.ts";
 import { InsufficientScope, InvalidToken, MissingBearerToken } from "../errors.ts";
 import { endpoint, route, type RequestContext } from "../http/endpoint.ts";
@@ -30,6 +31,7 @@ async function userinfo(ctx: RequestContext): Promise<Response> {
 }
 
 export const userinfoEndpoint = endpoint({
+  events: NO_SUBSCRIBERS,
   cors: true,
   GET: route({ caller: "anyone", answers: "json", body: "none", redirects: "none", run: userinfo }),
 });

@@ -15,8 +15,7 @@ import { errorResponse, type Answers } from "./error-response.ts";
 import { readBody, type BodyRule } from "./body.ts";
 import { preflight, readableByAnyOrigin } from "./cors.ts";
 import { checkOrigin, strayRedirect, type Owner, type Redirects, type Requester } from "./route-checks.ts";
-import type { Emit, Subject } from "../platform/events.ts";
-import { eventSubscribers } from "../owner/event-subscribers.ts";
+import type { Emit, Subject, Subscribers } from "../platform/events.ts";
 
 /** `P`: the form fields the route declared, the only ones `form()` lets the handler read.
  * `C`: the capabilities the handler needs of its function (platform/runtime.ts), and so its endpoint. */
@@ -87,6 +86,8 @@ export type Methods<C extends Capability = never> = Partial<Record<Method, Route
 interface EndpointSpec<C extends Capability> extends Methods<C> {
   /** Readable from any origin, for browser-based clients. Such endpoints never use cookies. */
   cors?: boolean;
+  /** Who hears its events (platform/events.ts): said by every endpoint, none by default. */
+  events: Subscribers;
 }
 
 /** An API with actions under one path, e.g. /indieauth/api/account/sign-in. */
@@ -95,6 +96,7 @@ interface ActionsSpec<C extends Capability> {
   actions: Record<string, Methods<C>>;
   /** The words for a path that is no action. */
   unknownAction: string;
+  events: Subscribers;
 }
 
 export type Endpoint<C extends Capability = never> = (
@@ -112,6 +114,7 @@ async function runRoute<C extends Capability>(
   req: Request,
   rt: Runtime<C>,
   requester: Requester,
+  subscribers: Subscribers,
 ): Promise<Response> {
   let reply: (ClientReply & { issuer: string }) | undefined;
   let subject: Subject | undefined;
@@ -120,7 +123,7 @@ async function runRoute<C extends Capability>(
   try {
     if (!rt.config.ok) throw setupIncomplete(rt.config.problems, rt.config.development);
     const { config } = rt.config;
-    emit = eventSubscribers({ rt, config, waitUntil: requester.waitUntil });
+    emit = subscribers({ rt, config, waitUntil: requester.waitUntil });
     checkOrigin(route.caller, "crossSite" in route ? route.crossSite : undefined, req, config);
     // Every body is read, and refused when too large, malformed or not what the route accepts,
     // before any work is done.
@@ -186,7 +189,11 @@ function servedElsewhere(req: Request, rt: Runtime): NotFound | null {
     : new NotFound(`This IndieAuth server answers at ${home.origin} only.`);
 }
 
-function serve<C extends Capability>(methods: (req: Request) => Methods<C> | NotFound, cors: boolean): Endpoint<C> {
+function serve<C extends Capability>(
+  methods: (req: Request) => Methods<C> | NotFound,
+  cors: boolean,
+  subscribers: Subscribers,
+): Endpoint<C> {
   return async (req, rt, requester) => {
     const elsewhere = servedElsewhere(req, rt);
     if (elsewhere) return secureTransport(errorResponse(elsewhere, "json", undefined, req), rt);
@@ -201,20 +208,24 @@ function serve<C extends Capability>(methods: (req: Request) => Methods<C> | Not
       waitUntil: requester?.waitUntil,
     };
     const response = route
-      ? await runRoute(route, req, rt, who)
+      ? await runRoute(route, req, rt, who, subscribers)
       : errorResponse(new MethodNotAllowed(allowed), "json", undefined, req);
     return secureTransport(cors ? readableByAnyOrigin(response) : response, rt);
   };
 }
 
 export function endpoint<C extends Capability = never>(spec: EndpointSpec<C>): Endpoint<C> {
-  const { cors = false, ...methods } = spec;
-  return serve(() => methods, cors);
+  const { cors = false, events, ...methods } = spec;
+  return serve(() => methods, cors, events);
 }
 
 export function actionsEndpoint<C extends Capability = never>(spec: ActionsSpec<C>): Endpoint<C> {
-  return serve((req) => {
-    const action = new URL(req.url).pathname.slice(spec.base.length).replace(/\/$/, "");
-    return Object.hasOwn(spec.actions, action) ? spec.actions[action]! : new NotFound(spec.unknownAction);
-  }, false);
+  return serve(
+    (req) => {
+      const action = new URL(req.url).pathname.slice(spec.base.length).replace(/\/$/, "");
+      return Object.hasOwn(spec.actions, action) ? spec.actions[action]! : new NotFound(spec.unknownAction);
+    },
+    false,
+    spec.events,
+  );
 }

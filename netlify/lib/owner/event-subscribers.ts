@@ -1,20 +1,12 @@
 // Who hears the server's events (platform/events.ts), and when: the connection log, the alerts
 // and the sign-in history, each making its own writes; a failure is logged, never answered. What
 // the answer need not wait for goes to waitUntil where the platform has it, else within a deadline.
-import { afterAnswer, type WaitUntil } from "../platform/after-answer.ts";
-import type { Config } from "../platform/config.ts";
-import type { Emit, ServerEvent } from "../platform/events.ts";
-import type { Runtime } from "../platform/runtime.ts";
+import { afterAnswer } from "../platform/after-answer.ts";
+import type { Emit, EventTarget, ServerEvent } from "../platform/events.ts";
 import { SIGN_IN_FAILURES } from "../pages/sign-in-failures.ts";
 import { alert, isAlert } from "./alerts.ts";
 import { connectionLogSubscriber } from "./connection-log.ts";
 import { countRefused, recordSignInEvent } from "./sign-in-events.ts";
-
-export interface EventTarget {
-  rt: Pick<Runtime, "store" | "now">;
-  config: Pick<Config, "notify" | "me">;
-  waitUntil?: WaitUntil;
-}
 
 /** The sign-in history's write for an event, if any. A credential's attempt is in the history by
  * its answer (the console's next read shows it); a session's approval (the person waits only for

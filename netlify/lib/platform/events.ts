@@ -3,6 +3,9 @@
 // the sign-in history subscribe (owner/event-subscribers.ts). No answer is read back.
 import type { SignInEventView } from "../pages/account-view.ts";
 import type { SignInFailure } from "../pages/sign-in-failures.ts";
+import type { WaitUntil } from "./after-answer.ts";
+import type { Config } from "./config.ts";
+import type { Runtime } from "./runtime.ts";
 
 /** Where in a sign-in something happened: the request's checks, the client's document, a code
  * redeemed at /token, a refresh, a code redeemed at POST /auth for the profile URL. */
@@ -46,3 +49,18 @@ export type ServerEvent =
 /** Resolves once every subscriber has what it needs (written, or handed to the platform to write
  * after the answer); never rejects: a subscriber's failure never changes an answer. */
 export type Emit = (...events: ServerEvent[]) => Promise<void>;
+
+/** What a subscriber needs of the request whose events it hears. */
+export interface EventTarget {
+  rt: Pick<Runtime, "store" | "now">;
+  config: Pick<Config, "notify" | "me">;
+  waitUntil?: WaitUntil;
+}
+
+/** Who hears an endpoint's events, made for each request. Each endpoint names its own
+ * (http/endpoint.ts), so a function bundles only the subscribers its events reach: the CORS-open
+ * token endpoint the connection log alone, never the owner's sign-in history or alerts. */
+export type Subscribers = (target: EventTarget) => Emit;
+
+/** For an endpoint that emits nothing. */
+export const NO_SUBSCRIBERS: Subscribers = () => async () => {};

@@ -4,6 +4,7 @@
 //    session cookie and a body that would otherwise succeed, and changes nothing in the store.
 //  - The token endpoints are CORS-open on purpose: they must never set or read a cookie.
 //  - Every page, static or function-rendered, forbids framing and sniffing and sends no referrer.
+import { NO_SUBSCRIBERS } from "../../../netlify/lib/platform/events.ts";
 import { readdir, readFile, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
@@ -394,6 +395,7 @@ describe("framing and headers: pages the functions render", () => {
     for (let i = 0; i < THROTTLE_POLICY.freeFailuresPerIp; i++)
       await approve(throttled, throttledRequest, { password: "wrong" });
     const failing = endpoint({
+      events: NO_SUBSCRIBERS,
       GET: route({
         caller: "anyone",
         answers: "page",
