@@ -29,7 +29,6 @@ import {
   refreshForm,
   type Tokens,
 } from "../helpers/requests.ts";
-import { appIdOf } from "../../netlify/lib/protocol/revocations.ts";
 import { testRuntime, type TestRuntime } from "../helpers/runtime.ts";
 import { consoleGet, consoleSignIn } from "../helpers/console.ts";
 import { OperationCounter, OPERATION_KINDS } from "../helpers/counting-store.ts";
@@ -343,45 +342,6 @@ describe("attempts nobody signed in for", () => {
     expect(log!.attempts[0]!.steps.map((s) => s.step)).toEqual(["approved"]);
     expect(log!.anonymous).toHaveLength(1);
     expect(log!.anonymous[0]!.steps).toHaveLength(8);
-  });
-
-  it("reads a record written before the tiers: its attempts are sorted by what their steps show", async () => {
-    const rt = await testRuntime();
-    const at = rt.now();
-    const signedIn = {
-      startedAt: at - 2000,
-      at: at - 1000,
-      links: ["p:a", "c:a"],
-      steps: [
-        { step: "consent", ok: true, at: at - 2000 },
-        { step: "approved", ok: true, at: at - 1000 },
-      ],
-    };
-    const opened = {
-      startedAt: at - 500,
-      at: at - 500,
-      links: ["p:b"],
-      steps: [{ step: "consent", ok: true, at: at - 500 }],
-    };
-    await rt.store.setIfNew(RECORDS.connectionLog.key(`a/${appIdOf(CLIENT_ID)}`), {
-      kind: "connection-log",
-      clientId: CLIENT_ID,
-      approved: true,
-      attempts: [opened, signedIn],
-      expiresAt: at + 30 * DAY_MS,
-    });
-
-    let [log] = await readConnectionLogs(rt.store, at);
-    expect(log).toMatchObject({ attempts: [signedIn], anonymous: [opened] });
-    expect(connectionView(log!).attempts.map((a) => [a.signedIn, a.says])).toEqual([
-      [false, OPENED_BY_ANYONE],
-      [true, "Stalled after your approval: the app has not redeemed its code"],
-    ]);
-    // The next step writes both tiers; the old attempts stay where they belong.
-    await recordConnectionStep(rt.store, step(CLIENT_ID, at + 1, "p:c"));
-    [log] = await readConnectionLogs(rt.store, at + 1);
-    expect(log!.attempts).toEqual([signedIn]);
-    expect(log!.anonymous.map((a) => a.links[0])).toEqual(["p:c", "p:b"]);
   });
 });
 

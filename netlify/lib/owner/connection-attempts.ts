@@ -92,16 +92,11 @@ export const NO_ATTEMPTS: AttemptTiers = { attempts: [], anonymous: [] };
 export const latestAt = (tiers: AttemptTiers) =>
   Math.max(0, ...[...tiers.attempts, ...tiers.anonymous].map((a) => a.at));
 
-/** A stored record's tiers; one written before the tiers had only `attempts`: sorted by their steps. */
-export function tiersOf(record: { attempts: StoredAttempt[]; anonymous?: unknown }): AttemptTiers {
-  if (Array.isArray(record.anonymous))
-    return { attempts: record.attempts, anonymous: record.anonymous as StoredAttempt[] };
-  const signedIn = (attempt: StoredAttempt) => attempt.steps.some(showsSignIn);
-  return {
-    attempts: record.attempts.filter(signedIn),
-    anonymous: record.attempts.filter((a) => !signedIn(a)).slice(0, ANONYMOUS_ATTEMPTS_PER_CLIENT),
-  };
-}
+/** A stored record's tiers (a malformed one's missing tier read as empty). */
+export const tiersOf = (record: { attempts: StoredAttempt[]; anonymous?: unknown }): AttemptTiers => ({
+  attempts: record.attempts,
+  anonymous: Array.isArray(record.anonymous) ? (record.anonymous as StoredAttempt[]) : [],
+});
 
 /** The order of an attempt's steps at the same moment: the protocol's own. */
 const STEP_RANK: Record<ConnectionStep, number> = {

@@ -46,17 +46,15 @@ export { attemptLinks, logText, type StepEvent, type StoredStep } from "./connec
 const CLIENT_ID_LIMIT = 2048;
 const WRITE_TRIES = 3;
 
-export interface ConnectionRecord extends Omit<AttemptTiers, "anonymous"> {
+export interface ConnectionRecord extends AttemptTiers {
   kind: "connection-log";
   clientId: string;
   approved: boolean;
-  /** Absent from records written before the tiers (tiersOf sorts their attempts). */
-  anonymous?: StoredAttempt[];
   expiresAt: number;
 }
 
 /** A record as the console reads it: both tiers, of the retention period. */
-export type ConnectionLog = ConnectionRecord & AttemptTiers;
+export type ConnectionLog = ConnectionRecord;
 
 const approvedKey = (clientId: string) => RECORDS.connectionLog.key(`a/${appIdOf(clientId)}`);
 const slotKey = (clientId: string) =>
