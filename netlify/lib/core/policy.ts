@@ -5,9 +5,7 @@
 // (`npx tsx scripts/policy-table.ts --write`; test/unit/policy-docs.test.ts keeps the two equal):
 // one entry is a `/** reason */` line, then `export const NAME = value;` (or an object whose
 // fields each carry one).
-const MINUTE = 60 * 1000;
-const HOUR = 60 * MINUTE;
-const DAY = 24 * HOUR;
+import { DAY, HOUR, MINUTE } from "./time.ts";
 
 // Codes, grants and requests
 
