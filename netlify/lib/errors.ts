@@ -1,10 +1,6 @@
-// Every refusal this server answers, as data (after panva/oidc-provider's errors): one
-// declaration each, with its code, its HTTP status and whether it may travel back to the
-// client's redirect_uri once that URI is verified (`allowRedirect`, RFC 6749 4.1.2.1): declared
-// by every refusal, no default a subclass could forget. A protected resource's Bearer refusals
-// are declared here too. What a person reads on a page is the page
-// renderer's (http/message-page.ts); `http/error-response.ts` alone decides how each is
-// answered: JSON, a page for the person, or a redirect to the client.
+// Every refusal this server answers, as data: its code, its HTTP status and whether it may travel
+// back to the client's verified redirect_uri (`allowRedirect`, RFC 6749 4.1.2.1), declared by each,
+// with no default a subclass could forget. How each is answered: http/error-response.ts.
 import { REQUEST_PROBLEMS, START_AGAIN } from "./pages/request-problems.ts";
 import type { RequestProblem } from "./pages/request-object-shape.ts";
 
@@ -16,7 +12,6 @@ export interface ErrorBody {
   [extra: string]: unknown;
 }
 
-/** A link on the page that shows an error to a person (e.g. back to the sign-in page). */
 interface PageLink {
   href: string;
   text: string;
@@ -25,9 +20,8 @@ interface PageLink {
 export abstract class AnsweredError extends Error {
   abstract readonly error: string;
   abstract readonly status: number;
-  /** May go back to the client's redirect_uri once that URI is verified. */
   abstract readonly allowRedirect: boolean;
-  /** An optional way on from the page that shows it. */
+  /** A way on from the page that shows it (e.g. back to the sign-in page). */
   link?: PageLink;
 
   constructor(readonly description: string) {
@@ -42,14 +36,12 @@ export abstract class AnsweredError extends Error {
     return {};
   }
 
-  /** Adds a way on from the page that shows it. */
   withLink(link: PageLink): this {
     this.link = link;
     return this;
   }
 }
 
-/** The one declaration of a refusal: its code, status and whether it may be redirected. */
 function declared(error: string, status: number, allowRedirect: boolean) {
   return class extends AnsweredError {
     readonly error = error;
@@ -58,7 +50,6 @@ function declared(error: string, status: number, allowRedirect: boolean) {
   };
 }
 
-// ---------------------------------------------------------------------------------------
 // OAuth's own (RFC 6749 4.1.2.1, 5.2; RFC 8707; OIDC Core 3.1.2.6): to the client, once verified.
 
 export class InvalidRequest extends declared("invalid_request", 400, true) {}
@@ -75,7 +66,6 @@ export class InteractionLoginRequired extends declared("login_required", 400, tr
 /** `prompt=none`: the owner is signed in, but every approval here is a click on the consent page. */
 export class ConsentRequired extends declared("consent_required", 400, true) {}
 
-// ---------------------------------------------------------------------------------------
 // Never sent to a redirect URI: back-channel answers, and what a person must see here.
 
 /** RFC 6749 5.2: a client's authentication failed: 401, with a challenge in the scheme it used
@@ -166,15 +156,13 @@ export class UnusableSignInRequest extends declared("invalid_request", 400, fals
 }
 
 /** The signed sign-in request was approved before, and the app has had its code (or let it
- * expire): a code is never issued twice. Typically the Approve button pressed again, or the
- * page's form sent again from the browser's history, after the app got the first answer. */
+ * expire): a code is never issued twice (the Approve button pressed again, say). */
 export class SignInAlreadyAnswered extends declared("invalid_request", 400, false) {
   constructor() {
     super("This sign-in request was approved once already, and the app has received its answer.");
   }
 }
 
-// ---------------------------------------------------------------------------------------
 // The owner console's own refusals: not OAuth, never sent to a client.
 
 /** No live session: sign in first. The body says which ways of signing in are open. */
@@ -193,12 +181,11 @@ export class WrongCredentials extends declared("wrong_credentials", 401, false) 
 /** A console path, app or passkey that does not exist. */
 export class NotFound extends declared("not_found", 404, false) {}
 
-// ---------------------------------------------------------------------------------------
 // A protected resource's refusals (RFC 6750 3): each carries a Bearer challenge. Back-channel.
 
 const REALM = 'Bearer realm="indieauth"';
 
-/** An auth-param value as an RFC 9110 quoted-string. */
+/** RFC 9110 quoted-string. */
 const quoted = (value: string) => `"${value.replace(/["\\]/g, "\\$&")}"`;
 
 /** A refusal of a Bearer token. A resource server adds where its RFC 9728 metadata is

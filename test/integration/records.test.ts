@@ -133,7 +133,7 @@ describe("each kind is written as declared: a plain set to a kind written condit
     "%s: a plain set is refused at run time too, with a clear error, and writes nothing",
     async (_, kind) => {
       const store = blobStore(`test-${randomUUID()}`);
-      const key = kind.single ? kind.prefix : `${kind.prefix}x`;
+      const key = kind.expiresField === null ? kind.prefix : `${kind.prefix}x`;
       const error: unknown = await store.set(key as PlainKey, { n: 1 }).then(
         () => null,
         (e: unknown) => e,
@@ -159,8 +159,10 @@ describe("the registry", () => {
   it("names an expiry field for every kind it sweeps; only single records (revocations, the sweep's cursor, the passkeys) are kept for good", () => {
     for (const kind of SWEPT_KINDS) expect(kind.expiresField).toBe("expiresAt");
     const kept = [RECORDS.revocations, RECORDS.passkeys, RECORDS.sweepCursor];
-    expect(RECORD_KINDS.filter((kind) => !kind.swept).map((kind) => kind.name)).toEqual(kept.map((kind) => kind.name));
-    for (const kind of kept) expect(kind.single).toBe(true);
+    expect(RECORD_KINDS.filter((kind) => kind.expiresField === null).map((kind) => kind.name)).toEqual(
+      kept.map((kind) => kind.name),
+    );
+    for (const kind of kept) expect([kind.key(), kindOfKey(`${kind.prefix}x`)]).toEqual([kind.prefix, undefined]);
   });
 
   it("keeps code and challenge keys to hashes: no key contains the secret", () => {

@@ -6,7 +6,7 @@ import { eventSubscribers } from "../owner/event-subscribers.ts";
 import { InvalidRequest, NotFound } from "../errors.ts";
 import { actionsEndpoint, route, type RequestContext } from "../http/endpoint.ts";
 import type { Owner } from "../http/route-checks.ts";
-import { confirmOwner, ownerReconfirmed, ownerSession, signInMethods } from "./owner-caller.ts";
+import { confirmOwner, consoleSignIn, ownerReconfirmed, ownerSession, signInMethods } from "./owner-caller.ts";
 import { json, withCookies } from "../http/responses.ts";
 import { logoPath } from "../clients/logo-link.ts";
 import { sharesOriginWithSite } from "../owner/app-approvals.ts";
@@ -19,16 +19,8 @@ import {
   removePasskey,
   renamePasskey,
 } from "../owner/passkey-records.ts";
-import {
-  clearSessionCookies,
-  currentSession,
-  endAllSessions,
-  endSession,
-  listSessions,
-  rememberRequested,
-  startSession,
-} from "../owner/sessions.ts";
-import { credentialFrom, refusalFor, signInOwner } from "../owner/sign-in.ts";
+import { clearSessionCookies, currentSession, endAllSessions, endSession, listSessions } from "../owner/sessions.ts";
+import { credentialFrom } from "../owner/sign-in.ts";
 import { isHistoryCursor, signInHistory } from "../owner/sign-in-history.ts";
 import { deviceLabel } from "../owner/user-agent.ts";
 import type { AccountOverview, AccountSessionView } from "../pages/account-view.ts";
@@ -94,23 +86,7 @@ async function history(ctx: RequestContext): Promise<Response> {
 }
 
 async function signIn(ctx: RequestContext<"password" | "remember">): Promise<Response> {
-  const { rt, config, requester } = ctx;
-  const form = await ctx.form();
-  const result = await signInOwner(
-    rt,
-    config,
-    { method: "password", password: form.get("password") ?? "" },
-    { ip: requester.ip, where: "account", req: ctx.req, userAgent: requester.userAgent, emit: ctx.emit },
-  );
-  if (!result.ok) throw refusalFor(result);
-  const session = {
-    method: "password",
-    persistent: rememberRequested(form),
-    ip: requester.ip,
-    userAgent: requester.userAgent,
-  } as const;
-  const { setCookies } = await startSession(rt.store, config, session, rt.now());
-  return withCookies(json({ ok: true }), [...setCookies, ...result.setCookies]);
+  return consoleSignIn(ctx, { method: "password", password: (await ctx.form()).get("password") ?? "" });
 }
 
 /** The fields a confirmation reads (http/route-checks.ts). */
@@ -179,6 +155,20 @@ const view = (run: (ctx: RequestContext, owner: Owner) => Promise<Response>) =>
     redirects: "none",
     run,
   });
+/** A console action: a same-origin post with a live session, reading `form`. */
+const action = <const P extends string>(
+  form: readonly P[],
+  run: (ctx: RequestContext<NoInfer<P>>, owner: Owner) => Promise<Response>,
+) =>
+  route<P>({
+    caller: "session",
+    crossSite: CROSS_SITE,
+    owner: ownerSession,
+    answers: "json",
+    body: { form },
+    redirects: "none",
+    run,
+  });
 
 export const accountApi = actionsEndpoint({
   events: eventSubscribers,
@@ -200,39 +190,9 @@ export const accountApi = actionsEndpoint({
         run: signIn,
       }),
     },
-    "/sign-out": {
-      POST: route({
-        caller: "session",
-        crossSite: CROSS_SITE,
-        owner: ownerSession,
-        answers: "json",
-        body: { form: ["device", ...CONFIRMING] },
-        redirects: "none",
-        run: signOut,
-      }),
-    },
-    "/revoke": {
-      POST: route({
-        caller: "session",
-        crossSite: CROSS_SITE,
-        owner: ownerSession,
-        answers: "json",
-        body: { form: ["app", ...CONFIRMING] },
-        redirects: "none",
-        run: revoke,
-      }),
-    },
-    "/passkeys/rename": {
-      POST: route({
-        caller: "session",
-        crossSite: CROSS_SITE,
-        owner: ownerSession,
-        answers: "json",
-        body: { form: ["id", "name"] },
-        redirects: "none",
-        run: renameKey,
-      }),
-    },
+    "/sign-out": { POST: action(["device", ...CONFIRMING], signOut) },
+    "/revoke": { POST: action(["app", ...CONFIRMING], revoke) },
+    "/passkeys/rename": { POST: action(["id", "name"], renameKey) },
     "/passkeys/delete": {
       POST: route({
         caller: "reconfirmed",
@@ -245,28 +205,8 @@ export const accountApi = actionsEndpoint({
       }),
     },
     "/alerts": { GET: view(alertsStatus) },
-    "/alerts/test": {
-      POST: route({
-        caller: "session",
-        crossSite: CROSS_SITE,
-        owner: ownerSession,
-        answers: "json",
-        body: { form: [] },
-        redirects: "none",
-        run: sendTestAlert,
-      }),
-    },
+    "/alerts/test": { POST: action([], sendTestAlert) },
     "/connections": { GET: view(connections) },
-    "/mcp-check": {
-      POST: route({
-        caller: "session",
-        crossSite: CROSS_SITE,
-        owner: ownerSession,
-        answers: "json",
-        body: { form: ["url"] },
-        redirects: "none",
-        run: mcpCheck,
-      }),
-    },
+    "/mcp-check": { POST: action(["url"], mcpCheck) },
   },
 });

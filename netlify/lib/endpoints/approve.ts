@@ -1,12 +1,8 @@
-// POST /auth/approve: the sign-in page's form, as one ordered list of named steps
-// (APPROVE_STEPS): the request is this server's own and unaltered; then, its redirect URI known,
-// the decision, who is approving, the code issued and the person sent back to the client;
-// with "Keep me signed in", it also starts a session. A live session on this
-// device approves on its own only what the owner approved before for the app with the
-// password or a passkey (and never where this server shares the owner's site's origin);
-// anything else needs the password or a passkey, and is then remembered for the app.
-// (The frame refuses cross-site posts.) The same function answers the page's check of a
-// request before it asks for the password (POST /auth/approve/check, request-check.ts).
+// POST /auth/approve: the sign-in page's form, as one ordered list of named steps (APPROVE_STEPS).
+// A live session on this device approves on its own only what the owner approved before for the
+// app with the password or a passkey (and never where this server shares the owner's site's
+// origin); anything else needs the password or a passkey, and is then remembered for the app.
+// The same function answers POST /auth/approve/check (request-check.ts).
 import { eventSubscribers } from "../owner/event-subscribers.ts";
 import type { Fields } from "../core/fields.ts";
 import { AccessDenied, SignInAlreadyAnswered, UnusableSignInRequest } from "../errors.ts";
@@ -49,7 +45,7 @@ const APPROVE_FIELDS = [
   "passkey_response",
   "remember",
 ] as const;
-export type ApproveField = (typeof APPROVE_FIELDS)[number];
+type ApproveField = (typeof APPROVE_FIELDS)[number];
 
 /** The form, and what the steps learn of it in order: the signed request it sends back, who approves. */
 interface Approving {
@@ -62,11 +58,9 @@ interface Approving {
   approval?: Approval;
 }
 
-type Approver = "session" | "password" | "passkey";
-
 /** The way the owner proved it is them, and the cookies that answer (the known device). */
 interface Approval {
-  approver: Approver;
+  approver: "session" | "password" | "passkey";
   setCookies: string[];
 }
 

@@ -5,8 +5,9 @@ import { LoginRequired } from "../errors.ts";
 import type { Fields } from "../core/fields.ts";
 import type { OwnerCheck, RequestContext } from "../http/endpoint.ts";
 import type { Owner } from "../http/route-checks.ts";
+import { json, withCookies } from "../http/responses.ts";
 import { listPasskeys, passwordLoginAllowed } from "../owner/passkey-records.ts";
-import { currentSession, type SessionRecord } from "../owner/sessions.ts";
+import { currentSession, rememberRequested, startSession, type SessionRecord } from "../owner/sessions.ts";
 import { credentialFrom, refusalFor, signInOwner, type OwnerCredential } from "../owner/sign-in.ts";
 
 type Credential = "password" | "passkey_ticket" | "passkey_response";
@@ -40,6 +41,23 @@ export async function confirmOwner(
   );
   if (!confirmed.ok) throw refusalFor(confirmed);
   return { sessionId, setCookies: confirmed.setCookies };
+}
+
+/** Signs in to the console with the password or a passkey, and starts this device's session. */
+export async function consoleSignIn(ctx: RequestContext<"remember">, credential: OwnerCredential): Promise<Response> {
+  const { rt, config, requester } = ctx;
+  const { ip, userAgent } = requester;
+  const result = await signInOwner(rt, config, credential, {
+    ip,
+    where: "account",
+    req: ctx.req,
+    userAgent,
+    emit: ctx.emit,
+  });
+  if (!result.ok) throw refusalFor(result);
+  const session = { method: credential.method, persistent: rememberRequested(await ctx.form()), ip, userAgent };
+  const { setCookies } = await startSession(rt.store, config, session, rt.now());
+  return withCookies(json({ ok: true }), [...setCookies, ...result.setCookies]);
 }
 
 const passwordOf = (form: Fields<Credential>): OwnerCredential => ({

@@ -4,10 +4,8 @@
 import { eventSubscribers } from "../owner/event-subscribers.ts";
 import { InvalidRequest } from "../errors.ts";
 import { actionsEndpoint, route, type RequestContext } from "../http/endpoint.ts";
-import { json, withCookies } from "../http/responses.ts";
+import { json } from "../http/responses.ts";
 import { addPasskey, listPasskeys, passkeyName, passkeyView } from "../owner/passkey-records.ts";
-import { rememberRequested, startSession } from "../owner/sessions.ts";
-import { refusalFor, signInOwner } from "../owner/sign-in.ts";
 // The WebAuthn library in it loads with the first ceremony, after the cheap checks (same origin,
 // session), so that refusals and cold starts stay light.
 import {
@@ -16,7 +14,7 @@ import {
   verifyRegistration,
 } from "../owner/webauthn.ts";
 import { PASSKEYS_API } from "../pages/paths.ts";
-import { ownerPasswordAgain, ownerSession } from "./owner-caller.ts";
+import { consoleSignIn, ownerPasswordAgain, ownerSession } from "./owner-caller.ts";
 import { MAX_PASSKEYS } from "../core/policy.ts";
 
 /** The password again (the frame checks it: `reconfirmed`), then the ceremony's options. */
@@ -52,29 +50,12 @@ async function authenticationOptions(ctx: RequestContext): Promise<Response> {
 }
 
 async function signIn(ctx: RequestContext<"ticket" | "response" | "remember">): Promise<Response> {
-  const { rt, config, requester } = ctx;
   const form = await ctx.form();
-  const credential = {
+  return consoleSignIn(ctx, {
     method: "passkey",
     ticket: form.get("ticket") ?? "",
     response: form.get("response") ?? "",
-  } as const;
-  const result = await signInOwner(rt, config, credential, {
-    ip: requester.ip,
-    where: "account",
-    req: ctx.req,
-    userAgent: requester.userAgent,
-    emit: ctx.emit,
   });
-  if (!result.ok) throw refusalFor(result);
-  const session = {
-    method: "passkey",
-    persistent: rememberRequested(form),
-    ip: requester.ip,
-    userAgent: requester.userAgent,
-  } as const;
-  const { setCookies } = await startSession(rt.store, config, session, rt.now());
-  return withCookies(json({ ok: true }), [...setCookies, ...result.setCookies]);
 }
 
 const CROSS_SITE = "Passkeys can be used from this site's own pages only.";

@@ -6,7 +6,7 @@
 // anything thrown; the handlers only do their own work.
 import { AccessDenied, AnsweredError, MethodNotAllowed, NotFound, SetupIncomplete } from "../errors.ts";
 import type { Fields } from "../core/fields.ts";
-import { describeProblems, type Config, type ConfigProblem } from "../platform/config.ts";
+import { describeProblems, type Config } from "../platform/config.ts";
 import type { Capability, Runtime } from "../platform/runtime.ts";
 export type { Capability } from "../platform/runtime.ts";
 import type { ClientReply } from "../protocol/authorization-response.ts";
@@ -105,10 +105,6 @@ export type Endpoint<C extends Capability = never> = (
   requester?: Partial<Requester>,
 ) => Promise<Response>;
 
-function setupIncomplete(problems: readonly ConfigProblem[], development: boolean): SetupIncomplete {
-  return new SetupIncomplete(describeProblems(problems), problems, development);
-}
-
 async function runRoute<C extends Capability>(
   route: Route<C>,
   req: Request,
@@ -121,7 +117,10 @@ async function runRoute<C extends Capability>(
   let emit: Emit | undefined;
   let response: Response;
   try {
-    if (!rt.config.ok) throw setupIncomplete(rt.config.problems, rt.config.development);
+    if (!rt.config.ok) {
+      const { problems, development } = rt.config;
+      throw new SetupIncomplete(describeProblems(problems), problems, development);
+    }
     const { config } = rt.config;
     emit = subscribers({ rt, config, waitUntil: requester.waitUntil });
     checkOrigin(route.caller, "crossSite" in route ? route.crossSite : undefined, req, config);
@@ -195,9 +194,7 @@ function serve<C extends Capability>(
   subscribers: Subscribers,
 ): Endpoint<C> {
   return async (req, rt, requester) => {
-    const elsewhere = servedElsewhere(req, rt);
-    if (elsewhere) return secureTransport(errorResponse(elsewhere, "json", undefined, req), rt);
-    const found = methods(req);
+    const found = servedElsewhere(req, rt) ?? methods(req);
     if (found instanceof NotFound) return secureTransport(errorResponse(found, "json", undefined, req), rt);
     const allowed = Object.keys(found);
     if (cors && req.method === "OPTIONS") return secureTransport(preflight(allowed), rt);

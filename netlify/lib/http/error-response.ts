@@ -1,10 +1,7 @@
-// The one place that decides how a refusal (errors.ts) is answered (after panva/oidc-provider's
-// authorization error handler): back to the client's redirect_uri when the error may go there
-// and that URI has been verified and is trusted; a verified but untrusted one only as a link on
-// the page that shows the error (no open redirector); otherwise a page for a person, or the
-// JSON body for an API (form-encoded for an older client that asks for that).
-// Anything thrown that is not a refusal of ours (storage down, a bug) is logged here and
-// answered as "try again", never with a stack trace.
+// The one place that decides how a refusal (errors.ts) is answered: back to the client's verified
+// and trusted redirect_uri when the error may go there; to a verified but untrusted one only as a
+// link on the page (no open redirector); else a page for a person, or JSON (form-encoded for an
+// older client that asks). Anything else thrown (storage down, a bug) is logged, answered "try again".
 import { AnsweredError, TemporarilyUnavailable } from "../errors.ts";
 import { StorageUnavailable } from "../platform/store.ts";
 import { redirectToClient, type ClientReply } from "../protocol/authorization-response.ts";
@@ -22,7 +19,6 @@ export function wantsFormEncoding(req: Request | undefined): boolean {
   return accept.includes("application/x-www-form-urlencoded") && !accept.includes("application/json");
 }
 
-/** What the person reads when an error is not sent back to an untrusted redirect URI. */
 function untrustedNote(redirectUri: string): string {
   return `You were not sent back to the app automatically: its return address (${redirectUri}) is not one you approved for this app before. Follow the link only if you trust it.`;
 }

@@ -20,17 +20,13 @@ const PAGE_SECURITY_HEADERS = {
   "Cache-Control": "no-store",
 } as const;
 
+/** Answers carry tokens or say whether one is live: never cached (RFC 6749 5.1). */
+const ANSWER_HEADERS = { ...COMMON_HEADERS, "Cache-Control": "no-store", Pragma: "no-cache" } as const;
+
 export function json(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
   return new Response(JSON.stringify(body), {
     status,
-    headers: {
-      ...COMMON_HEADERS,
-      "Content-Type": "application/json",
-      // Answers carry tokens or say whether one is live: never cached (RFC 6749 5.1).
-      "Cache-Control": "no-store",
-      Pragma: "no-cache",
-      ...headers,
-    },
+    headers: { ...ANSWER_HEADERS, "Content-Type": "application/json", ...headers },
   });
 }
 
@@ -47,13 +43,7 @@ export function formEncoded(
     if (value !== undefined) form.set(key, typeof value === "string" ? value : JSON.stringify(value));
   return new Response(form.toString(), {
     status,
-    headers: {
-      ...COMMON_HEADERS,
-      "Content-Type": "application/x-www-form-urlencoded",
-      "Cache-Control": "no-store",
-      Pragma: "no-cache",
-      ...headers,
-    },
+    headers: { ...ANSWER_HEADERS, "Content-Type": "application/x-www-form-urlencoded", ...headers },
   });
 }
 

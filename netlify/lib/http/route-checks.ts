@@ -1,8 +1,6 @@
 // What the frame (endpoint.ts) checks of a route's contract, apart from its body (body.ts): who
-// called (a same-origin post, a live owner session, the owner confirmed again) before the
-// handler runs, and where its answer sends the browser after.
-// The owner is found by a check the route is given (endpoints/owner-caller.ts), so that the
-// functions without session routes (token, introspect, ...) never reach the session module.
+// called before the handler runs, and where its answer sends the browser after. (The owner is
+// found by endpoints/owner-caller.ts, so that functions without session routes never load sessions.)
 import { AccessDenied } from "../errors.ts";
 import type { Config } from "../platform/config.ts";
 import type { ClientReply } from "../protocol/authorization-response.ts";
@@ -10,8 +8,7 @@ import { isSameOriginPost } from "./request.ts";
 
 /** Who may call a route. `same-origin`: a post from this site's own pages (a GET changes
  * nothing and is not checked); `session`: that, and a live owner session, handed to the handler;
- * `reconfirmed`: that, and the owner's password or a passkey (the password alone where the route
- * says `passwordOnly`) given again in the same form, for a change a session alone may not make. */
+ * `reconfirmed`: that, and the password or a passkey given again in the same form. */
 export type Caller = "anyone" | "same-origin" | "session" | "reconfirmed";
 
 /** Where a route's answers may send the browser: nowhere, this site's own pages, or those and

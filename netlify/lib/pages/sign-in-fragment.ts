@@ -1,10 +1,7 @@
-// The contract between the server and the static sign-in page: GET /auth and the approve step
-// send the person to `/indieauth/sign-in/#<fragment>`, and the page's script reads it. The
-// fragment never reaches a server log or a Referer header. It carries the signed request
-// (shown by the page, checked again by the server when the form comes back) and why the person
-// is back, if they are. What the page offers (Approve alone, the password, a passkey) travels
-// inside the signed request, so nothing added to the address can change it; the approve step
-// checks everything again anyway.
+// The contract between the server and the static sign-in page, `/indieauth/sign-in/#<fragment>`
+// (a fragment never reaches a server log or a Referer header): the signed request and why the
+// person is back, if they are. What the page offers travels inside the signed request, so nothing
+// added to the address can change it; the approve step checks everything again anyway.
 import type { SignInFailure } from "./sign-in-failures.ts";
 import { SIGN_IN_FAILURES } from "./sign-in-failures.ts";
 import type { ClientDisplay, ClientRead, KeyAuthentication } from "../core/client-shape.ts";
@@ -93,7 +90,6 @@ export function readOffer(value: unknown): SignInOffer {
 }
 
 interface SignInFragment {
-  /** The signed authorization request (a JWT). */
   request: string;
   problem?: SignInProblem;
 }

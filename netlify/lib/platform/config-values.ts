@@ -1,12 +1,12 @@
 // Readers of single environment variables for platform/config.ts: the deployment's origin, the
 // owner's profile, durations and on/off switches. Each adds a problem naming the variable rather
 // than throw; config.ts adds how to fix it.
+import { DAY, HOUR, MINUTE } from "../core/time.ts";
 import { urlOf } from "../core/urls.ts";
 
 /** A problem as the readers of the environment find it; loadConfig adds the fix. */
 export interface Found {
   variable: string;
-  /** What is wrong. */
   message: string;
 }
 
@@ -72,7 +72,7 @@ export function readProfile(env: Env, me: string | undefined, problems: Found[])
 }
 
 const DURATION = /^(\d{1,9})\s*(s|m|h|d)?$/;
-export const UNIT_MS = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+const UNIT_MS = { s: 1000, m: MINUTE, h: HOUR, d: DAY } as const;
 
 /** "30d", "12h", "90m" or plain seconds. */
 export function readDuration(env: Env, variable: string, fallbackMs: number, problems: Found[]): number {
@@ -80,7 +80,7 @@ export function readDuration(env: Env, variable: string, fallbackMs: number, pro
   if (!raw) return fallbackMs;
   const match = DURATION.exec(raw);
   const ms = match ? Number(match[1]) * UNIT_MS[(match[2] ?? "s") as keyof typeof UNIT_MS] : NaN;
-  if (!(ms >= 60_000 && ms <= 400 * UNIT_MS.d)) {
+  if (!(ms >= MINUTE && ms <= 400 * DAY)) {
     problems.push({
       variable,
       message: `${variable} must be a duration between 1 minute and 400 days, such as 30d, 12h or 3600`,

@@ -2,6 +2,7 @@
 // answer with a message that names the variable, and the build prints the same warnings.
 import { parsePasswordHash, type PasswordHash } from "../core/password-hash.ts";
 import { parseProfileUrl } from "../core/urls.ts";
+import { DAY } from "../core/time.ts";
 import { deriveKey } from "../crypto/secrets.ts";
 import { fixFor } from "./config-fixes.ts";
 import {
@@ -10,7 +11,6 @@ import {
   readDuration,
   readProfile,
   readSwitch,
-  UNIT_MS,
   type Env,
   type Found,
   type Profile,
@@ -19,7 +19,6 @@ import { readNotify, type NotifySettings } from "./notify-config.ts";
 import { builtFor, readSetup, type Build, type Setup } from "./setup.ts";
 
 export interface Config {
-  /** The owner's canonical profile URL. */
   me: string;
   /** This deployment's origin, without a trailing slash: https://auth.example.com */
   baseUrl: string;
@@ -64,9 +63,7 @@ export interface Config {
 
 export interface ConfigProblem {
   variable: string;
-  /** What is wrong. */
   message: string;
-  /** What to do about it. */
   fix: string;
 }
 
@@ -116,8 +113,8 @@ export function loadConfig(env: Env, build: Build = builtFor(), options: ConfigO
 
   const baseUrl = readBaseUrl(env, development, problems);
   const profile = readProfile(env, me, problems);
-  const accessTokenTtlMs = readDuration(env, "ACCESS_TOKEN_TTL", 30 * UNIT_MS.d, problems);
-  const refreshTokenTtlMs = readDuration(env, "REFRESH_TOKEN_TTL", 90 * UNIT_MS.d, problems);
+  const accessTokenTtlMs = readDuration(env, "ACCESS_TOKEN_TTL", 30 * DAY, problems);
+  const refreshTokenTtlMs = readDuration(env, "REFRESH_TOKEN_TTL", 90 * DAY, problems);
   const introspectionToken = env.INTROSPECTION_TOKEN?.trim() || undefined;
   if (introspectionToken !== undefined && introspectionToken.length < 32) {
     problems.push({
@@ -168,7 +165,6 @@ export function loadConfig(env: Env, build: Build = builtFor(), options: ConfigO
 
 let cached: ConfigResult | undefined;
 
-/** The configuration of this cold start. */
 export function getConfig(env: Env = process.env): ConfigResult {
   cached ??= loadConfig(env);
   return cached;

@@ -1,13 +1,7 @@
-// Blobs has no TTL: every record that expires carries its expiry, and this sweep (run hourly by a
-// scheduled function) deletes what has expired, kind by kind as records.ts declares them.
+// The hourly sweep of expired records, kind by kind as records.ts declares them (docs/data-model.md).
 // Readers check expiry themselves, so a late sweep is only a matter of space, never of security.
-//
-// A run examines a bounded number of records, so that it always ends well within a scheduled
-// function's time, and leaves a cursor where it stopped: the next run goes on from there. Kinds
-// whose keys sort by age are swept oldest first and stop at the first live record (everything
-// after it is newer); the others in key order from where the last run stopped, and a kind that
-// years of use fill (grants) a shard at a time (the keys that start with one character: ids
-// are random, so a shard is 1/64 of the kind): a run never lists more than a shard of it.
+// A run examines a bounded number of records and leaves a cursor where it stopped; kinds whose
+// keys sort by age stop at the first live record, and grants are listed a shard at a time.
 import { RECORDS, SWEPT_KINDS } from "./records.ts";
 import type { KeyValueStore } from "./store.ts";
 import { SWEEP_BUDGET } from "../core/policy.ts";

@@ -1,13 +1,8 @@
-// One writer at a time per key, for the local Blobs server only (see store.ts).
-//
-// Production Blobs makes a conditional write (onlyIfNew / onlyIfMatch) one atomic step. The
-// local server behind `netlify dev` and the tests (@netlify/blobs/server) checks the condition
-// and then writes, with awaits in between, so concurrent conditional writes to one key can all
-// "win" there. Under `netlify dev` every request runs in a worker thread of its own, and test
-// files run in processes of their own, so an in-memory lock would serialise nothing: the lock
-// is a directory, created atomically (mkdir fails if it exists) in the machine's temporary
-// folder, and removed when the write is done. Never used against production Blobs, so the
-// file system modules load with the first lock (a deployed function never loads them).
+// One writer at a time per key, for the local Blobs server only (see store.ts), which checks a
+// write's condition and then writes, with awaits in between. Its callers are worker threads and
+// test processes, so an in-memory lock would serialise nothing: the lock is a directory, made
+// atomically (mkdir fails if it exists) in the temporary folder. A deployed function never takes
+// one, so the file system modules load with the first lock.
 import { createHash } from "node:crypto";
 import { loadOnce } from "../core/load-once.ts";
 
@@ -63,13 +58,11 @@ async function acquire(fs: FileSystem, path: string, signal: AbortSignal): Promi
   }
 }
 
-/** Where the lock of `scope` lives while it is held. */
 export async function lockPath(scope: string): Promise<string> {
   const { folder, join } = await fileSystem();
   return join(folder, createHash("sha256").update(scope).digest("hex"));
 }
 
-/** Rejects when `signal` aborts. */
 function abortion(signal: AbortSignal): Promise<never> {
   return new Promise((_, reject) => signal.addEventListener("abort", () => reject(signal.reason), { once: true }));
 }

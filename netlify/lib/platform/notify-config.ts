@@ -2,6 +2,7 @@
 // rest of the environment (config.ts). The URL is a secret of its own (whoever holds a Slack or
 // Discord webhook URL can post there): it is never shown, only its host.
 import { urlOf } from "../core/urls.ts";
+import type { Env, Found } from "./config-values.ts";
 
 /** The shape of the message body; see owner/alert-messages.ts. */
 export const NOTIFY_FORMATS = ["ntfy", "slack", "discord", "matrix", "json"] as const;
@@ -13,11 +14,6 @@ export interface NotifySettings {
   /** A receiver on this machine (local development only): the address guard lets loopback
    * through for it, and nothing else. */
   loopback: boolean;
-}
-
-interface Found {
-  variable: string;
-  message: string;
 }
 
 const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
@@ -43,11 +39,7 @@ function formatForUrl(url: URL): NotifyFormat {
 }
 
 /** The alert settings, or undefined when NOTIFY_URL is unset (alerts off) or wrong (a problem). */
-export function readNotify(
-  env: Record<string, string | undefined>,
-  development: boolean,
-  problems: Found[],
-): NotifySettings | undefined {
+export function readNotify(env: Env, development: boolean, problems: Found[]): NotifySettings | undefined {
   const raw = env.NOTIFY_URL?.trim();
   const rawFormat = env.NOTIFY_FORMAT?.trim().toLowerCase();
   let format: NotifyFormat | undefined;
@@ -60,33 +52,15 @@ export function readNotify(
       });
   }
   if (!raw) return undefined;
+  const refused = (message: string): undefined => void problems.push({ variable: "NOTIFY_URL", message });
   const url = urlOf(raw);
-  if (!url) {
-    problems.push({ variable: "NOTIFY_URL", message: "NOTIFY_URL is not a URL" });
-    return undefined;
-  }
-  if (url.username || url.password) {
-    problems.push({
-      variable: "NOTIFY_URL",
-      message: "NOTIFY_URL must not carry a user name or password (user:pass@)",
-    });
-    return undefined;
-  }
+  if (!url) return refused("NOTIFY_URL is not a URL");
+  if (url.username || url.password) return refused("NOTIFY_URL must not carry a user name or password (user:pass@)");
   const loopback = isLoopback(url);
-  if (loopback && !development) {
-    problems.push({
-      variable: "NOTIFY_URL",
-      message: "NOTIFY_URL points at this machine (loopback), which only local development allows",
-    });
-    return undefined;
-  }
-  if (url.protocol !== "https:" && !(loopback && url.protocol === "http:")) {
-    problems.push({
-      variable: "NOTIFY_URL",
-      message: "NOTIFY_URL must use https (plain http only for a receiver on this machine in local development)",
-    });
-    return undefined;
-  }
+  if (loopback && !development)
+    return refused("NOTIFY_URL points at this machine (loopback), which only local development allows");
+  if (url.protocol !== "https:" && !(loopback && url.protocol === "http:"))
+    return refused("NOTIFY_URL must use https (plain http only for a receiver on this machine in local development)");
   if (rawFormat && !format) return undefined;
   return { url: url.href, format: format ?? formatForUrl(url), loopback };
 }

@@ -1,48 +1,36 @@
-// Every kind of record the server keeps, declared once: where its keys live (and how one is
-// built), the field that holds its expiry, whether the daily housekeeping sweeps it, and how it
-// is written. Every module builds its keys here, and the store refuses to write a key that
-// belongs to no kind declared here: a new kind cannot be written without being declared, so it
-// cannot be forgotten by the sweep either.
-//
-// How a kind is written: "conditional" (the default) only with a conditional write (setIfNew,
-// setIfUnchanged), so that no writer can undo another's write unseen (a refresh cannot undo a
-// revocation); "plain" also with a plain set (last write wins), only for kinds where a lost
-// write costs a repeat at most (a cache, a last-seen time, a cursor). The store refuses a plain
-// set to a conditional kind: at compile time (set takes only a PlainKey, which only the key
-// builders of plain kinds return) and at run time (a key built otherwise).
+// Every kind of record the server keeps, declared once: its keys (every module builds them here),
+// its expiry and how it is written (docs/data-model.md). The store refuses a key no kind owns, so
+// a new kind cannot be forgotten by the sweep; and a plain set (last write wins) to a kind written
+// only conditionally, so that no writer undoes another's write unseen (a refresh a revocation): at
+// compile time (set takes only a PlainKey, which only plain kinds' key builders return) and at run time.
 import { secretHash } from "../crypto/secrets.ts";
 
 type WriteMode = "conditional" | "plain";
 
 declare const plainWrites: unique symbol;
-/** A key of a kind declared plain(...): the only keys the store's plain `set` takes. */
 export type PlainKey = string & { readonly [plainWrites]: true };
 
 interface RecordKind {
   /** For messages and tests. */
   readonly name: string;
-  /** Every key of the kind starts with it; a single record's key is exactly it. */
+  /** Every key of the kind starts with it; a permanent kind's one record is exactly at it. */
   readonly prefix: string;
-  /** One record of this kind at most, at exactly `prefix`. */
-  readonly single: boolean;
-  /** The field holding the record's expiry (milliseconds since the epoch), which its readers
-   * check; null for a record that lives until it is deleted. */
-  readonly expiresField: string | null;
-  /** Whether housekeeping deletes the kind's records once their expiry has passed. */
-  readonly swept: boolean;
-  /** For keys that sort by age: the key order ("ascending" or "descending") that lists the
-   * oldest first, so that a sweep can stop at the first live record. */
+  /** The field holding the expiry (ms since the epoch) that readers check and housekeeping sweeps
+   * by; null for a permanent kind: one record, kept until it is deleted. */
+  readonly expiresField: "expiresAt" | null;
+  /** For keys that sort by age: the key order that lists the oldest first, so that a sweep can
+   * stop at the first live record. */
   readonly oldestFirst?: "ascending" | "descending";
   /** A kind that years of use can fill with tens of thousands of records: housekeeping lists it
    * a shard at a time (its ids are random or hashes, so that a shard is 1/64 of it). */
   readonly sharded?: boolean;
-  /** How its records are written (see above). */
+  /** "plain" also with a plain set, only where a lost write costs a repeat at most (a cache, a
+   * last-seen time, a cursor); "conditional" only with setIfNew or setIfUnchanged. */
   readonly writes: WriteMode;
 }
 
 interface SweptKind extends RecordKind {
-  readonly expiresField: string;
-  readonly swept: true;
+  readonly expiresField: "expiresAt";
 }
 
 /** A kind keyed `<prefix><id>`, whose records carry `expiresAt` and are swept. */
@@ -55,18 +43,16 @@ function expiring<A extends unknown[]>(
   const kind: SweptKind = {
     name,
     prefix,
-    single: false,
     expiresField: "expiresAt",
-    swept: true,
     writes: "conditional",
-    ...(oldestFirst ? { oldestFirst } : {}),
+    ...(oldestFirst && { oldestFirst }),
   };
   return { ...kind, key: (...parts: A): string => `${prefix}${id(...parts)}` };
 }
 
 /** A single record at `key`, kept until it is deleted. */
 function permanent(name: string, key: string) {
-  const kind: RecordKind = { name, prefix: key, single: true, expiresField: null, swept: false, writes: "conditional" };
+  const kind: RecordKind = { name, prefix: key, expiresField: null, writes: "conditional" };
   return { ...kind, key: (): string => key };
 }
 
@@ -184,15 +170,13 @@ export const RECORDS = {
 /** Every kind, each with its key builder (checked here: an entry without one does not compile). */
 export const RECORD_KINDS: readonly (RecordKind & { key: (...parts: never[]) => string })[] = Object.values(RECORDS);
 
-/** What housekeeping sweeps. */
 export const SWEPT_KINDS: readonly SweptKind[] = RECORD_KINDS.filter(
-  <K extends RecordKind>(kind: K): kind is K & SweptKind => kind.swept && kind.expiresField !== null,
+  <K extends RecordKind>(kind: K): kind is K & SweptKind => kind.expiresField !== null,
 );
 
-/** The kind a key belongs to, if any. */
 export function kindOfKey(key: string): RecordKind | undefined {
   return RECORD_KINDS.find((kind) =>
-    kind.single ? key === kind.prefix : key.startsWith(kind.prefix) && key.length > kind.prefix.length,
+    kind.expiresField === null ? key === kind.prefix : key.startsWith(kind.prefix) && key.length > kind.prefix.length,
   );
 }
 
@@ -203,8 +187,7 @@ export class UnregisteredRecord extends Error {
   }
 }
 
-/** A plain set to a key of a kind written only conditionally: a programming error (a write that
- * could undo another's unseen, as a revocation once was by a refresh), never a storage failure. */
+/** A plain set to a key of a kind written only conditionally: a programming error, never a storage failure. */
 export class ConditionalRecord extends Error {
   constructor(key: string, kind: RecordKind) {
     super(

@@ -1,26 +1,12 @@
-// A storage operation's deadline measures storage, not the machine's queue (store.ts uses it).
-//
-// Measured under `netlify dev` with 200 requests at once (docs/performance.md, "Bursts"): every
-// request runs in a worker thread of its own, 200 threads share two cores, and a thread waits
-// for its turn. A deadline timer started when the operation was called counted the time before
-// its HTTP request was even sent (the first fetch of a fresh thread, and a connection whose
-// address lookup waited behind the other threads' file reads: 0.6 s typically, up to 5 s),
-// and a timer that comes due while its thread cannot run fires as soon as the thread runs
-// again, ahead of an answer already waiting in its socket. So here:
-// - the deadline starts when the operation's first HTTP request is handed to its connection
-//   (undici's `undici:client:sendHeaders`, told apart by the async context it was made in); the
-//   wait before has a bound of its own, of the same length (a connection that never opens);
-// - each counts time in slices, and a slice that comes due late (the thread could not run)
-//   counts its own length only: a thread's stalls are not storage's time;
-// - past the deadline, the answer is given a turn of the event loop to arrive first;
-// - and an operation ends at `wallMs` whatever happened, within the platform's function
-//   timeout, so that a starved request still gets a clear "try again".
-// On Netlify a function instance serves one request at a time: there, the counted time is the
-// wall time, and the deadline is what it always was, on the wire.
+// A storage operation's deadline measures storage, not the machine's queue (docs/performance.md,
+// "Bursts"): it starts when the first HTTP request is handed to its connection (undici's
+// `undici:client:sendHeaders`, told apart by async context; the wait before has a bound of its
+// own, of the same length), counts time in slices of which a late one (the thread could not run)
+// counts its own length only, gives a waiting answer a turn of the event loop before it ends
+// anything, and ends the operation at `wallMs` whatever happened. On Netlify it is the wall time.
 import { AsyncLocalStorage } from "node:async_hooks";
 import { subscribe } from "node:diagnostics_channel";
 
-/** How often the counting slices end. */
 const SLICE_MS = 100;
 /** A slice that took longer than this counted this much. */
 const LONGEST_SLICE_MS = SLICE_MS * 1.5;
@@ -28,7 +14,6 @@ const LONGEST_SLICE_MS = SLICE_MS * 1.5;
 const WALL_FACTOR = 2;
 
 interface Operation {
-  /** Its first HTTP request was sent. */
   sent(): void;
 }
 

@@ -1,13 +1,7 @@
-// The only module that talks to Netlify Blobs. Everything else sees JSON records by key.
-// Blobs has no TTL: records carry their own expiry and their readers check it.
-// Every operation has a deadline: the Blobs client retries a failing request for up to half a
-// minute, and a person at the sign-in page, or a Micropub endpoint checking a token, should
-// get a clear "try again" long before that. It measures storage, not the machine's queue
-// (storage-deadline.ts).
-// Every write goes to a key of a kind declared in records.ts, or is refused; so is a plain set
-// to a kind declared to be written only conditionally.
-// Against the local Blobs server (netlify dev, the tests) conditional writes to one key take
-// turns, so that they are as atomic there as on production Blobs (local-write-lock.ts).
+// The only module that talks to Netlify Blobs; everything else sees JSON records by key, of the
+// kinds records.ts declares. Every operation has a deadline (storage-deadline.ts): the Blobs client
+// retries a failing request for up to half a minute, and a person should get "try again" long before.
+// On the local Blobs server conditional writes to one key take turns (local-write-lock.ts).
 import { createHash } from "node:crypto";
 import { getStore, type Store } from "@netlify/blobs";
 import { withLocalWriteLock } from "./local-write-lock.ts";
@@ -27,21 +21,18 @@ export interface BlobsConnection {
   siteID: string;
   token: string;
   edgeURL: string;
-  /** Strong consistency reads go here. */
   uncachedEdgeURL: string;
 }
 
 interface BlobStoreOptions {
   connection?: BlobsConnection;
-  /** Longest wait for one operation, in milliseconds. */
   deadlineMs?: number;
 }
 
 const STORAGE_DEADLINE_MS = 4000;
-/** Against the local development server (`netlify dev`), a thread of netlify-cli on this very
- * machine: what it takes is this machine's queue (200 requests at once start 200 threads, and
- * its answers then take seconds: docs/performance.md). Its deadline only ends a server that
- * stopped, just before netlify dev's own 30-second function timeout would (with a 500). */
+/** The local server (`netlify dev`) runs on this machine, so its time is this machine's queue
+ * (docs/performance.md): its deadline only ends a server that stopped, just before netlify dev's
+ * own 30-second function timeout would (with a 500). */
 const LOCAL_STORAGE_DEADLINE_MS = 25_000;
 const LOCAL_WALL_MS = 28_000;
 
@@ -55,12 +46,10 @@ export class UnversionedRecord extends StorageUnavailable {
   }
 }
 
-/** Where a record stood when it was read, to hand back to setIfUnchanged; callers never look
- * inside. On the local development server the tag is the content's hash (see contentVersion). */
+/** Where a record stood when it was read, to hand back to setIfUnchanged; callers never look inside. */
 export type Version = { readonly exists: false } | { readonly exists: true; readonly etag?: string };
 
 export interface Versioned<T> {
-  /** Null when there is no record. */
   value: T | null;
   version: Version;
 }
@@ -79,16 +68,15 @@ export interface KeyValueStore {
    * its read without an ETag) throws UnversionedRecord: nothing is written. */
   setIfUnchanged(key: string, value: unknown, version: Version): Promise<boolean>;
   delete(key: string): Promise<void>;
-  /** Keys under a prefix. */
   list(prefix: string): Promise<string[]>;
 }
 
 const DEFAULT_STORE_NAME = "indieauth";
 
-/** Where the environment's Blobs context points (as @netlify/blobs reads it), if anywhere. */
 /** @netlify/blobs types a text read as a string; a missing key reads as null. */
 const textOf = (blobs: Store, key: string) => blobs.get(key, { type: "text" }) as Promise<string | null>;
 
+/** Where the environment's Blobs context points (as @netlify/blobs reads it), if anywhere. */
 function environmentConnection(): Partial<BlobsConnection> {
   const encoded =
     (globalThis as { netlifyBlobsContext?: unknown }).netlifyBlobsContext || process.env.NETLIFY_BLOBS_CONTEXT;
@@ -167,12 +155,9 @@ class BlobsKeyValueStore implements KeyValueStore {
     return this.#localScope;
   }
 
-  /** Runs one operation against the deadline (storage-deadline.ts: counted from when its request
-   * is sent, not from when it waited for this thread's turn); any failure becomes
-   * StorageUnavailable. At the deadline the operation's requests are aborted, not abandoned:
-   * work left running would hold connections and slow the next request of this instance. (The
-   * Blobs client then retries the aborted request a few times after a pause; each retry fails
-   * at once, without I/O.) */
+  /** Runs one operation against the deadline; any failure becomes StorageUnavailable. At the
+   * deadline its requests are aborted, not abandoned: work left running would hold connections and
+   * slow this instance's next request. (The client's retries of an aborted request fail at once.) */
   async #timed<T>(operation: string, work: (blobs: Store, signal: AbortSignal) => Promise<T>): Promise<T> {
     try {
       const { ms, wallMs } = this.#deadlineOf;
@@ -187,12 +172,11 @@ class BlobsKeyValueStore implements KeyValueStore {
     }
   }
 
-  /** A conditional write to one key. Production Blobs makes each atomic; the local server does
-   * not, so there each holds that key's lock, which makes its check-then-write one step as in
-   * production. (Plain writes and deletes do not wait for it: a plain write to a kind written
-   * conditionally is refused, records.ts.) */
-  #write<T>(operation: string, key: string, work: (blobs: Store) => Promise<T>): Promise<T> {
-    return this.#timed(operation, (blobs, signal) => {
+  /** A conditional write on the local server, which (unlike production Blobs) does not make it
+   * atomic: it holds the key's lock, so that its check-then-write is one step. (Plain writes and
+   * deletes do not wait for it: a plain write to a kind written conditionally is refused.) */
+  #write<T>(key: string, work: (blobs: Store) => Promise<T>): Promise<T> {
+    return this.#timed("set", (blobs, signal) => {
       const scope = this.#local;
       return scope === null ? work(blobs) : withLocalWriteLock(scope + key, signal, () => work(blobs));
     });
@@ -216,7 +200,6 @@ class BlobsKeyValueStore implements KeyValueStore {
     // which the client reports as written and the store cannot tell from a failure.
     if (this.#local !== null)
       return this.#write(
-        "set",
         key,
         async (blobs) => (await textOf(blobs, key)) === null && (await blobs.set(key, JSON.stringify(value)), true),
       );
@@ -243,7 +226,7 @@ class BlobsKeyValueStore implements KeyValueStore {
     if (etag === undefined) throw new UnversionedRecord(key);
     if (this.#local !== null) {
       // The local server: compare the content as it is now, and write, under the key's lock.
-      return this.#write("set", key, async (blobs) => {
+      return this.#write(key, async (blobs) => {
         const current = await textOf(blobs, key);
         if (current === null || contentVersion(current) !== etag) return false;
         await blobs.set(key, JSON.stringify(value));
