@@ -1,7 +1,7 @@
 // What the server knows of a client app: what the sign-in page and the owner's console show
 // (its own claims, all optional and never trusted: shown as text only), and what discovery
 // (clients/) hands to the authorization request (protocol/) through the runtime (platform/).
-import { isLoopbackHost, urlOf } from "./urls.ts";
+import { isLoopbackRedirect, urlOf } from "./urls.ts";
 
 export interface ClientDisplay {
   name?: string;
@@ -23,7 +23,7 @@ type Discovered = ClientDisplay & { metadataDocument?: true; redirectUris?: read
 
 function isLoopbackUri(uri: string): boolean {
   const url = urlOf(uri);
-  return url?.protocol === "http:" && isLoopbackHost(url.hostname);
+  return url !== null && isLoopbackRedirect(url);
 }
 
 /** Only the fields shown, and only those that are set. */

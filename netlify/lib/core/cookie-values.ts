@@ -1,9 +1,7 @@
-// Every value a Cookie header gives one name. A browser sends a cookie once for each path and
-// domain it was set for, the longest path first; and another host of the same site (a sibling
-// or parent domain) can set a cookie of the same name on the parent domain, which then comes
-// beside ours ("cookie tossing": only the `__Host-` prefix stops it, and it needs Path=/). Reading
-// only the first value would let such a cookie hide ours, so readers check each value in turn
-// and take the one that verifies.
+// Every value a Cookie header gives one name: a browser sends a cookie once for each path and
+// domain it was set for, and another host of the same site can set one of the same name on the
+// parent domain (cookie tossing, docs/security.md). Reading only the first value would let such a
+// cookie hide ours, so readers check each value in turn and take the one that verifies.
 import { importCommonJs } from "./commonjs.ts";
 import { loadOnce } from "./load-once.ts";
 

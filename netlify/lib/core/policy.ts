@@ -1,10 +1,7 @@
-// Every security-relevant limit and lifetime the code fixes, declared once with its reason (as
-// node-oidc-provider keeps its defaults in one place); the modules read them from here, never a
-// literal of their own. Limits the owner configures (token lifetimes, ...) are environment
-// variables, read by platform/config.ts. docs/configuration.md lists these from this file
-// (`npx tsx scripts/policy-table.ts --write`; test/unit/policy-docs.test.ts keeps the two equal):
-// one entry is a `/** reason */` line, then `export const NAME = value;` (or an object whose
-// fields each carry one).
+// Every security-relevant limit and lifetime the code fixes, declared once with its reason; the
+// modules read them from here. docs/configuration.md lists them (`npx tsx scripts/policy-table.ts
+// --write`; test/unit/policy-docs.test.ts keeps the two equal): one entry is a `/** reason */`
+// line, then `export const NAME = value;` (or an object whose fields each carry one).
 import { DAY, HOUR, MINUTE } from "./time.ts";
 
 // Codes, grants and requests

@@ -20,18 +20,12 @@ export async function connections(ctx: RequestContext): Promise<Response> {
 
 export async function mcpCheck(ctx: RequestContext<"url">): Promise<Response> {
   const { config, rt } = ctx;
+  const { issuer, development } = config;
   const url = (await ctx.form()).get("url") ?? "";
-  const checked = checkableUrl(url, config.development);
+  const checked = checkableUrl(url, development);
   if (!checked.ok) throw new InvalidRequest(checked.reason);
   const wait = await claimMcpCheck(rt.store, rt.now());
   if (wait > 0)
     throw new TooManyAttempts(`Several checks ran this minute already. Try again in ${wait} seconds.`, wait);
-  return json(
-    await checkMcpServer({
-      url,
-      issuer: config.issuer,
-      development: config.development,
-      serverMetadata: metadataDocument(config),
-    }),
-  );
+  return json(await checkMcpServer({ url, issuer, development, serverMetadata: metadataDocument(config) }));
 }

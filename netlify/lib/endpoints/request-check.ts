@@ -1,9 +1,6 @@
-// POST /auth/approve/check: the sign-in page asks, before it asks for the password, whether the
-// request in its address can still be used. The page can see the request but not check its
-// signature (the key stays here), so only this answer can tell a changed request from an
-// expired one. It reads nothing from storage and writes nothing: the same check the approve
-// step makes, answered as JSON (never cached), to this site's own pages only. The approve
-// function serves it, so the function the form goes to is warm by the time it is sent.
+// POST /auth/approve/check: before it asks for the password, the sign-in page asks whether the
+// request in its address can still be used; only the key here tells a changed request from an
+// expired one. No storage. Served by the approve function, so it is warm when the form is sent.
 import { route } from "../http/endpoint.ts";
 import { json } from "../http/responses.ts";
 import type { RequestCheckAnswer } from "../pages/request-problems.ts";

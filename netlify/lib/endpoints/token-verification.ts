@@ -1,13 +1,8 @@
-// POST /introspect and the legacy GET /token: who may ask, and about which token.
-// The caller is authorised by a Bearer header that carries the very token being checked (what
-// IndieAuth clients and most Micropub endpoints send), or by the resource-server credential
-// INTROSPECTION_TOKEN, in which case the token comes from the `token` form field.
-// A token in the URL ends up in request logs (RFC 6750 2.3, RFC 7662 2.1), so it is refused,
-// except as a copy of the Bearer token itself: Indiekit sends both, and the header is the one used.
-// A token bound to a resource (RFC 8707) is good at that resource only. Its holder presenting it
-// is no resource server: answered active, it would be taken by any endpoint that verifies this
-// way (a Micropub endpoint does not know `aud`), so it is `{"active": false}` to it. Only the
-// resource-server credential gets the full answer, with `aud` to compare with its own URL.
+// POST /introspect and the legacy GET /token: who may ask (the Bearer token itself, or the
+// INTROSPECTION_TOKEN credential asking about `token`), and about which token (docs/endpoints.md).
+// A token in the URL ends up in logs (RFC 6750 2.3), so it is refused unless it repeats the Bearer
+// token (Indiekit). A token bound to a resource (RFC 8707) is inactive to its own holder: a Micropub
+// endpoint, which does not know `aud`, would take it; only the credential gets `aud`.
 import { NO_SUBSCRIBERS } from "../platform/events.ts";
 import type { Fields } from "../core/fields.ts";
 import type { Config } from "../platform/config.ts";
@@ -28,7 +23,6 @@ function refuseTokenInUrl(req: Request, bearer: string | null): void {
   }
 }
 
-/** Who asks about which token: the token itself, or a resource server with its credential. */
 interface Question {
   token: string;
   byResourceServer: boolean;

@@ -4,17 +4,11 @@
 import { InvalidRequest, PayloadTooLarge } from "../errors.ts";
 import { MAX_BODY_BYTES } from "../core/policy.ts";
 
-/** The body a route accepts, and the field names its handler reads (http/endpoint.ts types
- * `ctx.form()` by them; fields not named are never read, as RFC 6749 3.1 asks, and never refused).
- * Each field at most once (RFC 6749 3.1: another party, a proxy or a library, may read the other
- * value), but those named `repeatable` (RFC 8707's `resource`; the approve form's `scope`).
- * - `oauthForm`: `application/x-www-form-urlencoded` only (RFC 6749 3.2, RFC 7009 2.1, RFC 7662
- *   2.1). A body without a Content-Type is read as a form (Python's requests sends a string body
- *   so), and an empty body as no fields, whatever its type.
- * - `form`: urlencoded or multipart, or a flat JSON object on a route that answers JSON, as the
- *   owner's pages and console post them.
- * - `json`: one JSON object of any members (RFC 7591 client metadata), read by ctx.json().
- * - `none`: no body (a GET). */
+/** The body a route accepts, and the field names its handler reads (docs/architecture.md,
+ * "Flows"); fields not named are never read (RFC 6749 3.1). Each field at most once (another
+ * party, a proxy or a library, may read the other value), but those named `repeatable`. A body
+ * without a Content-Type is read as a form (Python's requests sends a string body so), and an
+ * empty body as no fields, whatever its type. */
 export type BodyRule<P extends string> =
   | "none"
   | { oauthForm: readonly P[]; repeatable?: readonly P[] }

@@ -1,9 +1,6 @@
-// The frame every endpoint runs in. An endpoint declares what it is: its paths and methods,
-// whether each answers JSON or pages, and each route's contract (route()): who may call it, the
-// body it accepts and where its answers may send the browser; and whether other origins may read
-// it (CORS). The frame alone answers OPTIONS, unknown paths, wrong methods, an incomplete setup,
-// callers and bodies a route does not admit, a redirect it does not declare, storage outages and
-// anything thrown; the handlers only do their own work.
+// The frame every endpoint runs in: each route declares its contract (route(): who may call it,
+// the body it accepts, where its answers may send the browser), and the frame alone enforces it
+// and answers everything else (docs/architecture.md, "Flows"); the handlers only do their own work.
 import { AccessDenied, AnsweredError, MethodNotAllowed, NotFound, SetupIncomplete } from "../errors.ts";
 import type { Fields } from "../core/fields.ts";
 import { describeProblems, type Config } from "../platform/config.ts";

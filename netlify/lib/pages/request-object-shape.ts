@@ -1,9 +1,7 @@
-// What a signed sign-in request looks like from outside, without the key: three base64url parts,
-// a header of this server's request type, a payload with its times, and an HS256 signature of
-// the right length. The sign-in page reads it this way to tell a cut-short address at once, and
-// the approve step to tell "cut short" from "changed". Neither trusts what it reads here: only
-// the signature check (protocol/request-object.ts, on the server) does that. No imports: the
-// page's script bundles this module.
+// What a signed sign-in request looks like from outside, without the key: the sign-in page reads
+// it this way to tell a cut-short address at once, and the approve step to tell "cut short" from
+// "changed". Neither trusts it: only the signature check (protocol/request-object.ts) does. No
+// imports: the page's script bundles this module.
 
 export const REQUEST_OBJECT_TYPE = "indieauth-request+jwt";
 
@@ -32,7 +30,6 @@ function decodeJson(part: string): Record<string, unknown> | null {
 
 /** A request as it reads before any signature check. */
 interface RequestShape {
-  /** The payload's claims, unverified. */
   claims: Record<string, unknown>;
   /** When the payload says it expires (ms). */
   expiresAt: number;

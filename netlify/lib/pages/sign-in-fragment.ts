@@ -52,13 +52,9 @@ export const SIGN_IN_PROBLEMS: Readonly<Record<SignInProblem, string>> = {
   confirm: "Approving this app needs your password or a passkey this time.",
 } as Record<SignInProblem, string>;
 
-/** Why a signed-in owner is still asked for the password or a passkey: the app (or this
- * redirect URI, resource or scope) was never approved that way before, this server shares its
- * origin with the owner's site, where a session alone never approves, the app asked for a
- * fresh sign-in (prompt=login), or the app is one every user of a platform signs in as, so that
- * nothing tells the owner's own connection from a stranger's (owner/app-approvals.ts), or one
- * that registered itself and sends the answer to a web address or an app link (any app on the
- * device may claim a scheme, RFC 8252 8.6). */
+/** Why a signed-in owner is still asked for the password or a passkey (owner/approval-policy.ts):
+ * never approved that way before, a shared origin, prompt=login, an app every user of a platform
+ * signs in as, or a registered app answered at a web address or an app link (RFC 8252 8.6). */
 export type ConfirmReason = "new-app" | "shared-origin" | "login" | "shared-app" | "registered-app";
 
 /** The page's note for each reason (site/templates/sign-in.liquid). */

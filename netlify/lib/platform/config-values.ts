@@ -10,6 +10,12 @@ export interface Found {
   message: string;
 }
 
+/** Records a problem of `variable`; answers undefined, for a reader that then gives up. */
+export const reporter =
+  (problems: Found[], variable: string) =>
+  (message: string): undefined =>
+    void problems.push({ variable, message });
+
 export interface Profile {
   name?: string;
   url: string;
@@ -30,22 +36,13 @@ export function readBaseUrl(env: Env, development: boolean, problems: Found[]): 
     problems.push({ variable: "BASE_URL", message: "BASE_URL is missing (and Netlify's URL is not set)" });
     return undefined;
   }
+  const refused = reporter(problems, variable);
   const url = urlOf(raw);
-  if (!url) {
-    problems.push({ variable, message: `${variable} is not a URL: ${JSON.stringify(raw)}` });
-    return undefined;
-  }
-  if (url.pathname !== "/" || url.search || url.hash || url.username || url.password) {
-    problems.push({
-      variable,
-      message: `${variable} must be an origin only, like https://auth.example.com (no path, query or fragment)`,
-    });
-    return undefined;
-  }
-  if (url.protocol !== "https:" && !(development && url.protocol === "http:")) {
-    problems.push({ variable, message: `${variable} must use https` });
-    return undefined;
-  }
+  if (!url) return refused(`${variable} is not a URL: ${JSON.stringify(raw)}`);
+  if (url.pathname !== "/" || url.search || url.hash || url.username || url.password)
+    return refused(`${variable} must be an origin only, like https://auth.example.com (no path, query or fragment)`);
+  if (url.protocol !== "https:" && !(development && url.protocol === "http:"))
+    return refused(`${variable} must use https`);
   return url.origin;
 }
 

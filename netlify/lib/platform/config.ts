@@ -61,9 +61,7 @@ export interface Config {
   notify?: NotifySettings;
 }
 
-export interface ConfigProblem {
-  variable: string;
-  message: string;
+export interface ConfigProblem extends Found {
   fix: string;
 }
 
@@ -116,12 +114,11 @@ export function loadConfig(env: Env, build: Build = builtFor(), options: ConfigO
   const accessTokenTtlMs = readDuration(env, "ACCESS_TOKEN_TTL", 30 * DAY, problems);
   const refreshTokenTtlMs = readDuration(env, "REFRESH_TOKEN_TTL", 90 * DAY, problems);
   const introspectionToken = env.INTROSPECTION_TOKEN?.trim() || undefined;
-  if (introspectionToken !== undefined && introspectionToken.length < 32) {
+  if (introspectionToken !== undefined && introspectionToken.length < 32)
     problems.push({
       variable: "INTROSPECTION_TOKEN",
       message: "INTROSPECTION_TOKEN must be at least 32 characters long",
     });
-  }
 
   const passwordLogin = readSwitch(env, "PASSWORD_LOGIN", true, problems);
   const notify = readNotify(env, development, problems);

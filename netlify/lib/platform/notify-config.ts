@@ -2,7 +2,7 @@
 // rest of the environment (config.ts). The URL is a secret of its own (whoever holds a Slack or
 // Discord webhook URL can post there): it is never shown, only its host.
 import { urlOf } from "../core/urls.ts";
-import type { Env, Found } from "./config-values.ts";
+import { reporter, type Env, type Found } from "./config-values.ts";
 
 /** The shape of the message body; see owner/alert-messages.ts. */
 export const NOTIFY_FORMATS = ["ntfy", "slack", "discord", "matrix", "json"] as const;
@@ -52,7 +52,7 @@ export function readNotify(env: Env, development: boolean, problems: Found[]): N
       });
   }
   if (!raw) return undefined;
-  const refused = (message: string): undefined => void problems.push({ variable: "NOTIFY_URL", message });
+  const refused = reporter(problems, "NOTIFY_URL");
   const url = urlOf(raw);
   if (!url) return refused("NOTIFY_URL is not a URL");
   if (url.username || url.password) return refused("NOTIFY_URL must not carry a user name or password (user:pass@)");

@@ -70,27 +70,20 @@ export const RECORDS = {
   usedCode: expiring("used code marker", "used-codes/", (code: string) => secretHash(code)),
   /** A grant (or the tombstone of one revoked before it was written), by grant id. */
   grant: { ...expiring("grant", "grants/", (grantId: string) => grantId), sharded: true },
-  /** One app's summary for the owner's console (its client, scopes, first and last use, live
-   * grants counted by expiry day), keyed by the client_id's hash: the console reads these, never
-   * the grants. Expires with the app's last grant. */
+  /** One app's summary for the owner's console, which reads these, never the grants. */
   appSummary: expiring("app summary", "apps/", (appId: string) => appId),
-  /** One change to an app's summary not yet folded into it (protocol/app-changes.ts): a grant
-   * created, refreshed or revoked, by the app's id and the change's own id (the grant's id and
-   * what happened to it, so that a change is written once however often it is retried). Written
-   * only if new, so that writers of one app never meet; folded into the summary right after. */
+  /** One change to an app's summary not yet folded into it (protocol/app-changes.ts), by its own
+   * id, so that a change is written once however often it is retried. */
   appChange: expiring(
     "app summary change",
     "app-changes/",
     (appId: string, changeId: string) => `${appId}/${changeId}`,
   ),
-  /** When one app's access tokens were last verified, by the app's id (a record of its own, so
-   * that a verification writes without reading). */
+  /** When one app's access tokens were last verified (apart, so that verifying writes unread). */
   appUsage: plain(expiring("app usage", "app-usage/", (appId: string) => appId)),
-  /** Revoke-all and revoke-app, as moments: every grant created at or before one is dead. One
-   * record, read beside each grant. */
+  /** Revoke-all and revoke-app, as moments: every grant created at or before one is dead. */
   revocations: permanent("revocations", "owner/revocations"),
-  /** The guessing throttle's counter of one address or network (owner/throttle-counter.ts),
-   * keyed by the group's hash; at most COUNTER_CAP live at once. */
+  /** The guessing throttle's counter of one address or network (at most COUNTER_CAP live). */
   throttleAddress: expiring("throttle counter by address or network", "throttle/group/", (group: string) =>
     secretHash(group),
   ),
@@ -109,8 +102,7 @@ export const RECORDS = {
   ),
   /** An owner session (the cookie carries its id). */
   session: expiring("owner session", "sessions/", (sessionId: string) => sessionId),
-  /** One entry of the owner's sign-in history, in a bounded slot of its day and hour
-   * (owner/sign-in-events.ts); keys sort newest first. */
+  /** One entry of the owner's sign-in history, in a bounded slot of its day and hour. */
   signInEvent: expiring("sign-in event", "events/", (slot: string) => slot, "descending"),
   /** How many failures of one hour found its history slots taken (sign-in-events.ts), by hour. */
   signInOverflow: expiring(
@@ -121,29 +113,23 @@ export const RECORDS = {
   ),
   /** A WebAuthn ticket's challenge, once used, keyed by its hash. */
   usedChallenge: expiring("used WebAuthn challenge", "webauthn-used/", (challenge: string) => secretHash(challenge)),
-  /** What the owner approved for one app with the password or a passkey (its resources with
-   * their scopes, and its redirect URIs, at most 10 of each), keyed by the client_id's hash: a
-   * session alone may approve that much again. */
+  /** What the owner approved for one app with the password or a passkey: a session alone may
+   * approve that much again. */
   appApproval: plain(expiring("app approval", "approvals/", (clientId: string) => secretHash(clientId))),
-  /** The client_ids of one registrable domain whose pages were too slow within the last minute
-   * (at most three, clients/fetch-failures.ts); in one of 4,096 slots chosen by the domain's
-   * hash, so that a flood of domains overwrites slots and never adds records past that ceiling. */
+  /** The client_ids of one registrable domain whose pages were too slow within the last minute, in
+   * one of 4,096 slots, so that a flood of domains never adds records past that ceiling. */
   clientFailure: plain(
     expiring("slow client fetches", "client-failures/", (domain: string) => secretHash(domain).slice(0, 2)),
   ),
-  /** A client assertion's jti, once used (RFC 7523 3): per client, both hashed, until the
-   * assertion's own expiry (at most five minutes away); written only if new. */
+  /** A client assertion's jti, once used (RFC 7523 3), until the assertion's own expiry. */
   usedAssertion: expiring(
     "used client assertion",
     "assertions/",
     (clientId: string, jti: string) => `${secretHash(clientId).slice(0, 16)}/${secretHash(jti)}`,
   ),
-  /** A client's public keys fetched from its jwks_uri (clients/jwks.ts), by the URI's hash, for
-   * as long as their caching headers say (a minute to an hour). */
+  /** A client's public keys fetched from its jwks_uri (clients/jwks.ts). */
   clientKeys: plain(expiring("client keys", "client-keys/", (jwksUri: string) => secretHash(jwksUri))),
-  /** An app's logo as this server fetched it (or why it was refused), served from this origin
-   * (clients/logo-cache.ts); a day (ten minutes when refused), in one of 256 slots chosen by the
-   * URL's hash, so at most 256 logos of 64 KB are ever kept. */
+  /** An app's logo as this server fetched it (or why it was refused), in one of 256 slots. */
   clientLogo: plain(expiring("client logo", "client-logos/", (slot: string) => slot)),
   /** The owner's passkeys, all in one record; never expires. */
   passkeys: permanent("passkeys", "owner/passkeys"),
@@ -151,10 +137,8 @@ export const RECORDS = {
   sessionSeen: plain(expiring("session last seen", "session-seen/", (sessionId: string) => sessionId)),
   /** That an alert of one kind went to NOTIFY_URL, until a minute later (owner/alerts.ts). */
   alertSent: expiring("alert sent", "alerts/", (kind: string) => kind),
-  /** The connection doctor's log of one client's last attempts (owner/connection-log.ts):
-   * `a/<app id>` for a client the owner approved (at most CONNECTION_APPROVED_CEILING), or
-   * `u/<slot>` in one of CONNECTION_SLOTS slots for any other client (chosen by its hash, a
-   * colliding client takes the slot over), so that requests from anyone cannot grow it. */
+  /** The connection doctor's log of one client's last attempts (owner/connection-log.ts), `a/<app
+   * id>` for an approved client, else `u/<slot>`, so that requests from anyone cannot grow it. */
   connectionLog: expiring("connection log", "connections/", (tierAndId: string) => tierAndId),
   /** The console's MCP server checks of one minute (owner/mcp-check-limit.ts). */
   mcpCheckCount: expiring(

@@ -8,6 +8,7 @@
 // Whether the plugin built the functions is baked into them by the build (scripts/build-functions.ts
 // defines INDIEAUTH_BUILT_FOR), never guessed by comparing addresses: ME on jane.example and
 // BASE_URL on www.jane.example are one site all the same.
+import { reporter, type Found } from "./config-values.ts";
 
 /** Set by esbuild's `define` when the functions are built; absent when the sources run as they
  * are (tests, scripts), which is the standalone build's code. */
@@ -19,11 +20,6 @@ export type Setup = "standalone" | "shared-origin" | "auth-host";
 /** Which build made the running functions. */
 export function builtFor(): Build {
   return typeof INDIEAUTH_BUILT_FOR === "string" && INDIEAUTH_BUILT_FOR === "plugin" ? "plugin" : "standalone";
-}
-
-interface Found {
-  variable: string;
-  message: string;
 }
 
 /** A host name with an optional port (the port in development only), lowercase. */
@@ -39,26 +35,18 @@ export function readSetup(
 ): Setup {
   const host = raw?.trim().toLowerCase();
   if (!host) return build === "plugin" ? "shared-origin" : "standalone";
+  const problem = reporter(problems, "INDIEAUTH_HOST");
   if (build !== "plugin") {
-    problems.push({
-      variable: "INDIEAUTH_HOST",
-      message:
-        "INDIEAUTH_HOST is for the build plugin (a blog's site); a deployment of its own already has a host of its own: leave it unset",
-    });
+    problem(
+      "INDIEAUTH_HOST is for the build plugin (a blog's site); a deployment of its own already has a host of its own: leave it unset",
+    );
     return "standalone";
   }
   if (!HOST.test(host) || (!development && host.includes(":"))) {
-    problems.push({
-      variable: "INDIEAUTH_HOST",
-      message: `INDIEAUTH_HOST must be a host name only, like auth.jane.example: ${JSON.stringify(raw)}`,
-    });
+    problem(`INDIEAUTH_HOST must be a host name only, like auth.jane.example: ${JSON.stringify(raw)}`);
     return "shared-origin";
   }
-  if (baseUrl !== undefined && new URL(baseUrl).host !== host) {
-    problems.push({
-      variable: "INDIEAUTH_HOST",
-      message: `BASE_URL must be on INDIEAUTH_HOST: set BASE_URL=https://${host}`,
-    });
-  }
+  if (baseUrl !== undefined && new URL(baseUrl).host !== host)
+    problem(`BASE_URL must be on INDIEAUTH_HOST: set BASE_URL=https://${host}`);
   return "auth-host";
 }
