@@ -8,13 +8,11 @@ export interface ClientDisplay {
   logoUri?: string;
   /** The app's home page, when it names one. */
   uri?: string;
-  /** Its metadata document lists only loopback redirect URIs (127.0.0.1, [::1], localhost): a
-   * program on a computer, which any other program there could stand in for. The sign-in page
-   * warns (MCP authorization, "Client ID Metadata Documents": SHOULD). Set by the server only. */
+  /** Its metadata document lists only loopback redirect URIs: any other program on the computer
+   * could stand in for it, and the sign-in page warns (MCP authorization: SHOULD). Server-set. */
   loopbackOnly?: true;
-  /** It registered itself here (POST /register): its name is its own claim, and its client_id is
-   * on this server, so the sign-in page shows where it sends the answer instead (the redirect
-   * URI's host, or its scheme). Set by the server only. */
+  /** It registered itself here (POST /register): the sign-in page shows where it sends the answer
+   * rather than its client_id, which is on this server. Server-set. */
   registered?: true;
 }
 
@@ -69,8 +67,7 @@ export interface ClientInfo extends ClientDisplay {
   clientId: string;
   /** Absolute redirect URIs (URL.href form), deduplicated. */
   redirectUris: string[];
-  /** Whether the client_id was fetched and what it serves was used (false: loopback client,
-   * fetch failed, or the document was refused). */
+  /** The client_id was fetched and what it serves used (false: loopback, failed fetch, refused). */
   fetched: boolean;
   /** Read from a Client ID Metadata Document (JSON), not from an HTML page. */
   metadataDocument?: true;

@@ -1,7 +1,5 @@
 // The owner console's API (/indieauth/api/account): what is authorised, from where one is
-// signed in, what happened, and the means to cut any of it off. Each action's route says who may
-// call it (everything but signing in needs a live session; every POST must come from this site's
-// own pages) and the fields it reads; the frame checks both before the handler runs.
+// signed in, what happened, and the means to cut any of it off.
 import { eventSubscribers } from "../owner/event-subscribers.ts";
 import { InvalidRequest, NotFound } from "../errors.ts";
 import { actionsEndpoint, route, type RequestContext } from "../http/endpoint.ts";

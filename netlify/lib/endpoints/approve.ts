@@ -169,9 +169,8 @@ function unusable(problem: UnusableSignInRequest["problem"], clientId: string | 
   return clientId ? refusal.withLink({ href: clientId, text: `Back to ${new URL(clientId).host}` }) : refusal;
 }
 
-/** POST /auth/approve, in order, each step tagged by what is known when it runs
- * (protocol/trust-steps.ts). Before any of them, the frame refuses a cross-site post and a body
- * it does not accept: shown, never redirected (there is no redirect URI yet). */
+/** POST /auth/approve, in order. Before any of them, the frame refuses a cross-site post and a
+ * body it does not accept: shown, never redirected (there is no redirect URI yet). */
 export const APPROVE_STEPS: readonly Step<Approving>[] = [
   {
     name: "signed request",

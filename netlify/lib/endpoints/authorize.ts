@@ -1,8 +1,5 @@
 // GET /auth, as one ordered list of named steps (GET_AUTH_STEPS), each tagged by what is known
-// when it runs (protocol/trust-steps.ts): the request's checks (client_id and redirect_uri, the
-// client, the redirect URI allowed: shown, never redirected; then, the redirect URI verified,
-// the parameters, the scope ceiling, the default scopes), then the answer: prompt=none, the
-// logo, the request handed, signed with what the page should offer, to the static sign-in page.
+// when it runs (protocol/trust-steps.ts; docs/architecture.md, "One sign-in, step by step").
 import { logoPath } from "../clients/logo-link.ts";
 import { ownClientInfo } from "../clients/own-client.ts";
 import { ConsentRequired, InteractionLoginRequired, InvalidRequest } from "../errors.ts";

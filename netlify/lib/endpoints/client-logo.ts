@@ -1,8 +1,6 @@
 // GET /auth/logo: an app's logo, served from this origin so that the sign-in page makes no
-// request to the app's host (no IP beacon to it, no GET from the owner's browser into their own
-// network). The page's address for it is signed (clients/logo-link.ts); the first view fetches
-// it through the address guard (lazily: GET /auth itself never waits on a logo), later views
-// read it from Blobs (clients/logo-cache.ts). A logo that is not shown gets one fixed sentence.
+// request to the app's host (docs/endpoints.md, "GET /auth/logo"): the address is signed
+// (clients/logo-link.ts), the logo fetched through the address guard and kept (logo-cache.ts).
 import { readLogo, type LogoFetcher } from "../clients/client-logo.ts";
 import { cachedLogo } from "../clients/logo-cache.ts";
 import { logoSource } from "../clients/logo-link.ts";

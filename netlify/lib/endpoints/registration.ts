@@ -1,8 +1,6 @@
-// POST /register: dynamic client registration (RFC 7591) for the MCP hosts that have no Client ID
-// Metadata Document. It writes nothing: the client_id it answers carries the registration, signed
-// (protocol/registered-clients.ts). GET /register/<id>: that registration as a metadata document,
-// for anyone who wants to read what an app registered. Both readable from any origin: browser
-// hosts (MCP Inspector) register from their own page; no cookie is read here.
+// POST /register: dynamic client registration (RFC 7591), writing nothing: the client_id it
+// answers carries the registration, signed (protocol/registered-clients.ts). GET /register/<id>:
+// that registration as a metadata document. Both readable from any origin; no cookie is read here.
 import { NO_SUBSCRIBERS } from "../platform/events.ts";
 import { NotFound } from "../errors.ts";
 import { endpoint, route, type Endpoint, type RequestContext } from "../http/endpoint.ts";

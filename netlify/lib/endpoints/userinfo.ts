@@ -12,7 +12,6 @@ import { profileFor } from "../protocol/profile.ts";
 import { liveGrantOfAccessToken } from "../protocol/verification.ts";
 import { canonicalUrl } from "../core/urls.ts";
 
-/** Whether a token's resource names this server. */
 function isThisServer(resource: string, config: Config): boolean {
   const named = canonicalUrl(resource);
   return named === canonicalUrl(config.issuer) || named === canonicalUrl(`${config.baseUrl}/userinfo`);

@@ -62,5 +62,4 @@ export interface EventTarget {
  * token endpoint the connection log alone, never the owner's sign-in history or alerts. */
 export type Subscribers = (target: EventTarget) => Emit;
 
-/** For an endpoint that emits nothing. */
 export const NO_SUBSCRIBERS: Subscribers = () => async () => {};

@@ -17,7 +17,6 @@ declare const INDIEAUTH_BUILT_FOR: string | undefined;
 export type Build = "standalone" | "plugin";
 export type Setup = "standalone" | "shared-origin" | "auth-host";
 
-/** Which build made the running functions. */
 export function builtFor(): Build {
   return typeof INDIEAUTH_BUILT_FOR === "string" && INDIEAUTH_BUILT_FOR === "plugin" ? "plugin" : "standalone";
 }

@@ -84,17 +84,10 @@ export function withStorageDeadline<T>(
     timer = setTimeout(slice, Math.min(SLICE_MS, deadlineMs));
     Promise.resolve()
       .then(() => operations.run(operation, () => work(controller.signal)))
-      .then(
-        (value) => {
-          settled = true;
-          clearTimeout(timer);
-          resolve(value);
-        },
-        (error: unknown) => {
-          settled = true;
-          clearTimeout(timer);
-          reject(error);
-        },
-      );
+      .then(resolve, reject)
+      .finally(() => {
+        settled = true;
+        clearTimeout(timer);
+      });
   });
 }

@@ -62,10 +62,8 @@ export interface KeyValueStore {
   setIfNew(key: string, value: unknown): Promise<boolean>;
   /** The record (or its absence) with its version, for a later setIfUnchanged. */
   getVersioned<T>(key: string): Promise<Versioned<T>>;
-  /** Writes only if the record is still as `version` found it, with one conditional write:
-   * created only if still absent, replaced only if still at the version's tag. False when
-   * someone wrote in between. A version of an existing record without a tag (Blobs answered
-   * its read without an ETag) throws UnversionedRecord: nothing is written. */
+  /** Writes only if the record is still as `version` found it, with one conditional write; false
+   * when someone wrote in between. A version without a tag throws UnversionedRecord. */
   setIfUnchanged(key: string, value: unknown, version: Version): Promise<boolean>;
   delete(key: string): Promise<void>;
   list(prefix: string): Promise<string[]>;
@@ -130,9 +128,8 @@ class BlobsKeyValueStore implements KeyValueStore {
     );
   }
 
-  /** A Blobs client whose every HTTP request is aborted with `signal`. One per operation (it
-   * costs no I/O): @netlify/blobs takes no per-call signal, only a `fetch` of our own. Created
-   * inside a request, so that a missing Blobs context surfaces as a storage error there. */
+  /** A Blobs client whose every HTTP request is aborted with `signal` (@netlify/blobs takes no
+   * per-call signal, only a `fetch`): one per operation, so that a missing context fails there. */
   #blobs(signal: AbortSignal): Store {
     // The local server by its address, not its name: under a burst, looking "localhost" up
     // waited seconds behind the other threads' file reads (libuv's pool is the process's).
