@@ -7,8 +7,7 @@ import type { ClientDisplay } from "../core/client-shape.ts";
 import { RECORDS } from "../platform/records.ts";
 import type { KeyValueStore } from "../platform/store.ts";
 import { appIdOf } from "./revocations.ts";
-
-const DAY_MS = 24 * 60 * 60 * 1000;
+import { DAY, dayOf } from "../core/time.ts";
 
 export interface AppChange {
   kind: "app-change";
@@ -44,8 +43,8 @@ export interface ChangedGrant {
 
 /** Kept until the last expiry it moves has passed (then it counts for nothing), a day at least. */
 function expiring(change: Omit<AppChange, "expiresAt">): AppChange {
-  const last = Math.max(change.counted ?? 0, change.uncounted ?? 0, change.at + DAY_MS);
-  return { ...change, expiresAt: (Math.floor(last / DAY_MS) + 1) * DAY_MS };
+  const last = Math.max(change.counted ?? 0, change.uncounted ?? 0, change.at + DAY);
+  return { ...change, expiresAt: (dayOf(last) + 1) * DAY };
 }
 
 const base = (grant: ChangedGrant, at: number) => ({
