@@ -16,7 +16,6 @@ export interface AppChange {
   /** When its grant was created: a change of a grant an owner's revocation covers, or older
    * than the summary's first counted grant, changes nothing. */
   grantCreatedAt: number;
-  /** When it happened. */
   at: number;
   /** The grant is counted at this expiry from now on (a creation, a refresh). */
   counted?: number;
@@ -75,8 +74,6 @@ export const changeId = (grantId: string, event: ChangeEvent): string => `${gran
 export const grantIdOfChange = (id: string): string => id.slice(0, id.indexOf("."));
 export const isCreation = (id: string): boolean => id.endsWith(".c");
 
-/** Where an app's changes are listed. */
-const changesPrefix = (appId: string): string => `${RECORDS.appChange.prefix}${appId}/`;
 export const changeKey = (appId: string, id: string): string => RECORDS.appChange.key(appId, id);
 
 /** Records a change, once: false when it was recorded before (a retry, or a race of two
@@ -88,7 +85,8 @@ export function recordChange(store: KeyValueStore, event: ChangeEvent, change: A
 /** Every change not yet deleted, by app id (one list for every app: folded right after they
  * are written, few are ever there at once). */
 export async function listChanges(store: KeyValueStore, appId?: string): Promise<Map<string, string[]>> {
-  const keys = await store.list(appId === undefined ? RECORDS.appChange.prefix : changesPrefix(appId));
+  // One app's: under `<app>/`, its key with an empty change id.
+  const keys = await store.list(appId === undefined ? RECORDS.appChange.prefix : changeKey(appId, ""));
   const byApp = new Map<string, string[]>();
   for (const key of keys) {
     const [app, id] = key.slice(RECORDS.appChange.prefix.length).split("/");

@@ -31,9 +31,6 @@ export interface AppSummary extends HeldScopes {
   expiresAt: number;
 }
 
-const summaryKey = (clientId: string) => RECORDS.appSummary.key(appIdOf(clientId));
-
-/** The record, if it is a summary of this app. */
 export function summaryOf(value: AppSummary | null, appId: string): AppSummary | null {
   return value?.kind === "app-summary" && appIdOf(value.clientId) === appId ? value : null;
 }
@@ -124,7 +121,7 @@ async function update(
   clientId: string,
   change: (current: AppSummary | null) => AppSummary | null,
 ): Promise<void> {
-  const key = summaryKey(clientId);
+  const key = RECORDS.appSummary.key(appIdOf(clientId));
   for (let attempt = 0; attempt < 8; attempt++) {
     if (attempt > 0) await collisionPause(attempt);
     const { value, version } = await store.getVersioned<AppSummary>(key);
@@ -138,12 +135,8 @@ async function update(
 /** Counts several grants of one app at once, into the summary itself: the seeding of tests
  * and the bench. Requests write changes instead (app-changes.ts). */
 export function summariseGrants(store: KeyValueStore, grants: readonly ChangedGrant[]): Promise<void> {
-  return update(store, grants[0]!.clientId, (current) =>
-    applyChanges(
-      current,
-      grants.map((grant) => creationOf(grant, grant.createdAt)),
-    ),
-  );
+  const creations = grants.map((grant) => creationOf(grant, grant.createdAt));
+  return update(store, grants[0]!.clientId, (current) => applyChanges(current, creations));
 }
 
 /** Live grants: those whose expiry day has not passed (a grant expiring later today counts). */

@@ -156,40 +156,24 @@ export async function foldChanges(store: KeyValueStore, appId: string, now: numb
     );
     const { count, drop, wait } = await sortOut(store, appId, batch, revocations, now, ownWaiting);
     for (const id of wait) unready.add(id);
-    const next =
-      count.length > 0
-        ? applyChanges(
-            summary,
-            count.map((c) => c.change),
-          )
-        : summary;
+    const counted = count.map((c) => c.id);
+    const changes = count.map((c) => c.change);
+    const next = changes.length > 0 ? applyChanges(summary, changes) : summary;
     const more = waiting.length > batch.length;
-    if (next === null || (count.length === 0 && !more && !mine)) {
+    if (next === null || (changes.length === 0 && !more && !mine)) {
       await deleteQuietly(store, appId, drop);
       if (!mine) return;
       if (next === null) continue;
     }
     const folding = more ? { by: me, until: now + FOLDING_MS } : undefined;
-    if (
-      !(await store.setIfUnchanged(
-        key,
-        nextSummary(
-          next,
-          listed,
-          count.map((c) => c.id),
-          folding,
-          now,
-        ),
-        version,
-      ))
-    ) {
+    if (!(await store.setIfUnchanged(key, nextSummary(next, listed, counted, folding, now), version))) {
       lost++;
       continue;
     }
     lost = 0;
     const leftover = Object.keys(summary?.folded ?? {}).filter((id) => listed.includes(id));
-    await deleteQuietly(store, appId, [...count.map((c) => c.id), ...drop, ...leftover]);
-    if (ownId !== undefined && count.some((c) => c.id === ownId)) ownWaiting = undefined;
+    await deleteQuietly(store, appId, [...counted, ...drop, ...leftover]);
+    if (ownId !== undefined && counted.includes(ownId)) ownWaiting = undefined;
     if (folding) continue;
     // Its mark removed: a fold looks once more (see above), the unready ones included.
     if (!mine) return;

@@ -4,7 +4,7 @@
 // checked: docs/security.md. jose is loaded only when an assertion is checked.
 import type { JWTPayload } from "jose";
 import { ASSERTION_ALGORITHMS, type KeyAuthentication } from "../core/client-shape.ts";
-import { clientKeySet, ClientKeysUnavailable, type JsonWebKeySet } from "../clients/jwks.ts";
+import { clientKeySet, ClientKeysUnavailable } from "../clients/jwks.ts";
 import type { Fields } from "../core/fields.ts";
 import { InvalidClient } from "../errors.ts";
 import { RECORDS } from "../platform/records.ts";
@@ -75,31 +75,6 @@ function explain(error: unknown): Verified {
   return { problem: "it is not a well-formed signed JWT" };
 }
 
-async function verifyWith(
-  assertion: string,
-  keys: JsonWebKeySet,
-  clientId: string,
-  algorithms: string[],
-  ctx: AssertionContext,
-): Promise<Verified> {
-  const [{ jwtVerify }, { createLocalJWKSet }] = await joseForAssertions();
-  try {
-    const keySet = createLocalJWKSet(keys);
-    const { payload } = await jwtVerify(assertion, keySet, {
-      algorithms,
-      issuer: clientId,
-      subject: clientId,
-      audience: ctx.audiences,
-      currentDate: new Date(ctx.now),
-      clockTolerance: CLOCK_SKEW_S,
-      requiredClaims: ["exp", "jti", "iss", "sub", "aud"],
-    });
-    return { payload };
-  } catch (error) {
-    return explain(error);
-  }
-}
-
 /** Verifies the assertion with the client's keys, fetching them again once when none matches
  * (a key rotated since they were kept). */
 async function verifyAssertion(
@@ -110,8 +85,24 @@ async function verifyAssertion(
 ): Promise<JWTPayload> {
   const algorithms = declared.alg !== undefined ? [declared.alg] : [...ASSERTION_ALGORITHMS];
   const keyOptions = { store: ctx.store, now: ctx.now, fetcher: ctx.fetcher };
-  const verify = async (fresh: boolean) =>
-    verifyWith(assertion, await clientKeySet(declared.keys, { ...keyOptions, fresh }), clientId, algorithms, ctx);
+  const verify = async (fresh: boolean): Promise<Verified> => {
+    const keys = await clientKeySet(declared.keys, { ...keyOptions, fresh });
+    const [{ jwtVerify }, { createLocalJWKSet }] = await joseForAssertions();
+    try {
+      const { payload } = await jwtVerify(assertion, createLocalJWKSet(keys), {
+        algorithms,
+        issuer: clientId,
+        subject: clientId,
+        audience: ctx.audiences,
+        currentDate: new Date(ctx.now),
+        clockTolerance: CLOCK_SKEW_S,
+        requiredClaims: ["exp", "jti", "iss", "sub", "aud"],
+      });
+      return { payload };
+    } catch (error) {
+      return explain(error);
+    }
+  };
   try {
     let verified = await verify(false);
     if ("problem" in verified && verified.unknownKey === true && "jwksUri" in declared.keys)

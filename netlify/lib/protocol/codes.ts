@@ -196,15 +196,8 @@ async function consume(
   };
   // A refusal of our own write (landed, its answer lost, retried) is not a replay: the grant id
   // in the marker is one only this attempt drew.
-  if (
-    await createOnce<Partial<CodeUse>>(
-      store,
-      RECORDS.usedCode.key(code),
-      use,
-      (stored) => stored.grantId === use.grantId,
-    )
-  )
-    return use.grantId;
+  const isThis = (stored: Partial<CodeUse>) => stored.grantId === use.grantId;
+  if (await createOnce(store, RECORDS.usedCode.key(code), use, isThis)) return use.grantId;
   const first = await store.get<Partial<CodeUse>>(RECORDS.usedCode.key(code));
   if (
     resumable &&

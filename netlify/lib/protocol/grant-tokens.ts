@@ -65,7 +65,6 @@ export interface IssuedToken {
   expiresAt: number;
 }
 
-/** A refresh token also has its generation in its grant. */
 export interface IssuedRefreshToken extends IssuedToken {
   generation: number;
 }

@@ -14,7 +14,7 @@ import {
   type TokenKind,
   type TokenSettings,
 } from "./grant-tokens.ts";
-import { constantTimeEqual } from "../crypto/secrets.ts";
+import { constantTimeEqual, secretHash } from "../crypto/secrets.ts";
 import type { ClientDisplay, KeyAuthentication } from "../core/client-shape.ts";
 import { InvalidGrant } from "../errors.ts";
 import { resourceWithin } from "./resource.ts";
@@ -226,7 +226,7 @@ export async function rotateRefreshToken(
     readRevocations(store),
   ]);
   if (!isLive(grant, now, revocations)) return { ok: false, reason: "unknown" };
-  if (!tokenMatches(refreshToken, grant.refresh.hash)) {
+  if (!constantTimeEqual(secretHash(refreshToken), grant.refresh.hash)) {
     if (!isRetiredRefreshToken(refreshToken, grant.refresh.generation, ttl.keys.refreshToken))
       return { ok: false, reason: "unknown" };
     await revokeGrant(store, id, now, { read: { value: grant, version }, waitUntil: input.waitUntil });
@@ -272,7 +272,7 @@ export async function grantOwningToken(
   const read = await store.getVersioned<StoredGrant>(grantKey(id));
   const grant = read.value;
   if (!grant || grant.kind !== "grant") return null;
-  const current = tokenMatches(token, kind === "access" ? grant.access.hash : grant.refresh.hash);
+  const current = constantTimeEqual(secretHash(token), kind === "access" ? grant.access.hash : grant.refresh.hash);
   return current || (kind === "refresh" && isRetiredRefreshToken(token, grant.refresh.generation, refreshKey))
     ? { id, grant, read }
     : null;

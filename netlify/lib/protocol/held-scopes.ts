@@ -44,10 +44,7 @@ export function countScopes(summary: Counted, scopes: readonly string[], expires
 }
 
 /** The counts without the days before `day`: their grants have expired. */
-export function daysAhead(
-  summary: Counted,
-  day: number,
-): Pick<Counted, "liveByDay" | "heldScopes" | "moreScopesUntil"> {
+export function daysAhead(summary: Counted, day: number): Counted {
   const live = (days: Record<string, number>) =>
     Object.fromEntries(Object.entries(days).filter(([d]) => Number(d) >= day));
   const held = Object.entries(summary.heldScopes).flatMap(([scope, days]) => {

@@ -11,9 +11,6 @@ import { readOffer, type AuthorizationRequest, type SignInOffer } from "../pages
 import { signedPrompt } from "./prompt.ts";
 import { REQUEST_OBJECT_TTL_SECONDS } from "../core/policy.ts";
 
-// The request's shape is part of the page's contract (pages/sign-in-fragment.ts); named here too.
-export type { AuthorizationRequest };
-
 /** The longest signed request the approve step reads (it travels in the sign-in page's URL
  * fragment and back in its form). GET /auth refuses to make a longer one. */
 const MAX_REQUEST_OBJECT_LENGTH = 32_768;

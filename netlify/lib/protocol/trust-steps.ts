@@ -3,12 +3,10 @@
 // to the client. See docs/architecture.md, "One sign-in, step by step"; moving a step across the
 // line fails test/adversarial/attacks/trust-line.test.ts.
 
-/** What is known when a step runs: whether the redirect URI is verified yet. */
-export type Known = "unverified" | "verified";
-
 export interface Step<S> {
   readonly name: string;
-  readonly known: Known;
+  /** What is known when it runs: whether the redirect URI is verified yet. */
+  readonly known: "unverified" | "verified";
   /** Does its part; a Response ends the request with it. */
   run(state: S): void | Response | Promise<void | Response>;
 }
