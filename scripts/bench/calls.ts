@@ -2,12 +2,12 @@
 // table the test helpers share, test/helpers/endpoints.ts) and the records it seeds directly
 // (codes, grants, sessions, sign-in events, app approvals), cheaply and by the thousand, not through the
 // password. When those modules change, this file (and that table) is what follows them.
-import { randomBytes } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import { describeProblems, type Config, type Env } from "../../netlify/lib/platform/config.ts";
 import { rememberApproval } from "../../netlify/lib/owner/app-approvals.ts";
 import { startSession } from "../../netlify/lib/owner/sessions.ts";
 import { recordSignInEvent } from "../../netlify/lib/owner/sign-in-events.ts";
-import { issueCode } from "../../netlify/lib/protocol/codes.ts";
+import { issueRequestCode } from "../../netlify/lib/protocol/codes.ts";
 import { newGrantId } from "../../netlify/lib/protocol/grant-tokens.ts";
 import { createGrant, type IssuedTokens } from "../../netlify/lib/protocol/grants.ts";
 import { OperationCounter } from "../../test/helpers/counting-store.ts";
@@ -52,7 +52,14 @@ export function issueCodes(b: Bench, count: number, scopes: string[], challenge:
     me: b.config.me,
     client: APP,
   };
-  return mapBounded(range(count), SEED_CONCURRENCY, () => issueCode(b.rt.store, input, b.rt.now()));
+  // Each code as an approved sign-in request's, for a request of its own.
+  return mapBounded(range(count), SEED_CONCURRENCY, async () => {
+    const now = b.rt.now();
+    const request = { requestId: randomUUID(), requestExpiresAt: now };
+    const issued = await issueRequestCode(b.rt.store, b.config.keys.code, request, input, now);
+    if (!issued) throw new Error("a fresh request's code was refused");
+    return issued.code;
+  });
 }
 
 /** Grants of the bench's app, made as a code's redemption makes them. One at a time: each

@@ -1,7 +1,8 @@
 // Many live grants, stored fast: the records exactly as a code's redemption writes them (with
 // their tokens' hashes), written in parallel batches, and each app's summary counted once
 // with all of its grants. Shared by the scale test and the bench. No vitest here.
-import { newGrantId, newGrantToken, tokenHash } from "../../netlify/lib/protocol/grant-tokens.ts";
+import { newGrantId, newGrantToken } from "../../netlify/lib/protocol/grant-tokens.ts";
+import { secretHash } from "../../netlify/lib/crypto/secrets.ts";
 import { summariseGrants } from "../../netlify/lib/protocol/app-summaries.ts";
 import type { GrantRecord } from "../../netlify/lib/protocol/grants.ts";
 import { RECORDS } from "../../netlify/lib/platform/records.ts";
@@ -31,9 +32,9 @@ export async function seedGrants(
       const accessToken = newGrantToken("access", id);
       const refreshToken = newGrantToken("refresh", id);
       const createdAt = now - 1000 - (i % 300) * 60_000;
-      const access = { hash: tokenHash(accessToken), issuedAt: createdAt, expiresAt: createdAt + 30 * DAY_MS };
+      const access = { hash: secretHash(accessToken), issuedAt: createdAt, expiresAt: createdAt + 30 * DAY_MS };
       const refresh = {
-        hash: tokenHash(refreshToken),
+        hash: secretHash(refreshToken),
         issuedAt: createdAt,
         expiresAt: createdAt + 90 * DAY_MS,
         generation: 1,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { grantIdOf, newGrantId, newGrantToken, tokenKindOf } from "../../netlify/lib/protocol/grant-tokens.ts";
-import { newSecret } from "../../netlify/lib/crypto/secrets.ts";
+import { derivedSecret } from "../../netlify/lib/crypto/secrets.ts";
 
 describe("grant tokens", () => {
   const id = newGrantId();
@@ -18,7 +18,7 @@ describe("grant tokens", () => {
   it("are never accepted as another kind", () => {
     expect(grantIdOf(newGrantToken("access", id), "refresh")).toBeNull();
     expect(grantIdOf(newGrantToken("refresh", id), "access")).toBeNull();
-    expect(tokenKindOf(newSecret("code"))).toBeNull();
+    expect(tokenKindOf(derivedSecret("code", new Uint8Array(32), id))).toBeNull();
   });
 
   it("refuse truncated and padded values", () => {

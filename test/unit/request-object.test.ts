@@ -1,11 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { SignJWT } from "jose";
-import {
-  checkRequest,
-  signRequest,
-  verifyRequest,
-  type AuthorizationRequest,
-} from "../../netlify/lib/protocol/request-object.ts";
+import { checkRequest, signRequest, verifyRequest } from "../../netlify/lib/protocol/request-object.ts";
+import type { AuthorizationRequest } from "../../netlify/lib/pages/sign-in-fragment.ts";
 import { readRequestShape } from "../../netlify/lib/pages/request-object-shape.ts";
 import { deriveKey } from "../../netlify/lib/crypto/secrets.ts";
 

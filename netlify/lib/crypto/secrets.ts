@@ -1,5 +1,5 @@
-// Random secrets, their stored hashes, constant-time comparison and key derivation.
-import { createHash, createHmac, hkdfSync, randomBytes, timingSafeEqual } from "node:crypto";
+// Secrets, their stored hashes, constant-time comparison and key derivation.
+import { createHash, createHmac, hkdfSync, timingSafeEqual } from "node:crypto";
 
 /** Every secret this server hands out carries its type in a prefix, and every lookup checks it,
  * so that a code can never be used as a token nor a token as a code. (Access and refresh
@@ -8,11 +8,6 @@ const SECRET_PREFIX = {
   code: "ic_",
 } as const;
 type SecretKind = keyof typeof SECRET_PREFIX;
-
-/** 256 bits of randomness, base64url, behind the kind's prefix. */
-export function newSecret(kind: SecretKind, random: (size: number) => Buffer = randomBytes): string {
-  return SECRET_PREFIX[kind] + random(32).toString("base64url");
-}
 
 /** A secret of the kind derived from a message (HMAC-SHA-256, 256 bits): the same message
  * always gives the same secret, and nobody without the key can compute it. */

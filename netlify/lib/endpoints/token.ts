@@ -107,7 +107,7 @@ async function authorizationCodeGrant(
     ...declared,
   };
   // No refresh token (offline_access unticked): the grant ends with its access token. Its app's
-  // summary is counted after the answer (protocol/app-counting.ts).
+  // summary is counted after the answer (protocol/app-summary-fold.ts).
   const ttl = code.refresh === false ? { ...config, refreshTokenTtlMs: 0 } : config;
   const issued = await createGrant(rt.store, granted, now, ttl, { writableUntil, waitUntil: ctx.requester.waitUntil });
   if (subject) await ctx.emit({ type: "redeemed", subject, grantId });

@@ -11,7 +11,7 @@ import type { ClientRead } from "../core/client-shape.ts";
 import type { ConfirmReason, SignInOffer } from "../pages/sign-in-fragment.ts";
 import type { Config } from "../platform/config.ts";
 import type { KeyValueStore } from "../platform/store.ts";
-import type { PromptValue } from "../protocol/prompt.ts";
+import type { PromptValue } from "../pages/sign-in-fragment.ts";
 import { tickedByDefault } from "../protocol/scopes.ts";
 import {
   approvalCovers,

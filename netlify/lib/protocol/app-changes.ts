@@ -7,8 +7,7 @@ import type { ClientDisplay } from "../core/client-shape.ts";
 import { RECORDS } from "../platform/records.ts";
 import type { KeyValueStore } from "../platform/store.ts";
 import { appIdOf } from "./revocations.ts";
-
-const DAY_MS = 24 * 60 * 60 * 1000;
+import { DAY, dayOf } from "../core/time.ts";
 
 export interface AppChange {
   kind: "app-change";
@@ -17,7 +16,6 @@ export interface AppChange {
   /** When its grant was created: a change of a grant an owner's revocation covers, or older
    * than the summary's first counted grant, changes nothing. */
   grantCreatedAt: number;
-  /** When it happened. */
   at: number;
   /** The grant is counted at this expiry from now on (a creation, a refresh). */
   counted?: number;
@@ -44,8 +42,8 @@ export interface ChangedGrant {
 
 /** Kept until the last expiry it moves has passed (then it counts for nothing), a day at least. */
 function expiring(change: Omit<AppChange, "expiresAt">): AppChange {
-  const last = Math.max(change.counted ?? 0, change.uncounted ?? 0, change.at + DAY_MS);
-  return { ...change, expiresAt: (Math.floor(last / DAY_MS) + 1) * DAY_MS };
+  const last = Math.max(change.counted ?? 0, change.uncounted ?? 0, change.at + DAY);
+  return { ...change, expiresAt: (dayOf(last) + 1) * DAY };
 }
 
 const base = (grant: ChangedGrant, at: number) => ({
@@ -76,8 +74,6 @@ export const changeId = (grantId: string, event: ChangeEvent): string => `${gran
 export const grantIdOfChange = (id: string): string => id.slice(0, id.indexOf("."));
 export const isCreation = (id: string): boolean => id.endsWith(".c");
 
-/** Where an app's changes are listed. */
-const changesPrefix = (appId: string): string => `${RECORDS.appChange.prefix}${appId}/`;
 export const changeKey = (appId: string, id: string): string => RECORDS.appChange.key(appId, id);
 
 /** Records a change, once: false when it was recorded before (a retry, or a race of two
@@ -89,7 +85,8 @@ export function recordChange(store: KeyValueStore, event: ChangeEvent, change: A
 /** Every change not yet deleted, by app id (one list for every app: folded right after they
  * are written, few are ever there at once). */
 export async function listChanges(store: KeyValueStore, appId?: string): Promise<Map<string, string[]>> {
-  const keys = await store.list(appId === undefined ? RECORDS.appChange.prefix : changesPrefix(appId));
+  // One app's: under `<app>/`, its key with an empty change id.
+  const keys = await store.list(appId === undefined ? RECORDS.appChange.prefix : changeKey(appId, ""));
   const byApp = new Map<string, string[]>();
   for (const key of keys) {
     const [app, id] = key.slice(RECORDS.appChange.prefix.length).split("/");

@@ -1,23 +1,15 @@
-// One summary record per app, so that the owner's console reads one record per app however
-// many grants the app holds (an MCP host reconnecting daily makes hundreds a year). Live grants
-// are counted by the day their expiry falls on: a grant that expires leaves the count on its
-// own, with nothing to update.
-//
-// A redemption, a refresh or a revocation does not update the summary itself: many of one app
-// at once would all be writing one record, and conditional writers that collide run out of
-// tries (twenty redemptions of one app at once lost one). Each writes a change of its own
-// (app-changes.ts, never contended), and the changes are folded into the summary afterwards
-// (app-summary-fold.ts); until then the console reads them beside it. This module is the
-// summary and the arithmetic of applying changes to it.
+// One summary record per app, so that the owner's console reads one record per app however many
+// grants it holds; live grants counted by their expiry day, so an expired one leaves on its own.
+// Requests write changes (app-changes.ts) that are folded in afterwards (app-summary-fold.ts):
+// this module is the summary and the arithmetic of applying them. See docs/data-model.md.
 import type { ClientDisplay } from "../core/client-shape.ts";
 import { RECORDS } from "../platform/records.ts";
 import type { KeyValueStore } from "../platform/store.ts";
 import { appIdOf } from "./revocations.ts";
 import { collisionPause } from "../platform/collision-pause.ts";
 import { creationOf, type AppChange, type ChangedGrant } from "./app-changes.ts";
-import { countScopes, dayOf as dayNumberOf, daysAhead, type HeldScopes } from "./held-scopes.ts";
-
-const DAY_MS = 24 * 60 * 60 * 1000;
+import { countScopes, daysAhead, type HeldScopes } from "./held-scopes.ts";
+import { DAY, dayOf } from "../core/time.ts";
 
 export interface AppSummary extends HeldScopes {
   kind: "app-summary";
@@ -39,17 +31,18 @@ export interface AppSummary extends HeldScopes {
   expiresAt: number;
 }
 
-const summaryKey = (clientId: string) => RECORDS.appSummary.key(appIdOf(clientId));
-const dayOf = (at: number) => String(Math.floor(at / DAY_MS));
+export function summaryOf(value: AppSummary | null, appId: string): AppSummary | null {
+  return value?.kind === "app-summary" && appIdOf(value.clientId) === appId ? value : null;
+}
 
 /** The summary with its expiry: swept once the day its last grant expires on has passed. */
 export function withExpiry(summary: AppSummary): AppSummary {
   const last = Math.max(0, ...Object.keys(summary.liveByDay).map(Number));
-  return { ...summary, expiresAt: Math.max(summary.lastUsedAt, (last + 1) * DAY_MS) };
+  return { ...summary, expiresAt: Math.max(summary.lastUsedAt, (last + 1) * DAY) };
 }
 
 function counted(liveByDay: Record<string, number>, at: number, by: number): Record<string, number> {
-  const day = dayOf(at);
+  const day = String(dayOf(at));
   const next = { ...liveByDay, [day]: (liveByDay[day] ?? 0) + by };
   if (next[day]! <= 0) delete next[day];
   return next;
@@ -119,7 +112,7 @@ export function applyChanges(current: AppSummary | null, changes: readonly AppCh
   const next = ordered.reduce<AppSummary | null>(applyChange, current);
   if (!next) return null;
   const { moreScopesUntil: _more, ...rest } = next;
-  return { ...rest, ...daysAhead(next, dayNumberOf(next.lastUsedAt)) };
+  return { ...rest, ...daysAhead(next, dayOf(next.lastUsedAt)) };
 }
 
 /** Read, change, write back only if nobody wrote in between; retried. */
@@ -128,7 +121,7 @@ async function update(
   clientId: string,
   change: (current: AppSummary | null) => AppSummary | null,
 ): Promise<void> {
-  const key = summaryKey(clientId);
+  const key = RECORDS.appSummary.key(appIdOf(clientId));
   for (let attempt = 0; attempt < 8; attempt++) {
     if (attempt > 0) await collisionPause(attempt);
     const { value, version } = await store.getVersioned<AppSummary>(key);
@@ -142,17 +135,13 @@ async function update(
 /** Counts several grants of one app at once, into the summary itself: the seeding of tests
  * and the bench. Requests write changes instead (app-changes.ts). */
 export function summariseGrants(store: KeyValueStore, grants: readonly ChangedGrant[]): Promise<void> {
-  return update(store, grants[0]!.clientId, (current) =>
-    applyChanges(
-      current,
-      grants.map((grant) => creationOf(grant, grant.createdAt)),
-    ),
-  );
+  const creations = grants.map((grant) => creationOf(grant, grant.createdAt));
+  return update(store, grants[0]!.clientId, (current) => applyChanges(current, creations));
 }
 
 /** Live grants: those whose expiry day has not passed (a grant expiring later today counts). */
 export function liveGrantCount(summary: AppSummary, now: number): number {
-  const today = Number(dayOf(now));
+  const today = dayOf(now);
   return Object.entries(summary.liveByDay).reduce((sum, [day, count]) => (Number(day) >= today ? sum + count : sum), 0);
 }
 
@@ -162,8 +151,7 @@ export async function summaryIds(store: KeyValueStore): Promise<string[]> {
 }
 
 export async function readSummary(store: KeyValueStore, appId: string): Promise<AppSummary | null> {
-  const summary = await store.get<AppSummary>(RECORDS.appSummary.key(appId));
-  return summary?.kind === "app-summary" && appIdOf(summary.clientId) === appId ? summary : null;
+  return summaryOf(await store.get<AppSummary>(RECORDS.appSummary.key(appId)), appId);
 }
 
 export async function forgetSummary(store: KeyValueStore, appId: string): Promise<void> {

@@ -1,23 +1,25 @@
-// Folding an app's changes (app-changes.ts) into its summary, and reading a summary as it
-// stands with the changes not yet folded. A fold runs after every change is written (after the
-// answer, where the platform allows), in the hourly housekeeping, and after a console load that
-// found changes waiting; a fold that loses to another gives up after a few tries: the changes
-// it left are folded by the next, and counted by every reader meanwhile. So a burst of one
-// app's requests never waits on, or fails for, its summary.
-//
-// Never counted twice: a fold reads the summary first, then the changes, and writes the
-// summary only if it is still as read, with the ids of the changes it counted; only then are
-// their records deleted. A change whose id the summary lists is skipped, and the ids stay there
-// while their records are still listed (a deletion that failed) and ten minutes at least.
-// Never counted for a grant that does not exist: a creation counts once its grant is stored (a
-// replayed code's tombstone, or a grant never written, drops it).
+// Folding an app's changes (app-changes.ts) into its summary, after each change is written
+// (after the answer where the platform allows), in the hourly housekeeping and after a console
+// load; and reading a summary with the changes not yet folded. Never counted twice, never for a
+// grant not stored: see docs/data-model.md, "One app's burst".
 import { randomUUID } from "node:crypto";
 import { RECORDS } from "../platform/records.ts";
 import type { KeyValueStore } from "../platform/store.ts";
 import { collisionPause } from "../platform/collision-pause.ts";
+import { MINUTE } from "../core/time.ts";
 import { appIdOf, readRevocations, revokedByOwner, type Revocations } from "./revocations.ts";
-import { applyChanges, withExpiry, type AppSummary } from "./app-summaries.ts";
-import { changeKey, grantIdOfChange, isCreation, listChanges, type AppChange } from "./app-changes.ts";
+import { applyChanges, summaryOf, withExpiry, type AppSummary } from "./app-summaries.ts";
+import {
+  changeId,
+  changeKey,
+  grantIdOfChange,
+  isCreation,
+  listChanges,
+  recordChange,
+  type AppChange,
+  type ChangeEvent,
+} from "./app-changes.ts";
+import { afterAnswer, type WaitUntil } from "../platform/after-answer.ts";
 
 /** Rounds of one fold: a request that folds a burst folds FOLD_BATCH changes a round. */
 const FOLD_ROUNDS = 20;
@@ -26,9 +28,9 @@ const FOLD_BATCH = 100;
 /** How long a fold's mark keeps others off (a request stopped while folding holds it no longer). */
 const FOLDING_MS = 20 * 1000;
 /** How long a folded change's id stays in the summary after its record is gone. */
-const FOLDED_KEPT_MS = 10 * 60 * 1000;
+const FOLDED_KEPT_MS = 10 * MINUTE;
 /** A creation whose grant is not stored waits this long past its writableUntil (a slow write). */
-const LATE_WRITE_MS = 60 * 1000;
+const LATE_WRITE_MS = MINUTE;
 /** Changes a reader applies per app; more wait for the next fold (folds run after each write). */
 const PENDING_READ = 100;
 
@@ -36,10 +38,6 @@ const PENDING_READ = 100;
 interface OwnChange {
   id: string;
   change: AppChange;
-}
-
-function summaryOf(value: AppSummary | null, appId: string): AppSummary | null {
-  return value?.kind === "app-summary" && appIdOf(value.clientId) === appId ? value : null;
 }
 
 /** The ids listed that the summary has not counted yet. */
@@ -158,40 +156,24 @@ export async function foldChanges(store: KeyValueStore, appId: string, now: numb
     );
     const { count, drop, wait } = await sortOut(store, appId, batch, revocations, now, ownWaiting);
     for (const id of wait) unready.add(id);
-    const next =
-      count.length > 0
-        ? applyChanges(
-            summary,
-            count.map((c) => c.change),
-          )
-        : summary;
+    const counted = count.map((c) => c.id);
+    const changes = count.map((c) => c.change);
+    const next = changes.length > 0 ? applyChanges(summary, changes) : summary;
     const more = waiting.length > batch.length;
-    if (next === null || (count.length === 0 && !more && !mine)) {
+    if (next === null || (changes.length === 0 && !more && !mine)) {
       await deleteQuietly(store, appId, drop);
       if (!mine) return;
       if (next === null) continue;
     }
     const folding = more ? { by: me, until: now + FOLDING_MS } : undefined;
-    if (
-      !(await store.setIfUnchanged(
-        key,
-        nextSummary(
-          next,
-          listed,
-          count.map((c) => c.id),
-          folding,
-          now,
-        ),
-        version,
-      ))
-    ) {
+    if (!(await store.setIfUnchanged(key, nextSummary(next, listed, counted, folding, now), version))) {
       lost++;
       continue;
     }
     lost = 0;
     const leftover = Object.keys(summary?.folded ?? {}).filter((id) => listed.includes(id));
-    await deleteQuietly(store, appId, [...count.map((c) => c.id), ...drop, ...leftover]);
-    if (ownId !== undefined && count.some((c) => c.id === ownId)) ownWaiting = undefined;
+    await deleteQuietly(store, appId, [...counted, ...drop, ...leftover]);
+    if (ownId !== undefined && counted.includes(ownId)) ownWaiting = undefined;
     if (folding) continue;
     // Its mark removed: a fold looks once more (see above), the unready ones included.
     if (!mine) return;
@@ -230,4 +212,26 @@ export async function withWaitingChanges(
     if (!read.includes("gone") || attempt === 2) return applyChanges(summary, changes);
     summary = summaryOf(await store.get<AppSummary>(RECORDS.appSummary.key(appId)), appId);
   }
+}
+
+/** Records a change of the grant's app and folds it into the app's summary. */
+export async function countChange(
+  store: KeyValueStore,
+  event: ChangeEvent,
+  change: AppChange,
+  now: number,
+  recorded?: Promise<boolean>,
+): Promise<void> {
+  await (recorded ?? recordChange(store, event, change));
+  await foldChanges(store, appIdOf(change.clientId), now, { id: changeId(change.grantId, event), change });
+}
+
+/** A summary update after the grant's own write: a failure there must not lose the client
+ * its tokens (the count is off by one until the grant's expiry day passes), so it is logged.
+ * Given the platform's waitUntil, it starts once the answer is on its way (a turn of the event
+ * loop later): the client waits only for the grant. Else it is awaited. */
+export function afterward(what: string, work: () => Promise<void>, waitUntil?: WaitUntil): Promise<void> {
+  const started = waitUntil ? new Promise<void>((resolve) => setImmediate(resolve)).then(work) : work();
+  const logged = started.catch((error: unknown) => console.error(`could not ${what} in its app's summary:`, error));
+  return afterAnswer(waitUntil, logged);
 }

@@ -31,7 +31,6 @@ export async function recordGrantUse(store: KeyValueStore, grant: GrantRecord, n
   } satisfies AppUsage);
 }
 
-/** When the app's tokens were last verified, if ever. */
 export async function appVerifiedAt(store: KeyValueStore, appId: string): Promise<number> {
   const usage = await store.get<AppUsage>(RECORDS.appUsage.key(appId));
   return usage?.kind === "app-usage" && typeof usage.lastUsedAt === "number" ? usage.lastUsedAt : 0;

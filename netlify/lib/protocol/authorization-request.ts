@@ -3,12 +3,12 @@
 import { clientDisplay, clientReadOf, type ClientInfo } from "../core/client-shape.ts";
 import { refusedClient } from "../clients/client-info.ts";
 import { AnsweredError, InvalidScope, UntrustedRedirect } from "../errors.ts";
-import type { AuthorizationRequest } from "./request-object.ts";
+import type { AuthorizationRequest } from "../pages/sign-in-fragment.ts";
 import { accessScopes } from "./scopes.ts";
 import { parseClientId, parseRedirectUri, sameOrigin } from "../core/urls.ts";
 import type { ClientReply } from "./authorization-response.ts";
 import { checkRedirectUriAllowed, type TrustedTarget } from "./redirect-allowed.ts";
-import { runSteps, type Step } from "./trust-steps.ts";
+import type { Step } from "./trust-steps.ts";
 import { checkParameters, checkScopeCeiling, type CheckedParameters } from "./request-parameters.ts";
 
 /** client_id and redirect_uri are well-formed URLs (spec 3.3), each given once. */
@@ -195,10 +195,4 @@ function requestOf(
     ...(client.authentication ? { authentication: client.authentication } : {}),
     ...(client.unread ? { documentUnread: true as const } : {}),
   };
-}
-
-export async function checkAuthorizationRequest(input: PipelineInput): Promise<AuthorizationRequest> {
-  const state: CheckState = { input };
-  await runSteps(AUTHORIZATION_REQUEST_STEPS, state, redirectUriVerified);
-  return state.request!;
 }

@@ -1,14 +1,10 @@
-// Client authentication with a signed assertion (RFC 7521 4.2, RFC 7523 2.2 and 3), for a client
-// whose metadata document declares token_endpoint_auth_method private_key_jwt (CIMD draft: the
-// server MUST then require that method). The assertion's iss and sub are the client_id; its aud
-// is this server's token endpoint URL or its issuer (ChatGPT sends the first, openid-client
-// the second); it expires within five minutes and carries a jti, which is remembered until
-// then so that it is used once; it is signed with an asymmetric algorithm by a key the client
-// publishes. A client that declared no such method may not send one either.
-// jose is loaded only when an assertion is checked.
+// Client authentication with a signed assertion (RFC 7521 4.2, RFC 7523 2.2 and 3), required of
+// a client whose metadata document declares private_key_jwt (CIMD draft), and refused from one
+// that declared none; its jti is remembered until it expires, so it is used once. The claims
+// checked: docs/security.md. jose is loaded only when an assertion is checked.
 import type { JWTPayload } from "jose";
 import { ASSERTION_ALGORITHMS, type KeyAuthentication } from "../core/client-shape.ts";
-import { clientKeySet, ClientKeysUnavailable, type JsonWebKeySet } from "../clients/jwks.ts";
+import { clientKeySet, ClientKeysUnavailable } from "../clients/jwks.ts";
 import type { Fields } from "../core/fields.ts";
 import { InvalidClient } from "../errors.ts";
 import { RECORDS } from "../platform/records.ts";
@@ -79,31 +75,6 @@ function explain(error: unknown): Verified {
   return { problem: "it is not a well-formed signed JWT" };
 }
 
-async function verifyWith(
-  assertion: string,
-  keys: JsonWebKeySet,
-  clientId: string,
-  algorithms: string[],
-  ctx: AssertionContext,
-): Promise<Verified> {
-  const [{ jwtVerify }, { createLocalJWKSet }] = await joseForAssertions();
-  try {
-    const keySet = createLocalJWKSet(keys);
-    const { payload } = await jwtVerify(assertion, keySet, {
-      algorithms,
-      issuer: clientId,
-      subject: clientId,
-      audience: ctx.audiences,
-      currentDate: new Date(ctx.now),
-      clockTolerance: CLOCK_SKEW_S,
-      requiredClaims: ["exp", "jti", "iss", "sub", "aud"],
-    });
-    return { payload };
-  } catch (error) {
-    return explain(error);
-  }
-}
-
 /** Verifies the assertion with the client's keys, fetching them again once when none matches
  * (a key rotated since they were kept). */
 async function verifyAssertion(
@@ -114,23 +85,28 @@ async function verifyAssertion(
 ): Promise<JWTPayload> {
   const algorithms = declared.alg !== undefined ? [declared.alg] : [...ASSERTION_ALGORITHMS];
   const keyOptions = { store: ctx.store, now: ctx.now, fetcher: ctx.fetcher };
-  try {
-    let verified = await verifyWith(
-      assertion,
-      await clientKeySet(declared.keys, keyOptions),
-      clientId,
-      algorithms,
-      ctx,
-    );
-    if ("problem" in verified && verified.unknownKey === true && "jwksUri" in declared.keys) {
-      verified = await verifyWith(
-        assertion,
-        await clientKeySet(declared.keys, { ...keyOptions, fresh: true }),
-        clientId,
+  const verify = async (fresh: boolean): Promise<Verified> => {
+    const keys = await clientKeySet(declared.keys, { ...keyOptions, fresh });
+    const [{ jwtVerify }, { createLocalJWKSet }] = await joseForAssertions();
+    try {
+      const { payload } = await jwtVerify(assertion, createLocalJWKSet(keys), {
         algorithms,
-        ctx,
-      );
+        issuer: clientId,
+        subject: clientId,
+        audience: ctx.audiences,
+        currentDate: new Date(ctx.now),
+        clockTolerance: CLOCK_SKEW_S,
+        requiredClaims: ["exp", "jti", "iss", "sub", "aud"],
+      });
+      return { payload };
+    } catch (error) {
+      return explain(error);
     }
+  };
+  try {
+    let verified = await verify(false);
+    if ("problem" in verified && verified.unknownKey === true && "jwksUri" in declared.keys)
+      verified = await verify(true);
     if ("problem" in verified) throw new AssertionRefused(`The client_assertion is refused: ${verified.problem}.`);
     return verified.payload;
   } catch (error) {
@@ -156,45 +132,36 @@ export async function authenticateClient(
   ctx: AssertionContext,
 ): Promise<void> {
   try {
-    await checkAuthentication(form, clientId, declared, ctx);
+    const type = single(form, "client_assertion_type");
+    const assertion = single(form, "client_assertion");
+    if (declared === undefined) {
+      if (type === null && assertion === null) return;
+      throw new AssertionRefused(
+        "This client's metadata document declares no private_key_jwt, so it authenticates with none: send no client_assertion.",
+      );
+    }
+    if (assertion === null) {
+      throw new AssertionRefused(
+        "This client's metadata document declares token_endpoint_auth_method private_key_jwt: send a client_assertion signed with its key (RFC 7523).",
+      );
+    }
+    if (type !== JWT_BEARER_ASSERTION)
+      throw new AssertionRefused(`client_assertion_type must be ${JWT_BEARER_ASSERTION}.`);
+    if (assertion.length > MAX_ASSERTION_LENGTH)
+      throw new AssertionRefused("The client_assertion is longer than any assertion this server reads.");
+    const payload = await verifyAssertion(assertion, clientId, declared, ctx);
+    if (typeof payload.jti !== "string" || payload.jti === "" || payload.jti.length > 512)
+      throw new AssertionRefused("The client_assertion's jti must be a non-empty string.");
+    if (payload.exp! - Math.floor(ctx.now / 1000) > MAX_LIFETIME_S + CLOCK_SKEW_S) {
+      throw new AssertionRefused(`The client_assertion expires too far ahead: at most ${MAX_LIFETIME_S / 60} minutes.`);
+    }
+    if (!(await firstUse(clientId, payload, ctx)))
+      throw new AssertionRefused(
+        "This client_assertion was used before: sign a new one, with a new jti, for each request.",
+      );
   } catch (error) {
     if (error instanceof AssertionRefused && ctx.basicSent === true)
       throw new AssertionRefused(error.description, true);
     throw error;
   }
-}
-
-async function checkAuthentication(
-  form: AssertionFields,
-  clientId: string,
-  declared: KeyAuthentication | undefined,
-  ctx: AssertionContext,
-): Promise<void> {
-  const type = single(form, "client_assertion_type");
-  const assertion = single(form, "client_assertion");
-  if (declared === undefined) {
-    if (type === null && assertion === null) return;
-    throw new AssertionRefused(
-      "This client's metadata document declares no private_key_jwt, so it authenticates with none: send no client_assertion.",
-    );
-  }
-  if (assertion === null) {
-    throw new AssertionRefused(
-      "This client's metadata document declares token_endpoint_auth_method private_key_jwt: send a client_assertion signed with its key (RFC 7523).",
-    );
-  }
-  if (type !== JWT_BEARER_ASSERTION)
-    throw new AssertionRefused(`client_assertion_type must be ${JWT_BEARER_ASSERTION}.`);
-  if (assertion.length > MAX_ASSERTION_LENGTH)
-    throw new AssertionRefused("The client_assertion is longer than any assertion this server reads.");
-  const payload = await verifyAssertion(assertion, clientId, declared, ctx);
-  if (typeof payload.jti !== "string" || payload.jti === "" || payload.jti.length > 512)
-    throw new AssertionRefused("The client_assertion's jti must be a non-empty string.");
-  if (payload.exp! - Math.floor(ctx.now / 1000) > MAX_LIFETIME_S + CLOCK_SKEW_S) {
-    throw new AssertionRefused(`The client_assertion expires too far ahead: at most ${MAX_LIFETIME_S / 60} minutes.`);
-  }
-  if (!(await firstUse(clientId, payload, ctx)))
-    throw new AssertionRefused(
-      "This client_assertion was used before: sign a new one, with a new jti, for each request.",
-    );
 }

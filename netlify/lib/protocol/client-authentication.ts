@@ -1,15 +1,8 @@
 // How a client presents itself where it redeems or revokes (POST /token, POST /auth, /revoke).
-// IndieAuth clients are public: they have a client_id and no secret, and name themselves in the
-// body. Some OAuth libraries send the client_id as HTTP Basic credentials with an empty
-// password instead (RFC 6749 2.3.1): golang.org/x/oauth2 does first, and tries again without
-// the header only when that fails. Such a credential is accepted when it names the request's
-// own client_id (or, when the body has none, supplies it); any other Basic credential (a
-// secret, another client, junk) is refused as invalid_client before anything is looked up or
-// consumed, so that the retry without it still finds the code unused. A client_secret in the
-// body (client_secret_post) is authentication this server cannot verify either, and is refused
-// the same way (RFC 6749 2.3, OAuth 2.1 3.2.1); an empty one is no parameter (RFC 6749 3.1:
-// "sent without a value MUST be treated as if ... omitted"), as passport-oauth2 sends it for a
-// client without a secret.
+// Clients are public: Basic credentials are accepted only as the request's own client_id with
+// an empty password (golang.org/x/oauth2 sends them first), anything else refused before
+// anything is consumed, so that a retry without them still finds the code unused. A non-empty
+// client_secret is refused too. See docs/security.md ("Client credentials").
 import type { Fields } from "../core/fields.ts";
 import { InvalidClient } from "../errors.ts";
 

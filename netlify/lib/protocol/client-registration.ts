@@ -1,11 +1,6 @@
-// Dynamic client registration (RFC 7591), for the MCP hosts that have no Client ID Metadata
-// Document (Cursor, MCP Inspector v0.x, Gemini CLI, Codex): which registrations are accepted,
-// and what is kept of them. Public clients only (token_endpoint_auth_method "none"); only the
-// name and the redirect URIs are kept, each checked (RFC 8252 7): a loopback listener on any
-// port, a web address (https), or an app link in reverse-domain form. Everything else a host
-// sends (logo_uri, client_uri, scope, contacts, software_id...) is left out of the answer, as
-// RFC 7591 3.2.1 lets a server do: nothing unverified is shown but the name, which the sign-in
-// page calls the app's own claim.
+// Dynamic client registration (RFC 7591), for the MCP hosts with no Client ID Metadata Document:
+// public clients only; only the name and the checked redirect URIs are kept (RFC 8252 7),
+// everything else left out of the answer (RFC 7591 3.2.1). See docs/security.md.
 import { redirectKindOf } from "../core/redirect-kind.ts";
 import { parseRedirectUri, sameOrigin } from "../core/urls.ts";
 import { InvalidClientMetadata, InvalidRedirectUri } from "../errors.ts";

@@ -1,18 +1,10 @@
-// Authorization codes, from issue to consumption: 256 random bits, stored only as a hash, ten
-// minutes, single use. Redeeming one (POST /auth and POST /token share this) consumes it with a
-// single conditional write whatever the request's checks found, so a code can never be tried
-// twice, even with a wrong verifier the first time. The consumption allocates the id of the
-// grant a token redemption will create and writes it into the code's used marker: a replay
-// finds it there and revokes that grant (RFC 6749 4.1.2). A token redemption that passed every
-// check says so in the marker: if it could not create its grant (storage failed after the
-// code was used up), the client's retry, passing the same checks, creates that very grant, so
-// that a redemption cut short never leaves a used-up code and no token.
-// A signed sign-in request is answered with one code however often it is approved (a
-// double-clicked Approve posts it twice): its code is derived from it, and its record, written
-// only if new, is kept until the request expires (though redeemable for ten minutes only).
+// Authorization codes, from issue to consumption: one per signed sign-in request, single use,
+// consumed with one create-if-new write whatever the checks found, a replay revoking what the
+// first use issued, and a token redemption cut short finished by its retry. See docs/security.md
+// ("Codes") and docs/data-model.md.
 import type { Fields } from "../core/fields.ts";
 import { InvalidGrant, InvalidRequest, UnsupportedGrantType, type AnsweredError } from "../errors.ts";
-import { derivedSecret, isSecretOfKind, newSecret } from "../crypto/secrets.ts";
+import { derivedSecret, isSecretOfKind } from "../crypto/secrets.ts";
 import { RECORDS } from "../platform/records.ts";
 import type { ClientDisplay, KeyAuthentication } from "../core/client-shape.ts";
 import type { KeyValueStore } from "../platform/store.ts";
@@ -65,39 +57,6 @@ interface CodeUse {
   resumable?: true;
 }
 
-function codeRecord(input: NewCode, now: number): CodeRecord {
-  return {
-    kind: "authorization_code",
-    ...input,
-    codeChallengeMethod: "S256",
-    issuedAt: now,
-    expiresAt: now + CODE_TTL_MS,
-  };
-}
-
-export async function issueCode(
-  store: KeyValueStore,
-  input: NewCode,
-  now: number,
-  random?: (size: number) => Buffer,
-): Promise<string> {
-  const code = newSecret("code", random);
-  // onlyIfNew: a code is written once and never overwritten, even on a (2^-256) collision.
-  // Only this call can have written a record under a fresh 256-bit code (a refusal is its own
-  // write, retried after its answer was lost); a code is never overwritten all the same.
-  const record = codeRecord(input, now);
-  if (
-    !(await createOnce<CodeRecord>(
-      store,
-      RECORDS.code.key(code),
-      record,
-      (stored) => stored.issuedAt === record.issuedAt,
-    ))
-  )
-    throw new Error("authorization code collision");
-  return code;
-}
-
 /** What a signed sign-in request, approved, is answered with: its code, or null when it was
  * answered before and that code has since been redeemed or has expired. */
 interface RequestCode {
@@ -119,9 +78,12 @@ export async function issueRequestCode(
 ): Promise<RequestCode | null> {
   const code = derivedSecret("code", key, request.requestId);
   const record: CodeRecord = {
-    ...codeRecord(input, now),
-    validUntil: now + CODE_TTL_MS,
+    kind: "authorization_code",
+    ...input,
+    codeChallengeMethod: "S256",
+    issuedAt: now,
     expiresAt: Math.max(request.requestExpiresAt, now + CODE_TTL_MS),
+    validUntil: now + CODE_TTL_MS,
   };
   // One write, only if new: the request's first approval.
   if (await store.setIfNew(RECORDS.code.key(code), record)) return { code, repeat: false };
@@ -134,17 +96,7 @@ export async function issueRequestCode(
   return { code, repeat: true };
 }
 
-interface RedemptionInput {
-  grantType: string | null;
-  code: string | null;
-  clientId: string | null;
-  redirectUri: string | null;
-  codeVerifier: string | null;
-}
-
-export function redemptionInput(
-  form: Fields<"grant_type" | "code" | "client_id" | "redirect_uri" | "code_verifier">,
-): RedemptionInput {
+export function redemptionInput(form: Fields<"grant_type" | "code" | "client_id" | "redirect_uri" | "code_verifier">) {
   return {
     grantType: form.get("grant_type"),
     code: form.get("code"),
@@ -153,6 +105,8 @@ export function redemptionInput(
     codeVerifier: form.get("code_verifier"),
   };
 }
+
+type RedemptionInput = ReturnType<typeof redemptionInput>;
 
 interface RedeemedCode {
   record: CodeRecord;
@@ -242,15 +196,8 @@ async function consume(
   };
   // A refusal of our own write (landed, its answer lost, retried) is not a replay: the grant id
   // in the marker is one only this attempt drew.
-  if (
-    await createOnce<Partial<CodeUse>>(
-      store,
-      RECORDS.usedCode.key(code),
-      use,
-      (stored) => stored.grantId === use.grantId,
-    )
-  )
-    return use.grantId;
+  const isThis = (stored: Partial<CodeUse>) => stored.grantId === use.grantId;
+  if (await createOnce(store, RECORDS.usedCode.key(code), use, isThis)) return use.grantId;
   const first = await store.get<Partial<CodeUse>>(RECORDS.usedCode.key(code));
   if (
     resumable &&

@@ -1,17 +1,8 @@
-// Access and refresh tokens. Each names its grant and carries 256 bits after it:
-//   iat_<grant id>.<secret>   irt_<grant id>.<secret>
-// The grant record keeps only the token's hash, so a token is checked with one round trip (its
-// grant) and a copy of the store yields no usable token. The prefix types the token: a code,
-// an access token and a refresh token can never stand in for one another.
-//
-// A refresh token's 256 bits are its generation in its grant (4 bytes: 1 for the first, one
-// more at each rotation), 16 random bytes, and a 12-byte tag: an HMAC of the grant id, the
-// generation and the random bytes under a key derived from SECRET, which the store never
-// holds. So this server can tell a refresh token it issued to a grant, and of which
-// generation, without storing it: one of an earlier generation than the grant's current one
-// is a rotated-out token presented again (reuse), in constant space. The tag is no credential:
-// a refresh is granted only for the hash of the current token, so SECRET alone (without the
-// random bytes) mints nothing.
+// Access and refresh tokens: `iat_<grant id>.<secret>` and `irt_<grant id>.<secret>`, the grant
+// keeping only their hashes; the prefix types a token, so no kind stands in for another. A
+// refresh token's 32 bytes are its generation, 16 random bytes and a tag (HMAC under a key from
+// SECRET), so a retired one is recognised without storing it; the tag is no credential (only the
+// current token's hash refreshes). See docs/security.md ("Refresh tokens rotate").
 import { createHmac, randomBytes } from "node:crypto";
 import { constantTimeEqual, secretHash } from "../crypto/secrets.ts";
 
@@ -22,17 +13,13 @@ const SHAPE = /^(iat|irt)_([A-Za-z0-9_-]{22})\.([A-Za-z0-9_-]{43})$/;
 const NONCE_BYTES = 16;
 const TAG_BYTES = 12;
 
-export function newGrantId(random: (size: number) => Buffer = randomBytes): string {
-  return random(16).toString("base64url");
+export function newGrantId(): string {
+  return randomBytes(16).toString("base64url");
 }
 
 /** A token of 256 random bits: an access token (a refresh token's are its generation and tag). */
-export function newGrantToken(
-  kind: TokenKind,
-  grantId: string,
-  random: (size: number) => Buffer = randomBytes,
-): string {
-  return `${PREFIX[kind]}${grantId}.${random(32).toString("base64url")}`;
+export function newGrantToken(kind: TokenKind, grantId: string): string {
+  return `${PREFIX[kind]}${grantId}.${randomBytes(32).toString("base64url")}`;
 }
 
 /** The 43 characters after a refresh token's grant id: generation, random bytes, tag. */
@@ -49,13 +36,8 @@ function refreshSecret(key: Uint8Array, grantId: string, generation: number, non
 }
 
 /** A refresh token of this generation of its grant (see above). */
-export function newRefreshToken(
-  grantId: string,
-  generation: number,
-  key: Uint8Array,
-  random: (size: number) => Buffer = randomBytes,
-): string {
-  return `${PREFIX.refresh}${grantId}.${refreshSecret(key, grantId, generation, random(NONCE_BYTES))}`;
+export function newRefreshToken(grantId: string, generation: number, key: Uint8Array): string {
+  return `${PREFIX.refresh}${grantId}.${refreshSecret(key, grantId, generation, randomBytes(NONCE_BYTES))}`;
 }
 
 /** The generation of a refresh token this server issued (its tag checks out, in constant
@@ -83,7 +65,6 @@ export interface IssuedToken {
   expiresAt: number;
 }
 
-/** A refresh token also has its generation in its grant. */
 export interface IssuedRefreshToken extends IssuedToken {
   generation: number;
 }
@@ -107,8 +88,8 @@ export function mintTokens(
   return {
     accessToken,
     refreshToken,
-    access: { hash: tokenHash(accessToken), issuedAt: now, expiresAt: now + ttl.accessTokenTtlMs },
-    refresh: { hash: tokenHash(refreshToken), issuedAt: now, expiresAt: now + ttl.refreshTokenTtlMs, generation },
+    access: { hash: secretHash(accessToken), issuedAt: now, expiresAt: now + ttl.accessTokenTtlMs },
+    refresh: { hash: secretHash(refreshToken), issuedAt: now, expiresAt: now + ttl.refreshTokenTtlMs, generation },
   };
 }
 
@@ -126,8 +107,6 @@ export function tokenKindOf(token: string): TokenKind | null {
   return null;
 }
 
-export const tokenHash = secretHash;
-
 export function tokenMatches(token: string, storedHash: string): boolean {
-  return constantTimeEqual(tokenHash(token), storedHash);
+  return constantTimeEqual(secretHash(token), storedHash);
 }

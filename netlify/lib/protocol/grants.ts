@@ -7,7 +7,6 @@ import {
   grantIdOf,
   isRetiredRefreshToken,
   mintTokens,
-  tokenHash,
   tokenKindOf,
   tokenMatches,
   type IssuedRefreshToken,
@@ -15,13 +14,13 @@ import {
   type TokenKind,
   type TokenSettings,
 } from "./grant-tokens.ts";
-import { constantTimeEqual } from "../crypto/secrets.ts";
+import { constantTimeEqual, secretHash } from "../crypto/secrets.ts";
 import type { ClientDisplay, KeyAuthentication } from "../core/client-shape.ts";
 import { InvalidGrant } from "../errors.ts";
 import { resourceWithin } from "./resource.ts";
 import { readRevocations, revokedByOwner, type Revocations } from "./revocations.ts";
 import { creationOf, recordChange, refreshOf, revocationOf } from "./app-changes.ts";
-import { afterward, countChange } from "./app-counting.ts";
+import { afterward, countChange } from "./app-summary-fold.ts";
 import { RECORDS } from "../platform/records.ts";
 import type { KeyValueStore, Versioned } from "../platform/store.ts";
 import { collisionPause } from "../platform/collision-pause.ts";
@@ -81,16 +80,8 @@ export interface IssuedTokens {
   grant: GrantRecord;
 }
 
-interface NewGrant {
-  /** The id the code's redemption allocated (and recorded in the code's used marker). */
-  id: string;
-  clientId: string;
-  me: string;
-  scopes: string[];
-  resource?: string;
-  client?: ClientDisplay;
-  authentication?: KeyAuthentication;
-}
+/** `id`: the one the code's redemption allocated (and recorded in the code's used marker). */
+type NewGrant = Pick<GrantRecord, "id" | "clientId" | "me" | "scopes" | "resource" | "client" | "authentication">;
 
 /** Creates the grant for a redeemed code, with one create-if-new write, and beside it (in the
  * same round trip) the change that counts it in its app's summary, so that an app holding a
@@ -235,8 +226,7 @@ export async function rotateRefreshToken(
     readRevocations(store),
   ]);
   if (!isLive(grant, now, revocations)) return { ok: false, reason: "unknown" };
-  const presented = tokenHash(refreshToken);
-  if (!constantTimeEqual(presented, grant.refresh.hash)) {
+  if (!constantTimeEqual(secretHash(refreshToken), grant.refresh.hash)) {
     if (!isRetiredRefreshToken(refreshToken, grant.refresh.generation, ttl.keys.refreshToken))
       return { ok: false, reason: "unknown" };
     await revokeGrant(store, id, now, { read: { value: grant, version }, waitUntil: input.waitUntil });
@@ -282,7 +272,7 @@ export async function grantOwningToken(
   const read = await store.getVersioned<StoredGrant>(grantKey(id));
   const grant = read.value;
   if (!grant || grant.kind !== "grant") return null;
-  const current = constantTimeEqual(tokenHash(token), kind === "access" ? grant.access.hash : grant.refresh.hash);
+  const current = constantTimeEqual(secretHash(token), kind === "access" ? grant.access.hash : grant.refresh.hash);
   return current || (kind === "refresh" && isRetiredRefreshToken(token, grant.refresh.generation, refreshKey))
     ? { id, grant, read }
     : null;

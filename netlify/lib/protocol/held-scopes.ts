@@ -3,14 +3,11 @@
 // grant's scopes leave on their own, a refresh moves them to its new day, and a revocation
 // takes them out. Part of the app's summary (app-summaries.ts); pure arithmetic, no storage.
 import { HELD_SCOPES } from "../core/policy.ts";
-
-const DAY_MS = 24 * 60 * 60 * 1000;
-
-/** Per scope, its live grants by the day (since the epoch) their expiry falls on. */
-export type ScopeCounts = Record<string, Record<string, number>>;
+import { dayOf } from "../core/time.ts";
 
 export interface HeldScopes {
-  heldScopes: ScopeCounts;
+  /** Per scope, its live grants by the day (since the epoch) their expiry falls on. */
+  heldScopes: Record<string, Record<string, number>>;
   /** The last day a grant holding scopes past HELD_SCOPES lives to (they were not counted). */
   moreScopesUntil?: number;
 }
@@ -19,8 +16,6 @@ export interface HeldScopes {
 interface Counted extends HeldScopes {
   liveByDay: Record<string, number>;
 }
-
-export const dayOf = (at: number): number => Math.floor(at / DAY_MS);
 
 /** One grant's scopes counted in (by 1) or out (by -1) at its expiry. (A Map: a scope is any
  * scope-token the owner approved, `__proto__` included, never an object's own property name.) */
@@ -49,10 +44,7 @@ export function countScopes(summary: Counted, scopes: readonly string[], expires
 }
 
 /** The counts without the days before `day`: their grants have expired. */
-export function daysAhead(
-  summary: Counted,
-  day: number,
-): Pick<Counted, "liveByDay" | "heldScopes" | "moreScopesUntil"> {
+export function daysAhead(summary: Counted, day: number): Counted {
   const live = (days: Record<string, number>) =>
     Object.fromEntries(Object.entries(days).filter(([d]) => Number(d) >= day));
   const held = Object.entries(summary.heldScopes).flatMap(([scope, days]) => {

@@ -5,7 +5,6 @@ import { constantTimeEqual } from "../crypto/secrets.ts";
 /** 43 to 128 characters of the unreserved set: the shape of both a verifier and an S256 challenge. */
 const PKCE_VALUE = /^[A-Za-z0-9\-._~]{43,128}$/;
 
-/** Whether a code_challenge or a code_verifier has that shape. */
 export function isPkceValue(value: string): boolean {
   return PKCE_VALUE.test(value);
 }

@@ -6,8 +6,6 @@
 import { InvalidRequest } from "../errors.ts";
 import type { PromptValue } from "../pages/sign-in-fragment.ts";
 
-export type { PromptValue };
-
 /** `select_account` reads as `consent`: one identity, nothing to choose but whether to approve. */
 const MEANINGS: Readonly<Record<string, PromptValue>> = {
   none: "none",

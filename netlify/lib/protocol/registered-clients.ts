@@ -1,15 +1,10 @@
-// An app that registered itself (POST /register) is given a client_id that carries its whole
-// registration, signed: `<base>/register/<payload>.<tag>`, where the payload is its name, its
-// redirect URIs and a random nonce (so that each registration is an app of its own), and the tag
-// an HMAC-SHA-256 (cut to 128 bits) under a key derived from SECRET for this purpose alone, over
-// the payload and this format's own type name, so that it can never pass for another signed
-// object of this server's. Nothing is stored: a flood of registrations writes nothing, and the
-// client_id is the whole record. The server knows such an app by checking the tag (no fetch, and
-// never a fetch of its own address); anyone else can read the same registration as a Client ID
-// Metadata Document at that address (GET, endpoints/registration.ts). So the rest of the server
-// treats it as any app known by a metadata document. node:crypto's HMAC rather than a JWS:
-// checked synchronously, shorter in the URL, and nothing loaded at a cold start.
-import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+// An app that registered itself (POST /register) gets a client_id carrying its whole
+// registration, signed: `<base>/register/<payload>.<tag>`, the tag an HMAC (128 bits) under a key
+// of its own over the payload and FORMAT, so it passes for no other signed object. Nothing is
+// stored; GET at that address reads it as a metadata document (endpoints/registration.ts). An
+// HMAC rather than a JWS: synchronous, shorter, nothing loaded. See docs/security.md.
+import { createHmac, randomBytes } from "node:crypto";
+import { constantTimeEqual } from "../crypto/secrets.ts";
 import type { ClientInfo } from "../core/client-shape.ts";
 import { InvalidClientMetadata } from "../errors.ts";
 import { cleanRegisteredName, redirectUriRefusal, type Registration } from "./client-registration.ts";
@@ -41,14 +36,8 @@ function tagOf(key: Uint8Array, payload: string): string {
     .toString("base64url");
 }
 
-/** The client_id of a new registration. `random`: the nonce's source (tests pass their own). */
-export function registeredClientId(
-  baseUrl: string,
-  key: Uint8Array,
-  registration: Registration,
-  random: (size: number) => Buffer = randomBytes,
-): string {
-  const nonce = random(NONCE_BYTES).toString("base64url");
+export function registeredClientId(baseUrl: string, key: Uint8Array, registration: Registration): string {
+  const nonce = randomBytes(NONCE_BYTES).toString("base64url");
   const payload = Buffer.from(
     JSON.stringify([registration.name ?? "", registration.redirectUris, nonce]),
     "utf8",
@@ -96,9 +85,7 @@ export function readRegisteredClientId(baseUrl: string, key: Uint8Array, clientI
   const dot = id.lastIndexOf(".");
   if (clientId.search !== "" || dot < 1 || !/^[A-Za-z0-9_-]+$/.test(id.slice(0, dot))) return invalid;
   const payload = id.slice(0, dot);
-  const given = Buffer.from(id.slice(dot + 1), "utf8");
-  const expected = Buffer.from(tagOf(key, payload), "utf8");
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return invalid;
+  if (!constantTimeEqual(id.slice(dot + 1), tagOf(key, payload))) return invalid;
   const registration = registrationIn(payload, new URL(baseUrl));
   return registration ? { registration } : invalid;
 }

@@ -11,9 +11,6 @@ import { readOffer, type AuthorizationRequest, type SignInOffer } from "../pages
 import { signedPrompt } from "./prompt.ts";
 import { REQUEST_OBJECT_TTL_SECONDS } from "../core/policy.ts";
 
-// The request's shape is part of the page's contract (pages/sign-in-fragment.ts); named here too.
-export type { AuthorizationRequest };
-
 /** The longest signed request the approve step reads (it travels in the sign-in page's URL
  * fragment and back in its form). GET /auth refuses to make a longer one. */
 const MAX_REQUEST_OBJECT_LENGTH = 32_768;
@@ -87,21 +84,7 @@ export async function verifyRequest(
     MAX_REQUEST_OBJECT_LENGTH,
   );
   if (!payload || typeof payload.exp !== "number") return null;
-  const {
-    clientId,
-    redirectUri,
-    state,
-    codeChallenge,
-    scopes,
-    meMismatch,
-    resource,
-    client,
-    clientRead,
-    unshownLogoUri,
-    authentication,
-    documentUnread,
-    defaultScopes,
-  } = payload;
+  const { clientId, redirectUri, state, codeChallenge, scopes, clientRead, defaultScopes } = payload;
   if (
     typeof clientId !== "string" ||
     typeof redirectUri !== "string" ||
@@ -112,14 +95,15 @@ export async function verifyRequest(
   ) {
     return null;
   }
-  const request: AuthorizationRequest = { clientId, redirectUri, state, codeChallenge, scopes, client: client ?? {} };
-  if (typeof meMismatch === "string") request.meMismatch = meMismatch;
-  if (typeof resource === "string") request.resource = resource;
-  if (typeof unshownLogoUri === "string") request.unshownLogoUri = unshownLogoUri;
+  const client = payload.client ?? {};
+  const request: AuthorizationRequest = { clientId, redirectUri, state, codeChallenge, scopes, client };
+  if (typeof payload.meMismatch === "string") request.meMismatch = payload.meMismatch;
+  if (typeof payload.resource === "string") request.resource = payload.resource;
+  if (typeof payload.unshownLogoUri === "string") request.unshownLogoUri = payload.unshownLogoUri;
   if (clientRead === "page" || clientRead === "metadata-document") request.clientRead = clientRead;
-  const declared = readKeyAuthentication(authentication);
+  const declared = readKeyAuthentication(payload.authentication);
   if (declared) request.authentication = declared;
-  if (documentUnread === true) request.documentUnread = true;
+  if (payload.documentUnread === true) request.documentUnread = true;
   if (Array.isArray(defaultScopes))
     request.defaultScopes = defaultScopes.filter((s): s is string => typeof s === "string");
   const prompt = signedPrompt(payload.prompt);

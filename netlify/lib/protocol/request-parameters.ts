@@ -5,7 +5,7 @@ import { canonicalUrl, parseProfileUrl, shownUrl } from "../core/urls.ts";
 import { InvalidRequest, InvalidScope, UnsupportedResponseType } from "../errors.ts";
 import { isPkceValue } from "./pkce.ts";
 import { parsePrompt } from "./prompt.ts";
-import type { AuthorizationRequest } from "./request-object.ts";
+import type { AuthorizationRequest } from "../pages/sign-in-fragment.ts";
 import { requestedResource } from "./resource.ts";
 import { accessScopes, parseScope } from "./scopes.ts";
 
@@ -51,7 +51,6 @@ function checkPkce(params: URLSearchParams): string {
   return challenge;
 }
 
-/** Scopes, split on spaces. */
 function checkScope(params: URLSearchParams): string[] {
   const parsed = parseScope(params.get("scope"));
   if (!parsed.ok) throw new InvalidScope(parsed.reason);

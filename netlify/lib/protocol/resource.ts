@@ -44,7 +44,6 @@ export function resourceWithin(requested: string | undefined, granted: string | 
   return requested === undefined || requested === granted;
 }
 
-/** The refusal of a resource outside what was granted. */
 export function outsideGrant(granted: string | undefined): InvalidTarget {
   return new InvalidTarget(
     granted === undefined

@@ -1,10 +1,7 @@
-// Revoking every app, or every grant of one app, in one write, however many grants there are:
-// the moment of the revocation is recorded, and a grant created at or before it is dead. The
-// record is read beside the grant on every token check (in parallel: one round trip), so a
-// revocation takes effect for every token at once, with no grant rewritten.
-//
-// Ceiling: one moment overall, plus one per app revoked since the last revoke-all (an app
-// exists only by the owner's approval); revoke-all clears the per-app moments it covers.
+// Revoking every app, or every grant of one app, in one write, however many grants: the moment
+// is recorded, and a grant created at or before it is dead (the record is read beside the grant
+// on every token check). Ceiling: one moment overall, plus one per app revoked since the last
+// revoke-all, which clears those it covers.
 import { secretHash } from "../crypto/secrets.ts";
 import { RECORDS } from "../platform/records.ts";
 import type { KeyValueStore } from "../platform/store.ts";

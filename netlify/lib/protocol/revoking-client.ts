@@ -1,10 +1,7 @@
-// Who may revoke a token (RFC 7009 2.1: the server "verifies whether the token was issued to the
-// client making the revocation request", and refuses the request when not). A request that names
-// its client (client_id in the body, or as Basic credentials: client-authentication.ts) must name
-// the token's own. A client whose metadata document declared private_key_jwt proves it with its
-// assertion here too, as at every exchange (CIMD draft 8.2), and one that declared none may send
-// none. A request that names no client, IndieAuth's (spec 7.1: `token` alone), is the holder of
-// a public client's token revoking it, which RFC 7009 leaves to the server and IndieAuth allows.
+// Who may revoke a token (RFC 7009 2.1): a request that names a client (client_id, or Basic
+// credentials) must name the token's own, and authenticate as its document declared; one that
+// names none (IndieAuth's `token` alone, spec 7.1) is the holder of a public client's token
+// revoking it. See docs/security.md ("Revocation revokes only").
 import type { Fields } from "../core/fields.ts";
 import { canonicalUrl } from "../core/urls.ts";
 import { InvalidGrant } from "../errors.ts";

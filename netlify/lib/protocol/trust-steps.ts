@@ -1,17 +1,12 @@
 // GET /auth and POST /auth/approve as ordered lists of named steps, each tagged by what is known
-// when it runs. Before the redirect URI is verified ("unverified"), a failure is shown to the
-// person and never sent to the client: no redirect target exists yet. The runner crosses the
-// line once, where the first "verified" step begins (the endpoint sets the redirect target
-// there, endpoints/error-redirects.ts deciding whether errors are redirected or only linked);
-// after it, failures may go back to the client. Moving a step across the line is an edit of
-// its tag, and test/adversarial/attacks/trust-line.test.ts fails every step before it.
-
-/** What is known when a step runs: whether the redirect URI is verified yet. */
-export type Known = "unverified" | "verified";
+// when it runs: before the redirect URI is verified, a failure is shown to the person, never sent
+// to the client. See docs/architecture.md, "One sign-in, step by step"; moving a step across the
+// line fails test/adversarial/attacks/trust-line.test.ts.
 
 export interface Step<S> {
   readonly name: string;
-  readonly known: Known;
+  /** What is known when it runs: whether the redirect URI is verified yet. */
+  readonly known: "unverified" | "verified";
   /** Does its part; a Response ends the request with it. */
   run(state: S): void | Response | Promise<void | Response>;
 }

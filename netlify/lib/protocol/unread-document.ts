@@ -1,11 +1,7 @@
-// A code issued while its client's document could not be read (clients/discovery.ts: too slow,
-// a network error, a status other than 404 or 410) is redeemed only once the document is read,
-// and then as it declares: with its client assertion if it declares private_key_jwt (exactly as
-// for a code issued with the document read; the grant then carries that for every refresh), to
-// a redirect URI it allows. Still unreadable, the redemption is refused with invalid_client (RFC
-// 6749 5.2: how the client must authenticate cannot be learned, so it cannot be authenticated)
-// and nothing is used up: the client may try again while the code lasts. So a failure to read a
-// client's document, whoever caused it, never makes the client weaker than its document.
+// A code issued while its client's document could not be read is redeemed only once it is
+// read, and then as it declares (its assertion, a redirect URI it allows); still unreadable,
+// invalid_client (RFC 6749 5.2: how it must authenticate cannot be learned) and nothing used
+// up. So a failed read never makes a client weaker than its document.
 import type { ClientInfo, KeyAuthentication } from "../core/client-shape.ts";
 import { InvalidGrant, UntrustedRedirect } from "../errors.ts";
 import { checkRedirectUriAllowed } from "./redirect-allowed.ts";
@@ -26,24 +22,15 @@ export async function declaredAtRedemption(
   if (code.documentUnread !== true) return code.authentication;
   const clientId = new URL(code.clientId);
   const client = await discover(clientId);
-  if (client.unread === true) {
-    throw new AssertionRefused(
-      "This app's client information could not be read, so how it proves itself cannot be checked: try again in a minute.",
-      basicSent,
-    );
-  }
-  if (client.authenticationRefused === true) {
-    throw new AssertionRefused(
-      "This app's metadata document declares a way of proving itself that this server cannot hold it to.",
-      basicSent,
-    );
-  }
-  if (client.identityRefused === true) {
-    throw new AssertionRefused(
-      "This app's metadata document names another client_id, so it does not speak for this app.",
-      basicSent,
-    );
-  }
+  const refusal =
+    client.unread === true
+      ? "This app's client information could not be read, so how it proves itself cannot be checked: try again in a minute."
+      : client.authenticationRefused === true
+        ? "This app's metadata document declares a way of proving itself that this server cannot hold it to."
+        : client.identityRefused === true
+          ? "This app's metadata document names another client_id, so it does not speak for this app."
+          : null;
+  if (refusal !== null) throw new AssertionRefused(refusal, basicSent);
   try {
     checkRedirectUriAllowed({ clientId, redirectUri: new URL(code.redirectUri), rawClientId: code.clientId }, client);
   } catch (error) {

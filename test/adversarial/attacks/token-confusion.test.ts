@@ -5,7 +5,7 @@
 // tokens; and tokens of a revoked grant.
 import { describe, expect, it } from "vitest";
 import { tokenEndpoint } from "../../../netlify/lib/endpoints/token.ts";
-import type { AuthorizationRequest } from "../../../netlify/lib/protocol/request-object.ts";
+import type { AuthorizationRequest } from "../../../netlify/lib/pages/sign-in-fragment.ts";
 import { REQUEST_OBJECT_TYPE } from "../../../netlify/lib/pages/request-object-shape.ts";
 import { deriveKey } from "../../../netlify/lib/crypto/secrets.ts";
 import { SESSION_TYPE } from "../../../netlify/lib/owner/sessions.ts";

@@ -5,7 +5,13 @@
 // quickly, and keeps the invariants the endpoints rely on.
 import fc, { type Arbitrary } from "fast-check";
 import { describe, expect, it } from "vitest";
-import { checkAuthorizationRequest } from "../../../netlify/lib/protocol/authorization-request.ts";
+import {
+  AUTHORIZATION_REQUEST_STEPS,
+  redirectUriVerified,
+  type CheckState,
+  type PipelineInput,
+} from "../../../netlify/lib/protocol/authorization-request.ts";
+import { runSteps } from "../../../netlify/lib/protocol/trust-steps.ts";
 import { redirectToClient } from "../../../netlify/lib/protocol/authorization-response.ts";
 import { parseClientDocument } from "../../../netlify/lib/clients/client-info.ts";
 import { linkTargets, parseLinkHeader } from "../../../netlify/lib/clients/link-header.ts";
@@ -15,7 +21,8 @@ import { readBody, type BodyRule } from "../../../netlify/lib/http/body.ts";
 import { bearerToken, isSameOriginPost } from "../../../netlify/lib/http/request.ts";
 import { passkeyName } from "../../../netlify/lib/owner/passkey-records.ts";
 import { checkProfileLinks, DISCOVERY_RELS } from "../../../netlify/lib/owner/profile-links.ts";
-import { signRequest, verifyRequest, type AuthorizationRequest } from "../../../netlify/lib/protocol/request-object.ts";
+import { signRequest, verifyRequest } from "../../../netlify/lib/protocol/request-object.ts";
+import type { AuthorizationRequest } from "../../../netlify/lib/pages/sign-in-fragment.ts";
 import { grantedScopes, parseScope } from "../../../netlify/lib/protocol/scopes.ts";
 import {
   currentSession,
@@ -63,6 +70,13 @@ import {
 import { BASE, CLIENT_ID, pkcePair, REDIRECT_URI } from "../../helpers/requests.ts";
 import { documentArb, documentFor, linkHeaderArb, REDIRECTS } from "./documents.ts";
 import { MAX_BODY_BYTES } from "../../../netlify/lib/core/policy.ts";
+
+/** GET /auth's own checks, run as endpoints/authorize.ts runs them (before steps of its own). */
+async function checkAuthorizationRequest(input: PipelineInput): Promise<AuthorizationRequest> {
+  const state: CheckState = { input };
+  await runSteps(AUTHORIZATION_REQUEST_STEPS, state, redirectUriVerified);
+  return state.request!;
+}
 
 const RUNS = {
   urls: 2000,
