@@ -6,6 +6,7 @@
 import type { WebhookMessage } from "../clients/webhook.ts";
 import type { NotifyFormat } from "../platform/notify-config.ts";
 import type { ServerEvent } from "../platform/events.ts";
+import { cutText } from "./connection-attempts.ts";
 
 /** The server's events that are alerts (platform/events.ts), and the console's test. */
 export type AlertEvent =
@@ -34,8 +35,7 @@ export function shownValue(value: string): string {
     .replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu, " ")
     .replace(/\s+/g, " ")
     .trim();
-  const chars = [...flat];
-  return chars.length > SHOWN_LENGTH ? `${chars.slice(0, SHOWN_LENGTH - 1).join("")}…` : flat;
+  return cutText(flat, SHOWN_LENGTH);
 }
 
 function textOf(event: AlertEvent): AlertText {

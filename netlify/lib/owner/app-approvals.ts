@@ -1,10 +1,8 @@
-// What the owner has approved for each app with the password or a passkey. A live session
-// alone approves an app again only within that: the same client_id, a redirect URI approved
-// before, the same resource (RFC 8707) or the same absence of one, and no scope beyond those
-// approved last time for that resource. Anything new (an app never approved, a wider scope,
-// another redirect URI, another resource) needs the password or a passkey, so that a click the
-// owner did not mean (or a script that shares the session) cannot hand a new app a code, or an
-// app approved for one resource a token for another. Revoking an app forgets its approval too.
+// What the owner approved for each app with the password or a passkey. A live session alone
+// approves an app again only within that (the client_id, a redirect URI, the resource or its
+// absence, no scope beyond those last approved there), so that a click the owner did not mean, or
+// a script sharing the session, cannot hand a new app a code, nor an app approved for one resource
+// a token for another (docs/security.md). Revoking an app forgets its approval.
 import type { Config } from "../platform/config.ts";
 import { RECORDS } from "../platform/records.ts";
 import type { KeyValueStore } from "../platform/store.ts";

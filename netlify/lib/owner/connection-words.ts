@@ -1,7 +1,7 @@
 // The connection doctor's words: each logged step as a sentence, and the fix where one is
 // known for its OAuth error or refusal reason. docs/troubleshooting.md lists the same.
 import type { ConnectionAttemptView, ConnectionClientView, ConnectionStepView } from "../pages/connections-view.ts";
-import type { ConnectionLog } from "./connection-log.ts";
+import type { ConnectionRecord } from "./connection-log.ts";
 import { logText, type StoredAttempt, type StoredStep } from "./connection-attempts.ts";
 
 /** Where an attempt got to, by its last step. */
@@ -110,12 +110,10 @@ function stepView(step: StoredStep, last: boolean, signedIn: boolean): Connectio
     says,
     ...(fix ? (step.ok ? { note: fix } : { fix }) : {}),
   });
+  const refused = (what: string) => `${what} (${step.error ?? "error"})${detail(step)}`;
   switch (step.step) {
     case "request":
-      return withFix(
-        `The sign-in request was refused (${step.error ?? "error"})${detail(step)}`,
-        REQUEST_FIXES[step.error ?? ""],
-      );
+      return withFix(refused("The sign-in request was refused"), REQUEST_FIXES[step.error ?? ""]);
     case "document":
       return step.ok
         ? withFix(`The sign-in request was checked and the app's information read${detail(step)}.`)
@@ -146,23 +144,17 @@ function stepView(step: StoredStep, last: boolean, signedIn: boolean): Connectio
     case "code":
       return step.ok
         ? withFix("The app redeemed its code for a token.", last ? TOKEN_IN_HAND : undefined)
-        : withFix(
-            `The token endpoint refused the code (${step.error ?? "error"})${detail(step)}`,
-            TOKEN_FIXES[step.error ?? ""],
-          );
+        : withFix(refused("The token endpoint refused the code"), TOKEN_FIXES[step.error ?? ""]);
     case "profile":
       return step.ok
         ? withFix(
             "The app redeemed its code at /auth for your profile URL: the sign-in is complete (a sign-in issues no token, so there is nothing to revoke).",
           )
-        : withFix(`/auth refused the code (${step.error ?? "error"})${detail(step)}`, TOKEN_FIXES[step.error ?? ""]);
+        : withFix(refused("/auth refused the code"), TOKEN_FIXES[step.error ?? ""]);
     case "refresh":
       return step.ok
         ? withFix("The app renewed its token.")
-        : withFix(
-            `The token endpoint refused a refresh (${step.error ?? "error"})${detail(step)}`,
-            TOKEN_FIXES[step.error ?? ""],
-          );
+        : withFix(refused("The token endpoint refused a refresh"), TOKEN_FIXES[step.error ?? ""]);
     case "resource": {
       const refusal = RESOURCE_REFUSALS[step.error ?? ""];
       return refusal
@@ -214,7 +206,7 @@ function attemptView(attempt: StoredAttempt, signedIn: boolean): ConnectionAttem
 }
 
 /** A client's attempts of both tiers, newest first, each marked signed in or not. */
-export function connectionView(record: ConnectionLog): ConnectionClientView {
+export function connectionView(record: ConnectionRecord): ConnectionClientView {
   const shown = [
     ...record.attempts.map((a) => ({ a, signedIn: true })),
     ...record.anonymous.map((a) => ({ a, signedIn: false })),

@@ -1,14 +1,8 @@
-// Owner sessions ("Keep me signed in on this device", and the console). The cookie is a signed
-// JWT of its own type that names a session record; the record is what makes it revocable:
-// signing out deletes it, and a cookie whose record is gone is worth nothing.
-//
-// The cookie is sent only to the paths that read it (SESSION_COOKIE_PATHS), never to the rest
-// of the host: added to a blog on the blog's own host, the blog's pages, functions, edge
-// functions and proxied paths do not get it. So it cannot be `__Host-` (which needs Path=/): it
-// is `__Secure-`, HttpOnly, host-only (no Domain). Another host of the same site may still set a
-// cookie of this name on the parent domain (cookie tossing); that buys it nothing: it cannot make
-// a token this server accepts, and every copy a request carries is checked, so it cannot hide
-// ours either (cookie-values.ts).
+// Owner sessions ("Keep me signed in on this device", and the console): a signed JWT cookie of its
+// own type naming a session record, which makes it revocable (signing out deletes it). The cookie
+// goes only to the paths that read it (SESSION_COOKIE_PATHS), never to the blog's, so it is
+// `__Secure-`, not `__Host-`; a cookie of its name tossed onto the parent domain buys nothing
+// (docs/security.md; every copy is checked: cookie-values.ts).
 import { randomBytes } from "node:crypto";
 import type { Fields } from "../core/fields.ts";
 import type { Config } from "../platform/config.ts";

@@ -4,7 +4,8 @@
 // page lists today's keys, and only when today has too few, the whole history's (one list
 // either way, at most 28,800 keys); then it reads the page's records.
 import type { SignInEventView } from "../pages/account-view.ts";
-import { dayOf, dayPrefix, withUnlisted } from "./sign-in-events.ts";
+import { dayPrefix, withUnlisted } from "./sign-in-events.ts";
+import { dayOf } from "../core/time.ts";
 import { RECORDS } from "../platform/records.ts";
 import type { KeyValueStore } from "../platform/store.ts";
 

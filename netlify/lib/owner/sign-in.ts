@@ -1,10 +1,7 @@
-// How the owner proves it is them, wherever they sign in (an app's sign-in page or the
-// console): the password, under the guessing throttle, or a passkey, whose valid answer cannot
-// be guessed and so is never held back. Each real attempt is emitted for the sign-in history
-// (owner/event-subscribers.ts); one the throttle refused is only counted there (one record an
-// hour, after the answer), so an attacker cannot flood it. A device that signed in before (its known-device cookie) or holds a
-// live session is judged by its own failures only; every success marks the browser as known
-// (the caller sends the result's cookies).
+// How the owner proves it is them (an app's sign-in page or the console): the password, under the
+// guessing throttle, or a passkey, whose valid answer cannot be guessed and so is never held back
+// (docs/security.md). Each real attempt is emitted for the sign-in history; a throttled one is only
+// counted there, after the answer. Every success marks the browser as known (its cookies).
 import type { Fields } from "../core/fields.ts";
 import { AccessDenied, InvalidRequest, TooManyAttempts, WrongCredentials, type AnsweredError } from "../errors.ts";
 import type { SignInEventView } from "../pages/account-view.ts";
@@ -28,11 +25,12 @@ import {
 
 export type OwnerCredential =
   { method: "password"; password: string } | { method: "passkey"; ticket: string; response: string };
+type Method = OwnerCredential["method"];
 
 type SignInResult =
   | {
       ok: true;
-      method: OwnerCredential["method"];
+      method: Method;
       /** False when this browser had not signed in before (no known-device cookie, no live
        * session): "a sign-in from a new device", for whoever tells the owner. */
       knownDevice: boolean;
@@ -45,7 +43,7 @@ type SignInResult =
   | {
       ok: false;
       reason: "throttled";
-      method: OwnerCredential["method"];
+      method: Method;
       retryAfterSeconds: number;
       overall: OverallState;
       busy?: true;
@@ -89,7 +87,7 @@ const sourceOf = (context: AttemptContext, device: Device): AttemptSource => ({
 async function refused(
   context: AttemptContext,
   verdict: Extract<ThrottleVerdict, { allowed: false }>,
-  method: OwnerCredential["method"],
+  method: Method,
 ): Promise<SignInResult> {
   const { heldBySince } = verdict;
   if (heldBySince) await context.emit({ type: "sign-in-throttled", heldBySince });
@@ -112,7 +110,7 @@ async function succeeded(
   device: Device,
   settle: Promise<void>,
   overall: OverallState,
-  method: OwnerCredential["method"],
+  method: Method,
 ): Promise<SignInResult> {
   const [setCookies] = await Promise.all([
     rememberDevice(config, device.cookieId, rt.now()),
@@ -124,6 +122,13 @@ async function succeeded(
       : undefined,
   ]);
   return { ok: true, method, knownDevice: device.throttleId !== undefined, setCookies, overall };
+}
+
+/** A wrong credential (its throttle entries are the failure count), recorded; alerted past the overall limit. */
+async function failed(rt: Runtime, context: AttemptContext, method: Method, overall: OverallState) {
+  await recordAttempt(rt, context, method, method);
+  if (overall === "engaged") await context.emit({ type: "throttle-engaged" });
+  return { ok: false as const, reason: method, overall };
 }
 
 /** An attempt checked (or a session's approval), for the sign-in history. */
@@ -167,12 +172,7 @@ async function checkPassword(
     await recordAttempt(rt, context, "password", "password-off");
     return { ok: false, reason: "password-off", overall: verdict.overall };
   }
-  if (!(await verifyPassword(password, config.password))) {
-    // The attempt's own entries are the failure count.
-    await recordAttempt(rt, context, "password", "password");
-    if (verdict.overall === "engaged") await context.emit({ type: "throttle-engaged" });
-    return { ok: false, reason: "password", overall: verdict.overall };
-  }
+  if (!(await verifyPassword(password, config.password))) return failed(rt, context, "password", verdict.overall);
   return succeeded(
     rt,
     config,
@@ -218,9 +218,7 @@ async function checkPasskey(
   }
   const verdict = await beginAttempt(rt.store, sourceOf(context, device), rt.now(), "overall");
   if (!verdict.allowed) return refused(context, verdict, "passkey");
-  await recordAttempt(rt, context, "passkey", "passkey");
-  if (verdict.overall === "engaged") await context.emit({ type: "throttle-engaged" });
-  return { ok: false, reason: "passkey", overall: verdict.overall };
+  return failed(rt, context, "passkey", verdict.overall);
 }
 
 export async function signInOwner(
@@ -248,7 +246,7 @@ export function credentialFrom(form: Fields<"password" | "passkey_ticket" | "pas
 export function throttled(
   retryAfterSeconds: number,
   overall: OverallState = "not-counted",
-  method: OwnerCredential["method"] = "password",
+  method: Method = "password",
   busy = false,
 ): TooManyAttempts {
   // No limit was reached: the attempt's counter kept changing under others sent at that moment.

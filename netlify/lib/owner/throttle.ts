@@ -1,19 +1,10 @@
-// Password guessing limits, counted in Blobs so they hold across function instances.
-//
-// An attempt from a device the owner has signed in on before (a known-device cookie) or that
-// holds a live session is judged by that device's own failures only: failures from anywhere
-// else never hold it back. Any other attempt is counted by its address (an IPv6 /64), by its
-// network (an IPv4 /24, an IPv6 /48), each with a growing back-off after a few failures, and,
-// when it checks a password, overall: past twenty failures in an hour the overall limit lets
-// one counted guess through per minute, for everyone without a known device, instead of
-// stopping everyone (which let anyone lock the owner out).
-//
-// Every attempt let through is written into each of its counters BEFORE the password is
-// checked (owner/throttle-counter.ts: one conditional write each), and counts as a failure
-// until a right password takes it back; a refused attempt writes nothing here (the history
-// counts it, after the answer: sign-in-events.ts). A passkey answer is verified first and
-// comes here only when it failed (owner/sign-in.ts): a valid one cannot be guessed, so
-// nothing here ever holds it back.
+// Password guessing limits, counted in Blobs so they hold across function instances (the rules:
+// docs/security.md). A known device or a live session is judged by its own failures only, so that
+// nobody else's guessing locks the owner out; any other attempt by its address, its network and,
+// when it checks a password, overall, where past the threshold one guess a minute still goes
+// (stopping everyone let anyone lock the owner out). An attempt let through is written into its
+// counters BEFORE the password is checked, a failure until a right password takes it back; a
+// refused one writes nothing here. A passkey answer comes here only when it failed (sign-in.ts).
 import { randomBytes } from "node:crypto";
 import { RECORDS } from "../platform/records.ts";
 import type { KeyValueStore } from "../platform/store.ts";

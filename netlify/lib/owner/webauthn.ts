@@ -76,19 +76,6 @@ function useChallenge(store: KeyValueStore, { challenge, expiresAt }: TicketChal
   return store.setIfNew(RECORDS.usedChallenge.key(challenge), { usedAt: now, expiresAt });
 }
 
-/** The ticket's challenge if it is genuine, current and of this ceremony; marks it used, so
- * each ticket verifies at most once. */
-async function redeemTicket(
-  store: KeyValueStore,
-  config: Config,
-  ticket: string,
-  ceremony: Ceremony,
-  now: number,
-): Promise<string | null> {
-  const read = await readTicket(config, ticket, ceremony, now);
-  return read && (await useChallenge(store, read, now)) ? read.challenge : null;
-}
-
 function parseResponse<T>(raw: string): T | null {
   if (raw.length > 32_768) return null;
   const value = jsonOf(raw);
@@ -106,6 +93,7 @@ function knownTransports(value: unknown): string[] {
 }
 
 const fromBase64Url = (value: string) => new Uint8Array(Buffer.from(value, "base64url"));
+const descriptor = (p: PasskeyRecord) => ({ id: p.id, ...(p.transports ? { transports: p.transports } : {}) });
 
 export async function registrationOptions(
   config: Config,
@@ -123,7 +111,7 @@ export async function registrationOptions(
     userID: ownerHandle(config.me),
     attestationType: "none",
     // The same authenticator cannot be registered twice.
-    excludeCredentials: existing.map((p) => ({ id: p.id, ...(p.transports ? { transports: p.transports } : {}) })),
+    excludeCredentials: existing.map(descriptor),
     // A passkey replaces the password, so it must verify the person (PIN, fingerprint, face).
     authenticatorSelection: { residentKey: "preferred", userVerification: "required" },
   });
@@ -139,15 +127,16 @@ export async function verifyRegistration(
 ): Promise<PasskeyRecord | null> {
   const response = parseResponse<RegistrationResponseJSON>(input.response);
   if (!response) return null;
-  const challenge = await redeemTicket(store, config, input.ticket, "registration", now);
-  if (!challenge) return null;
+  // Marked used before it is verified: each ticket verifies at most once.
+  const ticket = await readTicket(config, input.ticket, "registration", now);
+  if (!ticket || !(await useChallenge(store, ticket, now))) return null;
   const rp = relyingParty(config);
   // Outside the try: a library that fails to load is an error, not a wrong answer.
   const { verifyRegistrationResponse } = await simpleWebAuthn();
   try {
     const result = await verifyRegistrationResponse({
       response,
-      expectedChallenge: challenge,
+      expectedChallenge: ticket.challenge,
       expectedOrigin: rp.origin,
       expectedRPID: rp.id,
       requireUserVerification: true,
@@ -181,7 +170,7 @@ export async function authenticationOptions(
   ).generateAuthenticationOptions({
     rpID: relyingParty(config).id,
     // Listing the keys lets non-discoverable ones sign in too; their ids are not secrets.
-    allowCredentials: passkeys.map((p) => ({ id: p.id, ...(p.transports ? { transports: p.transports } : {}) })),
+    allowCredentials: passkeys.map(descriptor),
     userVerification: "required",
   });
   return { options, ticket: await signTicket(config, "authentication", options.challenge, now) };
@@ -231,12 +220,7 @@ export async function verifyAuthentication(
       expectedOrigin: rp.origin,
       expectedRPID: rp.id,
       requireUserVerification: true,
-      credential: {
-        id: passkey.id,
-        publicKey: fromBase64Url(passkey.publicKey),
-        counter: passkey.counter,
-        ...(passkey.transports ? { transports: passkey.transports } : {}),
-      },
+      credential: { ...descriptor(passkey), publicKey: fromBase64Url(passkey.publicKey), counter: passkey.counter },
     });
     if (!result.verified) return null;
     counter = result.authenticationInfo.newCounter;
