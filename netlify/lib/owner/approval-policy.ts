@@ -21,7 +21,6 @@ import {
 import { listPasskeys, passwordLoginAllowed, type PasskeyRecord } from "./passkey-records.ts";
 import { currentSession, type SessionRecord } from "./sessions.ts";
 
-/** What the policy reads of a request. */
 export interface PolicyRequest {
   clientId: string;
   redirectUri: string;
@@ -47,7 +46,6 @@ interface PolicyInput {
 }
 
 export interface ApprovalPolicy {
-  /** The live session on this device, or null. */
   session(): Promise<SessionRecord | null>;
   /** Whether the owner approved this redirect URI for the app that way (errors may go there). */
   approvedRedirect(clientId: string, redirectUri: string): Promise<boolean>;

@@ -240,10 +240,8 @@ function oneEach(records: readonly ConnectionRecord[]): ConnectionRecord[] {
 
 /** The logs the console shows: at most the ceiling plus the slots, one list and one read each. */
 export async function readConnectionLogs(store: KeyValueStore, now: number): Promise<ConnectionRecord[]> {
-  const keys = (await store.list(RECORDS.connectionLog.prefix)).slice(
-    0,
-    CONNECTION_APPROVED_CEILING + CONNECTION_SLOTS,
-  );
+  const listed = await store.list(RECORDS.connectionLog.prefix);
+  const keys = listed.slice(0, CONNECTION_APPROVED_CEILING + CONNECTION_SLOTS);
   const records = await Promise.all(keys.map((key) => store.get<ConnectionRecord>(key)));
   const live = records.filter(
     (r): r is ConnectionRecord => r?.kind === "connection-log" && Array.isArray(r.attempts) && r.expiresAt > now,

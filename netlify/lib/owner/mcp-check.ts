@@ -156,7 +156,7 @@ async function challengeFindings(url: URL, policy: AddressPolicy, findings: McpF
 /** The RFC 9728 document: found, names this issuer, says resource = the URL, lists scopes. */
 async function metadataFindings(input: McpCheckInput, url: URL, at: string, findings: McpFindingView[]): Promise<void> {
   const serve = `Serve protectedResourceMetadataHandler from netlify-indieauth/resource at ${logText(wellKnownMetadataUrl(url))}.`;
-  const fail = (says: string) => void findings.push(problem(says, serve));
+  const fail = (says: string, fix = serve) => void findings.push(problem(says, fix));
   const checked = checkableUrl(at, input.development);
   if (!checked.ok) return fail(`The resource metadata's address cannot be checked: ${checked.reason}`);
   const answer = await ask(checked.url, await checked.policy(), { headers: { Accept: "application/json" } });
@@ -172,45 +172,35 @@ async function metadataFindings(input: McpCheckInput, url: URL, at: string, find
   const servers = Array.isArray(doc.authorization_servers) ? doc.authorization_servers : [];
   if (servers[0] === input.issuer) findings.push(ok(`Its authorization_servers names this server (${input.issuer}).`));
   else if (servers.includes(input.issuer))
-    findings.push(
-      problem(
-        `Its authorization_servers names this server, but not first (${shown(servers[0])} is): claude.ai uses only the first.`,
-        `Put ${input.issuer} first.`,
-      ),
+    fail(
+      `Its authorization_servers names this server, but not first (${shown(servers[0])} is): claude.ai uses only the first.`,
+      `Put ${input.issuer} first.`,
     );
   else
-    findings.push(
-      problem(
-        `Its authorization_servers names ${shown(doc.authorization_servers)}, not this server (${input.issuer}): hosts will sign in elsewhere, or stop.`,
-        `authorization_servers must be ["${input.issuer}"], exactly, trailing slash included (the resource API writes it so when BASE_URL is this server's address).`,
-      ),
+    fail(
+      `Its authorization_servers names ${shown(doc.authorization_servers)}, not this server (${input.issuer}): hosts will sign in elsewhere, or stop.`,
+      `authorization_servers must be ["${input.issuer}"], exactly, trailing slash included (the resource API writes it so when BASE_URL is this server's address).`,
     );
   if (doc.resource === input.url.trim() || doc.resource === url.href)
     findings.push(ok(`Its resource is exactly your MCP URL.`));
   else
-    findings.push(
-      problem(
-        `Its resource is ${shown(doc.resource)}, not your MCP URL ${logText(url.href)}: VS Code stops there, and tokens will carry the wrong audience.`,
-        "Give requireToken and protectedResourceMetadataHandler the MCP URL exactly as hosts are given it (path included, same trailing slash).",
-      ),
+    fail(
+      `Its resource is ${shown(doc.resource)}, not your MCP URL ${logText(url.href)}: VS Code stops there, and tokens will carry the wrong audience.`,
+      "Give requireToken and protectedResourceMetadataHandler the MCP URL exactly as hosts are given it (path included, same trailing slash).",
     );
   const scopes = Array.isArray(doc.scopes_supported)
     ? doc.scopes_supported.filter((s): s is string => typeof s === "string")
     : [];
   if (scopes.length === 0)
-    findings.push(
-      problem(
-        "It lists no scopes (scopes_supported): Claude Code then asks for none, and other hosts for every scope this server knows.",
-        'List the scopes your MCP server\'s tools need, e.g. scopes_supported: ["create"] (the scopes of your ResourceDescription).',
-      ),
+    fail(
+      "It lists no scopes (scopes_supported): Claude Code then asks for none, and other hosts for every scope this server knows.",
+      'List the scopes your MCP server\'s tools need, e.g. scopes_supported: ["create"] (the scopes of your ResourceDescription).',
     );
   else findings.push(ok(`It lists the scopes hosts will ask for: ${logText(scopes.join(" "))}.`));
   if (scopes.includes("offline_access"))
-    findings.push(
-      problem(
-        "It lists offline_access among the resource's scopes: hosts then ask for it as if your server needed it.",
-        "Leave offline_access out of the resource's scopes; this server's own metadata is where hosts look for it.",
-      ),
+    fail(
+      "It lists offline_access among the resource's scopes: hosts then ask for it as if your server needed it.",
+      "Leave offline_access out of the resource's scopes; this server's own metadata is where hosts look for it.",
     );
 }
 

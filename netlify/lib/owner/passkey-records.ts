@@ -96,14 +96,8 @@ export async function recordPasskeyUse(store: KeyValueStore, id: string, counter
 }
 
 export function passkeyView(passkey: PasskeyRecord): PasskeyView {
-  const view: PasskeyView = {
-    id: passkey.id,
-    name: passkey.name,
-    createdAt: passkey.createdAt,
-    backedUp: passkey.backedUp,
-  };
-  if (passkey.lastUsedAt !== undefined) view.lastUsedAt = passkey.lastUsedAt;
-  return view;
+  const { id, name, createdAt, backedUp, lastUsedAt } = passkey;
+  return { id, name, createdAt, backedUp, ...(lastUsedAt !== undefined ? { lastUsedAt } : {}) };
 }
 
 /** Whether the password may sign in: PASSWORD_LOGIN=off takes effect only once a passkey

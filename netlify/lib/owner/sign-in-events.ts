@@ -154,16 +154,15 @@ export async function withUnlisted(
     const at = newestFailure.get(hour)!;
     const unlisted = record.count > 0 ? record.count : 0;
     const refused = (record.refused ?? 0) > 0 ? record.refused! : 0;
-    const more = [
-      ...(unlisted ? [`and ${unlisted} more failed attempt${unlisted === 1 ? "" : "s"} this hour, not listed`] : []),
-      ...(refused
-        ? [
-            `and ${refused >= REFUSED_COUNTED_PER_HOUR ? `at least ${refused}` : refused} more refused by the limit, not checked`,
-          ]
-        : []),
-    ];
-    if (more.length === 0) return;
-    const reason = [marked[at]!.reason, ...more].filter(Boolean).join("; ");
+    if (!unlisted && !refused) return;
+    const reason = [
+      marked[at]!.reason,
+      unlisted && `and ${unlisted} more failed attempt${unlisted === 1 ? "" : "s"} this hour, not listed`,
+      refused &&
+        `and ${refused >= REFUSED_COUNTED_PER_HOUR ? `at least ${refused}` : refused} more refused by the limit, not checked`,
+    ]
+      .filter(Boolean)
+      .join("; ");
     marked[at] = { ...marked[at]!, ...(unlisted ? { unlisted } : {}), ...(refused ? { refused } : {}), reason };
   });
   return marked;

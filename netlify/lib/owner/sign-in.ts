@@ -173,24 +173,14 @@ async function checkPassword(
     return { ok: false, reason: "password-off", overall: verdict.overall };
   }
   if (!(await verifyPassword(password, config.password))) return failed(rt, context, "password", verdict.overall);
-  return succeeded(
-    rt,
-    config,
-    context,
-    device,
-    attemptSucceeded(rt.store, verdict.attempt, rt.now()),
-    verdict.overall,
-    "password",
-  );
+  const settle = attemptSucceeded(rt.store, verdict.attempt, rt.now());
+  return succeeded(rt, config, context, device, settle, verdict.overall, "password");
 }
 
-/** A valid passkey answer cannot be guessed, so the throttle never holds one back: junk from the
- * owner's own address cannot lock their passkey out. What cannot be the owner's (not an answer,
- * a forged or expired ticket, a passkey not registered here) is refused without writing anything,
- * however many addresses send it: nothing is guessed, and it costs a read. Only an answer that
- * names a registered passkey on a genuine ticket is verified, and only when it fails is it
- * counted, as a wrong password is (address, network, overall: which bounds what such failures
- * write), and recorded; past the limit it is refused with nothing written but the hour's count. */
+/** A valid passkey answer cannot be guessed, so the throttle never holds one back (junk from the
+ * owner's own address cannot lock their passkey out). What cannot be the owner's is refused with
+ * nothing written; only a failed answer naming a registered passkey on a genuine ticket is
+ * counted, as a wrong password is, and recorded (docs/security.md). */
 async function checkPasskey(
   rt: Runtime,
   config: Config,
@@ -206,15 +196,8 @@ async function checkPasskey(
   const verified = await verifyAuthentication(rt.store, config, answer, now);
   if (verified) {
     await recordPasskeyUse(rt.store, verified.passkey.id, verified.counter, now);
-    return succeeded(
-      rt,
-      config,
-      context,
-      device,
-      sourceSucceeded(rt.store, sourceOf(context, device)),
-      "not-counted",
-      "passkey",
-    );
+    const settle = sourceSucceeded(rt.store, sourceOf(context, device));
+    return succeeded(rt, config, context, device, settle, "not-counted", "passkey");
   }
   const verdict = await beginAttempt(rt.store, sourceOf(context, device), rt.now(), "overall");
   if (!verdict.allowed) return refused(context, verdict, "passkey");
@@ -249,30 +232,17 @@ export function throttled(
   method: Method = "password",
   busy = false,
 ): TooManyAttempts {
-  // No limit was reached: the attempt's counter kept changing under others sent at that moment.
-  if (busy)
-    return new TooManyAttempts(
-      `Several sign-in attempts reached this site at the same moment, so this one was not checked: try again in ${retryAfterSeconds} seconds.`,
-      retryAfterSeconds,
-    );
   const minutes = Math.ceil(retryAfterSeconds / 60);
   const wait = `try again in ${minutes} minute${minutes === 1 ? "" : "s"}`;
-  if (method === "passkey") {
-    return new TooManyAttempts(
-      `That passkey was not accepted, and many passkey answers have failed here lately: use a passkey registered on this site, or ${wait}.`,
-      retryAfterSeconds,
-    );
-  }
-  if (overall === "engaged") {
-    return new TooManyAttempts(
-      `Many wrong passwords have been tried here lately, so a browser that has not signed in before gets one try a minute: ${wait}, or sign in with a passkey or on a device you have signed in on before.`,
-      retryAfterSeconds,
-    );
-  }
-  return new TooManyAttempts(
-    `Too many wrong passwords. For your safety, signing in is paused: ${wait}.`,
-    retryAfterSeconds,
-  );
+  // `busy`: no limit was reached, the attempt's counter kept changing under others sent at that moment.
+  const words = busy
+    ? `Several sign-in attempts reached this site at the same moment, so this one was not checked: try again in ${retryAfterSeconds} seconds.`
+    : method === "passkey"
+      ? `That passkey was not accepted, and many passkey answers have failed here lately: use a passkey registered on this site, or ${wait}.`
+      : overall === "engaged"
+        ? `Many wrong passwords have been tried here lately, so a browser that has not signed in before gets one try a minute: ${wait}, or sign in with a passkey or on a device you have signed in on before.`
+        : `Too many wrong passwords. For your safety, signing in is paused: ${wait}.`;
+  return new TooManyAttempts(words, retryAfterSeconds);
 }
 
 /** A failed sign-in as the console's API refuses it. */

@@ -12,10 +12,8 @@ import { collisionPause } from "../platform/collision-pause.ts";
 import { COUNTER_CAP } from "../core/policy.ts";
 import { DAY, dayOf } from "../core/time.ts";
 
-/** Conditional writes tried before an attempt gives up (the record is too busy: held back).
- * Each retry waits a random moment first (collision-pause.ts): the attempts of one burst all
- * write the overall count (and the day's census), and retrying in step they met again until
- * none was left. */
+/** Conditional writes tried before an attempt gives up (the record is too busy: held back). Each
+ * retry waits a random moment first: a burst's attempts retrying in step met again until none was left. */
 const WRITE_TRIES = 12;
 
 export interface Entry {
@@ -94,12 +92,11 @@ async function write(
   version: Version,
   now: number,
 ): Promise<boolean> {
-  const latest = entries.reduce((a, e) => Math.max(a, e.at), now);
   const record: CounterRecord = {
     kind: "throttle-counter",
     entries,
     ...(day === undefined ? {} : { day }),
-    expiresAt: latest + counter.memoryMs,
+    expiresAt: Math.max(latestOf(entries), now) + counter.memoryMs,
   };
   return store.setIfUnchanged(counter.key, record, version);
 }
@@ -152,9 +149,4 @@ export async function takeBack(
     if (entries.length === 0 && created) return store.delete(counter.key);
     if (await write(store, counter, entries, value.day, version, now)) return;
   }
-}
-
-/** Forgets everything the counter remembers. */
-export async function clearCounter(store: KeyValueStore, counter: Counter): Promise<void> {
-  await store.delete(counter.key);
 }

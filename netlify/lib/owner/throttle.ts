@@ -9,16 +9,7 @@ import { randomBytes } from "node:crypto";
 import { RECORDS } from "../platform/records.ts";
 import type { KeyValueStore } from "../platform/store.ts";
 import { addressGroup, networkGroup } from "./address-groups.ts";
-import {
-  clearCounter,
-  latestOf,
-  readEntries,
-  reserve,
-  takeBack,
-  type Counter,
-  type Entry,
-  type Rule,
-} from "./throttle-counter.ts";
+import { latestOf, readEntries, reserve, takeBack, type Counter, type Entry, type Rule } from "./throttle-counter.ts";
 import { THROTTLE_POLICY } from "../core/policy.ts";
 
 /** "overall": a password check (or a passkey answer that named a registered passkey and did not
@@ -60,44 +51,38 @@ export type ThrottleVerdict =
 
 const p = THROTTLE_POLICY;
 
-function backoff(free: number): Rule {
-  return (entries) => {
-    const excess = entries.length - free;
-    if (excess < 0) return 0;
-    return latestOf(entries) + Math.min(p.firstBackoffMs * 2 ** excess, p.maxBackoffMs);
-  };
-}
-
 const engaged = (entries: Entry[]) => entries.length >= p.globalFailures;
 
 /** Past the threshold, one counted guess per interval. */
 const overallRule: Rule = (entries) => (engaged(entries) ? latestOf(entries) + p.globalIntervalMs : 0);
 
-const counter = (key: string, memoryMs: number, keep: number, capped: boolean): Counter => ({
-  key,
-  memoryMs,
-  keep,
-  capped,
-});
 const EXTRA = 5; // entries kept past a rule's threshold: the back-off is at its longest by then
-const addressCounter = (group: string) =>
-  counter(RECORDS.throttleAddress.key(group), p.ipMemoryMs, p.freeFailuresPerIp + EXTRA, true);
-const networkCounter = (group: string) =>
-  counter(RECORDS.throttleAddress.key(group), p.ipMemoryMs, p.freeFailuresPerNetwork + EXTRA, true);
-const deviceCounter = (device: string) =>
-  counter(RECORDS.throttleDevice.key(device), p.ipMemoryMs, p.freeFailuresPerIp + EXTRA, false);
-const OVERALL = counter(RECORDS.throttleOverall.key(), p.globalWindowMs, p.globalFailures, false);
+const OVERALL: Counter = {
+  key: RECORDS.throttleOverall.key(),
+  memoryMs: p.globalWindowMs,
+  keep: p.globalFailures,
+  capped: false,
+};
 
 interface Stage {
   counter: Counter;
   rule: Rule;
 }
 
+/** A counter with a back-off after `free` failures, doubling with each further one. */
+const backoffStage = (key: string, free: number, capped: boolean): Stage => ({
+  counter: { key, memoryMs: p.ipMemoryMs, keep: free + EXTRA, capped },
+  rule: (entries) => {
+    const excess = entries.length - free;
+    return excess < 0 ? 0 : latestOf(entries) + Math.min(p.firstBackoffMs * 2 ** excess, p.maxBackoffMs);
+  },
+});
+
 function stagesOf(source: AttemptSource, scope: AttemptScope): Stage[] {
-  if (source.device) return [{ counter: deviceCounter(source.device), rule: backoff(p.freeFailuresPerIp) }];
-  const stages: Stage[] = [{ counter: addressCounter(addressGroup(source.ip)), rule: backoff(p.freeFailuresPerIp) }];
+  if (source.device) return [backoffStage(RECORDS.throttleDevice.key(source.device), p.freeFailuresPerIp, false)];
+  const stages = [backoffStage(RECORDS.throttleAddress.key(addressGroup(source.ip)), p.freeFailuresPerIp, true)];
   const network = networkGroup(source.ip);
-  if (network) stages.push({ counter: networkCounter(network), rule: backoff(p.freeFailuresPerNetwork) });
+  if (network) stages.push(backoffStage(RECORDS.throttleAddress.key(network), p.freeFailuresPerNetwork, true));
   if (scope === "overall") stages.push({ counter: OVERALL, rule: overallRule });
   return stages;
 }
@@ -151,11 +136,11 @@ export async function beginAttempt(
  * network's and the overall count, which otherwise stay (the other failures were not the owner's). */
 export async function attemptSucceeded(store: KeyValueStore, attempt: Attempt, now: number): Promise<void> {
   const others = attempt.reserved.filter((r) => r.counter !== attempt.own);
-  await Promise.all([clearCounter(store, attempt.own), undo(store, others, now)]);
+  await Promise.all([store.delete(attempt.own.key), undo(store, others, now)]);
 }
 
 /** A passkey that verified (never counted before, as it could not be guessed) clears its
  * address's (or device's) count as a right password does. */
 export async function sourceSucceeded(store: KeyValueStore, source: AttemptSource): Promise<void> {
-  await clearCounter(store, stagesOf(source, "address")[0]!.counter);
+  await store.delete(stagesOf(source, "address")[0]!.counter.key);
 }

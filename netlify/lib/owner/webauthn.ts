@@ -28,17 +28,16 @@ export const TICKET_TYPE = "indieauth-webauthn+jwt";
 
 type Ceremony = "registration" | "authentication";
 
-interface RelyingParty {
-  /** The base URL's host name (WebAuthn RP IDs carry no scheme or port). */
-  id: string;
-  origin: string;
-  name: string;
-}
+/** The relying party's id: the base URL's host name (WebAuthn RP IDs carry no scheme or port). */
+const rpId = (config: Config) => new URL(config.baseUrl).hostname;
 
-function relyingParty(config: Config): RelyingParty {
-  const id = new URL(config.baseUrl).hostname;
-  return { id, origin: config.baseUrl, name: config.profile.name ?? new URL(config.me).host };
-}
+/** What an answer must match: its ticket's challenge, this server, and a verified user. */
+const expected = (config: Config, challenge: string) => ({
+  expectedChallenge: challenge,
+  expectedOrigin: config.baseUrl,
+  expectedRPID: rpId(config),
+  requireUserVerification: true,
+});
 
 /** A stable, non-secret user handle for the one owner. */
 function ownerHandle(me: string): Uint8Array<ArrayBuffer> {
@@ -100,12 +99,11 @@ export async function registrationOptions(
   existing: readonly PasskeyRecord[],
   now: number,
 ): Promise<{ options: PublicKeyCredentialCreationOptionsJSON; ticket: string }> {
-  const rp = relyingParty(config);
   const options = await (
     await simpleWebAuthn()
   ).generateRegistrationOptions({
-    rpName: rp.name,
-    rpID: rp.id,
+    rpName: config.profile.name ?? new URL(config.me).host,
+    rpID: rpId(config),
     userName: new URL(config.me).host,
     userDisplayName: config.profile.name ?? config.me,
     userID: ownerHandle(config.me),
@@ -130,17 +128,10 @@ export async function verifyRegistration(
   // Marked used before it is verified: each ticket verifies at most once.
   const ticket = await readTicket(config, input.ticket, "registration", now);
   if (!ticket || !(await useChallenge(store, ticket, now))) return null;
-  const rp = relyingParty(config);
   // Outside the try: a library that fails to load is an error, not a wrong answer.
   const { verifyRegistrationResponse } = await simpleWebAuthn();
   try {
-    const result = await verifyRegistrationResponse({
-      response,
-      expectedChallenge: ticket.challenge,
-      expectedOrigin: rp.origin,
-      expectedRPID: rp.id,
-      requireUserVerification: true,
-    });
+    const result = await verifyRegistrationResponse({ response, ...expected(config, ticket.challenge) });
     if (!result.verified) return null;
     const { credential, credentialDeviceType, credentialBackedUp } = result.registrationInfo;
     const passkey: PasskeyRecord = {
@@ -168,7 +159,7 @@ export async function authenticationOptions(
   const options = await (
     await simpleWebAuthn()
   ).generateAuthenticationOptions({
-    rpID: relyingParty(config).id,
+    rpID: rpId(config),
     // Listing the keys lets non-discoverable ones sign in too; their ids are not secrets.
     allowCredentials: passkeys.map(descriptor),
     userVerification: "required",
@@ -209,17 +200,13 @@ export async function verifyAuthentication(
   now: number,
 ): Promise<{ passkey: PasskeyRecord; counter: number } | null> {
   const { response, passkey, ticket } = answer;
-  const rp = relyingParty(config);
   // Outside the try: a library that fails to load is an error, not a wrong answer.
   const { verifyAuthenticationResponse } = await simpleWebAuthn();
   let counter: number;
   try {
     const result = await verifyAuthenticationResponse({
       response,
-      expectedChallenge: ticket.challenge,
-      expectedOrigin: rp.origin,
-      expectedRPID: rp.id,
-      requireUserVerification: true,
+      ...expected(config, ticket.challenge),
       credential: { ...descriptor(passkey), publicKey: fromBase64Url(passkey.publicKey), counter: passkey.counter },
     });
     if (!result.verified) return null;
