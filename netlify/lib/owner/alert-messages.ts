@@ -8,13 +8,16 @@ import type { NotifyFormat } from "../platform/notify-config.ts";
 import type { ServerEvent } from "../platform/events.ts";
 import { cutText } from "./connection-attempts.ts";
 
-/** The server's events that are alerts (platform/events.ts), and the console's test. */
-export type AlertEvent =
-  | Extract<
-      ServerEvent,
-      { type: "app-approved" | "passkey-added" | "passkey-removed" | "new-device-sign-in" | "throttle-engaged" }
-    >
-  | { type: "test" };
+/** The server's events that are alerts (platform/events.ts). */
+export const ALERTS = [
+  "app-approved",
+  "passkey-added",
+  "passkey-removed",
+  "new-device-sign-in",
+  "throttle-engaged",
+] as const;
+/** An alert, or the console's test. */
+export type AlertEvent = Extract<ServerEvent, { type: (typeof ALERTS)[number] }> | { type: "test" };
 export type AlertKind = AlertEvent["type"];
 
 interface AlertText {

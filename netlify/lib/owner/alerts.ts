@@ -7,7 +7,7 @@ import { postWebhook } from "../clients/webhook.ts";
 import type { Config } from "../platform/config.ts";
 import { RECORDS } from "../platform/records.ts";
 import type { Runtime } from "../platform/runtime.ts";
-import { webhookMessage, type AlertEvent, type AlertKind } from "./alert-messages.ts";
+import { ALERTS, webhookMessage, type AlertEvent, type AlertKind } from "./alert-messages.ts";
 import type { ServerEvent } from "../platform/events.ts";
 import { afterAnswer } from "../platform/after-answer.ts";
 import { ALERT_INTERVAL_MS } from "../core/policy.ts";
@@ -76,15 +76,8 @@ async function deliver(ctx: AlertContext, event: AlertEvent): Promise<AlertOutco
   }
 }
 
-const ALERTS: ReadonlySet<ServerEvent["type"]> = new Set<ServerEvent["type"] & AlertKind>([
-  "app-approved",
-  "passkey-added",
-  "passkey-removed",
-  "new-device-sign-in",
-  "throttle-engaged",
-]);
-/** Whether the owner is told of an event. */
-export const isAlert = (event: ServerEvent): event is Exclude<AlertEvent, { type: "test" }> => ALERTS.has(event.type);
+const ALERTED: ReadonlySet<ServerEvent["type"]> = new Set(ALERTS);
+export const isAlert = (event: ServerEvent): event is Exclude<AlertEvent, { type: "test" }> => ALERTED.has(event.type);
 
 /** Tells the owner, without holding up the request beyond ALERT_DEADLINE_MS. Never throws. */
 export async function alert(ctx: AlertContext, event: AlertEvent): Promise<void> {

@@ -118,6 +118,12 @@ type Steps = StepEvent[] | ((store: KeyValueStore) => Promise<StepEvent[]>);
 /** The steps an event adds to its client's log, or null for an event the log does not follow:
  * a new event type must be decided here. */
 function stepsOf(event: ServerEvent, at: number): Steps | null {
+  const stepOf = (
+    subject: Omit<Subject, "stage">,
+    step: StepEvent["step"],
+    ok: boolean,
+    more: Pick<StepEvent, "error" | "detail" | "approvedClient"> = {},
+  ): StepEvent[] => [{ clientId: subject.clientId, step, ok, at, ...more, links: linksOf(subject) }];
   switch (event.type) {
     case "document-read": {
       // For the owner's console only: a document not read now is read when the code is redeemed.
@@ -127,62 +133,26 @@ function stepsOf(event: ServerEvent, at: number): Steps | null {
       return [{ clientId: event.clientId, step: "document", at, ...read, links: linksOf(event) }];
     }
     case "consent-shown":
-      return [{ clientId: event.clientId, step: "consent", ok: true, at, links: linksOf(event) }];
+      return stepOf(event, "consent", true);
     case "approved":
-      return [
-        { clientId: event.clientId, step: "approved", ok: true, at, links: linksOf(event), approvedClient: true },
-      ];
+      return stepOf(event, "approved", true, { approvedClient: true });
     case "denied":
-      return [
-        { clientId: event.clientId, step: "denied", ok: false, at, error: "access_denied", links: linksOf(event) },
-      ];
+      return stepOf(event, "denied", false, { error: "access_denied" });
     case "redeemed": {
       // The grant made or renewed: the one a refresh named, or the code's new one.
       const subject = loggable({ ...event.subject, ...(event.grantId ? { grantId: event.grantId } : {}) });
-      return subject
-        ? [
-            {
-              clientId: subject.clientId,
-              step: subject.stage,
-              ok: true,
-              at,
-              links: linksOf(subject),
-              approvedClient: true,
-            },
-          ]
-        : [];
+      return subject ? stepOf(subject, subject.stage, true, { approvedClient: true }) : [];
     }
     case "refused": {
       const subject = loggable(event.subject);
-      return subject
-        ? [
-            {
-              clientId: subject.clientId,
-              step: subject.stage,
-              ok: false,
-              at,
-              error: event.error,
-              detail: event.description,
-              links: linksOf(subject),
-            },
-          ]
-        : [];
+      return subject ? stepOf(subject, subject.stage, false, { error: event.error, detail: event.description }) : [];
     }
     case "resource-refused":
       // The client is the grant's: read after the answer.
       return async (store) => {
         const grant = await store.get<GrantRecord>(RECORDS.grant.key(event.grantId));
         return typeof grant?.clientId === "string"
-          ? [
-              {
-                clientId: grant.clientId,
-                step: "resource",
-                ok: false,
-                at,
-                error: event.reason,
-                links: [attemptLinks.grant(event.grantId)],
-              },
-            ]
+          ? stepOf({ clientId: grant.clientId, grantId: event.grantId }, "resource", false, { error: event.reason })
           : [];
       };
     case "app-approved":

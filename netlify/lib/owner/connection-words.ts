@@ -98,10 +98,6 @@ const NOT_REDEEMED =
 const TOKEN_IN_HAND =
   "The app holds a token now. If it still says it is not connected, it never called your MCP server with it: run Check my MCP server below, then reconnect; for claude.ai, report the connection's reference (ofid_…) to Anthropic.";
 
-function detail(step: StoredStep): string {
-  return step.detail ? `: ${step.detail}` : "";
-}
-
 /** A step's words: `fix` for a step that failed, `note` (what comes next) for one that did not. */
 function stepView(step: StoredStep, last: boolean, signedIn: boolean): ConnectionStepView {
   const base = { at: step.at, step: step.step, ok: step.ok, ...(step.error ? { error: logText(step.error) } : {}) };
@@ -110,15 +106,16 @@ function stepView(step: StoredStep, last: boolean, signedIn: boolean): Connectio
     says,
     ...(fix ? (step.ok ? { note: fix } : { fix }) : {}),
   });
-  const refused = (what: string) => `${what} (${step.error ?? "error"})${detail(step)}`;
+  const detail = step.detail ? `: ${step.detail}` : "";
+  const refused = (what: string) => `${what} (${step.error ?? "error"})${detail}`;
   switch (step.step) {
     case "request":
       return withFix(refused("The sign-in request was refused"), REQUEST_FIXES[step.error ?? ""]);
     case "document":
       return step.ok
-        ? withFix(`The sign-in request was checked and the app's information read${detail(step)}.`)
+        ? withFix(`The sign-in request was checked and the app's information read${detail}.`)
         : withFix(
-            `The app's client document could not be used${detail(step)}`,
+            `The app's client document could not be used${detail}`,
             "The client_id must be an https URL serving the app's metadata (JSON) with its redirect_uris, within 5 KB, without redirects. If the app's host blocks datacenter fetches, the app's maker must allow them.",
           );
     case "consent":
@@ -134,7 +131,7 @@ function stepView(step: StoredStep, last: boolean, signedIn: boolean): Connectio
         last ? "You did not answer, or the page was closed: the app waits for you to approve or deny." : undefined,
       );
     case "approved":
-      return withFix(`You approved it; the app was sent its code${detail(step)}.`, last ? NOT_REDEEMED : undefined);
+      return withFix(`You approved it; the app was sent its code${detail}.`, last ? NOT_REDEEMED : undefined);
     case "denied":
       return withFix(
         signedIn

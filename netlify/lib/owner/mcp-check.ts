@@ -35,7 +35,6 @@ interface McpCheckInput {
   serverMetadata: Record<string, unknown>;
 }
 
-/** The URL to check and the guard for it, or why it cannot be checked. */
 export function checkableUrl(
   raw: string,
   development: boolean,

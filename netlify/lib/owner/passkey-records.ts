@@ -73,7 +73,6 @@ export async function renamePasskey(store: KeyValueStore, id: string, name: stri
   );
 }
 
-/** The passkey removed, or null when there was none with this id. */
 export async function removePasskey(store: KeyValueStore, id: string): Promise<PasskeyRecord | null> {
   let removed: PasskeyRecord | null = null;
   const done = await updatePasskeys(store, (items) => {

@@ -13,19 +13,17 @@ import { EVENT_RETENTION_DAYS, EVENT_SLOTS_PER_HOUR, REFUSED_COUNTED_PER_HOUR } 
 import { DAY, dayOf, HOUR } from "../core/time.ts";
 
 const EVENT_RETENTION_MS = EVENT_RETENTION_DAYS * DAY;
-/** Longest client_id text kept and shown. */
 export const CLIENT_TEXT_LIMIT = 100;
 /** Conditional writes tried to add to an hour's count. */
 const COUNT_TRIES = 5;
 /** Days count down from here, so that the newest sorts first. */
 const LATEST_DAY = 999_999;
 
-interface SignInEventRecord extends SignInEventView {
+export interface SignInEventRecord extends SignInEventView {
   kind: "sign-in-event";
   expiresAt: number;
 }
 
-/** The prefix of every event of one day. */
 export function dayPrefix(day: number): string {
   return RECORDS.signInEvent.key(`${String(LATEST_DAY - day).padStart(6, "0")}/`);
 }

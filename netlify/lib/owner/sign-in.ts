@@ -63,24 +63,19 @@ export interface AttemptContext {
   emit: Emit;
 }
 
-/** The device an attempt comes from, as the throttle counts it: a known device by its cookie's
- * id, else a live session by its id; neither for anyone else. */
+/** Where an attempt comes from, as the throttle counts it: its device is a known device by its
+ * cookie's id, else a live session by its id; neither for anyone else. */
 async function deviceOf(
   config: Config,
   context: AttemptContext,
   now: number,
-): Promise<{ cookieId: string | null; throttleId?: string }> {
+): Promise<{ cookieId: string | null; source: AttemptSource }> {
   const cookieId = context.req ? await knownDevice(context.req, config, now) : null;
-  if (cookieId) return { cookieId, throttleId: `device:${cookieId}` };
-  return context.sessionId ? { cookieId, throttleId: `session:${context.sessionId}` } : { cookieId };
+  const device = cookieId ? `device:${cookieId}` : context.sessionId ? `session:${context.sessionId}` : undefined;
+  return { cookieId, source: { ip: context.ip, ...(device ? { device } : {}) } };
 }
 
 type Device = Awaited<ReturnType<typeof deviceOf>>;
-
-const sourceOf = (context: AttemptContext, device: Device): AttemptSource => ({
-  ip: context.ip,
-  ...(device.throttleId ? { device: device.throttleId } : {}),
-});
 
 /** Held back by the throttle: nothing was checked. The refusal is counted in the history after
  * the answer (sign-in-events.ts bounds what that writes), so the owner sees it happened. */
@@ -117,11 +112,11 @@ async function succeeded(
     settle,
     recordAttempt(rt, context, method),
     // The password, from a browser that never signed in before: worth the owner's attention.
-    method === "password" && device.throttleId === undefined
+    method === "password" && device.source.device === undefined
       ? context.emit({ type: "new-device-sign-in", device: deviceLabel(context.userAgent ?? "") })
       : undefined,
   ]);
-  return { ok: true, method, knownDevice: device.throttleId !== undefined, setCookies, overall };
+  return { ok: true, method, knownDevice: device.source.device !== undefined, setCookies, overall };
 }
 
 /** A wrong credential (its throttle entries are the failure count), recorded; alerted past the overall limit. */
@@ -166,7 +161,7 @@ async function checkPassword(
   // The throttle comes before anything is recorded, on every path. A password that is off is
   // never checked, so it guesses nothing: it counts against its address only (against floods).
   const device = await deviceOf(config, context, rt.now());
-  const verdict = await beginAttempt(rt.store, sourceOf(context, device), rt.now(), off ? "address" : "overall");
+  const verdict = await beginAttempt(rt.store, device.source, rt.now(), off ? "address" : "overall");
   if (!verdict.allowed) return refused(context, verdict, "password");
   if (off) {
     await recordAttempt(rt, context, "password", "password-off");
@@ -196,10 +191,10 @@ async function checkPasskey(
   const verified = await verifyAuthentication(rt.store, config, answer, now);
   if (verified) {
     await recordPasskeyUse(rt.store, verified.passkey.id, verified.counter, now);
-    const settle = sourceSucceeded(rt.store, sourceOf(context, device));
+    const settle = sourceSucceeded(rt.store, device.source);
     return succeeded(rt, config, context, device, settle, "not-counted", "passkey");
   }
-  const verdict = await beginAttempt(rt.store, sourceOf(context, device), rt.now(), "overall");
+  const verdict = await beginAttempt(rt.store, device.source, rt.now(), "overall");
   if (!verdict.allowed) return refused(context, verdict, "passkey");
   return failed(rt, context, "passkey", verdict.overall);
 }

@@ -55,7 +55,6 @@ type Reservation =
   /** Held back until then, by the entries up to `since` (the latest). */
   | { ok: false; until: number; since: number };
 
-/** The latest entry's time (0 for none). */
 export const latestOf = (entries: readonly Entry[]): number => entries.reduce((a, e) => Math.max(a, e.at), 0);
 
 function live(record: CounterRecord | null, counter: Counter, now: number): Entry[] {
