@@ -6,14 +6,18 @@
 import type { WebhookMessage } from "../clients/webhook.ts";
 import type { NotifyFormat } from "../platform/notify-config.ts";
 import type { ServerEvent } from "../platform/events.ts";
+import { cutText } from "./connection-attempts.ts";
 
-/** The server's events that are alerts (platform/events.ts), and the console's test. */
-export type AlertEvent =
-  | Extract<
-      ServerEvent,
-      { type: "app-approved" | "passkey-added" | "passkey-removed" | "new-device-sign-in" | "throttle-engaged" }
-    >
-  | { type: "test" };
+/** The server's events that are alerts (platform/events.ts). */
+export const ALERTS = [
+  "app-approved",
+  "passkey-added",
+  "passkey-removed",
+  "new-device-sign-in",
+  "throttle-engaged",
+] as const;
+/** An alert, or the console's test. */
+export type AlertEvent = Extract<ServerEvent, { type: (typeof ALERTS)[number] }> | { type: "test" };
 export type AlertKind = AlertEvent["type"];
 
 interface AlertText {
@@ -34,8 +38,7 @@ export function shownValue(value: string): string {
     .replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu, " ")
     .replace(/\s+/g, " ")
     .trim();
-  const chars = [...flat];
-  return chars.length > SHOWN_LENGTH ? `${chars.slice(0, SHOWN_LENGTH - 1).join("")}…` : flat;
+  return cutText(flat, SHOWN_LENGTH);
 }
 
 function textOf(event: AlertEvent): AlertText {

@@ -1,20 +1,13 @@
-// The owner hears about it: a short message to NOTIFY_URL when an app is approved for the first
-// time, a passkey is added or removed, the password signs in on a new device, or password
-// guessing is slowed down (the server's events of those moments: owner/event-subscribers.ts). Optional (off without NOTIFY_URL), and never in the way:
-// - at most one message per kind per minute, claimed with one conditional write in Blobs so
-//   that it holds across function instances (one small record per kind, swept once expired);
-// - sent through the address guard of client fetches (public addresses only; a loopback
-//   receiver only in local development, where the configuration allows one);
-// - never holding up the request that caused it: handed to the platform's waitUntil where the
-//   Netlify context offers one (the response goes out at once, the function finishes the send),
-//   else awaited for ALERT_DEADLINE_MS at most; a failure is logged, never answered.
-// The words are in alert-messages.ts: no secret, token or address is ever in them.
+// The owner hears about it: a short message to NOTIFY_URL for the server's alert events
+// (owner/event-subscribers.ts). Optional, and never in the way (docs/security.md, "Alerts"): at most
+// one per kind per minute across instances (a conditional write per kind), through the address
+// guard, never holding up or failing the request that caused it. Words: alert-messages.ts.
 import { loopbackOnlyPolicy, publicOnlyPolicy } from "../clients/address-guard.ts";
 import { postWebhook } from "../clients/webhook.ts";
 import type { Config } from "../platform/config.ts";
 import { RECORDS } from "../platform/records.ts";
 import type { Runtime } from "../platform/runtime.ts";
-import { webhookMessage, type AlertEvent, type AlertKind } from "./alert-messages.ts";
+import { ALERTS, webhookMessage, type AlertEvent, type AlertKind } from "./alert-messages.ts";
 import type { ServerEvent } from "../platform/events.ts";
 import { afterAnswer } from "../platform/after-answer.ts";
 import { ALERT_INTERVAL_MS } from "../core/policy.ts";
@@ -83,15 +76,8 @@ async function deliver(ctx: AlertContext, event: AlertEvent): Promise<AlertOutco
   }
 }
 
-const ALERTS: ReadonlySet<ServerEvent["type"]> = new Set<ServerEvent["type"] & AlertKind>([
-  "app-approved",
-  "passkey-added",
-  "passkey-removed",
-  "new-device-sign-in",
-  "throttle-engaged",
-]);
-/** Whether the owner is told of an event. */
-export const isAlert = (event: ServerEvent): event is Exclude<AlertEvent, { type: "test" }> => ALERTS.has(event.type);
+const ALERTED: ReadonlySet<ServerEvent["type"]> = new Set(ALERTS);
+export const isAlert = (event: ServerEvent): event is Exclude<AlertEvent, { type: "test" }> => ALERTED.has(event.type);
 
 /** Tells the owner, without holding up the request beyond ALERT_DEADLINE_MS. Never throws. */
 export async function alert(ctx: AlertContext, event: AlertEvent): Promise<void> {

@@ -1,10 +1,8 @@
-// What the owner has approved for each app with the password or a passkey. A live session
-// alone approves an app again only within that: the same client_id, a redirect URI approved
-// before, the same resource (RFC 8707) or the same absence of one, and no scope beyond those
-// approved last time for that resource. Anything new (an app never approved, a wider scope,
-// another redirect URI, another resource) needs the password or a passkey, so that a click the
-// owner did not mean (or a script that shares the session) cannot hand a new app a code, or an
-// app approved for one resource a token for another. Revoking an app forgets its approval too.
+// What the owner approved for each app with the password or a passkey. A live session alone
+// approves an app again only within that (the client_id, a redirect URI, the resource or its
+// absence, no scope beyond those last approved there), so that a click the owner did not mean, or
+// a script sharing the session, cannot hand a new app a code, nor an app approved for one resource
+// a token for another (docs/security.md). Revoking an app forgets its approval.
 import type { Config } from "../platform/config.ts";
 import { RECORDS } from "../platform/records.ts";
 import type { KeyValueStore } from "../platform/store.ts";
@@ -16,11 +14,11 @@ import { APPROVAL_TTL_MS } from "../core/policy.ts";
 const MAX_REDIRECT_URIS = 10;
 const MAX_RESOURCES = 10;
 
-/** One resource approved for the app (or none: a request that named no resource, whose token
- * has no audience and so is good wherever no audience is required: its own value, covered by no
- * resource's approval and covering none), and the scopes granted there the last time. */
+/** One resource approved for the app, and the scopes granted there the last time. No resource
+ * (a token without an audience, good wherever none is required) is a value of its own: covered
+ * by no resource's approval, and covering none. */
 export interface ApprovedResource {
-  /** Exactly as the request named it; absent for a request that named none. */
+  /** Exactly as the request named it. */
   resource?: string;
   scopes: string[];
 }
@@ -47,11 +45,9 @@ interface Approved {
 
 const approvalKey = RECORDS.appApproval.key;
 
-/** The app's live approval, if any. */
 export async function approvalOf(store: KeyValueStore, clientId: string, now: number): Promise<AppApproval | null> {
   const record = await store.get<AppApproval>(approvalKey(clientId));
-  if (record?.kind !== "app-approval" || record.clientId !== clientId || !(record.expiresAt > now)) return null;
-  return record;
+  return record?.kind === "app-approval" && record.clientId === clientId && record.expiresAt > now ? record : null;
 }
 
 /** Whether one of these URIs is this redirect URI (a native app's loopback one on any port: it
@@ -121,24 +117,20 @@ export async function forgetAllApprovals(store: KeyValueStore): Promise<void> {
   await Promise.all(keys.map((key) => store.delete(key)));
 }
 
-/** Whether this server shares its origin with the owner's site: added to the blog by the build
- * plugin and answering on the blog's own host (not on an auth host of its own). Then any script
- * on the blog can post to the approve step with the owner's session, and the origin check cannot
- * tell a blog page from the sign-in page: a session alone never approves there. The build says
- * so (platform/setup.ts), not a comparison of BASE_URL with ME, which www. against the apex defeats. */
+/** Whether this server answers on the blog's own host (the build plugin without an auth host):
+ * then any script on the blog can post to the approve step with the session, so a session alone
+ * never approves. The build says so (platform/setup.ts): comparing BASE_URL with ME, www. against
+ * the apex defeats. */
 export function sharesOriginWithSite(config: Pick<Config, "setup">): boolean {
   return config.setup === "shared-origin";
 }
 
 /** Whether nothing in the request tells the owner's own use of the app from a stranger's: an app
- * every user of a platform signs in as (a Client ID Metadata Document: claude.ai's, chatgpt.com's,
- * the same client_id and redirect URI for every account there), or one whose page could not be
- * read this time (it may be such a document), sending its answer to a web address. A stranger can
- * start a sign-in on their own account of that platform and send the owner the link: approved
- * by the owner's session alone, the connection would be the stranger's. So a session alone never
- * approves such a request; the password or a passkey does, each new connection. Not so for a
- * loopback redirect URI (the answer comes back to this very device, where the owner's own program
- * listens: Claude Code, VS Code), nor for an IndieAuth app known by its own page. */
+ * every user of a platform signs in as (a Client ID Metadata Document, such as claude.ai's), or
+ * one whose page could not be read this time, answering to a web address. A stranger's link to a
+ * sign-in on their own account would look the same, so a session alone never approves it
+ * (docs/security.md). A loopback redirect URI answers to this very device; an IndieAuth app is
+ * known by its own page. */
 export function cannotTellAccountsApart(request: { clientRead?: ClientRead; redirectUri: string }): boolean {
   if (request.clientRead === "page") return false;
   const url = urlOf(request.redirectUri);

@@ -1,12 +1,9 @@
-// Who may approve a sign-in request, and with what: the one place that decides it, as one
-// decision table (SESSION_TABLE below), asked by GET /auth (what the page offers, whether errors
-// may go back to the app on their own, and the answer to prompt=none) and by the approve step
-// (whether the session may approve alone). Made once per request (`approvalPolicyOf`), it reads
-// what it needs once: the session, the app's remembered approval, the passkeys. Around the table:
-//   - the password or a passkey may always approve (the passkeys and PASSWORD_LOGIN decide which);
-//   - nothing is approved without the owner's click on the consent page, so prompt=consent asks
-//     for nothing more, and prompt=none is always refused: login_required where the session
-//     could not approve alone (or there is none), consent_required where it could.
+// Who may approve a sign-in request, and with what: one decision table (SESSION_TABLE), asked by
+// GET /auth (the page's offer, error redirects, prompt=none) and by the approve step, made once per
+// request (`approvalPolicyOf`), reading the session, the app's approval and the passkeys once. The
+// password or a passkey may always approve (the passkeys and PASSWORD_LOGIN decide which); nothing
+// is approved without the owner's click, so prompt=consent asks for nothing more and prompt=none is
+// always refused: consent_required where the session could approve alone, else login_required.
 import type { ClientRead } from "../core/client-shape.ts";
 import type { ConfirmReason, SignInOffer } from "../pages/sign-in-fragment.ts";
 import type { Config } from "../platform/config.ts";
@@ -24,7 +21,6 @@ import {
 import { listPasskeys, passwordLoginAllowed, type PasskeyRecord } from "./passkey-records.ts";
 import { currentSession, type SessionRecord } from "./sessions.ts";
 
-/** What the policy reads of a request. */
 export interface PolicyRequest {
   clientId: string;
   redirectUri: string;
@@ -50,7 +46,6 @@ interface PolicyInput {
 }
 
 export interface ApprovalPolicy {
-  /** The live session on this device, or null. */
   session(): Promise<SessionRecord | null>;
   /** Whether the owner approved this redirect URI for the app that way (errors may go there). */
   approvedRedirect(clientId: string, redirectUri: string): Promise<boolean>;

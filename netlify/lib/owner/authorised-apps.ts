@@ -1,11 +1,7 @@
 // The apps that hold tokens, as the owner's console shows them, and revoking them from there.
-// Read from one summary per app (protocol/app-summaries.ts), never from the grants: the cost
-// is a few reads per app, however many grants each holds, plus the changes of the last moments
-// not yet folded into their summaries (protocol/app-summary-fold.ts), read beside them.
-// Revoking is one write however many grants there are (protocol/revocations.ts), and takes
-// effect for every token at once.
-// Revoking an app also forgets that the owner approved it: a session alone will not approve
-// it again, the password or a passkey must.
+// Read from one summary per app (protocol/app-summaries.ts), never from the grants (docs/data-model.md).
+// Revoking is one write however many grants (protocol/revocations.ts), for every token at once, and
+// forgets the approval: a session alone will not approve the app again.
 import type { AppView } from "../pages/account-view.ts";
 import { forgetAllApprovals, forgetApproval } from "./app-approvals.ts";
 import { forgetSummary, liveGrantCount, readSummary, summaryIds, type AppSummary } from "../protocol/app-summaries.ts";
@@ -23,8 +19,8 @@ import {
 import type { KeyValueStore } from "../platform/store.ts";
 import { afterAnswer, type WaitUntil } from "../platform/after-answer.ts";
 import { APPS_SHOWN } from "../core/policy.ts";
+import { DAY } from "../core/time.ts";
 
-const DAY_MS = 24 * 60 * 60 * 1000;
 const APP_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
 interface AuthorisedApps {
@@ -71,7 +67,7 @@ function appView(summary: AppSummary, verifiedAt: number, now: number): AppView 
     scopeGrants: held.scopes,
     createdAt: summary.firstUsedAt,
     lastUsedAt: Math.max(summary.lastUsedAt, verifiedAt),
-    expiresAt: (lastDay + 1) * DAY_MS,
+    expiresAt: (lastDay + 1) * DAY,
     grants: liveGrantCount(summary, now),
   };
   if (held.more) app.moreScopes = true;

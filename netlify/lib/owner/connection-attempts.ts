@@ -1,27 +1,23 @@
 // The connection doctor's attempts, apart from where they are stored (connection-log.ts): how a
-// step joins the attempt it belongs to, and the two tiers of a client's attempts.
-//
-// Anyone who has an app's sign-in link can open the sign-in page, press Deny, or send /token a
-// made-up code or refresh token naming the app; only the owner (a credential or a session)
-// approves, and only the app holds its code and tokens. So an attempt a credential or session
-// took part in (showsSignIn) is kept among the last ATTEMPTS_PER_CLIENT such attempts; one
-// nobody signed in for, among the last ANONYMOUS_ATTEMPTS_PER_CLIENT of its own tier, so that
-// a flood of those can never push the owner's real attempts out, and the console says of each
-// that nobody signed in.
+// step joins the attempt it belongs to, and the two tiers of a client's attempts. Anyone with an
+// app's sign-in link can open its page, press Deny or send made-up codes; only the owner approves.
+// So the attempts a credential or session took part in (showsSignIn) have a tier of their own,
+// which the others never push out (docs/security.md).
 import { secretHash } from "../crypto/secrets.ts";
 import { ANONYMOUS_ATTEMPTS_PER_CLIENT, ATTEMPTS_PER_CLIENT, CONNECTION_RETENTION_DAYS } from "../core/policy.ts";
+import { DAY } from "../core/time.ts";
 
-const DAY_MS = 24 * 60 * 60 * 1000;
-export const RETENTION_MS = CONNECTION_RETENTION_DAYS * DAY_MS;
+export const RETENTION_MS = CONNECTION_RETENTION_DAYS * DAY;
 /** Steps kept per attempt (the latest: refreshes of a long connection add up). */
 const STEPS_PER_ATTEMPT = 8;
 const LINKS_PER_ATTEMPT = 4;
 /** Longest text kept of what a client or an error said. */
 export const LOG_TEXT_LIMIT = 100;
 
-/** `profile`: a code redeemed at POST /auth for the profile URL (a sign-in, no token). */
-export type ConnectionStep =
-  "request" | "document" | "consent" | "approved" | "denied" | "code" | "profile" | "refresh" | "resource";
+/** Every step, in the protocol's order (that of an attempt's steps at the same moment).
+ * `profile`: a code redeemed at POST /auth for the profile URL (a sign-in, no token). */
+const ALL = ["request", "document", "consent", "approved", "denied", "code", "profile", "refresh", "resource"] as const;
+export type ConnectionStep = (typeof ALL)[number];
 
 export interface StoredStep {
   step: ConnectionStep;
@@ -82,11 +78,13 @@ export const attemptLinks = {
  * The PKCE challenge's is not: it is in the sign-in link, which anyone may have. */
 const heldLink = (link: string) => link.startsWith("c:") || link.startsWith("g:");
 
-/** Text a client or an error supplied, as kept: cut, an ellipsis ending a cut one. */
-export function logText(text: string): string {
+/** Text from outside (a client, an error, a browser), as kept and shown: at most `limit`
+ * characters, an ellipsis ending a cut one. */
+export function cutText(text: string, limit: number): string {
   const chars = Array.from(text);
-  return chars.length <= LOG_TEXT_LIMIT ? text : `${chars.slice(0, LOG_TEXT_LIMIT - 1).join("")}…`;
+  return chars.length <= limit ? text : `${chars.slice(0, limit - 1).join("")}…`;
 }
+export const logText = (text: string): string => cutText(text, LOG_TEXT_LIMIT);
 
 export const NO_ATTEMPTS: AttemptTiers = { attempts: [], anonymous: [] };
 export const latestAt = (tiers: AttemptTiers) =>
@@ -98,29 +96,17 @@ export const tiersOf = (record: { attempts: StoredAttempt[]; anonymous?: unknown
   anonymous: Array.isArray(record.anonymous) ? (record.anonymous as StoredAttempt[]) : [],
 });
 
-/** The order of an attempt's steps at the same moment: the protocol's own. */
-const STEP_RANK: Record<ConnectionStep, number> = {
-  request: 0,
-  document: 1,
-  consent: 2,
-  approved: 3,
-  denied: 4,
-  code: 5,
-  profile: 6,
-  refresh: 7,
-  resource: 8,
-};
 /** An attempt the owner answered: a later request with the same PKCE challenge (a sign-in link
  * used again, as the README's by hand is) starts an attempt of its own. */
 const answered = (attempt: StoredAttempt) => attempt.steps.some((s) => s.step === "approved" || s.step === "denied");
-const inOrder = (a: StoredStep, b: StoredStep) => a.at - b.at || STEP_RANK[a.step] - STEP_RANK[b.step];
+const inOrder = (a: StoredStep, b: StoredStep) => a.at - b.at || ALL.indexOf(a.step) - ALL.indexOf(b.step);
 
 /** The tiers with the step added: to every attempt it links to (made one: the steps of one
  * attempt are written after their answers, so a code refused at /token may be logged before the
  * approval that issued it), else as a new one; the newest first, the old and the surplus
- * dropped. By the PKCE challenge alone it joins only an attempt not yet answered. A step anyone can cause joins a signed-in attempt only through a held link, and
- * otherwise stays in the anonymous tier; a step that shows a sign-in takes its attempt to the
- * signed-in tier, where it stays. */
+ * dropped. By the PKCE challenge alone it joins only an attempt not yet answered. A step anyone
+ * can cause joins a signed-in attempt only through a held link, and otherwise stays in the
+ * anonymous tier; a step that shows a sign-in takes its attempt to the signed-in tier. */
 export function withStep(tiers: AttemptTiers, event: StepEvent): AttemptTiers {
   const { clientId: _c, links, approvedClient: _a, ...rest } = event;
   const step: StoredStep = { ...rest, ...(event.detail !== undefined ? { detail: logText(event.detail) } : {}) };

@@ -1,22 +1,10 @@
 // The connection doctor's log: per client, its last attempts to connect and the step where each
-// ended (request checked, client document read, consent shown, approved or denied, code
-// redeemed or the OAuth error /token answered, refreshes, tokens refused by the blog's
-// functions). One attempt is followed across steps by links: hashes of what each step knows
-// (the PKCE challenge, the code, the grant id), never a code or token itself.
-//
-// Bounded three ways: per client, the last ATTEMPTS_PER_CLIENT attempts a credential or session
-// took part in and the last ANONYMOUS_ATTEMPTS_PER_CLIENT that nobody signed in for (two tiers
-// of one record, of CONNECTION_RETENTION_DAYS: connection-attempts.ts); at most CONNECTION_APPROVED_CEILING records of
-// clients the owner approved (one per client, keyed by its app id); and CONNECTION_SLOTS slots
-// for every other client, chosen by the client's hash, where a colliding client takes the slot
-// over. Anyone can start a sign-in request, so requests from anyone only ever churn those
-// slots, and, naming an approved app, its anonymous tier: they never push an approved app's
-// log out, nor its signed-in attempts, nor add records.
-//
-// Fed by the server's events (platform/events.ts: stepsOf turns each into its steps). Best
-// effort: the writes go to the platform's waitUntil where there is one (Netlify has it), else
-// are waited for LOG_DEADLINE_MS at most (owner/event-subscribers.ts); a failure never reaches
-// the answer, and a write that loses a race is retried, then dropped.
+// ended, tied across steps by hashes (of the PKCE challenge, the code, the grant id), never by a
+// code or token itself. Bounds (docs/data-model.md, "connection log"): an approved app's record,
+// by app id, up to CONNECTION_APPROVED_CEILING, and CONNECTION_SLOTS slots shared by every other
+// client by its hash, so that requests from anyone only churn the slots (and an approved app's
+// anonymous tier): they never push an approved app's log out, nor add records. Fed by the
+// server's events after the answer; a failure never reaches the answer, a lost race is retried.
 import { secretHash } from "../crypto/secrets.ts";
 import { RECORDS } from "../platform/records.ts";
 import type { KeyValueStore, Version } from "../platform/store.ts";
@@ -52,9 +40,6 @@ export interface ConnectionRecord extends AttemptTiers {
   approved: boolean;
   expiresAt: number;
 }
-
-/** A record as the console reads it: both tiers, of the retention period. */
-export type ConnectionLog = ConnectionRecord;
 
 const approvedKey = (clientId: string) => RECORDS.connectionLog.key(`a/${appIdOf(clientId)}`);
 const slotKey = (clientId: string) =>
@@ -128,27 +113,17 @@ function loggable(subject: Subject): Subject | null {
   return parsed.ok ? { ...subject, clientId: parsed.url.href } : null;
 }
 
-/** Whether the log follows each event (stepsOf's cases): a new event type must be decided here. */
-const FOLLOWED: Record<ServerEvent["type"], boolean> = {
-  "document-read": true,
-  "consent-shown": true,
-  approved: true,
-  denied: true,
-  redeemed: true,
-  refused: true,
-  "resource-refused": true,
-  "app-approved": false,
-  "passkey-added": false,
-  "passkey-removed": false,
-  "new-device-sign-in": false,
-  "throttle-engaged": false,
-  "sign-in": false,
-  "sign-in-throttled": false,
-};
+type Steps = StepEvent[] | ((store: KeyValueStore) => Promise<StepEvent[]>);
 
-/** The steps an event adds to its client's log (none for the events the log does not follow). */
-async function stepsOf(store: KeyValueStore, event: ServerEvent, at: number): Promise<StepEvent[]> {
-  // eslint-disable-next-line @typescript-eslint/switch-exhaustiveness-check -- FOLLOWED, exhaustive by its type, lists the events left to the default
+/** The steps an event adds to its client's log, or null for an event the log does not follow:
+ * a new event type must be decided here. */
+function stepsOf(event: ServerEvent, at: number): Steps | null {
+  const stepOf = (
+    subject: Omit<Subject, "stage">,
+    step: StepEvent["step"],
+    ok: boolean,
+    more: Pick<StepEvent, "error" | "detail" | "approvedClient"> = {},
+  ): StepEvent[] => [{ clientId: subject.clientId, step, ok, at, ...more, links: linksOf(subject) }];
   switch (event.type) {
     case "document-read": {
       // For the owner's console only: a document not read now is read when the code is redeemed.
@@ -158,65 +133,36 @@ async function stepsOf(store: KeyValueStore, event: ServerEvent, at: number): Pr
       return [{ clientId: event.clientId, step: "document", at, ...read, links: linksOf(event) }];
     }
     case "consent-shown":
-      return [{ clientId: event.clientId, step: "consent", ok: true, at, links: linksOf(event) }];
+      return stepOf(event, "consent", true);
     case "approved":
-      return [
-        { clientId: event.clientId, step: "approved", ok: true, at, links: linksOf(event), approvedClient: true },
-      ];
+      return stepOf(event, "approved", true, { approvedClient: true });
     case "denied":
-      return [
-        { clientId: event.clientId, step: "denied", ok: false, at, error: "access_denied", links: linksOf(event) },
-      ];
+      return stepOf(event, "denied", false, { error: "access_denied" });
     case "redeemed": {
       // The grant made or renewed: the one a refresh named, or the code's new one.
       const subject = loggable({ ...event.subject, ...(event.grantId ? { grantId: event.grantId } : {}) });
-      return subject
-        ? [
-            {
-              clientId: subject.clientId,
-              step: subject.stage,
-              ok: true,
-              at,
-              links: linksOf(subject),
-              approvedClient: true,
-            },
-          ]
-        : [];
+      return subject ? stepOf(subject, subject.stage, true, { approvedClient: true }) : [];
     }
     case "refused": {
       const subject = loggable(event.subject);
-      return subject
-        ? [
-            {
-              clientId: subject.clientId,
-              step: subject.stage,
-              ok: false,
-              at,
-              error: event.error,
-              detail: event.description,
-              links: linksOf(subject),
-            },
-          ]
-        : [];
+      return subject ? stepOf(subject, subject.stage, false, { error: event.error, detail: event.description }) : [];
     }
-    case "resource-refused": {
-      // The client is the grant's: read here, after the answer.
-      const grant = await store.get<GrantRecord>(RECORDS.grant.key(event.grantId));
-      return typeof grant?.clientId === "string"
-        ? [
-            {
-              clientId: grant.clientId,
-              step: "resource",
-              ok: false,
-              at,
-              error: event.reason,
-              links: [attemptLinks.grant(event.grantId)],
-            },
-          ]
-        : [];
-    }
-    default:
-      return [];
+    case "resource-refused":
+      // The client is the grant's: read after the answer.
+      return async (store) => {
+        const grant = await store.get<GrantRecord>(RECORDS.grant.key(event.grantId));
+        return typeof grant?.clientId === "string"
+          ? stepOf({ clientId: grant.clientId, grantId: event.grantId }, "resource", false, { error: event.reason })
+          : [];
+      };
+    case "app-approved":
+    case "passkey-added":
+    case "passkey-removed":
+    case "new-device-sign-in":
+    case "throttle-engaged":
+    case "sign-in":
+    case "sign-in-throttled":
+      return null;
   }
 }
 
@@ -229,14 +175,15 @@ export function connectionLogSubscriber(target: {
 }): Emit {
   let logged: Promise<void> = Promise.resolve();
   return async (...events) => {
-    const followed = events.filter((event) => FOLLOWED[event.type]);
-    if (followed.length === 0) return;
     const at = target.rt.now();
+    const followed = events.map((event) => stepsOf(event, at)).filter((steps) => steps !== null);
+    if (followed.length === 0) return;
     logged = logged
       .then(async () => {
         const { store } = target.rt;
-        for (const event of followed)
-          for (const step of await stepsOf(store, event, at)) await recordConnectionStep(store, step);
+        for (const steps of followed)
+          for (const step of typeof steps === "function" ? await steps(store) : steps)
+            await recordConnectionStep(store, step);
       })
       .catch((error: unknown) =>
         console.warn(
@@ -249,8 +196,8 @@ export function connectionLogSubscriber(target: {
 
 /** One log per client. A client approved while another step of it was being written (the
  * code redeemed at once, say) can have its slot's record beside its approved one: merged. */
-function oneEach(records: readonly ConnectionLog[]): ConnectionLog[] {
-  const byClient = new Map<string, ConnectionLog>();
+function oneEach(records: readonly ConnectionRecord[]): ConnectionRecord[] {
+  const byClient = new Map<string, ConnectionRecord>();
   for (const record of records) {
     const seen = byClient.get(record.clientId);
     byClient.set(
@@ -262,11 +209,9 @@ function oneEach(records: readonly ConnectionLog[]): ConnectionLog[] {
 }
 
 /** The logs the console shows: at most the ceiling plus the slots, one list and one read each. */
-export async function readConnectionLogs(store: KeyValueStore, now: number): Promise<ConnectionLog[]> {
-  const keys = (await store.list(RECORDS.connectionLog.prefix)).slice(
-    0,
-    CONNECTION_APPROVED_CEILING + CONNECTION_SLOTS,
-  );
+export async function readConnectionLogs(store: KeyValueStore, now: number): Promise<ConnectionRecord[]> {
+  const listed = await store.list(RECORDS.connectionLog.prefix);
+  const keys = listed.slice(0, CONNECTION_APPROVED_CEILING + CONNECTION_SLOTS);
   const records = await Promise.all(keys.map((key) => store.get<ConnectionRecord>(key)));
   const live = records.filter(
     (r): r is ConnectionRecord => r?.kind === "connection-log" && Array.isArray(r.attempts) && r.expiresAt > now,

@@ -1,7 +1,7 @@
 // The connection doctor's words: each logged step as a sentence, and the fix where one is
 // known for its OAuth error or refusal reason. docs/troubleshooting.md lists the same.
 import type { ConnectionAttemptView, ConnectionClientView, ConnectionStepView } from "../pages/connections-view.ts";
-import type { ConnectionLog } from "./connection-log.ts";
+import type { ConnectionRecord } from "./connection-log.ts";
 import { logText, type StoredAttempt, type StoredStep } from "./connection-attempts.ts";
 
 /** Where an attempt got to, by its last step. */
@@ -98,10 +98,6 @@ const NOT_REDEEMED =
 const TOKEN_IN_HAND =
   "The app holds a token now. If it still says it is not connected, it never called your MCP server with it: run Check my MCP server below, then reconnect; for claude.ai, report the connection's reference (ofid_…) to Anthropic.";
 
-function detail(step: StoredStep): string {
-  return step.detail ? `: ${step.detail}` : "";
-}
-
 /** A step's words: `fix` for a step that failed, `note` (what comes next) for one that did not. */
 function stepView(step: StoredStep, last: boolean, signedIn: boolean): ConnectionStepView {
   const base = { at: step.at, step: step.step, ok: step.ok, ...(step.error ? { error: logText(step.error) } : {}) };
@@ -110,17 +106,16 @@ function stepView(step: StoredStep, last: boolean, signedIn: boolean): Connectio
     says,
     ...(fix ? (step.ok ? { note: fix } : { fix }) : {}),
   });
+  const detail = step.detail ? `: ${step.detail}` : "";
+  const refused = (what: string) => `${what} (${step.error ?? "error"})${detail}`;
   switch (step.step) {
     case "request":
-      return withFix(
-        `The sign-in request was refused (${step.error ?? "error"})${detail(step)}`,
-        REQUEST_FIXES[step.error ?? ""],
-      );
+      return withFix(refused("The sign-in request was refused"), REQUEST_FIXES[step.error ?? ""]);
     case "document":
       return step.ok
-        ? withFix(`The sign-in request was checked and the app's information read${detail(step)}.`)
+        ? withFix(`The sign-in request was checked and the app's information read${detail}.`)
         : withFix(
-            `The app's client document could not be used${detail(step)}`,
+            `The app's client document could not be used${detail}`,
             "The client_id must be an https URL serving the app's metadata (JSON) with its redirect_uris, within 5 KB, without redirects. If the app's host blocks datacenter fetches, the app's maker must allow them.",
           );
     case "consent":
@@ -136,7 +131,7 @@ function stepView(step: StoredStep, last: boolean, signedIn: boolean): Connectio
         last ? "You did not answer, or the page was closed: the app waits for you to approve or deny." : undefined,
       );
     case "approved":
-      return withFix(`You approved it; the app was sent its code${detail(step)}.`, last ? NOT_REDEEMED : undefined);
+      return withFix(`You approved it; the app was sent its code${detail}.`, last ? NOT_REDEEMED : undefined);
     case "denied":
       return withFix(
         signedIn
@@ -146,23 +141,17 @@ function stepView(step: StoredStep, last: boolean, signedIn: boolean): Connectio
     case "code":
       return step.ok
         ? withFix("The app redeemed its code for a token.", last ? TOKEN_IN_HAND : undefined)
-        : withFix(
-            `The token endpoint refused the code (${step.error ?? "error"})${detail(step)}`,
-            TOKEN_FIXES[step.error ?? ""],
-          );
+        : withFix(refused("The token endpoint refused the code"), TOKEN_FIXES[step.error ?? ""]);
     case "profile":
       return step.ok
         ? withFix(
             "The app redeemed its code at /auth for your profile URL: the sign-in is complete (a sign-in issues no token, so there is nothing to revoke).",
           )
-        : withFix(`/auth refused the code (${step.error ?? "error"})${detail(step)}`, TOKEN_FIXES[step.error ?? ""]);
+        : withFix(refused("/auth refused the code"), TOKEN_FIXES[step.error ?? ""]);
     case "refresh":
       return step.ok
         ? withFix("The app renewed its token.")
-        : withFix(
-            `The token endpoint refused a refresh (${step.error ?? "error"})${detail(step)}`,
-            TOKEN_FIXES[step.error ?? ""],
-          );
+        : withFix(refused("The token endpoint refused a refresh"), TOKEN_FIXES[step.error ?? ""]);
     case "resource": {
       const refusal = RESOURCE_REFUSALS[step.error ?? ""];
       return refusal
@@ -214,7 +203,7 @@ function attemptView(attempt: StoredAttempt, signedIn: boolean): ConnectionAttem
 }
 
 /** A client's attempts of both tiers, newest first, each marked signed in or not. */
-export function connectionView(record: ConnectionLog): ConnectionClientView {
+export function connectionView(record: ConnectionRecord): ConnectionClientView {
   const shown = [
     ...record.attempts.map((a) => ({ a, signedIn: true })),
     ...record.anonymous.map((a) => ({ a, signedIn: false })),

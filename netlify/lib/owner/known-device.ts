@@ -1,11 +1,8 @@
 // The known-device cookie: set on every successful sign-in, it tells the guessing throttle that
 // this browser has signed in before, so that failures from anywhere else never hold it back
-// (owner/throttle.ts). A signed JWT of its own type, audience and key (crypto/typed-jwt.ts)
-// carrying a random device id and nothing else; HttpOnly; SameSite=Strict (every request that
-// reads it comes from this site's own pages); sent only to the paths that check a password or
-// a passkey; Secure with the __Secure- prefix outside local development. It grants nothing by
-// itself: the password or a passkey is still needed, and a device judged by its own failures
-// is held back after five of them like any address.
+// (owner/throttle.ts, docs/security.md). A signed JWT of its own type carrying a random device id
+// and nothing else, SameSite=Strict (only this site's own pages send requests that read it). It
+// grants nothing by itself: the password or a passkey is still needed.
 import { randomBytes } from "node:crypto";
 import { signTyped, verifyTyped, type JwtKind } from "../crypto/typed-jwt.ts";
 import { importCommonJs } from "../core/commonjs.ts";
@@ -24,8 +21,7 @@ const DEVICE_ID = /^[A-Za-z0-9_-]{22}$/;
 
 type DeviceSettings = Pick<Config, "issuer" | "development"> & { keys: Pick<Config["keys"], "device"> };
 
-/** `__Secure-`: only ever set over HTTPS (a prefix browsers refuse without `Secure`, which
- * local http development cannot have). Not `__Host-`, which would need Path=/. */
+/** Local http development cannot have `Secure`, which the `__Secure-` prefix needs. */
 function deviceCookieName(development: boolean): string {
   return development ? "indieauth_device" : "__Secure-indieauth_device";
 }

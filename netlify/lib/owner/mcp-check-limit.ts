@@ -6,8 +6,7 @@ import { RECORDS } from "../platform/records.ts";
 import type { KeyValueStore } from "../platform/store.ts";
 import { collisionPause } from "../platform/collision-pause.ts";
 import { MCP_CHECKS_PER_MINUTE } from "../core/policy.ts";
-
-const MINUTE_MS = 60_000;
+import { MINUTE } from "../core/time.ts";
 
 interface CheckCount {
   kind: "mcp-check-count";
@@ -17,15 +16,15 @@ interface CheckCount {
 
 /** Counts one check; the seconds to wait when this minute's checks are used up, else 0. */
 export async function claimMcpCheck(store: KeyValueStore, now: number): Promise<number> {
-  const minute = Math.floor(now / MINUTE_MS);
+  const minute = Math.floor(now / MINUTE);
   const key = RECORDS.mcpCheckCount.key(minute);
-  const wait = Math.max(1, Math.ceil(((minute + 1) * MINUTE_MS - now) / 1000));
+  const wait = Math.max(1, Math.ceil(((minute + 1) * MINUTE - now) / 1000));
   for (let tries = 0; tries < 4; tries++) {
     if (tries > 0) await collisionPause(tries);
     const { value, version } = await store.getVersioned<CheckCount>(key);
     const count = value?.kind === "mcp-check-count" ? value.count : 0;
     if (count >= MCP_CHECKS_PER_MINUTE) return wait;
-    const next: CheckCount = { kind: "mcp-check-count", count: count + 1, expiresAt: (minute + 2) * MINUTE_MS };
+    const next: CheckCount = { kind: "mcp-check-count", count: count + 1, expiresAt: (minute + 2) * MINUTE };
     if (await store.setIfUnchanged(key, next, version)) return 0;
   }
   return wait;

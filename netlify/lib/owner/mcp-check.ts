@@ -1,10 +1,7 @@
 // The console's "Check my MCP server": what an MCP host sees when it first meets the owner's MCP
-// URL, in plain words with the fix for each finding. Without a token, the URL must answer 401
-// with a Bearer challenge naming its RFC 9728 metadata (resource_metadata); that document must
-// name this server in authorization_servers, say resource = the URL exactly, and list scopes;
-// and this server's own metadata (read live) must have what the hosts need. Fetched through the
-// address guard (public https; a loopback URL only in local development), one request each, no
-// redirect followed, within a time budget and a size cap.
+// URL, in plain words with the fix for each finding (docs/account.md says what is checked). Fetched
+// through the address guard (public https; loopback only in local development), one request each,
+// no redirect followed, within a time budget and a size cap.
 import { loopbackOnlyPolicy, publicOnlyPolicy, type AddressPolicy } from "../clients/address-guard.ts";
 import { probe, type ProbeAnswer } from "../clients/probe.ts";
 import type { McpCheckView, McpFindingView } from "../pages/connections-view.ts";
@@ -38,7 +35,6 @@ interface McpCheckInput {
   serverMetadata: Record<string, unknown>;
 }
 
-/** The URL to check and the guard for it, or why it cannot be checked. */
 export function checkableUrl(
   raw: string,
   development: boolean,
@@ -102,148 +98,108 @@ async function ask(
  * where the metadata should be. */
 async function challengeFindings(url: URL, policy: AddressPolicy, findings: McpFindingView[]): Promise<string> {
   const derived = wellKnownMetadataUrl(url);
+  const fail = (says: string, fix: string) => {
+    findings.push(problem(says, fix));
+    return derived;
+  };
   const answer = await ask(url, policy, {
     method: "POST",
     headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream" },
     body: INITIALIZE,
   });
-  if (typeof answer === "string") {
-    findings.push(
-      problem(
-        `Your MCP server could not be reached (${answer}).`,
-        "Check the URL, and that the site is deployed and public: hosts connect from their own servers.",
-      ),
+  if (typeof answer === "string")
+    return fail(
+      `Your MCP server could not be reached (${answer}).`,
+      "Check the URL, and that the site is deployed and public: hosts connect from their own servers.",
     );
-    return derived;
-  }
-  if (answer.status >= 200 && answer.status < 300) {
-    findings.push(
-      problem(
-        `Your MCP server answered ${answer.status} without a token: it is not protected, and no host will ask you to sign in.`,
-        REQUIRE_TOKEN,
-      ),
+  if (answer.status >= 200 && answer.status < 300)
+    return fail(
+      `Your MCP server answered ${answer.status} without a token: it is not protected, and no host will ask you to sign in.`,
+      REQUIRE_TOKEN,
     );
-    return derived;
-  }
-  if (answer.status >= 300 && answer.status < 400) {
-    findings.push(
-      problem(
-        `Your MCP server answered ${answer.status}, a redirect to ${shown(answer.headers.location ?? "nowhere")}.`,
-        "Give the hosts the final URL: they do not follow redirects to an MCP server.",
-      ),
+  if (answer.status >= 300 && answer.status < 400)
+    return fail(
+      `Your MCP server answered ${answer.status}, a redirect to ${shown(answer.headers.location ?? "nowhere")}.`,
+      "Give the hosts the final URL: they do not follow redirects to an MCP server.",
     );
-    return derived;
-  }
-  if (answer.status !== 401) {
-    findings.push(
-      problem(
-        `Your MCP server answered ${answer.status} to a request without a token, where hosts expect 401.`,
-        REQUIRE_TOKEN,
-      ),
+  if (answer.status !== 401)
+    return fail(
+      `Your MCP server answered ${answer.status} to a request without a token, where hosts expect 401.`,
+      REQUIRE_TOKEN,
     );
-    return derived;
-  }
   findings.push(ok("Your MCP server answers 401 to a request without a token."));
   const challenge = bearerChallenge(answer.headers["www-authenticate"]);
-  if (!challenge) {
-    findings.push(
-      problem(
-        "The 401 has no WWW-Authenticate: Bearer challenge, so hosts cannot tell where to sign in (claude.ai stops here).",
-        "Return requireToken's Response as it is: it carries WWW-Authenticate: Bearer with resource_metadata. If you build the 401 yourself, add that header.",
-      ),
+  if (!challenge)
+    return fail(
+      "The 401 has no WWW-Authenticate: Bearer challenge, so hosts cannot tell where to sign in (claude.ai stops here).",
+      "Return requireToken's Response as it is: it carries WWW-Authenticate: Bearer with resource_metadata. If you build the 401 yourself, add that header.",
     );
-    return derived;
-  }
   const named = challenge.resource_metadata;
-  if (!named) {
-    findings.push(
-      problem(
-        "The 401's challenge names no resource_metadata: hosts must guess where your protected-resource metadata is.",
-        "Pass resource to requireToken, so that its challenge names the metadata's URL.",
-      ),
+  if (!named)
+    return fail(
+      "The 401's challenge names no resource_metadata: hosts must guess where your protected-resource metadata is.",
+      "Pass resource to requireToken, so that its challenge names the metadata's URL.",
     );
-    return derived;
-  }
   try {
     const at = new URL(named, url).href;
     findings.push(ok(`The 401's challenge names the resource metadata: ${logText(at)}.`));
     return at;
   } catch {
-    findings.push(
-      problem(
-        `The challenge's resource_metadata is not a URL: ${shown(named)}.`,
-        "resource_metadata must be the absolute URL of your protected-resource metadata.",
-      ),
+    return fail(
+      `The challenge's resource_metadata is not a URL: ${shown(named)}.`,
+      "resource_metadata must be the absolute URL of your protected-resource metadata.",
     );
-    return derived;
   }
 }
 
 /** The RFC 9728 document: found, names this issuer, says resource = the URL, lists scopes. */
 async function metadataFindings(input: McpCheckInput, url: URL, at: string, findings: McpFindingView[]): Promise<void> {
   const serve = `Serve protectedResourceMetadataHandler from netlify-indieauth/resource at ${logText(wellKnownMetadataUrl(url))}.`;
+  const fail = (says: string, fix = serve) => void findings.push(problem(says, fix));
   const checked = checkableUrl(at, input.development);
-  if (!checked.ok)
-    return void findings.push(problem(`The resource metadata's address cannot be checked: ${checked.reason}`, serve));
+  if (!checked.ok) return fail(`The resource metadata's address cannot be checked: ${checked.reason}`);
   const answer = await ask(checked.url, await checked.policy(), { headers: { Accept: "application/json" } });
   if (typeof answer === "string")
-    return void findings.push(
-      problem(`The protected-resource metadata (RFC 9728) could not be read at ${logText(at)} (${answer}).`, serve),
-    );
+    return fail(`The protected-resource metadata (RFC 9728) could not be read at ${logText(at)} (${answer}).`);
   if (answer.status !== 200)
-    return void findings.push(
-      problem(
-        `There is no protected-resource metadata (RFC 9728) at ${logText(at)}: it answered ${answer.status}.`,
-        serve,
-      ),
-    );
+    return fail(`There is no protected-resource metadata (RFC 9728) at ${logText(at)}: it answered ${answer.status}.`);
   const parsed = jsonOf(answer.body);
   if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed))
-    return void findings.push(problem(`The document at ${logText(at)} is not a JSON object.`, serve));
+    return fail(`The document at ${logText(at)} is not a JSON object.`);
   const doc = parsed as Record<string, unknown>;
   findings.push(ok(`The protected-resource metadata is at ${logText(at)}.`));
   const servers = Array.isArray(doc.authorization_servers) ? doc.authorization_servers : [];
   if (servers[0] === input.issuer) findings.push(ok(`Its authorization_servers names this server (${input.issuer}).`));
   else if (servers.includes(input.issuer))
-    findings.push(
-      problem(
-        `Its authorization_servers names this server, but not first (${shown(servers[0])} is): claude.ai uses only the first.`,
-        `Put ${input.issuer} first.`,
-      ),
+    fail(
+      `Its authorization_servers names this server, but not first (${shown(servers[0])} is): claude.ai uses only the first.`,
+      `Put ${input.issuer} first.`,
     );
   else
-    findings.push(
-      problem(
-        `Its authorization_servers names ${shown(doc.authorization_servers)}, not this server (${input.issuer}): hosts will sign in elsewhere, or stop.`,
-        `authorization_servers must be ["${input.issuer}"], exactly, trailing slash included (the resource API writes it so when BASE_URL is this server's address).`,
-      ),
+    fail(
+      `Its authorization_servers names ${shown(doc.authorization_servers)}, not this server (${input.issuer}): hosts will sign in elsewhere, or stop.`,
+      `authorization_servers must be ["${input.issuer}"], exactly, trailing slash included (the resource API writes it so when BASE_URL is this server's address).`,
     );
   if (doc.resource === input.url.trim() || doc.resource === url.href)
     findings.push(ok(`Its resource is exactly your MCP URL.`));
   else
-    findings.push(
-      problem(
-        `Its resource is ${shown(doc.resource)}, not your MCP URL ${logText(url.href)}: VS Code stops there, and tokens will carry the wrong audience.`,
-        "Give requireToken and protectedResourceMetadataHandler the MCP URL exactly as hosts are given it (path included, same trailing slash).",
-      ),
+    fail(
+      `Its resource is ${shown(doc.resource)}, not your MCP URL ${logText(url.href)}: VS Code stops there, and tokens will carry the wrong audience.`,
+      "Give requireToken and protectedResourceMetadataHandler the MCP URL exactly as hosts are given it (path included, same trailing slash).",
     );
   const scopes = Array.isArray(doc.scopes_supported)
     ? doc.scopes_supported.filter((s): s is string => typeof s === "string")
     : [];
   if (scopes.length === 0)
-    findings.push(
-      problem(
-        "It lists no scopes (scopes_supported): Claude Code then asks for none, and other hosts for every scope this server knows.",
-        'List the scopes your MCP server\'s tools need, e.g. scopes_supported: ["create"] (the scopes of your ResourceDescription).',
-      ),
+    fail(
+      "It lists no scopes (scopes_supported): Claude Code then asks for none, and other hosts for every scope this server knows.",
+      'List the scopes your MCP server\'s tools need, e.g. scopes_supported: ["create"] (the scopes of your ResourceDescription).',
     );
   else findings.push(ok(`It lists the scopes hosts will ask for: ${logText(scopes.join(" "))}.`));
   if (scopes.includes("offline_access"))
-    findings.push(
-      problem(
-        "It lists offline_access among the resource's scopes: hosts then ask for it as if your server needed it.",
-        "Leave offline_access out of the resource's scopes; this server's own metadata is where hosts look for it.",
-      ),
+    fail(
+      "It lists offline_access among the resource's scopes: hosts then ask for it as if your server needed it.",
+      "Leave offline_access out of the resource's scopes; this server's own metadata is where hosts look for it.",
     );
 }
 

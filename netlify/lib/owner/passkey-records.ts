@@ -73,7 +73,6 @@ export async function renamePasskey(store: KeyValueStore, id: string, name: stri
   );
 }
 
-/** The passkey removed, or null when there was none with this id. */
 export async function removePasskey(store: KeyValueStore, id: string): Promise<PasskeyRecord | null> {
   let removed: PasskeyRecord | null = null;
   const done = await updatePasskeys(store, (items) => {
@@ -96,14 +95,8 @@ export async function recordPasskeyUse(store: KeyValueStore, id: string, counter
 }
 
 export function passkeyView(passkey: PasskeyRecord): PasskeyView {
-  const view: PasskeyView = {
-    id: passkey.id,
-    name: passkey.name,
-    createdAt: passkey.createdAt,
-    backedUp: passkey.backedUp,
-  };
-  if (passkey.lastUsedAt !== undefined) view.lastUsedAt = passkey.lastUsedAt;
-  return view;
+  const { id, name, createdAt, backedUp, lastUsedAt } = passkey;
+  return { id, name, createdAt, backedUp, ...(lastUsedAt !== undefined ? { lastUsedAt } : {}) };
 }
 
 /** Whether the password may sign in: PASSWORD_LOGIN=off takes effect only once a passkey

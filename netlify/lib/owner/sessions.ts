@@ -1,14 +1,8 @@
-// Owner sessions ("Keep me signed in on this device", and the console). The cookie is a signed
-// JWT of its own type that names a session record; the record is what makes it revocable:
-// signing out deletes it, and a cookie whose record is gone is worth nothing.
-//
-// The cookie is sent only to the paths that read it (SESSION_COOKIE_PATHS), never to the rest
-// of the host: added to a blog on the blog's own host, the blog's pages, functions, edge
-// functions and proxied paths do not get it. So it cannot be `__Host-` (which needs Path=/): it
-// is `__Secure-`, HttpOnly, host-only (no Domain). Another host of the same site may still set a
-// cookie of this name on the parent domain (cookie tossing); that buys it nothing: it cannot make
-// a token this server accepts, and every copy a request carries is checked, so it cannot hide
-// ours either (cookie-values.ts).
+// Owner sessions ("Keep me signed in on this device", and the console): a signed JWT cookie of its
+// own type naming a session record, which makes it revocable (signing out deletes it). The cookie
+// goes only to the paths that read it (SESSION_COOKIE_PATHS), never to the blog's, so it is
+// `__Secure-`, not `__Host-`; a cookie of its name tossed onto the parent domain buys nothing
+// (docs/security.md; every copy is checked: cookie-values.ts).
 import { randomBytes } from "node:crypto";
 import type { Fields } from "../core/fields.ts";
 import type { Config } from "../platform/config.ts";
@@ -42,15 +36,12 @@ export interface SessionRecord {
   expiresAt: number;
 }
 
-/** What sessions need of the configuration: their key, the issuer, and whether this is local
- * development (http://localhost: no Secure attribute, so no __Secure- prefix). */
 type SessionSettings = Pick<Config, "issuer" | "development"> & { keys: Pick<Config["keys"], "session"> };
 
 const sessionKey = RECORDS.session.key;
 const SESSION_ID = /^[A-Za-z0-9_-]{22}$/;
 
-/** `__Secure-`: only ever set over HTTPS (browsers refuse the prefix without `Secure`, which
- * local http development cannot have). Not `__Host-`, which would need Path=/. */
+/** Local http development cannot have `Secure`, which the `__Secure-` prefix needs. */
 export function sessionCookieName(development: boolean): string {
   return development ? "indieauth_session" : "__Secure-indieauth_session";
 }
@@ -95,7 +86,7 @@ interface NewSession {
   userAgent: string;
 }
 
-/** Creates the record and the Set-Cookie header values that carry it (one per path). */
+/** The record and the Set-Cookie values that carry it (one per path). */
 export async function startSession(
   store: KeyValueStore,
   settings: SessionSettings,
@@ -115,22 +106,11 @@ export async function startSession(
     expiresAt: now + (input.persistent ? PERSISTENT_SESSION_MS : BROWSER_SESSION_MS),
   };
   // Under a fresh random id, a refusal is this write's own (landed, its answer lost, retried).
-  if (
-    !(await createOnce<SessionRecord>(
-      store,
-      sessionKey(id),
-      session,
-      (stored) => stored.id === id && stored.createdAt === now,
-    ))
-  )
-    throw new Error("session id collision");
+  const mine = (stored: SessionRecord) => stored.id === id && stored.createdAt === now;
+  if (!(await createOnce(store, sessionKey(id), session, mine))) throw new Error("session id collision");
   const jwt = await signTyped({ sid: id }, sessionKind(settings), now, session.expiresAt);
-  const setCookies = await sessionCookies(
-    settings,
-    jwt,
-    input.persistent ? Math.floor(PERSISTENT_SESSION_MS / 1000) : undefined,
-  );
-  return { session, setCookies };
+  const maxAge = input.persistent ? Math.floor(PERSISTENT_SESSION_MS / 1000) : undefined;
+  return { session, setCookies: await sessionCookies(settings, jwt, maxAge) };
 }
 
 /** The session id a request's cookie names, if its signature, type and expiry are right (the
@@ -179,12 +159,11 @@ export async function currentSession(
   return { ...session, lastSeenAt: now };
 }
 
-/** Whether the request carries a session cookie at all (live or not). */
+/** A session cookie at all, live or not. */
 export function hasSessionCookie(req: Request, settings: SessionSettings): boolean {
   return (req.headers.get("cookie") ?? "").includes(`${sessionCookieName(settings.development)}=`);
 }
 
-/** The Set-Cookie values that remove the cookie from this browser, on every path. */
 export function clearSessionCookies(settings: SessionSettings): Promise<string[]> {
   return sessionCookies(settings, "", 0);
 }
@@ -193,7 +172,7 @@ export async function endSession(store: KeyValueStore, id: string): Promise<void
   if (SESSION_ID.test(id)) await Promise.all([store.delete(sessionKey(id)), store.delete(RECORDS.sessionSeen.key(id))]);
 }
 
-/** Every live session, newest first. */
+/** Newest first. */
 export async function listSessions(store: KeyValueStore, now: number): Promise<SessionRecord[]> {
   const keys = await store.list(RECORDS.session.prefix);
   const records = await Promise.all(keys.map((key) => store.get<SessionRecord>(key)));
@@ -204,7 +183,6 @@ export async function listSessions(store: KeyValueStore, now: number): Promise<S
     .sort((a, b) => b.createdAt - a.createdAt);
 }
 
-/** Signs out everywhere. */
 export async function endAllSessions(store: KeyValueStore): Promise<number> {
   const [keys, seen] = await Promise.all([store.list(RECORDS.session.prefix), store.list(RECORDS.sessionSeen.prefix)]);
   await Promise.all([...keys, ...seen].map((key) => store.delete(key)));

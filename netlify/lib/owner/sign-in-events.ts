@@ -1,50 +1,36 @@
 // The owner's sign-in history: every sign-in and failed attempt, kept 30 days, one record each
-// (appending to a shared list would lose events when two sign-ins race).
-//
-// Bounded by construction: an event takes one of the slots of its hour, ten for failures and
-// thirty for sign-ins (keyed by day, hour, outcome and slot), claimed with a write-if-new. When
-// an hour's slots are taken, further events of that hour are not kept one by one: a failure is
-// added to the hour's count of failures not listed (one record an hour), which the console
-// shows as "and 240 more". So junk from any number of addresses cannot grow the history past
-// 984 records a day, nor crowd the owner's own sign-ins out (only a credential or a session
-// writes those), yet leaves a trace of its size. Attempts the throttle refused before checking
-// anything are counted in the same record ("and 20 more refused by the limit"), in the hour of
-// the failure that held them back, after their answer and at most REFUSED_COUNTED_PER_HOUR an
-// hour, so that a refusal stays cheap. Days and hours count down, so keys sort newest
-// first, and the console reads only the newest days it needs, never the whole history. The
-// client_id an app's sign-in names (chosen by whoever sends the request) is cut to 100
-// characters.
+// (appending to a shared list would lose events when two sign-ins race). Bounded by construction
+// (docs/security.md, docs/data-model.md): an event claims one of its hour's slots with a
+// write-if-new; past them, a failure only adds to the hour's count, as do attempts the throttle
+// refused (after their answer, at most REFUSED_COUNTED_PER_HOUR an hour), so junk cannot grow the
+// history nor crowd out the owner's sign-ins. Days and hours count down, so keys sort newest first.
 import type { SignInEventView } from "../pages/account-view.ts";
 import { RECORDS } from "../platform/records.ts";
 import type { KeyValueStore } from "../platform/store.ts";
 import { collisionPause } from "../platform/collision-pause.ts";
+import { cutText } from "./connection-attempts.ts";
 import { EVENT_RETENTION_DAYS, EVENT_SLOTS_PER_HOUR, REFUSED_COUNTED_PER_HOUR } from "../core/policy.ts";
+import { DAY, dayOf, HOUR } from "../core/time.ts";
 
-const DAY_MS = 24 * 60 * 60 * 1000;
-const HOUR_MS = 60 * 60 * 1000;
-const EVENT_RETENTION_MS = EVENT_RETENTION_DAYS * DAY_MS;
-/** Longest client_id text kept and shown. */
+const EVENT_RETENTION_MS = EVENT_RETENTION_DAYS * DAY;
 export const CLIENT_TEXT_LIMIT = 100;
 /** Conditional writes tried to add to an hour's count. */
 const COUNT_TRIES = 5;
 /** Days count down from here, so that the newest sorts first. */
 const LATEST_DAY = 999_999;
 
-interface SignInEventRecord extends SignInEventView {
+export interface SignInEventRecord extends SignInEventView {
   kind: "sign-in-event";
   expiresAt: number;
 }
 
-export const dayOf = (at: number) => Math.floor(at / DAY_MS);
-
-/** The prefix of every event of one day. */
 export function dayPrefix(day: number): string {
   return RECORDS.signInEvent.key(`${String(LATEST_DAY - day).padStart(6, "0")}/`);
 }
 
 /** The slots of one hour and outcome, without the slot's number. */
 function slotBase(event: SignInEventView): string {
-  const hour = Math.floor((event.at % DAY_MS) / HOUR_MS);
+  const hour = Math.floor((event.at % DAY) / HOUR);
   return `${dayPrefix(dayOf(event.at))}${String(23 - hour).padStart(2, "0")}${event.outcome === "success" ? "s" : "f"}`;
 }
 
@@ -73,7 +59,7 @@ async function claimSlot(
   record: SignInEventRecord,
 ): Promise<boolean> {
   if (fullHours.get(store)?.has(base)) return false;
-  const first = Math.floor((record.at % HOUR_MS) / (HOUR_MS / slots));
+  const first = Math.floor((record.at % HOUR) / (HOUR / slots));
   if (await store.setIfNew(slotKey(base, first), record)) return true;
   const taken = new Set(await store.list(base));
   let tries = 0;
@@ -96,13 +82,7 @@ interface OverflowRecord {
   expiresAt: number;
 }
 
-const hourOf = (at: number) => Math.floor(at / HOUR_MS);
-
-/** Client text as kept and shown: at most CLIENT_TEXT_LIMIT characters (an ellipsis ends a cut one). */
-export function clientText(clientId: string): string {
-  const chars = Array.from(clientId);
-  return chars.length <= CLIENT_TEXT_LIMIT ? clientId : `${chars.slice(0, CLIENT_TEXT_LIMIT - 1).join("")}…`;
-}
+const hourOf = (at: number) => Math.floor(at / HOUR);
 
 /** One more in one of an hour's counts (read, add one, write back if unchanged), unless it
  * holds `most` already: then "full", and nothing is written. */
@@ -142,7 +122,8 @@ export async function countRefused(store: KeyValueStore, heldBySince: number): P
 /** Records the event unless its hour's slots are all taken (a failure then adds to the hour's
  * count of those not listed); says whether it was kept. */
 export async function recordSignInEvent(store: KeyValueStore, event: SignInEventView): Promise<boolean> {
-  const shown = event.clientId === undefined ? event : { ...event, clientId: clientText(event.clientId) };
+  const shown =
+    event.clientId === undefined ? event : { ...event, clientId: cutText(event.clientId, CLIENT_TEXT_LIMIT) };
   const record: SignInEventRecord = { kind: "sign-in-event", ...shown, expiresAt: event.at + EVENT_RETENTION_MS };
   if (await claimSlot(store, slotBase(event), EVENT_SLOTS_PER_HOUR[event.outcome], record)) return true;
   // One more failure of the hour without a slot.
@@ -171,16 +152,15 @@ export async function withUnlisted(
     const at = newestFailure.get(hour)!;
     const unlisted = record.count > 0 ? record.count : 0;
     const refused = (record.refused ?? 0) > 0 ? record.refused! : 0;
-    const more = [
-      ...(unlisted ? [`and ${unlisted} more failed attempt${unlisted === 1 ? "" : "s"} this hour, not listed`] : []),
-      ...(refused
-        ? [
-            `and ${refused >= REFUSED_COUNTED_PER_HOUR ? `at least ${refused}` : refused} more refused by the limit, not checked`,
-          ]
-        : []),
-    ];
-    if (more.length === 0) return;
-    const reason = [marked[at]!.reason, ...more].filter(Boolean).join("; ");
+    if (!unlisted && !refused) return;
+    const reason = [
+      marked[at]!.reason,
+      unlisted && `and ${unlisted} more failed attempt${unlisted === 1 ? "" : "s"} this hour, not listed`,
+      refused &&
+        `and ${refused >= REFUSED_COUNTED_PER_HOUR ? `at least ${refused}` : refused} more refused by the limit, not checked`,
+    ]
+      .filter(Boolean)
+      .join("; ");
     marked[at] = { ...marked[at]!, ...(unlisted ? { unlisted } : {}), ...(refused ? { refused } : {}), reason };
   });
   return marked;

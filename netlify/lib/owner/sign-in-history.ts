@@ -4,7 +4,8 @@
 // page lists today's keys, and only when today has too few, the whole history's (one list
 // either way, at most 28,800 keys); then it reads the page's records.
 import type { SignInEventView } from "../pages/account-view.ts";
-import { dayOf, dayPrefix, withUnlisted } from "./sign-in-events.ts";
+import { dayPrefix, withUnlisted, type SignInEventRecord } from "./sign-in-events.ts";
+import { dayOf } from "../core/time.ts";
 import { RECORDS } from "../platform/records.ts";
 import type { KeyValueStore } from "../platform/store.ts";
 
@@ -17,8 +18,6 @@ export interface HistoryPage {
   /** Where the next (older) page starts: pass it back as `before`; absent on the last page. */
   before?: string;
 }
-
-type StoredEvent = SignInEventView & { kind: "sign-in-event"; expiresAt: number };
 
 /** Whether a `before` from a request has the shape of a history key. */
 export const isHistoryCursor = (value: string): boolean => EVENT_KEY.test(value);
@@ -48,9 +47,9 @@ export async function signInHistory(
   if (older.length <= limit)
     older = (await listed(RECORDS.signInEvent.prefix)).filter((key) => before === undefined || key > before);
   const keys = pageKeys(older, limit);
-  const records = await Promise.all(keys.map((key) => store.get<StoredEvent>(key)));
+  const records = await Promise.all(keys.map((key) => store.get<SignInEventRecord>(key)));
   const events = records
-    .filter((r): r is StoredEvent => r?.kind === "sign-in-event" && r.expiresAt > now)
+    .filter((r): r is SignInEventRecord => r?.kind === "sign-in-event" && r.expiresAt > now)
     .sort((a, b) => b.at - a.at)
     .map(({ kind: _kind, expiresAt: _expiresAt, ...event }) => event);
   if (events.length > limit) {

@@ -1,10 +1,7 @@
-// How the owner proves it is them, wherever they sign in (an app's sign-in page or the
-// console): the password, under the guessing throttle, or a passkey, whose valid answer cannot
-// be guessed and so is never held back. Each real attempt is emitted for the sign-in history
-// (owner/event-subscribers.ts); one the throttle refused is only counted there (one record an
-// hour, after the answer), so an attacker cannot flood it. A device that signed in before (its known-device cookie) or holds a
-// live session is judged by its own failures only; every success marks the browser as known
-// (the caller sends the result's cookies).
+// How the owner proves it is them (an app's sign-in page or the console): the password, under the
+// guessing throttle, or a passkey, whose valid answer cannot be guessed and so is never held back
+// (docs/security.md). Each real attempt is emitted for the sign-in history; a throttled one is only
+// counted there, after the answer. Every success marks the browser as known (its cookies).
 import type { Fields } from "../core/fields.ts";
 import { AccessDenied, InvalidRequest, TooManyAttempts, WrongCredentials, type AnsweredError } from "../errors.ts";
 import type { SignInEventView } from "../pages/account-view.ts";
@@ -28,11 +25,12 @@ import {
 
 export type OwnerCredential =
   { method: "password"; password: string } | { method: "passkey"; ticket: string; response: string };
+type Method = OwnerCredential["method"];
 
 type SignInResult =
   | {
       ok: true;
-      method: OwnerCredential["method"];
+      method: Method;
       /** False when this browser had not signed in before (no known-device cookie, no live
        * session): "a sign-in from a new device", for whoever tells the owner. */
       knownDevice: boolean;
@@ -45,7 +43,7 @@ type SignInResult =
   | {
       ok: false;
       reason: "throttled";
-      method: OwnerCredential["method"];
+      method: Method;
       retryAfterSeconds: number;
       overall: OverallState;
       busy?: true;
@@ -65,31 +63,26 @@ export interface AttemptContext {
   emit: Emit;
 }
 
-/** The device an attempt comes from, as the throttle counts it: a known device by its cookie's
- * id, else a live session by its id; neither for anyone else. */
+/** Where an attempt comes from, as the throttle counts it: its device is a known device by its
+ * cookie's id, else a live session by its id; neither for anyone else. */
 async function deviceOf(
   config: Config,
   context: AttemptContext,
   now: number,
-): Promise<{ cookieId: string | null; throttleId?: string }> {
+): Promise<{ cookieId: string | null; source: AttemptSource }> {
   const cookieId = context.req ? await knownDevice(context.req, config, now) : null;
-  if (cookieId) return { cookieId, throttleId: `device:${cookieId}` };
-  return context.sessionId ? { cookieId, throttleId: `session:${context.sessionId}` } : { cookieId };
+  const device = cookieId ? `device:${cookieId}` : context.sessionId ? `session:${context.sessionId}` : undefined;
+  return { cookieId, source: { ip: context.ip, ...(device ? { device } : {}) } };
 }
 
 type Device = Awaited<ReturnType<typeof deviceOf>>;
-
-const sourceOf = (context: AttemptContext, device: Device): AttemptSource => ({
-  ip: context.ip,
-  ...(device.throttleId ? { device: device.throttleId } : {}),
-});
 
 /** Held back by the throttle: nothing was checked. The refusal is counted in the history after
  * the answer (sign-in-events.ts bounds what that writes), so the owner sees it happened. */
 async function refused(
   context: AttemptContext,
   verdict: Extract<ThrottleVerdict, { allowed: false }>,
-  method: OwnerCredential["method"],
+  method: Method,
 ): Promise<SignInResult> {
   const { heldBySince } = verdict;
   if (heldBySince) await context.emit({ type: "sign-in-throttled", heldBySince });
@@ -112,18 +105,25 @@ async function succeeded(
   device: Device,
   settle: Promise<void>,
   overall: OverallState,
-  method: OwnerCredential["method"],
+  method: Method,
 ): Promise<SignInResult> {
   const [setCookies] = await Promise.all([
     rememberDevice(config, device.cookieId, rt.now()),
     settle,
     recordAttempt(rt, context, method),
     // The password, from a browser that never signed in before: worth the owner's attention.
-    method === "password" && device.throttleId === undefined
+    method === "password" && device.source.device === undefined
       ? context.emit({ type: "new-device-sign-in", device: deviceLabel(context.userAgent ?? "") })
       : undefined,
   ]);
-  return { ok: true, method, knownDevice: device.throttleId !== undefined, setCookies, overall };
+  return { ok: true, method, knownDevice: device.source.device !== undefined, setCookies, overall };
+}
+
+/** A wrong credential (its throttle entries are the failure count), recorded; alerted past the overall limit. */
+async function failed(rt: Runtime, context: AttemptContext, method: Method, overall: OverallState) {
+  await recordAttempt(rt, context, method, method);
+  if (overall === "engaged") await context.emit({ type: "throttle-engaged" });
+  return { ok: false as const, reason: method, overall };
 }
 
 /** An attempt checked (or a session's approval), for the sign-in history. */
@@ -161,36 +161,21 @@ async function checkPassword(
   // The throttle comes before anything is recorded, on every path. A password that is off is
   // never checked, so it guesses nothing: it counts against its address only (against floods).
   const device = await deviceOf(config, context, rt.now());
-  const verdict = await beginAttempt(rt.store, sourceOf(context, device), rt.now(), off ? "address" : "overall");
+  const verdict = await beginAttempt(rt.store, device.source, rt.now(), off ? "address" : "overall");
   if (!verdict.allowed) return refused(context, verdict, "password");
   if (off) {
     await recordAttempt(rt, context, "password", "password-off");
     return { ok: false, reason: "password-off", overall: verdict.overall };
   }
-  if (!(await verifyPassword(password, config.password))) {
-    // The attempt's own entries are the failure count.
-    await recordAttempt(rt, context, "password", "password");
-    if (verdict.overall === "engaged") await context.emit({ type: "throttle-engaged" });
-    return { ok: false, reason: "password", overall: verdict.overall };
-  }
-  return succeeded(
-    rt,
-    config,
-    context,
-    device,
-    attemptSucceeded(rt.store, verdict.attempt, rt.now()),
-    verdict.overall,
-    "password",
-  );
+  if (!(await verifyPassword(password, config.password))) return failed(rt, context, "password", verdict.overall);
+  const settle = attemptSucceeded(rt.store, verdict.attempt, rt.now());
+  return succeeded(rt, config, context, device, settle, verdict.overall, "password");
 }
 
-/** A valid passkey answer cannot be guessed, so the throttle never holds one back: junk from the
- * owner's own address cannot lock their passkey out. What cannot be the owner's (not an answer,
- * a forged or expired ticket, a passkey not registered here) is refused without writing anything,
- * however many addresses send it: nothing is guessed, and it costs a read. Only an answer that
- * names a registered passkey on a genuine ticket is verified, and only when it fails is it
- * counted, as a wrong password is (address, network, overall: which bounds what such failures
- * write), and recorded; past the limit it is refused with nothing written but the hour's count. */
+/** A valid passkey answer cannot be guessed, so the throttle never holds one back (junk from the
+ * owner's own address cannot lock their passkey out). What cannot be the owner's is refused with
+ * nothing written; only a failed answer naming a registered passkey on a genuine ticket is
+ * counted, as a wrong password is, and recorded (docs/security.md). */
 async function checkPasskey(
   rt: Runtime,
   config: Config,
@@ -206,21 +191,12 @@ async function checkPasskey(
   const verified = await verifyAuthentication(rt.store, config, answer, now);
   if (verified) {
     await recordPasskeyUse(rt.store, verified.passkey.id, verified.counter, now);
-    return succeeded(
-      rt,
-      config,
-      context,
-      device,
-      sourceSucceeded(rt.store, sourceOf(context, device)),
-      "not-counted",
-      "passkey",
-    );
+    const settle = sourceSucceeded(rt.store, device.source);
+    return succeeded(rt, config, context, device, settle, "not-counted", "passkey");
   }
-  const verdict = await beginAttempt(rt.store, sourceOf(context, device), rt.now(), "overall");
+  const verdict = await beginAttempt(rt.store, device.source, rt.now(), "overall");
   if (!verdict.allowed) return refused(context, verdict, "passkey");
-  await recordAttempt(rt, context, "passkey", "passkey");
-  if (verdict.overall === "engaged") await context.emit({ type: "throttle-engaged" });
-  return { ok: false, reason: "passkey", overall: verdict.overall };
+  return failed(rt, context, "passkey", verdict.overall);
 }
 
 export async function signInOwner(
@@ -248,33 +224,20 @@ export function credentialFrom(form: Fields<"password" | "passkey_ticket" | "pas
 export function throttled(
   retryAfterSeconds: number,
   overall: OverallState = "not-counted",
-  method: OwnerCredential["method"] = "password",
+  method: Method = "password",
   busy = false,
 ): TooManyAttempts {
-  // No limit was reached: the attempt's counter kept changing under others sent at that moment.
-  if (busy)
-    return new TooManyAttempts(
-      `Several sign-in attempts reached this site at the same moment, so this one was not checked: try again in ${retryAfterSeconds} seconds.`,
-      retryAfterSeconds,
-    );
   const minutes = Math.ceil(retryAfterSeconds / 60);
   const wait = `try again in ${minutes} minute${minutes === 1 ? "" : "s"}`;
-  if (method === "passkey") {
-    return new TooManyAttempts(
-      `That passkey was not accepted, and many passkey answers have failed here lately: use a passkey registered on this site, or ${wait}.`,
-      retryAfterSeconds,
-    );
-  }
-  if (overall === "engaged") {
-    return new TooManyAttempts(
-      `Many wrong passwords have been tried here lately, so a browser that has not signed in before gets one try a minute: ${wait}, or sign in with a passkey or on a device you have signed in on before.`,
-      retryAfterSeconds,
-    );
-  }
-  return new TooManyAttempts(
-    `Too many wrong passwords. For your safety, signing in is paused: ${wait}.`,
-    retryAfterSeconds,
-  );
+  // `busy`: no limit was reached, the attempt's counter kept changing under others sent at that moment.
+  const words = busy
+    ? `Several sign-in attempts reached this site at the same moment, so this one was not checked: try again in ${retryAfterSeconds} seconds.`
+    : method === "passkey"
+      ? `That passkey was not accepted, and many passkey answers have failed here lately: use a passkey registered on this site, or ${wait}.`
+      : overall === "engaged"
+        ? `Many wrong passwords have been tried here lately, so a browser that has not signed in before gets one try a minute: ${wait}, or sign in with a passkey or on a device you have signed in on before.`
+        : `Too many wrong passwords. For your safety, signing in is paused: ${wait}.`;
+  return new TooManyAttempts(words, retryAfterSeconds);
 }
 
 /** A failed sign-in as the console's API refuses it. */

@@ -1,27 +1,19 @@
 // One counter record per thing the guessing throttle counts (an address, a network, a known
-// device, everyone at once): the attempts it still remembers, newest last, each with a tag
-// that lets its own attempt take it back. A reservation reads the record, asks the caller's
-// rule whether one more attempt may go now, and writes the attempt in with one conditional
-// write (onlyIfNew for a new record, onlyIfMatch on the version read otherwise); when someone
-// wrote in between, it reads again and asks again. So guesses sent at the same moment are
-// counted one after another, never lost, and each sees all those before it.
-//
-// Records an attacker can make (one per address and per network) are capped overall: each is
-// counted once per UTC day it is written in a census record of that day, and once today's and
-// yesterday's censuses hold COUNTER_CAP, a record that would have to be counted again is not
-// written (the rule was still asked: the attempt is judged on what is stored). A record lives
-// a day after its last write, so a live one was written today or yesterday and is counted in
-// one of those two censuses: live capped records never number more than COUNTER_CAP.
+// device, everyone at once): the attempts it remembers, each tagged so that its own attempt can
+// take it back. An attempt is written in with one conditional write, asking the rule again after
+// a race, so guesses sent at the same moment are each counted and each sees those before it.
+// Records an attacker can make (by address and network) are capped: each is counted once per UTC
+// day it is written in that day's census; once today's and yesterday's hold COUNTER_CAP, a record
+// that would be counted again is not written (the rule is still asked). A record lives a day
+// after its last write, so live capped records never number more than COUNTER_CAP.
 import { RECORDS } from "../platform/records.ts";
 import type { KeyValueStore, Version } from "../platform/store.ts";
 import { collisionPause } from "../platform/collision-pause.ts";
 import { COUNTER_CAP } from "../core/policy.ts";
+import { DAY, dayOf } from "../core/time.ts";
 
-const DAY_MS = 24 * 60 * 60 * 1000;
-/** Conditional writes tried before an attempt gives up (the record is too busy: held back).
- * Each retry waits a random moment first (collision-pause.ts): the attempts of one burst all
- * write the overall count (and the day's census), and retrying in step they met again until
- * none was left. */
+/** Conditional writes tried before an attempt gives up (the record is too busy: held back). Each
+ * retry waits a random moment first: a burst's attempts retrying in step met again until none was left. */
 const WRITE_TRIES = 12;
 
 export interface Entry {
@@ -63,10 +55,7 @@ type Reservation =
   /** Held back until then, by the entries up to `since` (the latest). */
   | { ok: false; until: number; since: number };
 
-/** The latest entry's time (0 for none). */
 export const latestOf = (entries: readonly Entry[]): number => entries.reduce((a, e) => Math.max(a, e.at), 0);
-
-const dayOf = (at: number) => Math.floor(at / DAY_MS);
 
 function live(record: CounterRecord | null, counter: Counter, now: number): Entry[] {
   if (record?.kind !== "throttle-counter" || !Array.isArray(record.entries) || record.expiresAt <= now) return [];
@@ -88,7 +77,7 @@ async function countInCensus(store: KeyValueStore, now: number): Promise<"counte
     const { value, version } = await store.getVersioned<CensusRecord>(RECORDS.throttleCensus.key(today));
     const count = value?.kind === "throttle-census" ? value.count : 0;
     if (count + yesterday >= COUNTER_CAP) return "full";
-    const next: CensusRecord = { kind: "throttle-census", count: count + 1, expiresAt: (today + 2) * DAY_MS };
+    const next: CensusRecord = { kind: "throttle-census", count: count + 1, expiresAt: (today + 2) * DAY };
     if (await store.setIfUnchanged(RECORDS.throttleCensus.key(today), next, version)) return "counted";
   }
   return "busy";
@@ -102,12 +91,11 @@ async function write(
   version: Version,
   now: number,
 ): Promise<boolean> {
-  const latest = entries.reduce((a, e) => Math.max(a, e.at), now);
   const record: CounterRecord = {
     kind: "throttle-counter",
     entries,
     ...(day === undefined ? {} : { day }),
-    expiresAt: latest + counter.memoryMs,
+    expiresAt: Math.max(latestOf(entries), now) + counter.memoryMs,
   };
   return store.setIfUnchanged(counter.key, record, version);
 }
@@ -160,9 +148,4 @@ export async function takeBack(
     if (entries.length === 0 && created) return store.delete(counter.key);
     if (await write(store, counter, entries, value.day, version, now)) return;
   }
-}
-
-/** Forgets everything the counter remembers. */
-export async function clearCounter(store: KeyValueStore, counter: Counter): Promise<void> {
-  await store.delete(counter.key);
 }

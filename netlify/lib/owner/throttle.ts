@@ -1,33 +1,15 @@
-// Password guessing limits, counted in Blobs so they hold across function instances.
-//
-// An attempt from a device the owner has signed in on before (a known-device cookie) or that
-// holds a live session is judged by that device's own failures only: failures from anywhere
-// else never hold it back. Any other attempt is counted by its address (an IPv6 /64), by its
-// network (an IPv4 /24, an IPv6 /48), each with a growing back-off after a few failures, and,
-// when it checks a password, overall: past twenty failures in an hour the overall limit lets
-// one counted guess through per minute, for everyone without a known device, instead of
-// stopping everyone (which let anyone lock the owner out).
-//
-// Every attempt let through is written into each of its counters BEFORE the password is
-// checked (owner/throttle-counter.ts: one conditional write each), and counts as a failure
-// until a right password takes it back; a refused attempt writes nothing here (the history
-// counts it, after the answer: sign-in-events.ts). A passkey answer is verified first and
-// comes here only when it failed (owner/sign-in.ts): a valid one cannot be guessed, so
-// nothing here ever holds it back.
+// Password guessing limits, counted in Blobs so they hold across function instances (the rules:
+// docs/security.md). A known device or a live session is judged by its own failures only, so that
+// nobody else's guessing locks the owner out; any other attempt by its address, its network and,
+// when it checks a password, overall, where past the threshold one guess a minute still goes
+// (stopping everyone let anyone lock the owner out). An attempt let through is written into its
+// counters BEFORE the password is checked, a failure until a right password takes it back; a
+// refused one writes nothing here. A passkey answer comes here only when it failed (sign-in.ts).
 import { randomBytes } from "node:crypto";
 import { RECORDS } from "../platform/records.ts";
 import type { KeyValueStore } from "../platform/store.ts";
 import { addressGroup, networkGroup } from "./address-groups.ts";
-import {
-  clearCounter,
-  latestOf,
-  readEntries,
-  reserve,
-  takeBack,
-  type Counter,
-  type Entry,
-  type Rule,
-} from "./throttle-counter.ts";
+import { latestOf, readEntries, reserve, takeBack, type Counter, type Entry, type Rule } from "./throttle-counter.ts";
 import { THROTTLE_POLICY } from "../core/policy.ts";
 
 /** "overall": a password check (or a passkey answer that named a registered passkey and did not
@@ -69,44 +51,38 @@ export type ThrottleVerdict =
 
 const p = THROTTLE_POLICY;
 
-function backoff(free: number): Rule {
-  return (entries) => {
-    const excess = entries.length - free;
-    if (excess < 0) return 0;
-    return latestOf(entries) + Math.min(p.firstBackoffMs * 2 ** excess, p.maxBackoffMs);
-  };
-}
-
 const engaged = (entries: Entry[]) => entries.length >= p.globalFailures;
 
 /** Past the threshold, one counted guess per interval. */
 const overallRule: Rule = (entries) => (engaged(entries) ? latestOf(entries) + p.globalIntervalMs : 0);
 
-const counter = (key: string, memoryMs: number, keep: number, capped: boolean): Counter => ({
-  key,
-  memoryMs,
-  keep,
-  capped,
-});
 const EXTRA = 5; // entries kept past a rule's threshold: the back-off is at its longest by then
-const addressCounter = (group: string) =>
-  counter(RECORDS.throttleAddress.key(group), p.ipMemoryMs, p.freeFailuresPerIp + EXTRA, true);
-const networkCounter = (group: string) =>
-  counter(RECORDS.throttleAddress.key(group), p.ipMemoryMs, p.freeFailuresPerNetwork + EXTRA, true);
-const deviceCounter = (device: string) =>
-  counter(RECORDS.throttleDevice.key(device), p.ipMemoryMs, p.freeFailuresPerIp + EXTRA, false);
-const OVERALL = counter(RECORDS.throttleOverall.key(), p.globalWindowMs, p.globalFailures, false);
+const OVERALL: Counter = {
+  key: RECORDS.throttleOverall.key(),
+  memoryMs: p.globalWindowMs,
+  keep: p.globalFailures,
+  capped: false,
+};
 
 interface Stage {
   counter: Counter;
   rule: Rule;
 }
 
+/** A counter with a back-off after `free` failures, doubling with each further one. */
+const backoffStage = (key: string, free: number, capped: boolean): Stage => ({
+  counter: { key, memoryMs: p.ipMemoryMs, keep: free + EXTRA, capped },
+  rule: (entries) => {
+    const excess = entries.length - free;
+    return excess < 0 ? 0 : latestOf(entries) + Math.min(p.firstBackoffMs * 2 ** excess, p.maxBackoffMs);
+  },
+});
+
 function stagesOf(source: AttemptSource, scope: AttemptScope): Stage[] {
-  if (source.device) return [{ counter: deviceCounter(source.device), rule: backoff(p.freeFailuresPerIp) }];
-  const stages: Stage[] = [{ counter: addressCounter(addressGroup(source.ip)), rule: backoff(p.freeFailuresPerIp) }];
+  if (source.device) return [backoffStage(RECORDS.throttleDevice.key(source.device), p.freeFailuresPerIp, false)];
+  const stages = [backoffStage(RECORDS.throttleAddress.key(addressGroup(source.ip)), p.freeFailuresPerIp, true)];
   const network = networkGroup(source.ip);
-  if (network) stages.push({ counter: networkCounter(network), rule: backoff(p.freeFailuresPerNetwork) });
+  if (network) stages.push(backoffStage(RECORDS.throttleAddress.key(network), p.freeFailuresPerNetwork, true));
   if (scope === "overall") stages.push({ counter: OVERALL, rule: overallRule });
   return stages;
 }
@@ -160,11 +136,11 @@ export async function beginAttempt(
  * network's and the overall count, which otherwise stay (the other failures were not the owner's). */
 export async function attemptSucceeded(store: KeyValueStore, attempt: Attempt, now: number): Promise<void> {
   const others = attempt.reserved.filter((r) => r.counter !== attempt.own);
-  await Promise.all([clearCounter(store, attempt.own), undo(store, others, now)]);
+  await Promise.all([store.delete(attempt.own.key), undo(store, others, now)]);
 }
 
 /** A passkey that verified (never counted before, as it could not be guessed) clears its
  * address's (or device's) count as a right password does. */
 export async function sourceSucceeded(store: KeyValueStore, source: AttemptSource): Promise<void> {
-  await clearCounter(store, stagesOf(source, "address")[0]!.counter);
+  await store.delete(stagesOf(source, "address")[0]!.counter.key);
 }

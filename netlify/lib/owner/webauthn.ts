@@ -28,17 +28,16 @@ export const TICKET_TYPE = "indieauth-webauthn+jwt";
 
 type Ceremony = "registration" | "authentication";
 
-interface RelyingParty {
-  /** The base URL's host name (WebAuthn RP IDs carry no scheme or port). */
-  id: string;
-  origin: string;
-  name: string;
-}
+/** The relying party's id: the base URL's host name (WebAuthn RP IDs carry no scheme or port). */
+const rpId = (config: Config) => new URL(config.baseUrl).hostname;
 
-function relyingParty(config: Config): RelyingParty {
-  const id = new URL(config.baseUrl).hostname;
-  return { id, origin: config.baseUrl, name: config.profile.name ?? new URL(config.me).host };
-}
+/** What an answer must match: its ticket's challenge, this server, and a verified user. */
+const expected = (config: Config, challenge: string) => ({
+  expectedChallenge: challenge,
+  expectedOrigin: config.baseUrl,
+  expectedRPID: rpId(config),
+  requireUserVerification: true,
+});
 
 /** A stable, non-secret user handle for the one owner. */
 function ownerHandle(me: string): Uint8Array<ArrayBuffer> {
@@ -76,19 +75,6 @@ function useChallenge(store: KeyValueStore, { challenge, expiresAt }: TicketChal
   return store.setIfNew(RECORDS.usedChallenge.key(challenge), { usedAt: now, expiresAt });
 }
 
-/** The ticket's challenge if it is genuine, current and of this ceremony; marks it used, so
- * each ticket verifies at most once. */
-async function redeemTicket(
-  store: KeyValueStore,
-  config: Config,
-  ticket: string,
-  ceremony: Ceremony,
-  now: number,
-): Promise<string | null> {
-  const read = await readTicket(config, ticket, ceremony, now);
-  return read && (await useChallenge(store, read, now)) ? read.challenge : null;
-}
-
 function parseResponse<T>(raw: string): T | null {
   if (raw.length > 32_768) return null;
   const value = jsonOf(raw);
@@ -106,24 +92,24 @@ function knownTransports(value: unknown): string[] {
 }
 
 const fromBase64Url = (value: string) => new Uint8Array(Buffer.from(value, "base64url"));
+const descriptor = (p: PasskeyRecord) => ({ id: p.id, ...(p.transports ? { transports: p.transports } : {}) });
 
 export async function registrationOptions(
   config: Config,
   existing: readonly PasskeyRecord[],
   now: number,
 ): Promise<{ options: PublicKeyCredentialCreationOptionsJSON; ticket: string }> {
-  const rp = relyingParty(config);
   const options = await (
     await simpleWebAuthn()
   ).generateRegistrationOptions({
-    rpName: rp.name,
-    rpID: rp.id,
+    rpName: config.profile.name ?? new URL(config.me).host,
+    rpID: rpId(config),
     userName: new URL(config.me).host,
     userDisplayName: config.profile.name ?? config.me,
     userID: ownerHandle(config.me),
     attestationType: "none",
     // The same authenticator cannot be registered twice.
-    excludeCredentials: existing.map((p) => ({ id: p.id, ...(p.transports ? { transports: p.transports } : {}) })),
+    excludeCredentials: existing.map(descriptor),
     // A passkey replaces the password, so it must verify the person (PIN, fingerprint, face).
     authenticatorSelection: { residentKey: "preferred", userVerification: "required" },
   });
@@ -139,19 +125,13 @@ export async function verifyRegistration(
 ): Promise<PasskeyRecord | null> {
   const response = parseResponse<RegistrationResponseJSON>(input.response);
   if (!response) return null;
-  const challenge = await redeemTicket(store, config, input.ticket, "registration", now);
-  if (!challenge) return null;
-  const rp = relyingParty(config);
+  // Marked used before it is verified: each ticket verifies at most once.
+  const ticket = await readTicket(config, input.ticket, "registration", now);
+  if (!ticket || !(await useChallenge(store, ticket, now))) return null;
   // Outside the try: a library that fails to load is an error, not a wrong answer.
   const { verifyRegistrationResponse } = await simpleWebAuthn();
   try {
-    const result = await verifyRegistrationResponse({
-      response,
-      expectedChallenge: challenge,
-      expectedOrigin: rp.origin,
-      expectedRPID: rp.id,
-      requireUserVerification: true,
-    });
+    const result = await verifyRegistrationResponse({ response, ...expected(config, ticket.challenge) });
     if (!result.verified) return null;
     const { credential, credentialDeviceType, credentialBackedUp } = result.registrationInfo;
     const passkey: PasskeyRecord = {
@@ -179,9 +159,9 @@ export async function authenticationOptions(
   const options = await (
     await simpleWebAuthn()
   ).generateAuthenticationOptions({
-    rpID: relyingParty(config).id,
+    rpID: rpId(config),
     // Listing the keys lets non-discoverable ones sign in too; their ids are not secrets.
-    allowCredentials: passkeys.map((p) => ({ id: p.id, ...(p.transports ? { transports: p.transports } : {}) })),
+    allowCredentials: passkeys.map(descriptor),
     userVerification: "required",
   });
   return { options, ticket: await signTicket(config, "authentication", options.challenge, now) };
@@ -220,23 +200,14 @@ export async function verifyAuthentication(
   now: number,
 ): Promise<{ passkey: PasskeyRecord; counter: number } | null> {
   const { response, passkey, ticket } = answer;
-  const rp = relyingParty(config);
   // Outside the try: a library that fails to load is an error, not a wrong answer.
   const { verifyAuthenticationResponse } = await simpleWebAuthn();
   let counter: number;
   try {
     const result = await verifyAuthenticationResponse({
       response,
-      expectedChallenge: ticket.challenge,
-      expectedOrigin: rp.origin,
-      expectedRPID: rp.id,
-      requireUserVerification: true,
-      credential: {
-        id: passkey.id,
-        publicKey: fromBase64Url(passkey.publicKey),
-        counter: passkey.counter,
-        ...(passkey.transports ? { transports: passkey.transports } : {}),
-      },
+      ...expected(config, ticket.challenge),
+      credential: { ...descriptor(passkey), publicKey: fromBase64Url(passkey.publicKey), counter: passkey.counter },
     });
     if (!result.verified) return null;
     counter = result.authenticationInfo.newCounter;
