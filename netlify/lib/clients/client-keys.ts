@@ -14,8 +14,13 @@ const PRIVATE_JWK_MEMBERS = ["d", "p", "q", "dp", "dq", "qi", "oth", "k"];
 /** More keys than any client rotates through; a longer set is refused, not truncated. */
 const MAX_KEYS = 20;
 
-function isRecord(value: unknown): value is Record<string, unknown> {
+export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+export function hasPrivateKeyMaterial(jwks: unknown): boolean {
+  if (!isRecord(jwks) || !Array.isArray(jwks.keys)) return false;
+  return jwks.keys.some((key) => isRecord(key) && PRIVATE_JWK_MEMBERS.some((member) => Object.hasOwn(key, member)));
 }
 
 /** The keys of a JWK Set that holds public keys only, or why not. */
@@ -24,8 +29,7 @@ export function publicKeySet(value: unknown): { keys: Record<string, unknown>[] 
   const keys = value.keys.filter(isRecord);
   if (keys.length === 0) return "it holds no keys";
   if (keys.length > MAX_KEYS) return `it holds more than ${MAX_KEYS} keys`;
-  if (keys.some((key) => PRIVATE_JWK_MEMBERS.some((member) => Object.hasOwn(key, member))))
-    return "it publishes private key material";
+  if (hasPrivateKeyMaterial(value)) return "it publishes private key material";
   return { keys };
 }
 

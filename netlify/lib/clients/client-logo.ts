@@ -3,7 +3,7 @@
 // are what they claim (PNG, JPEG, GIF, WebP). SVG is refused: it is a document that can hold
 // scripts and links, and serving it safely would take a sanitiser.
 import { publicOnlyPolicy, type AddressPolicy } from "./address-guard.ts";
-import { fetchBytes } from "./safe-fetch.ts";
+import { fetchBytes, mediaType } from "./safe-fetch.ts";
 
 const MAX_LOGO_BYTES = 64 * 1024;
 
@@ -28,10 +28,6 @@ function sniffLogoType(bytes: Uint8Array): LogoType | null {
   const ascii = (from: number, to: number) => String.fromCharCode(...bytes.subarray(from, to));
   if (bytes.length >= 12 && ascii(0, 4) === "RIFF" && ascii(8, 12) === "WEBP") return "image/webp";
   return null;
-}
-
-function mediaType(contentType: string): string {
-  return (contentType.split(";", 1)[0] ?? "").trim().toLowerCase();
 }
 
 /** The guarded fetch the `auth` function uses (`policy`: public addresses only, unless a test

@@ -1,11 +1,8 @@
 // What the microformats parser is given of a fetched page. HTML tree building is quadratic on
 // mis-nested markup (512 KB of "<a><div>x" took 17 s), so a hostile page is never handed to it
-// as it is. One linear scan (html-scan.ts) keeps only what discovery reads: the first <base
-// href>, the elements whose rel names a wanted relation (as bare <link>s), and the first
-// element of a wanted type (h-app) with its content, rebuilt well-formed: every element
-// closed, <a> never inside <a>, every tag the parser treats specially (formatting, tables,
-// <p>, lists, forms) turned into a plain <span>, only the attributes microformats read, and no
-// more than SUBSET_LIMITS allow. On that input the parser's work is linear and small.
+// as it is: one linear scan (html-scan.ts) keeps the first <base href>, the wanted rel links (as
+// bare <link>s) and the first wanted root (h-app), rebuilt well-formed from plain tags within
+// SUBSET_LIMITS, so that the parser's work is linear and small. See docs/security.md.
 import { scanHtml, type Attributes } from "./html-scan.ts";
 
 export interface Wanted {

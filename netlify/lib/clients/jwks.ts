@@ -13,6 +13,7 @@ import type { KeyFetcher } from "../platform/runtime.ts";
 import type { KeyValueStore } from "../platform/store.ts";
 import { MAX_JWKS_BYTES } from "../core/policy.ts";
 import { jsonOf } from "../core/json.ts";
+import { MINUTE } from "../core/time.ts";
 
 export type JsonWebKeySet = { keys: Record<string, unknown>[] };
 
@@ -59,7 +60,7 @@ async function fetchKeys(jwksUri: string, fetcher: KeyFetcher, now: number): Pro
   if (typeof set === "string") throw new ClientKeysUnavailable(`the keys at its jwks_uri cannot be used: ${set}`);
   // Kept at least a minute even when the answer says no-store: a burst of token requests
   // fetches once. A new key is still found at once, through `fresh`.
-  return { jwksUri, keys: set.keys, fetchedAt: now, expiresAt: now + Math.max(lifetime, 60_000) };
+  return { jwksUri, keys: set.keys, fetchedAt: now, expiresAt: now + Math.max(lifetime, MINUTE) };
 }
 
 interface KeyOptions {

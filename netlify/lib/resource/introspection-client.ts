@@ -3,13 +3,15 @@
 // Answers are kept per function instance for at most a minute and never past the token's
 // expiry, keyed by the token's hash (the token itself is never kept): a revoked token is
 // refused at most that minute later. Tokens of the wrong shape are refused without asking.
+import { setBounded } from "../core/bounded-map.ts";
+import { MINUTE } from "../core/time.ts";
 import { secretHash } from "../crypto/secrets.ts";
 import { shapeReason } from "../protocol/verification.ts";
 import { tokenFromIntrospection } from "./introspection-answer.ts";
 import { ResourceSetupError, TokenCheckUnavailable, type TokenVerification } from "./types.ts";
 
 /** The longest an answer is reused (the bound on how long a revocation can go unnoticed). */
-const MAX_CACHE_MS = 60_000;
+const MAX_CACHE_MS = MINUTE;
 const MAX_ENTRIES = 1000;
 const TIMEOUT_MS = 4000;
 
@@ -96,8 +98,7 @@ export class IntrospectionClient {
     const answer = tokenFromIntrospection(body);
     if (!answer) throw new TokenCheckUnavailable(`${endpoint} did not answer as RFC 7662 says`);
     const until = Math.min(asked + this.#cacheMs, answer.active ? answer.exp * 1000 : Number.POSITIVE_INFINITY);
-    this.#cache.set(key, { answer, until });
-    if (this.#cache.size > MAX_ENTRIES) this.#cache.delete(this.#cache.keys().next().value!);
+    setBounded(this.#cache, key, { answer, until }, MAX_ENTRIES);
     return answer;
   }
 }

@@ -13,6 +13,8 @@ import {
   TemporarilyUnavailable,
   type AnsweredError,
 } from "../errors.ts";
+import { resourceMetadataUrl } from "../core/resource-metadata-url.ts";
+import { urlOf } from "../core/urls.ts";
 import { errorResponse } from "../http/error-response.ts";
 import { preflight, readableByAnyOrigin } from "../http/cors.ts";
 import { json } from "../http/responses.ts";
@@ -20,7 +22,6 @@ import { blobStore, StorageUnavailable, type KeyValueStore } from "../platform/s
 import { IntrospectionClient } from "./introspection-client.ts";
 import {
   metadataDocument,
-  metadataUrlOf,
   resolveResource,
   resourcePathOf,
   resourceScopes,
@@ -81,14 +82,7 @@ function neededScopes(scope: RequireOptions["scope"]): string[] {
 function forResource(token: ActiveToken, resource: string | undefined, requireAudience: boolean): boolean {
   if (token.aud === undefined) return !requireAudience;
   if (resource === undefined) return false;
-  const normal = (value: string) => {
-    try {
-      return new URL(value).href;
-    } catch {
-      return value;
-    }
-  };
-  return (Array.isArray(token.aud) ? token.aud : [token.aud]).some((aud) => normal(aud) === resource);
+  return (Array.isArray(token.aud) ? token.aud : [token.aud]).some((aud) => (urlOf(aud)?.href ?? aud) === resource);
 }
 
 function verifierFor(settings: ResourceSettings, options: ResourceServerOptions): Verify {
@@ -164,6 +158,8 @@ export function resourceServer(options: ResourceServerOptions = {}): ResourceSer
   };
   const originFor = (request?: Request) =>
     request ? new URL(request.url).origin : settings?.issuer ? new URL(settings.issuer).origin : undefined;
+  const resourceOf = ({ resource }: VerifyOptions, request?: Request) =>
+    resource === undefined ? undefined : resolveResource(resource, originFor(request));
 
   async function verifyToken(
     token: string,
@@ -185,8 +181,7 @@ export function resourceServer(options: ResourceServerOptions = {}): ResourceSer
 
     async verifyAccessToken(tokenOrRequest, verifyOptions = {}) {
       const request = typeof tokenOrRequest === "string" ? undefined : tokenOrRequest;
-      const resource =
-        verifyOptions.resource === undefined ? undefined : resolveResource(verifyOptions.resource, originFor(request));
+      const resource = resourceOf(verifyOptions, request);
       const strict = verifyOptions.requireAudience === true;
       if (!request) return verifyToken(tokenOrRequest as string, resource, strict);
       const found = await tokenOfRequest(request);
@@ -194,15 +189,12 @@ export function resourceServer(options: ResourceServerOptions = {}): ResourceSer
     },
 
     async requireToken(request, requireOptions = {}) {
-      const resource =
-        requireOptions.resource === undefined
-          ? undefined
-          : resolveResource(requireOptions.resource, originFor(request));
+      const resource = resourceOf(requireOptions, request);
       if (requireOptions.requireAudience && resource === undefined)
         throw new ResourceUsageError("requireAudience needs the resource to check the token's audience against");
       const needed = neededScopes(requireOptions.scope);
       const challenge = {
-        resourceMetadata: resource === undefined ? undefined : metadataUrlOf(resource),
+        resourceMetadata: resource === undefined ? undefined : resourceMetadataUrl(new URL(resource)),
         scope: needed.join(" "),
       };
       const found = await tokenOfRequest(request);
