@@ -4,7 +4,7 @@
 // documents are not remembered (CIMD draft 5.2); slow pages: fetch-failures.ts. An https client_id
 // whose document could not be read comes back `unread`, so that a failure to read it never makes
 // the client weaker than its document (protocol/unread-document.ts). See docs/security.md.
-import { publicOnlyPolicy, type AddressPolicy } from "./address-guard.ts";
+import type { AddressPolicy } from "./address-guard.ts";
 import { cacheLifetimeMs } from "./cache-lifetime.ts";
 import type { FetchFailures } from "./fetch-failures.ts";
 import { isHtmlType, parseClientDocument, refusedClient } from "./client-info.ts";
@@ -46,14 +46,13 @@ const cache = new Map<string, { info: ClientInfo; expires: number }>();
  * it then, saying why). */
 const documentByteLimit = (contentType: string) => (isHtmlType(contentType) ? Infinity : MAX_METADATA_DOCUMENT_BYTES);
 
-/** A client_id fetched as discovery fetches it: within the budget, a metadata document read up
- * to 5 KB and no further (client-info.ts). `policy`: public addresses only, unless a test says. */
-export async function fetchClientDocument(
+/** A client_id fetched as discovery fetches it (`policy`: public addresses only, unless a test says). */
+export function fetchClientDocument(
   url: URL,
   policy?: AddressPolicy,
   budget: FetchBudget = CLIENT_FETCH_BUDGET,
 ): Promise<FetchedDocument> {
-  return fetchDocument(url, { policy: policy ?? (await publicOnlyPolicy()), ...budget, limitFor: documentByteLimit });
+  return fetchDocument(url, { policy, ...budget, limitFor: documentByteLimit });
 }
 
 const defaultFetcher: Fetcher = (url, budget) => fetchClientDocument(url, undefined, budget);

@@ -98,7 +98,6 @@ const isItemClass = (name: string) => name.startsWith("h-") || MF1_ROOTS.has(nam
 const isMicroformatsClass = (name: string) =>
   /^(?:p|u|dt|e)-/.test(name) || name === "value" || name === "value-title" || isItemClass(name);
 
-const escapeText = (text: string) => text.replaceAll("<", "&lt;");
 // Attribute values stay as written (character references included) for the parser to decode;
 // with ", < and > escaped, every "<" and ">" left in the subset belongs to a tag.
 const quoted = (value: string) =>
@@ -172,14 +171,13 @@ class Subtree {
 
   end(tag: string): void {
     if (this.closed) return;
-    for (let i = this.open.length - 1; i >= 0; i--) {
-      if (this.open[i]!.written === tag) return this.popTo(i);
-    }
+    const i = this.open.findLastIndex((e) => e.written === tag);
+    if (i !== -1) this.popTo(i);
   }
 
   text(text: string): void {
     if (this.closed) return;
-    const escaped = escapeText(text);
+    const escaped = text.replaceAll("<", "&lt;");
     const room = SUBSET_LIMITS.subtreeChars - this.out.length;
     if (escaped.length <= room) this.out += escaped;
     else {

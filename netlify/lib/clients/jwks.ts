@@ -3,7 +3,6 @@
 // 3 s, no redirect followed) and kept in the store for as long as the answer's caching headers
 // say, within a minute and an hour (cache-lifetime.ts). A key the kept set lacks (a rotation)
 // makes the caller ask once more with `fresh`.
-import { publicOnlyPolicy } from "./address-guard.ts";
 import { cacheLifetimeMs } from "./cache-lifetime.ts";
 import type { ClientKeySource } from "../core/client-shape.ts";
 import { publicKeySet } from "./client-keys.ts";
@@ -29,9 +28,8 @@ export class ClientKeysUnavailable extends Error {
   override name = "ClientKeysUnavailable";
 }
 
-const defaultFetcher: KeyFetcher = async (url) =>
+const defaultFetcher: KeyFetcher = (url) =>
   fetchDocument(url, {
-    policy: await publicOnlyPolicy(),
     maxBytes: MAX_JWKS_BYTES,
     maxRedirects: 0,
     timeoutMs: 3000,

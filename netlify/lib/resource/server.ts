@@ -19,7 +19,7 @@ import { errorResponse } from "../http/error-response.ts";
 import { preflight, readableByAnyOrigin } from "../http/cors.ts";
 import { json } from "../http/responses.ts";
 import { blobStore, StorageUnavailable, type KeyValueStore } from "../platform/store.ts";
-import { IntrospectionClient } from "./introspection-client.ts";
+import { introspectionVerifier } from "./introspection-client.ts";
 import {
   metadataDocument,
   resolveResource,
@@ -87,14 +87,8 @@ function forResource(token: ActiveToken, resource: string | undefined, requireAu
 
 function verifierFor(settings: ResourceSettings, options: ResourceServerOptions): Verify {
   const now = options.now ?? Date.now;
-  if (settings.mode === "introspection") {
-    const client = new IntrospectionClient({
-      endpoint: settings.introspectionEndpoint,
-      credential: settings.credential,
-      now,
-    });
-    return (token) => client.verify(token);
-  }
+  if (settings.mode === "introspection")
+    return introspectionVerifier(settings.introspectionEndpoint, settings.credential, now);
   const store = options.store ?? blobStore(settings.storeName);
   return async (token) => {
     try {
@@ -104,16 +98,6 @@ function verifierFor(settings: ResourceSettings, options: ResourceServerOptions)
       throw error;
     }
   };
-}
-
-/** The refusal `requireToken` answers with: a Bearer refusal names where the resource's
- * metadata is and the scope the request needs. */
-function refusal(
-  error: AnsweredError,
-  challenge: { resourceMetadata?: string | undefined; scope?: string | undefined },
-): Response {
-  if (error instanceof BearerRefusal) error.withResourceChallenge(challenge);
-  return errorResponse(error, "json");
 }
 
 function unavailable(error: unknown): AnsweredError {
@@ -193,9 +177,12 @@ export function resourceServer(options: ResourceServerOptions = {}): ResourceSer
       if (requireOptions.requireAudience && resource === undefined)
         throw new ResourceUsageError("requireAudience needs the resource to check the token's audience against");
       const needed = neededScopes(requireOptions.scope);
-      const challenge = {
-        resourceMetadata: resource === undefined ? undefined : resourceMetadataUrl(new URL(resource)),
-        scope: needed.join(" "),
+      const scope = needed.join(" ");
+      const resourceMetadata = resource === undefined ? undefined : resourceMetadataUrl(new URL(resource));
+      /** A Bearer refusal names where the resource's metadata is and the scope the request needs. */
+      const refusal = (error: AnsweredError) => {
+        if (error instanceof BearerRefusal) error.withResourceChallenge({ resourceMetadata, scope });
+        return errorResponse(error, "json");
       };
       const found = await tokenOfRequest(request);
       if (!found.found) {
@@ -205,13 +192,13 @@ export function resourceServer(options: ResourceServerOptions = {}): ResourceSer
             : found.reason === "malformed"
               ? new InvalidToken(found.description)
               : new InvalidBearerRequest(found.description);
-        return refusal(error, challenge);
+        return refusal(error);
       }
       let answer: TokenVerification;
       try {
         answer = await verifyToken(found.token, resource, requireOptions.requireAudience === true);
       } catch (error) {
-        return refusal(unavailable(error), challenge);
+        return refusal(unavailable(error));
       }
       if (!answer.active) {
         logRefusal(found.token, answer.reason);
@@ -220,18 +207,12 @@ export function resourceServer(options: ResourceServerOptions = {}): ResourceSer
           answer.reason === "wrong-resource"
             ? "The access token was not issued for this resource."
             : "The access token is invalid, expired or revoked.";
-        return refusal(new InvalidToken(description), challenge);
+        return refusal(new InvalidToken(description));
       }
       const granted = new Set(answer.scope.split(SCOPE_SEPARATOR));
       if (needed.some((scope) => !granted.has(scope))) {
         logRefusal(found.token, "insufficient_scope");
-        return refusal(
-          new InsufficientScope(
-            `The access token does not carry the scope this needs: ${needed.join(" ")}.`,
-            needed.join(" "),
-          ),
-          challenge,
-        );
+        return refusal(new InsufficientScope(`The access token does not carry the scope this needs: ${scope}.`, scope));
       }
       return answer;
     },
