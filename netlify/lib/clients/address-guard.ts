@@ -29,12 +29,9 @@ function publicAddressCheck(ipaddr: IpAddr): AddressPolicy {
   // "unicast" but which some stacks would route to the embedded (possibly private) IPv4.
   const IPV6_GLOBAL_UNICAST = ipaddr.IPv6.parseCIDR("2000::/3");
 
-  /**
-   * True only for a public unicast address. IPv4-mapped IPv6 (::ffff:127.0.0.1) is judged as
-   * its IPv4 address. 6to4, Teredo and NAT64 forms can carry a private IPv4 inside, so they
-   * are refused outright (ipaddr.js gives them their own ranges, not "unicast").
-   * Anything that does not parse is refused.
-   */
+  /** True only for a public unicast address. IPv4-mapped IPv6 (::ffff:127.0.0.1) is judged as its
+   * IPv4 address. 6to4, Teredo and NAT64 forms can carry a private IPv4 inside, so they are refused
+   * outright (ipaddr.js gives them their own ranges, not "unicast"), as is anything unparsable. */
   return function isPublicAddress(ip: string): boolean {
     const text = unbracket(ip.trim());
     if (!ipaddr.isValid(text)) return false;
@@ -45,9 +42,7 @@ function publicAddressCheck(ipaddr: IpAddr): AddressPolicy {
     } catch {
       return false;
     }
-    if (address.range() !== "unicast") return false;
-    if (address.kind() === "ipv6" && !address.match(IPV6_GLOBAL_UNICAST)) return false;
-    return true;
+    return address.range() === "unicast" && (address.kind() !== "ipv6" || address.match(IPV6_GLOBAL_UNICAST));
   };
 }
 

@@ -25,13 +25,8 @@ function directives(header: string): Map<string, string> {
     const [rawName, ...rest] = part.split("=");
     const name = rawName?.trim().toLowerCase();
     if (!name || found.has(name)) continue;
-    found.set(
-      name,
-      rest
-        .join("=")
-        .trim()
-        .replace(/^"(.*)"$/, "$1"),
-    );
+    const value = rest.join("=").trim();
+    found.set(name, value.replace(/^"(.*)"$/, "$1"));
   }
   return found;
 }

@@ -20,7 +20,6 @@ export interface FetchedDocument {
   body: string;
   /** Whether a redirect was followed to reach it (a Client ID Metadata Document must not be). */
   redirected?: boolean;
-  /** The response's caching headers. */
   caching?: CachingHeaders;
   /** The body went past the cap `limitFor` set for its type: reading stopped there. */
   oversized?: true;

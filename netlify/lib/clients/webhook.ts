@@ -13,17 +13,16 @@ export interface WebhookMessage {
   headers?: Record<string, string>;
 }
 
-interface WebhookOptions {
-  policy: AddressPolicy;
-  timeoutMs: number;
-}
-
 const USER_AGENT = "netlify-indieauth (alerts)";
 
 /** Sends the message; resolves with the receiver's 2xx status, or rejects with FetchRefused
  * (address, scheme) or FetchFailed (network, time, any other status). Its answer's body is not
  * read (probe.ts stops at its first byte). */
-export async function postWebhook(url: URL, message: WebhookMessage, options: WebhookOptions): Promise<number> {
+export async function postWebhook(
+  url: URL,
+  message: WebhookMessage,
+  options: { policy: AddressPolicy; timeoutMs: number },
+): Promise<number> {
   let status: number;
   try {
     ({ status } = await probe(url, {
