@@ -37,22 +37,17 @@ const defaultFetcher: KeyFetcher = (url) =>
   });
 
 async function fetchKeys(jwksUri: string, fetcher: KeyFetcher, now: number): Promise<StoredKeys> {
-  let body: string;
-  let lifetime: number;
-  try {
-    const doc = await fetcher(new URL(jwksUri));
-    if (doc.status !== 200) throw new ClientKeysUnavailable(`its jwks_uri answered ${doc.status}`);
-    if (Buffer.byteLength(doc.body, "utf8") > MAX_JWKS_BYTES)
-      throw new ClientKeysUnavailable(`its jwks_uri serves more than ${MAX_JWKS_BYTES / 1024} KB`);
-    body = doc.body;
-    lifetime = cacheLifetimeMs(doc.caching ?? {}, now);
-  } catch (error) {
+  const doc = await fetcher(new URL(jwksUri)).catch((error: unknown) => {
     // In words that name no address and no system error: they go back to whoever asked.
     if (error instanceof FetchRefused || error instanceof FetchFailed)
       throw new ClientKeysUnavailable(`its jwks_uri could not be fetched (${shareableReason(error)})`);
     throw error;
-  }
-  const json = jsonOf(body);
+  });
+  if (doc.status !== 200) throw new ClientKeysUnavailable(`its jwks_uri answered ${doc.status}`);
+  if (Buffer.byteLength(doc.body, "utf8") > MAX_JWKS_BYTES)
+    throw new ClientKeysUnavailable(`its jwks_uri serves more than ${MAX_JWKS_BYTES / 1024} KB`);
+  const lifetime = cacheLifetimeMs(doc.caching ?? {}, now);
+  const json = jsonOf(doc.body);
   if (json === undefined) throw new ClientKeysUnavailable("its jwks_uri does not serve JSON");
   const set = publicKeySet(json);
   if (typeof set === "string") throw new ClientKeysUnavailable(`the keys at its jwks_uri cannot be used: ${set}`);

@@ -10,11 +10,9 @@ interface LinkValue {
 /** A quoted-string (RFC 9110 5.6.4) starting exactly at `lastIndex`, its content still escaped. */
 const QUOTED = /"((?:[^"\\]|\\[\s\S])*)"/y;
 
-/**
- * Parses one Link header field value: `<uri>; rel="a b"; title=x, <uri2>; rel=c`.
- * Commas and semicolons inside <...> or quoted strings do not split. Malformed pieces are
- * skipped up to the next link value rather than guessed at.
- */
+/** Parses one Link header field value: `<uri>; rel="a b"; title=x, <uri2>; rel=c`. Commas and
+ * semicolons inside <...> or quoted strings do not split. Malformed pieces are skipped up to the
+ * next link value rather than guessed at. */
 export function parseLinkHeader(header: string): LinkValue[] {
   const links: LinkValue[] = [];
   let i = 0;

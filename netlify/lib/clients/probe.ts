@@ -1,7 +1,6 @@
-// One request to a URL the owner gave (the console's MCP server check, the alerts' webhook), behind the address
-// guard of client fetches: every address the host resolves to is checked and the socket
-// connects to exactly those. Any status is answered (a 401 is what the check wants to see),
-// with the headers it needs; no redirect is followed; a time budget and a size cap.
+// One request to a URL the owner gave (the console's MCP server check, the alerts' webhook), behind
+// the address guard of client fetches (safe-fetch.ts): any status is answered (a 401 is what the
+// check wants to see), with its headers; no redirect is followed; a time budget and a size cap.
 import type { AddressPolicy } from "./address-guard.ts";
 import { FetchFailed, FetchRefused, guardedRequest, loadNetwork } from "./safe-fetch.ts";
 

@@ -1,7 +1,5 @@
-// POSTing a short message to the owner's webhook (owner/alerts.ts), through probe.ts: the same
-// address guard as client fetches (every address the host resolves to is checked, and the
-// socket connects to exactly those), one request, no redirect followed, a time budget for the
-// whole exchange; the receiver's answer is judged by its status alone.
+// POSTing a short message to the owner's webhook (owner/alerts.ts) through probe.ts, behind the
+// address guard of client fetches; the receiver's answer is judged by its status alone.
 import type { AddressPolicy } from "./address-guard.ts";
 import { probe } from "./probe.ts";
 import { FetchFailed } from "./safe-fetch.ts";

@@ -68,9 +68,8 @@ type Verify = (token: string) => Promise<TokenVerification>;
 
 const SCOPE_SEPARATOR = / +/;
 
-/** The scopes a request needs, each once, without `offline_access`: that one asks the
- * authorization server for a refresh token (RFC 9728, MCP's SEP-2207), it is no permission here,
- * so it is never required of a token nor named in a challenge, whatever the blog's code lists. */
+/** The scopes a request needs, each once, without `offline_access` (see resourceScopes): it is
+ * never required of a token nor named in a challenge, whatever the blog's code lists. */
 function neededScopes(scope: RequireOptions["scope"]): string[] {
   if (scope === undefined) return [];
   return resourceScopes(typeof scope === "string" ? scope.split(SCOPE_SEPARATOR) : scope);
