@@ -1,9 +1,8 @@
-// SSRF guard: which IP addresses the server may connect to when it fetches a client_id
-// (IndieAuth 4.2). Only ordinary public unicast addresses pass; loopback, private networks,
-// cloud metadata (169.254.169.254) and every special-purpose range are refused.
-// ipaddr.js is loaded by name when the policy is first asked for: only fetching a client's (or
-// the owner's) page needs it, and as a CommonJS package it is costly to import into a
-// function's ES module (10-30 ms here), which every cold start of `auth` would otherwise pay.
+// SSRF guard: which IP addresses the server may connect to when it fetches a client_id (IndieAuth
+// 4.2). Only ordinary public unicast addresses pass; loopback, private networks, cloud metadata
+// (169.254.169.254) and every special-purpose range are refused. ipaddr.js is loaded by name when
+// the policy is first asked for: as a CommonJS package it is costly to import into a function's ES
+// module (10-30 ms here), which every cold start of `auth` would otherwise pay.
 import { isIP, isIPv4 } from "../core/ip-address.ts";
 import { importCommonJs } from "../core/commonjs.ts";
 

@@ -1,9 +1,8 @@
-// How a Client ID Metadata Document says its client authenticates at the token endpoint
-// (RFC 7591 2, CIMD draft 4.1): `none` (a public client), or `private_key_jwt` (RFC 7523 2.2)
-// with its public keys in `jwks` or at `jwks_uri`. The singular `token_endpoint_auth_method`
-// decides; a plural `token_endpoint_auth_methods_supported` (OpenID Connect RP Metadata
-// Choices, which ChatGPT's document carries beside it) is accepted only when it agrees.
-// Shared secrets are refused: a document anyone can read cannot hold one.
+// How a Client ID Metadata Document says its client authenticates at the token endpoint (RFC 7591 2,
+// CIMD draft 4.1): `none` (a public client), or `private_key_jwt` (RFC 7523 2.2) with its public keys
+// in `jwks` or at `jwks_uri`. The singular `token_endpoint_auth_method` decides; a plural
+// `token_endpoint_auth_methods_supported` (OpenID Connect RP Metadata Choices, which ChatGPT's
+// document carries) only when it agrees. Shared secrets are refused: anyone can read a document.
 
 import { ASSERTION_ALGORITHMS, type ClientKeySource, type KeyAuthentication } from "../core/client-shape.ts";
 import { urlOf } from "../core/urls.ts";

@@ -78,10 +78,9 @@ function afterFailure(clientId: URL, error: unknown): ClientInfo {
  * fetched, the result is `{ clientId, redirectUris: [], fetched: false }`, with `unread` when
  * its document may exist but could not be read. */
 export async function discoverClient(clientId: URL, options: DiscoveryOptions = {}): Promise<ClientInfo> {
-  const bare: ClientInfo = { clientId: clientId.href, redirectUris: [], fetched: false };
   // Spec 4.2: a loopback client_id MUST NOT be fetched. (A domain name that resolves to
   // loopback is refused later by the address guard.)
-  if (isLoopbackHost(clientId.hostname)) return bare;
+  if (isLoopbackHost(clientId.hostname)) return { clientId: clientId.href, redirectUris: [], fetched: false };
 
   const now = options.now ?? Date.now;
   const key = clientId.href;

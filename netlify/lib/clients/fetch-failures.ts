@@ -55,12 +55,8 @@ export function storedFetchFailures(store: KeyValueStore): FetchFailures {
     async recall(clientId, now) {
       const domain = await registrableDomain(clientId.hostname);
       const key = RECORDS.clientFailure.key(domain);
-      let slow: SlowClients["slow"] = [];
-      try {
-        slow = live(await store.get<SlowClients>(key), domain, now);
-      } catch {
-        // Not readable now: as if nothing were remembered.
-      }
+      // Not readable now: as if nothing were remembered.
+      const slow = live(await store.get<SlowClients>(key).catch(() => null), domain, now);
       const client = clientHash(clientId);
       const domainBusy = slow.length >= SLOW_PER_DOMAIN;
       return {

@@ -125,7 +125,7 @@ function attributeText(attributes: Attributes, classes: readonly string[]): stri
 
 /** The rebuilt subtree of the first wanted root. */
 class Subtree {
-  private out = "";
+  out = "";
   private elements = 0;
   /** Open elements: the tag as written (to match end tags), as emitted, and whether an item. */
   private readonly open: { written: string; emitted: string; item: boolean }[] = [];
@@ -190,10 +190,6 @@ class Subtree {
     this.popTo(0);
     this.closed = true;
   }
-
-  toString(): string {
-    return this.out;
-  }
 }
 
 /** The part of `html` the microformats parser may see (see the top of this file). */
@@ -232,5 +228,5 @@ export function htmlSubset(html: string, wanted: Wanted): string {
     text: (start, end) => subtree?.text(html.slice(start, end)),
   });
   subtree?.close();
-  return `${base ?? ""}${rels.join("")}${subtree?.toString() ?? ""}`;
+  return `${base ?? ""}${rels.join("")}${subtree?.out ?? ""}`;
 }

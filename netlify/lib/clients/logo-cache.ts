@@ -42,12 +42,9 @@ export async function cachedLogo(
   read: () => Promise<Logo>,
 ): Promise<Logo> {
   const key = RECORDS.clientLogo.key(logoSlot(url));
-  try {
-    const kept = fromRecord(await store.get<ClientLogoRecord>(key), url, now);
-    if (kept) return kept;
-  } catch {
-    // Not readable now: fetch it.
-  }
+  // Not readable now: fetch it.
+  const kept = fromRecord(await store.get<ClientLogoRecord>(key).catch(() => null), url, now);
+  if (kept) return kept;
   const logo = await read();
   const record: ClientLogoRecord = logo.ok
     ? {
@@ -58,10 +55,7 @@ export async function cachedLogo(
         data: Buffer.from(logo.bytes).toString("base64"),
       }
     : { kind: "client-logo", url, expiresAt: now + REFUSED_LOGO_TTL_MS, reason: logo.reason.slice(0, 300) };
-  try {
-    await store.set(key, record);
-  } catch {
-    // Not kept: the next view fetches again.
-  }
+  // Not kept: the next view fetches again.
+  await store.set(key, record).catch(() => undefined);
   return logo;
 }

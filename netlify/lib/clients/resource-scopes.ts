@@ -1,8 +1,7 @@
-// The scopes a protected resource lists in its own RFC 9728 metadata (`scopes_supported`), read
-// when an authorization request names the resource but no scope (protocol/resource-default-
-// scopes.ts decides when, and only for a resource on the owner's site). Fetched behind the
-// address guard, within the client fetch's budget (a person is waiting on GET /auth), and
-// remembered per warm function instance for a minute, found or not.
+// The scopes a protected resource lists in its own RFC 9728 metadata (`scopes_supported`), read when
+// an authorization request names the resource but no scope (protocol/resource-default-scopes.ts
+// decides when). Fetched behind the address guard within the client-fetch budget (a person is
+// waiting on GET /auth), and remembered per warm function instance for a minute, found or not.
 import { loopbackOnlyPolicy, publicOnlyPolicy } from "./address-guard.ts";
 import { fetchDocument, shareableReason, type Fetcher } from "./safe-fetch.ts";
 import { setBounded } from "../core/bounded-map.ts";

@@ -275,8 +275,7 @@ export function mediaType(contentType: string): string {
   return (contentType.split(";", 1)[0] ?? "").trim().toLowerCase();
 }
 
-/** GET a client document (as text) with the SSRF guard, a time budget, a size cap and few
- * redirects. */
+/** GET a client document (as text), as fetchBytes does. */
 export async function fetchDocument(url: URL, options: FetchOptions = {}): Promise<FetchedDocument> {
   const { bytes, ...fetched } = await fetchBytes(url, options);
   // Non-fatal decoding: malformed bytes become U+FFFD instead of failing.

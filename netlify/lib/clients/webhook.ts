@@ -21,20 +21,17 @@ export async function postWebhook(
   message: WebhookMessage,
   options: { policy: AddressPolicy; timeoutMs: number },
 ): Promise<number> {
-  let status: number;
-  try {
-    ({ status } = await probe(url, {
-      policy: options.policy,
-      method: "POST",
-      headers: { ...message.headers, "Content-Type": message.contentType },
-      body: message.body,
-      timeoutMs: options.timeoutMs,
-      maxBytes: 0,
-      userAgent: USER_AGENT,
-    }));
-  } catch (error) {
+  const { status } = await probe(url, {
+    policy: options.policy,
+    method: "POST",
+    headers: { ...message.headers, "Content-Type": message.contentType },
+    body: message.body,
+    timeoutMs: options.timeoutMs,
+    maxBytes: 0,
+    userAgent: USER_AGENT,
+  }).catch((error: unknown) => {
     throw error instanceof FetchFailed ? new FetchFailed(`could not reach the receiver: ${error.message}`) : error;
-  }
+  });
   if (status >= 200 && status <= 299) return status;
   throw new FetchFailed(`the receiver answered ${status}`);
 }

@@ -49,10 +49,9 @@ export function resourcePathOf(requestUrl: URL): string | null {
   return (pathname.slice(RESOURCE_METADATA_PATH.length) || "/") + search;
 }
 
-/** A resource's own scopes: each once, and never `offline_access`, which is the authorization
- * server's business (a refresh token), not a permission at the resource (RFC 9728 2, MCP
- * 2026-07-28 "Refresh Tokens", SEP-2207): hosts that read it here would ask for it as if the
- * resource needed it. */
+/** A resource's own scopes: each once, and never `offline_access`, the authorization server's
+ * business (a refresh token), not a permission at the resource (RFC 9728 2, MCP 2026-07-28 "Refresh
+ * Tokens", SEP-2207): hosts that read it here would ask for it as if the resource needed it. */
 export function resourceScopes(scopes: readonly string[]): string[] {
   return [...new Set(scopes.filter((scope) => scope !== "" && scope !== "offline_access"))];
 }

@@ -31,8 +31,9 @@ import {
 import { connectionLogSubscriber } from "../owner/connection-log.ts";
 import type { Emit } from "../platform/events.ts";
 import { grantIdOf } from "../protocol/grant-tokens.ts";
+import { checkAccessToken, introspectionBody } from "../protocol/verification.ts";
+import { tokenFromIntrospection } from "./introspection-answer.ts";
 import { tokenOfRequest } from "./request-token.ts";
-import { verifySameSite } from "./same-site.ts";
 import { readResourceSettings, type ResourceSettings } from "./settings.ts";
 import {
   ResourceSetupError,
@@ -91,7 +92,10 @@ function verifierFor(settings: ResourceSettings, options: ResourceServerOptions)
   const store = options.store ?? blobStore(settings.storeName);
   return async (token) => {
     try {
-      return await verifySameSite(store, token, now());
+      // With exactly the rules (and usage record) of POST /introspect, and the body it would send.
+      const check = await checkAccessToken(store, token, now());
+      if (!check.active) return { active: false, reason: check.reason };
+      return tokenFromIntrospection(introspectionBody(check.grant))!;
     } catch (error) {
       if (error instanceof StorageUnavailable) throw new TokenCheckUnavailable("the Blobs store did not answer", error);
       throw error;
@@ -230,24 +234,22 @@ export function resourceServer(options: ResourceServerOptions = {}): ResourceSer
         : [resources as ResourceDescription];
       return async (request) => {
         if (request.method === "OPTIONS") return preflight(["GET", "HEAD", "OPTIONS"]);
+        if (request.method !== "GET" && request.method !== "HEAD")
+          return readableByAnyOrigin(errorResponse(new MethodNotAllowed(["GET", "HEAD", "OPTIONS"]), "json"));
         const url = new URL(request.url);
-        let response: Response;
-        if (request.method !== "GET" && request.method !== "HEAD") {
-          response = errorResponse(new MethodNotAllowed(["GET", "HEAD", "OPTIONS"]), "json");
-        } else {
-          const path = resourcePathOf(url);
-          const described =
-            path === null
-              ? undefined
-              : list.find((d) => {
-                  const resource = new URL(resolveResource(d.resource, url.origin));
-                  return resource.pathname + resource.search === path;
-                });
-          response = described
+        const path = resourcePathOf(url);
+        const described =
+          path === null
+            ? undefined
+            : list.find((d) => {
+                const resource = new URL(resolveResource(d.resource, url.origin));
+                return resource.pathname + resource.search === path;
+              });
+        return readableByAnyOrigin(
+          described
             ? json(server.protectedResourceMetadata(described, request))
-            : errorResponse(new NotFound(`No protected resource is described at ${url.pathname}.`), "json");
-        }
-        return readableByAnyOrigin(response);
+            : errorResponse(new NotFound(`No protected resource is described at ${url.pathname}.`), "json"),
+        );
       };
     },
   };
