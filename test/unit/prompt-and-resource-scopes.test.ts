@@ -3,11 +3,12 @@
 // (test/integration/prompt.test.ts, offline-and-default-scopes.test.ts) drive them through
 // GET /auth and the approve step.
 import { describe, expect, it } from "vitest";
-import { metadataUrlFor, scopesOfMetadata } from "../../netlify/lib/clients/resource-scopes.ts";
+import { scopesOfMetadata } from "../../netlify/lib/clients/resource-scopes.ts";
+import { resourceMetadataUrl } from "../../netlify/lib/core/resource-metadata-url.ts";
 import { InvalidRequest } from "../../netlify/lib/errors.ts";
 import { parsePrompt, signedPrompt } from "../../netlify/lib/protocol/prompt.ts";
 import { onOwnerSite } from "../../netlify/lib/protocol/resource-default-scopes.ts";
-import { metadataUrlOf } from "../../netlify/lib/resource/metadata.ts";
+import { resourcePathOf } from "../../netlify/lib/resource/metadata.ts";
 
 describe("parsePrompt", () => {
   it.each([
@@ -37,7 +38,8 @@ describe("parsePrompt", () => {
 describe("a resource's metadata", () => {
   it("lives where the resource API serves it (RFC 9728 3.1)", () => {
     for (const resource of ["https://jane.example/mcp", "https://jane.example/", "https://jane.example/a/b?x=1"]) {
-      expect(metadataUrlFor(new URL(resource)).href).toBe(metadataUrlOf(resource));
+      const url = new URL(resource);
+      expect(resourcePathOf(new URL(resourceMetadataUrl(url)))).toBe(url.pathname + url.search);
     }
   });
 

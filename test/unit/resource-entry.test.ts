@@ -5,7 +5,8 @@ import { readFileSync } from "node:fs";
 import { build, type Metafile } from "esbuild";
 import { describe, expect, it } from "vitest";
 import { readResourceSettings } from "../../netlify/lib/resource/settings.ts";
-import { metadataUrlOf, resourcePathOf } from "../../netlify/lib/resource/metadata.ts";
+import { resourcePathOf } from "../../netlify/lib/resource/metadata.ts";
+import { resourceMetadataUrl } from "../../netlify/lib/core/resource-metadata-url.ts";
 import { resourceBundle } from "../../scripts/build-resource.ts";
 
 const repo = new URL("../..", import.meta.url).pathname;
@@ -131,6 +132,7 @@ describe("the resource API's settings", () => {
 
 describe("where a resource's metadata lives (RFC 9728 3.1)", () => {
   it("puts the well-known path between the host and the resource's path", () => {
+    const metadataUrlOf = (resource: string) => resourceMetadataUrl(new URL(resource));
     expect(metadataUrlOf("https://jane.example/micropub")).toBe(
       "https://jane.example/.well-known/oauth-protected-resource/micropub",
     );

@@ -1,9 +1,8 @@
-// SSRF guard: which IP addresses the server may connect to when it fetches a client_id
-// (IndieAuth 4.2). Only ordinary public unicast addresses pass; loopback, private networks,
-// cloud metadata (169.254.169.254) and every special-purpose range are refused.
-// ipaddr.js is loaded by name when the policy is first asked for: only fetching a client's (or
-// the owner's) page needs it, and as a CommonJS package it is costly to import into a
-// function's ES module (10-30 ms here), which every cold start of `auth` would otherwise pay.
+// SSRF guard: which IP addresses the server may connect to when it fetches a client_id (IndieAuth
+// 4.2). Only ordinary public unicast addresses pass; loopback, private networks, cloud metadata
+// (169.254.169.254) and every special-purpose range are refused. ipaddr.js is loaded by name when
+// the policy is first asked for: as a CommonJS package it is costly to import into a function's ES
+// module (10-30 ms here), which every cold start of `auth` would otherwise pay.
 import { isIP, isIPv4 } from "../core/ip-address.ts";
 import { importCommonJs } from "../core/commonjs.ts";
 
@@ -29,12 +28,9 @@ function publicAddressCheck(ipaddr: IpAddr): AddressPolicy {
   // "unicast" but which some stacks would route to the embedded (possibly private) IPv4.
   const IPV6_GLOBAL_UNICAST = ipaddr.IPv6.parseCIDR("2000::/3");
 
-  /**
-   * True only for a public unicast address. IPv4-mapped IPv6 (::ffff:127.0.0.1) is judged as
-   * its IPv4 address. 6to4, Teredo and NAT64 forms can carry a private IPv4 inside, so they
-   * are refused outright (ipaddr.js gives them their own ranges, not "unicast").
-   * Anything that does not parse is refused.
-   */
+  /** True only for a public unicast address. IPv4-mapped IPv6 (::ffff:127.0.0.1) is judged as its
+   * IPv4 address. 6to4, Teredo and NAT64 forms can carry a private IPv4 inside, so they are refused
+   * outright (ipaddr.js gives them their own ranges, not "unicast"), as is anything unparsable. */
   return function isPublicAddress(ip: string): boolean {
     const text = unbracket(ip.trim());
     if (!ipaddr.isValid(text)) return false;
@@ -45,9 +41,7 @@ function publicAddressCheck(ipaddr: IpAddr): AddressPolicy {
     } catch {
       return false;
     }
-    if (address.range() !== "unicast") return false;
-    if (address.kind() === "ipv6" && !address.match(IPV6_GLOBAL_UNICAST)) return false;
-    return true;
+    return address.range() === "unicast" && (address.kind() !== "ipv6" || address.match(IPV6_GLOBAL_UNICAST));
   };
 }
 

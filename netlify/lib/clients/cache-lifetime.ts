@@ -1,6 +1,7 @@
 // How long a client's document may be reused, from its response's own caching headers
 // (RFC 9111; CIMD draft 5.2, IndieAuth 4.2.1), held within bounds of our own: a client cannot
 // make us fetch it on every sign-in, nor keep a stale redirect URI here for days.
+import { HOUR, MINUTE } from "../core/time.ts";
 
 /** The response headers that say how long a document stays fresh. */
 export interface CachingHeaders {
@@ -11,11 +12,11 @@ export interface CachingHeaders {
 }
 
 /** Without caching headers: five minutes. */
-export const DEFAULT_LIFETIME_MS = 5 * 60 * 1000;
+export const DEFAULT_LIFETIME_MS = 5 * MINUTE;
 /** A fresh document is kept at least this long (fewer fetches, a narrower side channel)... */
-export const MIN_LIFETIME_MS = 60 * 1000;
+export const MIN_LIFETIME_MS = MINUTE;
 /** ...and at most this long, so that a changed document is read again within the hour. */
-export const MAX_LIFETIME_MS = 60 * 60 * 1000;
+export const MAX_LIFETIME_MS = HOUR;
 
 /** The directives of a Cache-Control header, names lowercased, values unquoted. */
 function directives(header: string): Map<string, string> {
@@ -24,13 +25,8 @@ function directives(header: string): Map<string, string> {
     const [rawName, ...rest] = part.split("=");
     const name = rawName?.trim().toLowerCase();
     if (!name || found.has(name)) continue;
-    found.set(
-      name,
-      rest
-        .join("=")
-        .trim()
-        .replace(/^"(.*)"$/, "$1"),
-    );
+    const value = rest.join("=").trim();
+    found.set(name, value.replace(/^"(.*)"$/, "$1"));
   }
   return found;
 }

@@ -1,21 +1,16 @@
 // Reading what a client publishes at its client_id URL (IndieAuth 4.2): a Client ID Metadata
-// Document (JSON, 4.2.1) or, for older clients, an HTML page with an h-app and
-// rel=redirect_uri links or Link headers (4.2.2). A JSON document is held to the current
-// draft-ietf-oauth-client-id-metadata-document, whose rules are stricter than IndieAuth's
-// text (https only, 200 only, no redirect, exact client_id, at most 5 KB, no shared secret);
-// an HTML page keeps IndieAuth's older rules. Everything here is untrusted input: URLs are
-// resolved and filtered, the name is cleaned, and nothing ever throws.
-import type { FetchedDocument } from "./safe-fetch.ts";
+// Document (JSON, held to draft-ietf-oauth-client-id-metadata-document, stricter than IndieAuth)
+// or, for older clients, an HTML page with an h-app and rel=redirect_uri links or Link headers
+// (4.2.2). Everything here is untrusted input: URLs are resolved and filtered, the name is
+// cleaned, and nothing ever throws.
+import { mediaType, type FetchedDocument } from "./safe-fetch.ts";
 import { parseRedirectUri, sameOrigin, urlOf } from "../core/urls.ts";
 import { linkTargets } from "./link-header.ts";
 import { parseMicroformats } from "./microformats.ts";
 import type { ClientInfo } from "../core/client-shape.ts";
-import { declaredAuthentication } from "./client-keys.ts";
+import { declaredAuthentication, hasPrivateKeyMaterial, isRecord } from "./client-keys.ts";
 import { MAX_METADATA_DOCUMENT_BYTES } from "../core/policy.ts";
 import { jsonOf } from "../core/json.ts";
-
-/** JWK members that hold private or symmetric key material (RFC 7518 6.2.2, 6.3.2, 6.4.1). */
-const PRIVATE_JWK_MEMBERS = ["d", "p", "q", "dp", "dq", "qi", "oth", "k"];
 
 /** A client whose metadata document was refused: as if it had not been fetched. */
 export function refusedClient(clientId: string, reason: string): ClientInfo {
@@ -25,9 +20,6 @@ export function refusedClient(clientId: string, reason: string): ClientInfo {
 const MAX_NAME_LENGTH = 100;
 // Enough for any real client; keeps a hostile document from filling the cache.
 const MAX_REDIRECT_URIS = 100;
-
-// ---------------------------------------------------------------------------------------
-// Small value cleaners
 
 /** Control characters and bidi overrides (which can make a name read backwards) removed,
  * whitespace collapsed, at most 100 characters (code points, so no half surrogate pair). */
@@ -68,12 +60,7 @@ function uniqueRedirectUris(candidates: unknown[], base: string): string[] {
   return [...seen];
 }
 
-// ---------------------------------------------------------------------------------------
 // JSON: Client ID Metadata Document (4.2.1)
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 /** Why a response cannot be a Client ID Metadata Document (draft 3, 4, 5, 8.7), or null. */
 function responseRefusal(doc: FetchedDocument, clientId: string): string | null {
@@ -84,11 +71,6 @@ function responseRefusal(doc: FetchedDocument, clientId: string): string | null 
   if (doc.oversized === true || Buffer.byteLength(doc.body, "utf8") > MAX_METADATA_DOCUMENT_BYTES)
     return `the document is larger than ${MAX_METADATA_DOCUMENT_BYTES / 1024} KB`;
   return null;
-}
-
-function hasPrivateKeyMaterial(jwks: unknown): boolean {
-  if (!isRecord(jwks) || !Array.isArray(jwks.keys)) return false;
-  return jwks.keys.some((key) => isRecord(key) && PRIVATE_JWK_MEMBERS.some((member) => Object.hasOwn(key, member)));
 }
 
 /** Why a document does not speak for the client_id it was fetched for (draft 4, 5.1), or null:
@@ -135,7 +117,6 @@ function fromMetadata(json: unknown, doc: FetchedDocument, clientId: string): Cl
   return info;
 }
 
-// ---------------------------------------------------------------------------------------
 // HTML: h-app / h-x-app and rel=redirect_uri (4.2.1 note, 4.2.2)
 
 interface MfItem {
@@ -179,19 +160,14 @@ async function fromHtml(doc: FetchedDocument): Promise<{ app: Partial<ClientInfo
   return { app, redirects: parsed.rels.redirect_uri ?? [] };
 }
 
-// ---------------------------------------------------------------------------------------
-
-function mediaType(contentType: string): string {
-  return (contentType.split(";", 1)[0] ?? "").trim().toLowerCase();
-}
-
 function looksLikeJson(doc: FetchedDocument): boolean {
   const type = mediaType(doc.contentType);
   return type === "application/json" || type.endsWith("+json") || doc.body.trimStart().startsWith("{");
 }
 
-function looksLikeHtml(doc: FetchedDocument): boolean {
-  const type = mediaType(doc.contentType);
+/** An HTML page, or an answer with no type, read as one. */
+export function isHtmlType(contentType: string): boolean {
+  const type = mediaType(contentType);
   return type === "" || type === "text/html" || type === "application/xhtml+xml";
 }
 
@@ -209,7 +185,7 @@ export async function parseClientDocument(doc: FetchedDocument, clientId: string
       // The metadata document is complete on its own; Link headers belong to the HTML form.
       return fromMetadata(json, doc, clientId);
     }
-    const html = looksLikeHtml(doc) ? await fromHtml(doc) : { app: {}, redirects: [] };
+    const html = isHtmlType(doc.contentType) ? await fromHtml(doc) : { app: {}, redirects: [] };
     const fromHeaders = linkTargets(doc.linkHeaders, "redirect_uri");
     return {
       ...bare,

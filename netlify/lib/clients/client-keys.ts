@@ -1,9 +1,8 @@
-// How a Client ID Metadata Document says its client authenticates at the token endpoint
-// (RFC 7591 2, CIMD draft 4.1): `none` (a public client), or `private_key_jwt` (RFC 7523 2.2)
-// with its public keys in `jwks` or at `jwks_uri`. The singular `token_endpoint_auth_method`
-// decides; a plural `token_endpoint_auth_methods_supported` (OpenID Connect RP Metadata
-// Choices, which ChatGPT's document carries beside it) is accepted only when it agrees.
-// Shared secrets are refused: a document anyone can read cannot hold one.
+// How a Client ID Metadata Document says its client authenticates at the token endpoint (RFC 7591 2,
+// CIMD draft 4.1): `none` (a public client), or `private_key_jwt` (RFC 7523 2.2) with its public keys
+// in `jwks` or at `jwks_uri`. The singular `token_endpoint_auth_method` decides; a plural
+// `token_endpoint_auth_methods_supported` (OpenID Connect RP Metadata Choices, which ChatGPT's
+// document carries) only when it agrees. Shared secrets are refused: anyone can read a document.
 
 import { ASSERTION_ALGORITHMS, type ClientKeySource, type KeyAuthentication } from "../core/client-shape.ts";
 import { urlOf } from "../core/urls.ts";
@@ -14,8 +13,13 @@ const PRIVATE_JWK_MEMBERS = ["d", "p", "q", "dp", "dq", "qi", "oth", "k"];
 /** More keys than any client rotates through; a longer set is refused, not truncated. */
 const MAX_KEYS = 20;
 
-function isRecord(value: unknown): value is Record<string, unknown> {
+export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+export function hasPrivateKeyMaterial(jwks: unknown): boolean {
+  if (!isRecord(jwks) || !Array.isArray(jwks.keys)) return false;
+  return jwks.keys.some((key) => isRecord(key) && PRIVATE_JWK_MEMBERS.some((member) => Object.hasOwn(key, member)));
 }
 
 /** The keys of a JWK Set that holds public keys only, or why not. */
@@ -24,8 +28,7 @@ export function publicKeySet(value: unknown): { keys: Record<string, unknown>[] 
   const keys = value.keys.filter(isRecord);
   if (keys.length === 0) return "it holds no keys";
   if (keys.length > MAX_KEYS) return `it holds more than ${MAX_KEYS} keys`;
-  if (keys.some((key) => PRIVATE_JWK_MEMBERS.some((member) => Object.hasOwn(key, member))))
-    return "it publishes private key material";
+  if (hasPrivateKeyMaterial(value)) return "it publishes private key material";
   return { keys };
 }
 

@@ -2,8 +2,9 @@
 // guard, within the client-fetch budget, at most 64 KB, and only a raster image whose bytes
 // are what they claim (PNG, JPEG, GIF, WebP). SVG is refused: it is a document that can hold
 // scripts and links, and serving it safely would take a sanitiser.
-import { publicOnlyPolicy, type AddressPolicy } from "./address-guard.ts";
-import { fetchBytes } from "./safe-fetch.ts";
+import type { AddressPolicy } from "./address-guard.ts";
+import { fetchBytes, mediaType } from "./safe-fetch.ts";
+import { CLIENT_FETCH_BUDGET } from "../core/policy.ts";
 
 const MAX_LOGO_BYTES = 64 * 1024;
 
@@ -16,9 +17,6 @@ export type LogoFetcher = (url: URL) => Promise<{ contentType: string; bytes: Ui
 
 export type Logo = { ok: true; type: LogoType; bytes: Uint8Array } | { ok: false; reason: string };
 
-// Within the client-fetch budget (discovery.ts): a slow logo host never holds a page long.
-const LOGO_BUDGET = { headersTimeoutMs: 1500, timeoutMs: 3000 } as const;
-
 /** The image type the bytes really are, or null. */
 function sniffLogoType(bytes: Uint8Array): LogoType | null {
   const starts = (...signature: number[]) => signature.every((byte, i) => bytes[i] === byte);
@@ -30,16 +28,12 @@ function sniffLogoType(bytes: Uint8Array): LogoType | null {
   return null;
 }
 
-function mediaType(contentType: string): string {
-  return (contentType.split(";", 1)[0] ?? "").trim().toLowerCase();
-}
-
 /** The guarded fetch the `auth` function uses (`policy`: public addresses only, unless a test
  * says). Reading stops past 64 KB, and the logo comes back marked oversized. */
-export async function fetchLogoBytes(url: URL, policy?: AddressPolicy): ReturnType<LogoFetcher> {
+export function fetchLogoBytes(url: URL, policy?: AddressPolicy): ReturnType<LogoFetcher> {
   return fetchBytes(url, {
-    policy: policy ?? (await publicOnlyPolicy()),
-    ...LOGO_BUDGET,
+    policy,
+    ...CLIENT_FETCH_BUDGET,
     limitFor: () => MAX_LOGO_BYTES,
     accept: LOGO_TYPES.join(", "),
   });

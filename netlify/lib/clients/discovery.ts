@@ -1,19 +1,14 @@
-// Client information discovery (IndieAuth 4.2): fetch the client_id URL behind the SSRF guard,
-// within a short budget (its answer's headers within 1.5 s, all of it within 3 s: a person is
-// waiting on GET /auth), read it, and remember the answer per warm function instance for as
-// long as the response's caching headers say, within bounds (cache-lifetime.ts). Refused
-// documents are not remembered (CIMD draft 5.2). A page that was too slow is, for that exact
-// client_id, for a minute; and a registrable domain with many slow pages gets a shorter budget
-// (fetch-failures.ts). An https client_id whose document could not be read (too slow, a network
-// error, a status other than 404 or 410) comes back marked `unread`: its code is then redeemed
-// only once the document is read (protocol/unread-document.ts), so that a failure to read it
-// never makes the client weaker than its document.
-import { publicOnlyPolicy } from "./address-guard.ts";
+// Client information discovery (IndieAuth 4.2): the client_id URL fetched behind the SSRF guard
+// within the client-fetch budget (a person is waiting on GET /auth), read, and remembered per warm
+// function instance as its caching headers say, within bounds (cache-lifetime.ts); refused
+// documents are not remembered (CIMD draft 5.2); slow pages: fetch-failures.ts. An https client_id
+// whose document could not be read comes back `unread`, so that a failure to read it never makes
+// the client weaker than its document (protocol/unread-document.ts). See docs/security.md.
+import type { AddressPolicy } from "./address-guard.ts";
 import { cacheLifetimeMs } from "./cache-lifetime.ts";
 import type { FetchFailures } from "./fetch-failures.ts";
-import { parseClientDocument, refusedClient } from "./client-info.ts";
+import { isHtmlType, parseClientDocument, refusedClient } from "./client-info.ts";
 import type { ClientInfo } from "../core/client-shape.ts";
-import type { AddressPolicy } from "./address-guard.ts";
 import {
   AddressRefused,
   fetchDocument,
@@ -25,6 +20,7 @@ import {
   type Fetcher,
 } from "./safe-fetch.ts";
 import { isLoopbackHost } from "../core/urls.ts";
+import { setBounded } from "../core/bounded-map.ts";
 import { CLIENT_FETCH_BUDGET, MAX_METADATA_DOCUMENT_BYTES, SHORT_FETCH_BUDGET } from "../core/policy.ts";
 
 interface DiscoveryOptions {
@@ -45,24 +41,18 @@ const MAX_CACHE_ENTRIES = 100;
 
 const cache = new Map<string, { info: ClientInfo; expires: number }>();
 
-/** How much of a client_id's answer is read: an HTML page (or an answer with no type, read as
- * one) up to the fetch's own limit; anything else can only be a metadata document, read up to
- * 5 KB and no further (client-info.ts refuses it then, saying why). */
-function documentByteLimit(contentType: string): number {
-  const type = (contentType.split(";", 1)[0] ?? "").trim().toLowerCase();
-  return type === "" || type === "text/html" || type === "application/xhtml+xml"
-    ? Infinity
-    : MAX_METADATA_DOCUMENT_BYTES;
-}
+/** How much of a client_id's answer is read: an HTML page up to the fetch's own limit; anything
+ * else can only be a metadata document, read up to 5 KB and no further (client-info.ts refuses
+ * it then, saying why). */
+const documentByteLimit = (contentType: string) => (isHtmlType(contentType) ? Infinity : MAX_METADATA_DOCUMENT_BYTES);
 
-/** A client_id fetched as discovery fetches it: within the budget, a metadata document read up
- * to 5 KB and no further (client-info.ts). `policy`: public addresses only, unless a test says. */
-export async function fetchClientDocument(
+/** A client_id fetched as discovery fetches it (`policy`: public addresses only, unless a test says). */
+export function fetchClientDocument(
   url: URL,
   policy?: AddressPolicy,
   budget: FetchBudget = CLIENT_FETCH_BUDGET,
 ): Promise<FetchedDocument> {
-  return fetchDocument(url, { policy: policy ?? (await publicOnlyPolicy()), ...budget, limitFor: documentByteLimit });
+  return fetchDocument(url, { policy, ...budget, limitFor: documentByteLimit });
 }
 
 const defaultFetcher: Fetcher = (url, budget) => fetchClientDocument(url, undefined, budget);
@@ -70,17 +60,6 @@ const defaultFetcher: Fetcher = (url, budget) => fetchClientDocument(url, undefi
 /** For tests: forget every cached client. */
 export function clearClientCache(): void {
   cache.clear();
-}
-
-function remember(key: string, info: ClientInfo, expires: number): void {
-  cache.delete(key);
-  // Map keeps insertion order, so the first key is the oldest entry.
-  while (cache.size >= MAX_CACHE_ENTRIES) {
-    const oldest = cache.keys().next();
-    if (oldest.done === true) break;
-    cache.delete(oldest.value);
-  }
-  cache.set(key, { info, expires });
 }
 
 /** What a failed fetch leaves known: that there is no document to read (404, 410, or an answer
@@ -99,10 +78,9 @@ function afterFailure(clientId: URL, error: unknown): ClientInfo {
  * fetched, the result is `{ clientId, redirectUris: [], fetched: false }`, with `unread` when
  * its document may exist but could not be read. */
 export async function discoverClient(clientId: URL, options: DiscoveryOptions = {}): Promise<ClientInfo> {
-  const bare: ClientInfo = { clientId: clientId.href, redirectUris: [], fetched: false };
   // Spec 4.2: a loopback client_id MUST NOT be fetched. (A domain name that resolves to
   // loopback is refused later by the address guard.)
-  if (isLoopbackHost(clientId.hostname)) return bare;
+  if (isLoopbackHost(clientId.hostname)) return { clientId: clientId.href, redirectUris: [], fetched: false };
 
   const now = options.now ?? Date.now;
   const key = clientId.href;
@@ -125,7 +103,7 @@ export async function discoverClient(clientId: URL, options: DiscoveryOptions = 
         : refusedClient(clientId.href, "its address redirects to another site");
     if (info.refused !== undefined) return info;
     const lifetime = options.cacheMs ?? cacheLifetimeMs(doc.caching ?? {}, now());
-    if (lifetime > 0) remember(key, info, now() + lifetime);
+    if (lifetime > 0) setBounded(cache, key, { info, expires: now() + lifetime }, MAX_CACHE_ENTRIES);
     return info;
   } catch (error) {
     // Refused (SSRF guard, size, redirects) or failed (network, timeout, status): the

@@ -1,18 +1,8 @@
 // Client pages that were too slow, remembered so that a page which trickles its answer cannot
-// hold GET /auth again and again, and so that a domain's worth of them (a1.evil.example,
-// a2.evil.example, … under one wildcard) costs a bounded time. Only slowness is remembered (a
-// fetch that timed out, or failed after more than a short wait): a 404 or a 500 answered
-// promptly says nothing about anyone's wait. And a slow page never decides for another:
-//   - a client_id that was too slow is not fetched again for a minute: that exact client_id,
-//     never another path, query or host beside it (each is its own client, with its own
-//     document);
-//   - per registrable domain (the Public Suffix List's ICANN part, through tldts, loaded on the
-//     first fetch), past SLOW_PER_DOMAIN slow client_ids within a minute, every fetch under it
-//     gets the short budget (a genuine document, answered at once, is still read) and its
-//     failures are not written. A rate, never a verdict.
-// One record per registrable domain, in one of 4,096 slots chosen by its hash (platform/
-// records.ts): a flood of domains overwrites slots and never adds records past that ceiling; a
-// collision only forgets. A cache: when storage does not answer, nothing is remembered.
+// hold GET /auth again and again: that exact client_id is not fetched again for a minute, and a
+// registrable domain past SLOW_PER_DOMAIN slow client_ids gets the short budget (a rate, never a
+// verdict). Only slowness is remembered. One record per registrable domain, in 4,096 slots
+// (platform/records.ts). See docs/security.md and docs/data-model.md ("slow client fetches").
 import { importCommonJs } from "../core/commonjs.ts";
 import { loadOnce } from "../core/load-once.ts";
 import { secretHash } from "../crypto/secrets.ts";
@@ -65,12 +55,8 @@ export function storedFetchFailures(store: KeyValueStore): FetchFailures {
     async recall(clientId, now) {
       const domain = await registrableDomain(clientId.hostname);
       const key = RECORDS.clientFailure.key(domain);
-      let slow: SlowClients["slow"] = [];
-      try {
-        slow = live(await store.get<SlowClients>(key), domain, now);
-      } catch {
-        // Not readable now: as if nothing were remembered.
-      }
+      // Not readable now: as if nothing were remembered.
+      const slow = live(await store.get<SlowClients>(key).catch(() => null), domain, now);
       const client = clientHash(clientId);
       const domainBusy = slow.length >= SLOW_PER_DOMAIN;
       return {

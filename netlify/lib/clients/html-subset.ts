@@ -1,11 +1,8 @@
 // What the microformats parser is given of a fetched page. HTML tree building is quadratic on
 // mis-nested markup (512 KB of "<a><div>x" took 17 s), so a hostile page is never handed to it
-// as it is. One linear scan (html-scan.ts) keeps only what discovery reads: the first <base
-// href>, the elements whose rel names a wanted relation (as bare <link>s), and the first
-// element of a wanted type (h-app) with its content, rebuilt well-formed: every element
-// closed, <a> never inside <a>, every tag the parser treats specially (formatting, tables,
-// <p>, lists, forms) turned into a plain <span>, only the attributes microformats read, and no
-// more than SUBSET_LIMITS allow. On that input the parser's work is linear and small.
+// as it is: one linear scan (html-scan.ts) keeps the first <base href>, the wanted rel links (as
+// bare <link>s) and the first wanted root (h-app), rebuilt well-formed from plain tags within
+// SUBSET_LIMITS, so that the parser's work is linear and small. See docs/security.md.
 import { scanHtml, type Attributes } from "./html-scan.ts";
 
 export interface Wanted {
@@ -101,7 +98,6 @@ const isItemClass = (name: string) => name.startsWith("h-") || MF1_ROOTS.has(nam
 const isMicroformatsClass = (name: string) =>
   /^(?:p|u|dt|e)-/.test(name) || name === "value" || name === "value-title" || isItemClass(name);
 
-const escapeText = (text: string) => text.replaceAll("<", "&lt;");
 // Attribute values stay as written (character references included) for the parser to decode;
 // with ", < and > escaped, every "<" and ">" left in the subset belongs to a tag.
 const quoted = (value: string) =>
@@ -129,7 +125,7 @@ function attributeText(attributes: Attributes, classes: readonly string[]): stri
 
 /** The rebuilt subtree of the first wanted root. */
 class Subtree {
-  private out = "";
+  out = "";
   private elements = 0;
   /** Open elements: the tag as written (to match end tags), as emitted, and whether an item. */
   private readonly open: { written: string; emitted: string; item: boolean }[] = [];
@@ -175,14 +171,13 @@ class Subtree {
 
   end(tag: string): void {
     if (this.closed) return;
-    for (let i = this.open.length - 1; i >= 0; i--) {
-      if (this.open[i]!.written === tag) return this.popTo(i);
-    }
+    const i = this.open.findLastIndex((e) => e.written === tag);
+    if (i !== -1) this.popTo(i);
   }
 
   text(text: string): void {
     if (this.closed) return;
-    const escaped = escapeText(text);
+    const escaped = text.replaceAll("<", "&lt;");
     const room = SUBSET_LIMITS.subtreeChars - this.out.length;
     if (escaped.length <= room) this.out += escaped;
     else {
@@ -194,10 +189,6 @@ class Subtree {
   close(): void {
     this.popTo(0);
     this.closed = true;
-  }
-
-  toString(): string {
-    return this.out;
   }
 }
 
@@ -237,5 +228,5 @@ export function htmlSubset(html: string, wanted: Wanted): string {
     text: (start, end) => subtree?.text(html.slice(start, end)),
   });
   subtree?.close();
-  return `${base ?? ""}${rels.join("")}${subtree?.toString() ?? ""}`;
+  return `${base ?? ""}${rels.join("")}${subtree?.out ?? ""}`;
 }

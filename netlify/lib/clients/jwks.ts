@@ -3,7 +3,6 @@
 // 3 s, no redirect followed) and kept in the store for as long as the answer's caching headers
 // say, within a minute and an hour (cache-lifetime.ts). A key the kept set lacks (a rotation)
 // makes the caller ask once more with `fresh`.
-import { publicOnlyPolicy } from "./address-guard.ts";
 import { cacheLifetimeMs } from "./cache-lifetime.ts";
 import type { ClientKeySource } from "../core/client-shape.ts";
 import { publicKeySet } from "./client-keys.ts";
@@ -13,6 +12,7 @@ import type { KeyFetcher } from "../platform/runtime.ts";
 import type { KeyValueStore } from "../platform/store.ts";
 import { MAX_JWKS_BYTES } from "../core/policy.ts";
 import { jsonOf } from "../core/json.ts";
+import { MINUTE } from "../core/time.ts";
 
 export type JsonWebKeySet = { keys: Record<string, unknown>[] };
 
@@ -28,9 +28,8 @@ export class ClientKeysUnavailable extends Error {
   override name = "ClientKeysUnavailable";
 }
 
-const defaultFetcher: KeyFetcher = async (url) =>
+const defaultFetcher: KeyFetcher = (url) =>
   fetchDocument(url, {
-    policy: await publicOnlyPolicy(),
     maxBytes: MAX_JWKS_BYTES,
     maxRedirects: 0,
     timeoutMs: 3000,
@@ -38,28 +37,23 @@ const defaultFetcher: KeyFetcher = async (url) =>
   });
 
 async function fetchKeys(jwksUri: string, fetcher: KeyFetcher, now: number): Promise<StoredKeys> {
-  let body: string;
-  let lifetime: number;
-  try {
-    const doc = await fetcher(new URL(jwksUri));
-    if (doc.status !== 200) throw new ClientKeysUnavailable(`its jwks_uri answered ${doc.status}`);
-    if (Buffer.byteLength(doc.body, "utf8") > MAX_JWKS_BYTES)
-      throw new ClientKeysUnavailable(`its jwks_uri serves more than ${MAX_JWKS_BYTES / 1024} KB`);
-    body = doc.body;
-    lifetime = cacheLifetimeMs(doc.caching ?? {}, now);
-  } catch (error) {
+  const doc = await fetcher(new URL(jwksUri)).catch((error: unknown) => {
     // In words that name no address and no system error: they go back to whoever asked.
     if (error instanceof FetchRefused || error instanceof FetchFailed)
       throw new ClientKeysUnavailable(`its jwks_uri could not be fetched (${shareableReason(error)})`);
     throw error;
-  }
-  const json = jsonOf(body);
+  });
+  if (doc.status !== 200) throw new ClientKeysUnavailable(`its jwks_uri answered ${doc.status}`);
+  if (Buffer.byteLength(doc.body, "utf8") > MAX_JWKS_BYTES)
+    throw new ClientKeysUnavailable(`its jwks_uri serves more than ${MAX_JWKS_BYTES / 1024} KB`);
+  const lifetime = cacheLifetimeMs(doc.caching ?? {}, now);
+  const json = jsonOf(doc.body);
   if (json === undefined) throw new ClientKeysUnavailable("its jwks_uri does not serve JSON");
   const set = publicKeySet(json);
   if (typeof set === "string") throw new ClientKeysUnavailable(`the keys at its jwks_uri cannot be used: ${set}`);
   // Kept at least a minute even when the answer says no-store: a burst of token requests
   // fetches once. A new key is still found at once, through `fresh`.
-  return { jwksUri, keys: set.keys, fetchedAt: now, expiresAt: now + Math.max(lifetime, 60_000) };
+  return { jwksUri, keys: set.keys, fetchedAt: now, expiresAt: now + Math.max(lifetime, MINUTE) };
 }
 
 interface KeyOptions {

@@ -7,11 +7,12 @@ interface LinkValue {
   params: Map<string, string>;
 }
 
-/**
- * Parses one Link header field value: `<uri>; rel="a b"; title=x, <uri2>; rel=c`.
- * Commas and semicolons inside <...> or quoted strings do not split. Malformed pieces are
- * skipped up to the next link value rather than guessed at.
- */
+/** A quoted-string (RFC 9110 5.6.4) starting exactly at `lastIndex`, its content still escaped. */
+const QUOTED = /"((?:[^"\\]|\\[\s\S])*)"/y;
+
+/** Parses one Link header field value: `<uri>; rel="a b"; title=x, <uri2>; rel=c`. Commas and
+ * semicolons inside <...> or quoted strings do not split. Malformed pieces are skipped up to the
+ * next link value rather than guessed at. */
 export function parseLinkHeader(header: string): LinkValue[] {
   const links: LinkValue[] = [];
   let i = 0;
@@ -64,26 +65,14 @@ export function parseLinkHeader(header: string): LinkValue[] {
         i++;
         skipSpace();
         if (header[i] === '"') {
-          i++;
-          let closed = false;
-          while (i < n) {
-            const c = header[i]!;
-            if (c === "\\" && i + 1 < n) {
-              value += header[i + 1];
-              i += 2;
-            } else if (c === '"') {
-              i++;
-              closed = true;
-              break;
-            } else {
-              value += c;
-              i++;
-            }
-          }
-          if (!closed) {
+          QUOTED.lastIndex = i;
+          const quoted = QUOTED.exec(header);
+          if (!quoted) {
             malformed = true;
             break;
           }
+          value = quoted[1]!.replace(/\\([\s\S])/g, "$1");
+          i = QUOTED.lastIndex;
         } else {
           const valueStart = i;
           while (i < n && !" \t;,".includes(header[i]!)) i++;

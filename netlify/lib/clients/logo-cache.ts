@@ -1,16 +1,15 @@
-// Fetched logos kept in Blobs, so that each is fetched once a day at most, whichever function
-// instance serves it; a logo that could not be used is remembered for ten minutes, so that a
-// broken one is not fetched on every page view. The records sit in 256 slots chosen by the
-// URL's hash (platform/records.ts): a flood of apps overwrites slots, never grows the store past
-// 256 logos of 64 KB; a collision only means fetching again. A cache: when storage does not
-// answer, the logo is fetched as if nothing were kept.
+// Fetched logos kept in Blobs a day, whichever function instance serves them (a logo that could
+// not be used, ten minutes: a broken one is not fetched on every page view), in 256 slots chosen
+// by the URL's hash (platform/records.ts): a flood of apps overwrites slots, never grows the
+// store. A cache: when storage does not answer, the logo is fetched as if nothing were kept.
 import { createHash } from "node:crypto";
+import { DAY, MINUTE } from "../core/time.ts";
 import { RECORDS } from "../platform/records.ts";
 import type { KeyValueStore } from "../platform/store.ts";
 import { LOGO_TYPES, type Logo, type LogoType } from "./client-logo.ts";
 
-const LOGO_TTL_MS = 24 * 60 * 60 * 1000;
-const REFUSED_LOGO_TTL_MS = 10 * 60 * 1000;
+const LOGO_TTL_MS = DAY;
+const REFUSED_LOGO_TTL_MS = 10 * MINUTE;
 
 interface ClientLogoRecord {
   kind: "client-logo";
@@ -43,12 +42,9 @@ export async function cachedLogo(
   read: () => Promise<Logo>,
 ): Promise<Logo> {
   const key = RECORDS.clientLogo.key(logoSlot(url));
-  try {
-    const kept = fromRecord(await store.get<ClientLogoRecord>(key), url, now);
-    if (kept) return kept;
-  } catch {
-    // Not readable now: fetch it.
-  }
+  // Not readable now: fetch it.
+  const kept = fromRecord(await store.get<ClientLogoRecord>(key).catch(() => null), url, now);
+  if (kept) return kept;
   const logo = await read();
   const record: ClientLogoRecord = logo.ok
     ? {
@@ -59,10 +55,7 @@ export async function cachedLogo(
         data: Buffer.from(logo.bytes).toString("base64"),
       }
     : { kind: "client-logo", url, expiresAt: now + REFUSED_LOGO_TTL_MS, reason: logo.reason.slice(0, 300) };
-  try {
-    await store.set(key, record);
-  } catch {
-    // Not kept: the next view fetches again.
-  }
+  // Not kept: the next view fetches again.
+  await store.set(key, record).catch(() => undefined);
   return logo;
 }

@@ -5,11 +5,10 @@ import { importCommonJs } from "../core/commonjs.ts";
 
 type ParsedMicroformats = ReturnType<typeof mf2>;
 
-/** The wanted rels and the first wanted root item of the page, or null when the page cannot be
- * parsed. The parser sees only the bounded, well-formed part `htmlSubset` keeps (tree building
- * on a hostile page as it is can take seconds). It refuses a page whose <body> holds no
- * element (a page of <link> tags alone is common), so an empty element is appended: HTML
- * parsing puts it in the body, and it adds no item and no rel. */
+/** The wanted rels and the first wanted root item of the page, or null when it cannot be parsed.
+ * The parser sees only the bounded, well-formed part `htmlSubset` keeps. It refuses a page whose
+ * <body> holds no element (a page of <link> tags alone is common), so an empty element is
+ * appended: HTML parsing puts it in the body, and it adds no item and no rel. */
 export async function parseMicroformats(
   html: string,
   baseUrl: string,

@@ -1,9 +1,7 @@
-// This deployment as its own client: the home page's self-test signs in with client_id = the
-// base URL and comes back to the self-test page. What it would publish is known here, so it is
-// not fetched (locally it could not be: a loopback client_id is never fetched, spec 4.2). Its
-// client_id is this server's own origin, on which (added to a blog) every blog page lives: so
-// it may come back to exactly the self-test page, no other page of the origin (where the code
-// would land among the page's scripts), and ask for no more than the self-test needs.
+// This deployment as its own client: the home page's self-test signs in with client_id = the base
+// URL. What it publishes is known here, so it is never fetched (locally, a loopback client_id
+// could not be: spec 4.2). That origin holds every blog page: it may come back to exactly the
+// self-test page (elsewhere the code would land among a page's scripts), and ask no more than it needs.
 import { SELF_TEST_PAGE } from "../pages/paths.ts";
 import type { ClientInfo } from "../core/client-shape.ts";
 

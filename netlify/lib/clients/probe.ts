@@ -1,9 +1,8 @@
-// One request to a URL the owner gave (the console's MCP server check, the alerts' webhook), behind the address
-// guard of client fetches: every address the host resolves to is checked and the socket
-// connects to exactly those. Any status is answered (a 401 is what the check wants to see),
-// with the headers it needs; no redirect is followed; a time budget and a size cap.
-import { ipLiteralOf, type AddressPolicy } from "./address-guard.ts";
-import { FetchFailed, FetchRefused, guardedLookup } from "./safe-fetch.ts";
+// One request to a URL the owner gave (the console's MCP server check, the alerts' webhook), behind
+// the address guard of client fetches (safe-fetch.ts): any status is answered (a 401 is what the
+// check wants to see), with its headers; no redirect is followed; a time budget and a size cap.
+import type { AddressPolicy } from "./address-guard.ts";
+import { FetchFailed, FetchRefused, guardedRequest, loadNetwork } from "./safe-fetch.ts";
 
 export interface ProbeAnswer {
   status: number;
@@ -27,40 +26,20 @@ interface ProbeOptions {
 
 const USER_AGENT = "netlify-indieauth (MCP server check)";
 
-async function loadNetwork() {
-  const [{ default: http }, { default: https }, { lookup }] = await Promise.all([
-    import("node:http"),
-    import("node:https"),
-    import("node:dns"),
-  ]);
-  return { http, https, lookup };
-}
-
 /** Sends the request; resolves with whatever the server answered, or rejects with FetchRefused
  * (address, scheme) or FetchFailed (network, time). */
 export async function probe(url: URL, options: ProbeOptions): Promise<ProbeAnswer> {
-  if (url.protocol !== "http:" && url.protocol !== "https:")
-    throw new FetchRefused(`the ${url.protocol} scheme is not allowed`);
-  const literal = ipLiteralOf(url.hostname);
-  if (literal !== null && !options.policy(literal)) throw new FetchRefused(`the address ${literal} is not allowed`);
   const network = await loadNetwork();
-  const transport = url.protocol === "https:" ? network.https : network.http;
   const body = options.body === undefined ? undefined : Buffer.from(options.body, "utf8");
+  const req = guardedRequest(url, options.policy, network, {
+    method: options.method ?? "GET",
+    headers: {
+      ...options.headers,
+      ...(body ? { "Content-Length": String(body.length) } : {}),
+      "User-Agent": options.userAgent ?? USER_AGENT,
+    },
+  });
   return new Promise<ProbeAnswer>((resolve, reject) => {
-    const req = transport.request({
-      protocol: url.protocol,
-      hostname: literal ?? url.hostname,
-      port: url.port === "" ? undefined : Number(url.port),
-      path: `${url.pathname}${url.search}`,
-      method: options.method ?? "GET",
-      headers: {
-        ...options.headers,
-        ...(body ? { "Content-Length": String(body.length) } : {}),
-        "User-Agent": options.userAgent ?? USER_AGENT,
-      },
-      agent: false,
-      lookup: guardedLookup(options.policy, network.lookup),
-    });
     const timer = setTimeout(
       () => req.destroy(new FetchFailed(`no answer within ${options.timeoutMs / 1000} seconds`)),
       options.timeoutMs,

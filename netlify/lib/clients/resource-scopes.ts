@@ -1,12 +1,14 @@
-// The scopes a protected resource lists in its own RFC 9728 metadata (`scopes_supported`), read
-// when an authorization request names the resource but no scope (protocol/resource-default-
-// scopes.ts decides when, and only for a resource on the owner's site). Fetched behind the
-// address guard, within the client fetch's budget (a person is waiting on GET /auth), and
-// remembered per warm function instance for a minute, found or not.
+// The scopes a protected resource lists in its own RFC 9728 metadata (`scopes_supported`), read when
+// an authorization request names the resource but no scope (protocol/resource-default-scopes.ts
+// decides when). Fetched behind the address guard within the client-fetch budget (a person is
+// waiting on GET /auth), and remembered per warm function instance for a minute, found or not.
 import { loopbackOnlyPolicy, publicOnlyPolicy } from "./address-guard.ts";
 import { fetchDocument, shareableReason, type Fetcher } from "./safe-fetch.ts";
+import { setBounded } from "../core/bounded-map.ts";
 import { CLIENT_FETCH_BUDGET } from "../core/policy.ts";
 import { jsonOf } from "../core/json.ts";
+import { resourceMetadataUrl } from "../core/resource-metadata-url.ts";
+import { MINUTE } from "../core/time.ts";
 
 /** The scopes found, or why there are none (said to the app's developer). */
 export type ResourceScopes = { scopes: string[] } | { missing: string };
@@ -19,7 +21,7 @@ interface LookupOptions {
   now?: () => number;
 }
 
-const CACHE_MS = 60_000;
+const CACHE_MS = MINUTE;
 const MAX_CACHE_ENTRIES = 50;
 const MAX_SCOPES = 32;
 /** scope-token (RFC 6749 3.3), as protocol/scopes.ts reads it. */
@@ -37,14 +39,6 @@ const guardedFetcher =
       maxRedirects: 0,
       accept: "application/json",
     });
-
-/** Where the metadata of an absolute resource URL lives (RFC 9728 3.1): the well-known path
- * inserted between the host and the resource's path and query. (resource/metadata.ts serves it
- * the same way; that layer is above this one.) */
-export function metadataUrlFor(resource: URL): URL {
-  const path = resource.pathname === "/" ? "" : resource.pathname;
-  return new URL(`${resource.origin}/.well-known/oauth-protected-resource${path}${resource.search}`);
-}
 
 /** The scopes a metadata document lists for exactly this resource (RFC 9728 3.3: a document
  * naming another resource is not this one's). offline_access is the app's wish, not a scope of
@@ -69,7 +63,7 @@ export function scopesOfMetadata(body: string, resource: string): ResourceScopes
 /** The resource's default scopes from its metadata, or why there are none. Never throws. */
 export async function lookUpResourceScopes(resource: string, options: LookupOptions = {}): Promise<ResourceScopes> {
   const now = options.now ?? Date.now;
-  const url = metadataUrlFor(new URL(resource));
+  const url = new URL(resourceMetadataUrl(new URL(resource)));
   const hit = cache.get(url.href);
   if (hit && hit.expires > now()) return hit.answer;
   let answer: ResourceScopes;
@@ -80,8 +74,6 @@ export async function lookUpResourceScopes(resource: string, options: LookupOpti
     // Said to the app that asked: a status or slowness, never an address or a system error.
     answer = { missing: `its metadata could not be read (${shareableReason(error)})` };
   }
-  cache.delete(url.href);
-  while (cache.size >= MAX_CACHE_ENTRIES) cache.delete(cache.keys().next().value!);
-  cache.set(url.href, { answer, expires: now() + CACHE_MS });
+  setBounded(cache, url.href, { answer, expires: now() + CACHE_MS }, MAX_CACHE_ENTRIES);
   return answer;
 }

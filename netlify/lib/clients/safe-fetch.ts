@@ -4,7 +4,7 @@
 // one is checked against the policy, and the connection is handed exactly those addresses,
 // so a DNS answer that changes between check and connect (rebinding) cannot slip through.
 import type { LookupAddress, LookupOptions } from "node:dns";
-import type { IncomingMessage } from "node:http";
+import type { ClientRequest, IncomingMessage, OutgoingHttpHeaders } from "node:http";
 import type { LookupFunction } from "node:net";
 import { ipLiteralOf, publicOnlyPolicy, type AddressPolicy } from "./address-guard.ts";
 import type { CachingHeaders } from "./cache-lifetime.ts";
@@ -20,7 +20,6 @@ export interface FetchedDocument {
   body: string;
   /** Whether a redirect was followed to reach it (a Client ID Metadata Document must not be). */
   redirected?: boolean;
-  /** The response's caching headers. */
   caching?: CachingHeaders;
   /** The body went past the cap `limitFor` set for its type: reading stopped there. */
   oversized?: true;
@@ -68,7 +67,7 @@ const DEFAULTS = {
 
 /** node:http, node:https and node:dns, loaded by name on the first fetch: they stay out of a
  * function's cold start (only GET /auth and the self-test fetch anything). */
-async function loadNetwork() {
+export async function loadNetwork() {
   const [{ default: http }, { default: https }, { lookup }] = await Promise.all([
     import("node:http"),
     import("node:https"),
@@ -83,7 +82,7 @@ const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
 /** A `lookup` for net.connect that refuses the host if ANY of its addresses fails the policy
  * (an attacker could otherwise list a public and a private address together). */
-export function guardedLookup(policy: AddressPolicy, dnsLookup: Network["lookup"]): LookupFunction {
+function guardedLookup(policy: AddressPolicy, dnsLookup: Network["lookup"]): LookupFunction {
   return (hostname: string, options: LookupOptions, callback) => {
     const family = options.family === 4 || options.family === 6 ? options.family : 0;
     dnsLookup(hostname, { all: true, family }, (err, addresses: LookupAddress[]) => {
@@ -102,18 +101,45 @@ export function guardedLookup(policy: AddressPolicy, dnsLookup: Network["lookup"
 
 type Hop = { redirect: URL } | { document: FetchedBytes };
 
-/** One request, no redirect following. Rejects with FetchRefused or FetchFailed only. */
-function requestOnce(url: URL, opts: Required<FetchOptions>, network: Network, signal: AbortSignal): Promise<Hop> {
-  if (url.protocol !== "http:" && url.protocol !== "https:") {
-    return Promise.reject(new FetchRefused(`the ${url.protocol} scheme is not allowed`));
-  }
+/** A request for `url` alone (no redirect followed) that connects only where `policy` allows.
+ * Throws FetchRefused for a scheme other than http(s), AddressRefused for a refused IP literal. */
+export function guardedRequest(
+  url: URL,
+  policy: AddressPolicy,
+  network: Network,
+  init: { method: string; headers: OutgoingHttpHeaders },
+): ClientRequest {
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    throw new FetchRefused(`the ${url.protocol} scheme is not allowed`);
   // net.connect skips `lookup` for IP literals, so those are checked here.
   const literal = ipLiteralOf(url.hostname);
-  if (literal !== null && !opts.policy(literal)) {
-    return Promise.reject(new AddressRefused(`the address ${literal} is not allowed`));
-  }
-  if (signal.aborted) return Promise.reject(new FetchTimedOut("timed out"));
+  if (literal !== null && !policy(literal)) throw new AddressRefused(`the address ${literal} is not allowed`);
+  const transport = url.protocol === "https:" ? network.https : network.http;
+  // Built field by field so that userinfo in the URL is never sent as Basic auth.
+  return transport.request({
+    protocol: url.protocol,
+    hostname: literal ?? url.hostname,
+    port: url.port === "" ? undefined : Number(url.port),
+    path: `${url.pathname}${url.search}`,
+    ...init,
+    // A fresh socket per request: no pooled connection to a previously resolved address.
+    agent: false,
+    lookup: guardedLookup(policy, network.lookup),
+  });
+}
 
+/** One request, no redirect following. Rejects with FetchRefused or FetchFailed only. */
+async function requestOnce(
+  url: URL,
+  opts: Required<FetchOptions>,
+  network: Network,
+  signal: AbortSignal,
+): Promise<Hop> {
+  if (signal.aborted) throw new FetchTimedOut("timed out");
+  const req = guardedRequest(url, opts.policy, network, {
+    method: "GET",
+    headers: { Accept: opts.accept, "User-Agent": USER_AGENT, "Accept-Encoding": "identity" },
+  });
   return new Promise<Hop>((resolve, reject) => {
     let settled = false;
     const finish = (outcome: { hop: Hop } | { error: Error }): void => {
@@ -129,20 +155,6 @@ function requestOnce(url: URL, opts: Required<FetchOptions>, network: Network, s
       }
     };
     const onAbort = (): void => finish({ error: new FetchTimedOut(`took longer than ${opts.timeoutMs} ms`) });
-
-    const transport = url.protocol === "https:" ? network.https : network.http;
-    // Built field by field so that userinfo in the URL is never sent as Basic auth.
-    const req = transport.request({
-      protocol: url.protocol,
-      hostname: literal ?? url.hostname,
-      port: url.port === "" ? undefined : Number(url.port),
-      path: `${url.pathname}${url.search}`,
-      method: "GET",
-      headers: { Accept: opts.accept, "User-Agent": USER_AGENT, "Accept-Encoding": "identity" },
-      // A fresh socket per request: no pooled connection to a previously resolved address.
-      agent: false,
-      lookup: guardedLookup(opts.policy, network.lookup),
-    });
     signal.addEventListener("abort", onAbort, { once: true });
     const headersTimer = setTimeout(
       () => finish({ error: new FetchTimedOut(`${url.host} sent no answer within ${opts.headersTimeoutMs} ms`) }),
@@ -258,8 +270,12 @@ export async function fetchBytes(url: URL, options: FetchOptions = {}): Promise<
   }
 }
 
-/** GET a client document (as text) with the SSRF guard, a time budget, a size cap and few
- * redirects. */
+/** A Content-Type's media type, lowercased, without parameters. */
+export function mediaType(contentType: string): string {
+  return (contentType.split(";", 1)[0] ?? "").trim().toLowerCase();
+}
+
+/** GET a client document (as text), as fetchBytes does. */
 export async function fetchDocument(url: URL, options: FetchOptions = {}): Promise<FetchedDocument> {
   const { bytes, ...fetched } = await fetchBytes(url, options);
   // Non-fatal decoding: malformed bytes become U+FFFD instead of failing.

@@ -1,7 +1,5 @@
-// POSTing a short message to the owner's webhook (owner/alerts.ts), through probe.ts: the same
-// address guard as client fetches (every address the host resolves to is checked, and the
-// socket connects to exactly those), one request, no redirect followed, a time budget for the
-// whole exchange; the receiver's answer is judged by its status alone.
+// POSTing a short message to the owner's webhook (owner/alerts.ts) through probe.ts, behind the
+// address guard of client fetches; the receiver's answer is judged by its status alone.
 import type { AddressPolicy } from "./address-guard.ts";
 import { probe } from "./probe.ts";
 import { FetchFailed } from "./safe-fetch.ts";
@@ -13,31 +11,27 @@ export interface WebhookMessage {
   headers?: Record<string, string>;
 }
 
-interface WebhookOptions {
-  policy: AddressPolicy;
-  timeoutMs: number;
-}
-
 const USER_AGENT = "netlify-indieauth (alerts)";
 
 /** Sends the message; resolves with the receiver's 2xx status, or rejects with FetchRefused
  * (address, scheme) or FetchFailed (network, time, any other status). Its answer's body is not
  * read (probe.ts stops at its first byte). */
-export async function postWebhook(url: URL, message: WebhookMessage, options: WebhookOptions): Promise<number> {
-  let status: number;
-  try {
-    ({ status } = await probe(url, {
-      policy: options.policy,
-      method: "POST",
-      headers: { ...message.headers, "Content-Type": message.contentType },
-      body: message.body,
-      timeoutMs: options.timeoutMs,
-      maxBytes: 0,
-      userAgent: USER_AGENT,
-    }));
-  } catch (error) {
+export async function postWebhook(
+  url: URL,
+  message: WebhookMessage,
+  options: { policy: AddressPolicy; timeoutMs: number },
+): Promise<number> {
+  const { status } = await probe(url, {
+    policy: options.policy,
+    method: "POST",
+    headers: { ...message.headers, "Content-Type": message.contentType },
+    body: message.body,
+    timeoutMs: options.timeoutMs,
+    maxBytes: 0,
+    userAgent: USER_AGENT,
+  }).catch((error: unknown) => {
     throw error instanceof FetchFailed ? new FetchFailed(`could not reach the receiver: ${error.message}`) : error;
-  }
+  });
   if (status >= 200 && status <= 299) return status;
   throw new FetchFailed(`the receiver answered ${status}`);
 }

@@ -9,6 +9,7 @@ import { isLoopbackHost, urlOf } from "../core/urls.ts";
 import { logText } from "./connection-log.ts";
 import { authorizationServerFindings } from "./mcp-check-server.ts";
 import { jsonOf } from "../core/json.ts";
+import { resourceMetadataUrl } from "../core/resource-metadata-url.ts";
 
 /** Each of the two requests; both within a function's 10 seconds. */
 const TIMEOUT_MS = 4000;
@@ -23,7 +24,6 @@ const INITIALIZE = JSON.stringify({
     clientInfo: { name: "netlify-indieauth check", version: "1" },
   },
 });
-const WELL_KNOWN = "/.well-known/oauth-protected-resource";
 const REQUIRE_TOKEN =
   'Protect the function with requireToken(request, { resource: "<your MCP URL>", scope: "…" }) from netlify-indieauth/resource, and return its Response as it is.';
 
@@ -77,9 +77,9 @@ export function bearerChallenge(header: string | undefined): Record<string, stri
   return params;
 }
 
-/** Where RFC 9728 §3.1 puts the metadata of a resource: the well-known path, then its path. */
+/** Where RFC 9728 §3.1 puts the metadata of the MCP URL, its query left out. */
 export function wellKnownMetadataUrl(resource: URL): string {
-  return `${resource.origin}${WELL_KNOWN}${resource.pathname === "/" ? "" : resource.pathname}`;
+  return resourceMetadataUrl(resource, "");
 }
 
 async function ask(

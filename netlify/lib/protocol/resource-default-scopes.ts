@@ -4,7 +4,7 @@
 // scope, claude.ai ` offline_access` (docs/research/mcp-hosts.md). The default is what the
 // resource lists in its own RFC 9728 metadata, looked up only for a resource on the owner's
 // site: nobody else's metadata decides what the owner is asked to grant.
-import { metadataUrlFor } from "../clients/resource-scopes.ts";
+import { resourceMetadataUrl } from "../core/resource-metadata-url.ts";
 import { isLoopbackHost } from "../core/urls.ts";
 import { InvalidScope } from "../errors.ts";
 import type { Config } from "../platform/config.ts";
@@ -39,6 +39,6 @@ export async function defaultScopesFor(
   const found = await lookup(resource, { localDevelopment });
   if ("scopes" in found) return found.scopes;
   throw new InvalidScope(
-    `The request names no scope for ${resource}, and no default was found: ${found.missing}. ${ask} at ${metadataUrlFor(new URL(resource)).href}.`,
+    `The request names no scope for ${resource}, and no default was found: ${found.missing}. ${ask} at ${resourceMetadataUrl(new URL(resource))}.`,
   );
 }

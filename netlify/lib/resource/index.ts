@@ -5,9 +5,8 @@
 //   const token = await requireToken(request, { scope: "create", resource: "/micropub" });
 //   if (token instanceof Response) return token;      // 401 / 403 / 503, ready to send
 //
-// Same site (the build plugin): one round trip to the Blobs store (two reads in parallel). Another site: INDIEAUTH_SERVER and
-// INTROSPECTION_TOKEN, and this server's /introspect. See the README's "Protecting your own
-// functions". The environment is read on first use, once per cold start.
+// Same site or another (settings.ts): see docs/resource-api.md. The environment is read on first
+// use, once per cold start.
 import { resourceServer, type ResourceServer } from "./server.ts";
 
 let fromEnvironment: ResourceServer | undefined;

@@ -1,6 +1,6 @@
 // RFC 9728 protected resource metadata: the document that names this IndieAuth server as the
-// authorization server of a resource (a Micropub endpoint, an MCP server), and where it lives:
-// /.well-known/oauth-protected-resource followed by the resource's path (RFC 9728 3.1).
+// authorization server of a resource (a Micropub endpoint, an MCP server).
+import { RESOURCE_METADATA_PATH } from "../core/resource-metadata-url.ts";
 import { urlOf } from "../core/urls.ts";
 import { ResourceUsageError } from "./types.ts";
 
@@ -25,8 +25,6 @@ export interface ProtectedResourceMetadata {
   resource_documentation?: string;
 }
 
-const WELL_KNOWN = "/.well-known/oauth-protected-resource";
-
 /** The resource identifier as an absolute URL: http(s), no fragment. A path is taken against
  * `origin`; without one, a path cannot be resolved. */
 export function resolveResource(resource: string, origin: string | undefined): string {
@@ -43,26 +41,17 @@ export function resolveResource(resource: string, origin: string | undefined): s
   return url.href;
 }
 
-/** Where the metadata of `resource` (absolute) is: the well-known path between the host and
- * the resource's own path and query. */
-export function metadataUrlOf(resource: string): string {
-  const url = new URL(resource);
-  const path = url.pathname === "/" ? "" : url.pathname;
-  return `${url.origin}${WELL_KNOWN}${path}${url.search}`;
-}
-
 /** The path and query of a resource that a metadata request names, or null if the request is
  * not for protected resource metadata. */
 export function resourcePathOf(requestUrl: URL): string | null {
   const { pathname, search } = requestUrl;
-  if (pathname !== WELL_KNOWN && !pathname.startsWith(`${WELL_KNOWN}/`)) return null;
-  return (pathname.slice(WELL_KNOWN.length) || "/") + search;
+  if (pathname !== RESOURCE_METADATA_PATH && !pathname.startsWith(`${RESOURCE_METADATA_PATH}/`)) return null;
+  return (pathname.slice(RESOURCE_METADATA_PATH.length) || "/") + search;
 }
 
-/** A resource's own scopes: each once, and never `offline_access`, which is the authorization
- * server's business (a refresh token), not a permission at the resource (RFC 9728 2, MCP
- * 2026-07-28 "Refresh Tokens", SEP-2207): hosts that read it here would ask for it as if the
- * resource needed it. */
+/** A resource's own scopes: each once, and never `offline_access`, the authorization server's
+ * business (a refresh token), not a permission at the resource (RFC 9728 2, MCP 2026-07-28 "Refresh
+ * Tokens", SEP-2207): hosts that read it here would ask for it as if the resource needed it. */
 export function resourceScopes(scopes: readonly string[]): string[] {
   return [...new Set(scopes.filter((scope) => scope !== "" && scope !== "offline_access"))];
 }

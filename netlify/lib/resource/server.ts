@@ -13,14 +13,15 @@ import {
   TemporarilyUnavailable,
   type AnsweredError,
 } from "../errors.ts";
+import { resourceMetadataUrl } from "../core/resource-metadata-url.ts";
+import { urlOf } from "../core/urls.ts";
 import { errorResponse } from "../http/error-response.ts";
 import { preflight, readableByAnyOrigin } from "../http/cors.ts";
 import { json } from "../http/responses.ts";
 import { blobStore, StorageUnavailable, type KeyValueStore } from "../platform/store.ts";
-import { IntrospectionClient } from "./introspection-client.ts";
+import { introspectionVerifier } from "./introspection-client.ts";
 import {
   metadataDocument,
-  metadataUrlOf,
   resolveResource,
   resourcePathOf,
   resourceScopes,
@@ -30,8 +31,9 @@ import {
 import { connectionLogSubscriber } from "../owner/connection-log.ts";
 import type { Emit } from "../platform/events.ts";
 import { grantIdOf } from "../protocol/grant-tokens.ts";
+import { checkAccessToken, introspectionBody } from "../protocol/verification.ts";
+import { tokenFromIntrospection } from "./introspection-answer.ts";
 import { tokenOfRequest } from "./request-token.ts";
-import { verifySameSite } from "./same-site.ts";
 import { readResourceSettings, type ResourceSettings } from "./settings.ts";
 import {
   ResourceSetupError,
@@ -67,9 +69,8 @@ type Verify = (token: string) => Promise<TokenVerification>;
 
 const SCOPE_SEPARATOR = / +/;
 
-/** The scopes a request needs, each once, without `offline_access`: that one asks the
- * authorization server for a refresh token (RFC 9728, MCP's SEP-2207), it is no permission here,
- * so it is never required of a token nor named in a challenge, whatever the blog's code lists. */
+/** The scopes a request needs, each once, without `offline_access` (see resourceScopes): it is
+ * never required of a token nor named in a challenge, whatever the blog's code lists. */
 function neededScopes(scope: RequireOptions["scope"]): string[] {
   if (scope === undefined) return [];
   return resourceScopes(typeof scope === "string" ? scope.split(SCOPE_SEPARATOR) : scope);
@@ -81,45 +82,25 @@ function neededScopes(scope: RequireOptions["scope"]): string[] {
 function forResource(token: ActiveToken, resource: string | undefined, requireAudience: boolean): boolean {
   if (token.aud === undefined) return !requireAudience;
   if (resource === undefined) return false;
-  const normal = (value: string) => {
-    try {
-      return new URL(value).href;
-    } catch {
-      return value;
-    }
-  };
-  return (Array.isArray(token.aud) ? token.aud : [token.aud]).some((aud) => normal(aud) === resource);
+  return (Array.isArray(token.aud) ? token.aud : [token.aud]).some((aud) => (urlOf(aud)?.href ?? aud) === resource);
 }
 
 function verifierFor(settings: ResourceSettings, options: ResourceServerOptions): Verify {
   const now = options.now ?? Date.now;
-  if (settings.mode === "introspection") {
-    const client = new IntrospectionClient({
-      endpoint: settings.introspectionEndpoint,
-      credential: settings.credential,
-      now,
-    });
-    return (token) => client.verify(token);
-  }
+  if (settings.mode === "introspection")
+    return introspectionVerifier(settings.introspectionEndpoint, settings.credential, now);
   const store = options.store ?? blobStore(settings.storeName);
   return async (token) => {
     try {
-      return await verifySameSite(store, token, now());
+      // With exactly the rules (and usage record) of POST /introspect, and the body it would send.
+      const check = await checkAccessToken(store, token, now());
+      if (!check.active) return { active: false, reason: check.reason };
+      return tokenFromIntrospection(introspectionBody(check.grant))!;
     } catch (error) {
       if (error instanceof StorageUnavailable) throw new TokenCheckUnavailable("the Blobs store did not answer", error);
       throw error;
     }
   };
-}
-
-/** The refusal `requireToken` answers with: a Bearer refusal names where the resource's
- * metadata is and the scope the request needs. */
-function refusal(
-  error: AnsweredError,
-  challenge: { resourceMetadata?: string | undefined; scope?: string | undefined },
-): Response {
-  if (error instanceof BearerRefusal) error.withResourceChallenge(challenge);
-  return errorResponse(error, "json");
 }
 
 function unavailable(error: unknown): AnsweredError {
@@ -164,6 +145,8 @@ export function resourceServer(options: ResourceServerOptions = {}): ResourceSer
   };
   const originFor = (request?: Request) =>
     request ? new URL(request.url).origin : settings?.issuer ? new URL(settings.issuer).origin : undefined;
+  const resourceOf = ({ resource }: VerifyOptions, request?: Request) =>
+    resource === undefined ? undefined : resolveResource(resource, originFor(request));
 
   async function verifyToken(
     token: string,
@@ -185,8 +168,7 @@ export function resourceServer(options: ResourceServerOptions = {}): ResourceSer
 
     async verifyAccessToken(tokenOrRequest, verifyOptions = {}) {
       const request = typeof tokenOrRequest === "string" ? undefined : tokenOrRequest;
-      const resource =
-        verifyOptions.resource === undefined ? undefined : resolveResource(verifyOptions.resource, originFor(request));
+      const resource = resourceOf(verifyOptions, request);
       const strict = verifyOptions.requireAudience === true;
       if (!request) return verifyToken(tokenOrRequest as string, resource, strict);
       const found = await tokenOfRequest(request);
@@ -194,16 +176,16 @@ export function resourceServer(options: ResourceServerOptions = {}): ResourceSer
     },
 
     async requireToken(request, requireOptions = {}) {
-      const resource =
-        requireOptions.resource === undefined
-          ? undefined
-          : resolveResource(requireOptions.resource, originFor(request));
+      const resource = resourceOf(requireOptions, request);
       if (requireOptions.requireAudience && resource === undefined)
         throw new ResourceUsageError("requireAudience needs the resource to check the token's audience against");
       const needed = neededScopes(requireOptions.scope);
-      const challenge = {
-        resourceMetadata: resource === undefined ? undefined : metadataUrlOf(resource),
-        scope: needed.join(" "),
+      const scope = needed.join(" ");
+      const resourceMetadata = resource === undefined ? undefined : resourceMetadataUrl(new URL(resource));
+      /** A Bearer refusal names where the resource's metadata is and the scope the request needs. */
+      const refusal = (error: AnsweredError) => {
+        if (error instanceof BearerRefusal) error.withResourceChallenge({ resourceMetadata, scope });
+        return errorResponse(error, "json");
       };
       const found = await tokenOfRequest(request);
       if (!found.found) {
@@ -213,13 +195,13 @@ export function resourceServer(options: ResourceServerOptions = {}): ResourceSer
             : found.reason === "malformed"
               ? new InvalidToken(found.description)
               : new InvalidBearerRequest(found.description);
-        return refusal(error, challenge);
+        return refusal(error);
       }
       let answer: TokenVerification;
       try {
         answer = await verifyToken(found.token, resource, requireOptions.requireAudience === true);
       } catch (error) {
-        return refusal(unavailable(error), challenge);
+        return refusal(unavailable(error));
       }
       if (!answer.active) {
         logRefusal(found.token, answer.reason);
@@ -228,18 +210,12 @@ export function resourceServer(options: ResourceServerOptions = {}): ResourceSer
           answer.reason === "wrong-resource"
             ? "The access token was not issued for this resource."
             : "The access token is invalid, expired or revoked.";
-        return refusal(new InvalidToken(description), challenge);
+        return refusal(new InvalidToken(description));
       }
       const granted = new Set(answer.scope.split(SCOPE_SEPARATOR));
       if (needed.some((scope) => !granted.has(scope))) {
         logRefusal(found.token, "insufficient_scope");
-        return refusal(
-          new InsufficientScope(
-            `The access token does not carry the scope this needs: ${needed.join(" ")}.`,
-            needed.join(" "),
-          ),
-          challenge,
-        );
+        return refusal(new InsufficientScope(`The access token does not carry the scope this needs: ${scope}.`, scope));
       }
       return answer;
     },
@@ -258,24 +234,22 @@ export function resourceServer(options: ResourceServerOptions = {}): ResourceSer
         : [resources as ResourceDescription];
       return async (request) => {
         if (request.method === "OPTIONS") return preflight(["GET", "HEAD", "OPTIONS"]);
+        if (request.method !== "GET" && request.method !== "HEAD")
+          return readableByAnyOrigin(errorResponse(new MethodNotAllowed(["GET", "HEAD", "OPTIONS"]), "json"));
         const url = new URL(request.url);
-        let response: Response;
-        if (request.method !== "GET" && request.method !== "HEAD") {
-          response = errorResponse(new MethodNotAllowed(["GET", "HEAD", "OPTIONS"]), "json");
-        } else {
-          const path = resourcePathOf(url);
-          const described =
-            path === null
-              ? undefined
-              : list.find((d) => {
-                  const resource = new URL(resolveResource(d.resource, url.origin));
-                  return resource.pathname + resource.search === path;
-                });
-          response = described
+        const path = resourcePathOf(url);
+        const described =
+          path === null
+            ? undefined
+            : list.find((d) => {
+                const resource = new URL(resolveResource(d.resource, url.origin));
+                return resource.pathname + resource.search === path;
+              });
+        return readableByAnyOrigin(
+          described
             ? json(server.protectedResourceMetadata(described, request))
-            : errorResponse(new NotFound(`No protected resource is described at ${url.pathname}.`), "json");
-        }
-        return readableByAnyOrigin(response);
+            : errorResponse(new NotFound(`No protected resource is described at ${url.pathname}.`), "json"),
+        );
       };
     },
   };

@@ -24,13 +24,8 @@ export type ResourceSettings =
       credential: string;
     };
 
-interface SettingsProblem {
-  variable: string;
-  message: string;
-  fix: string;
-}
-
-type SettingsResult = { ok: true; settings: ResourceSettings } | { ok: false; problem: SettingsProblem };
+type SettingsResult =
+  { ok: true; settings: ResourceSettings } | { ok: false; problem: { variable: string; message: string; fix: string } };
 
 function originOf(raw: string): string | null {
   const url = urlOf(raw);
