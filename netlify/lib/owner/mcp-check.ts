@@ -77,7 +77,7 @@ export function bearerChallenge(header: string | undefined): Record<string, stri
   return params;
 }
 
-/** Where RFC 9728 §3.1 puts the metadata of the MCP URL, its query left out. */
+/** Where MCP hosts look for the MCP URL's metadata (RFC 9728 §3.1): the MCP SDK builds it from the path alone, query left out. */
 export function wellKnownMetadataUrl(resource: URL): string {
   return resourceMetadataUrl(resource, "");
 }
