@@ -213,17 +213,12 @@ export abstract class BearerRefusal extends AnsweredError {
   }
 }
 
-function bearer(error: string, status: number) {
-  return class extends BearerRefusal {
-    readonly error = error;
-    readonly status = status;
-  };
-}
-
 /** No credential at all (RFC 6750 3.1): the client may not have known that one is needed, so
  * the answer is the bare challenge, "no error code or other error information", in the header or
  * in the body (the description stays for logs and pages). */
-export class MissingBearerToken extends bearer("invalid_request", 401) {
+export class MissingBearerToken extends BearerRefusal {
+  readonly error = "invalid_request";
+  readonly status = 401;
   override body(): ErrorBody {
     return {};
   }
@@ -231,8 +226,13 @@ export class MissingBearerToken extends bearer("invalid_request", 401) {
     return this.challenge({});
   }
 }
-export class InvalidToken extends bearer("invalid_token", 401) {}
-export class InsufficientScope extends bearer("insufficient_scope", 403) {
+export class InvalidToken extends BearerRefusal {
+  readonly error = "invalid_token";
+  readonly status = 401;
+}
+export class InsufficientScope extends BearerRefusal {
+  readonly error = "insufficient_scope";
+  readonly status = 403;
   constructor(
     description: string,
     readonly scope: string,
@@ -245,4 +245,7 @@ export class InsufficientScope extends bearer("insufficient_scope", 403) {
 }
 /** RFC 6750 3.1 `invalid_request` at a protected resource: the token is sent in a way that is
  * not allowed (in the URL, or in the header and the body at once). 400, with the challenge. */
-export class InvalidBearerRequest extends bearer("invalid_request", 400) {}
+export class InvalidBearerRequest extends BearerRefusal {
+  readonly error = "invalid_request";
+  readonly status = 400;
+}
