@@ -1,13 +1,15 @@
 // The package entry point netlify-indieauth/resource: what its bundle (built exactly as
 // `npm pack` builds it) contains, how package.json declares it, and how the environment picks
 // its mode.
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { build, type Metafile } from "esbuild";
 import { describe, expect, it } from "vitest";
 import { readResourceSettings } from "../../netlify/lib/resource/settings.ts";
 import { resourcePathOf } from "../../netlify/lib/resource/metadata.ts";
 import { resourceMetadataUrl } from "../../netlify/lib/core/resource-metadata-url.ts";
-import { resourceBundle } from "../../scripts/build-resource.ts";
+import { buildResourceEntry, resourceBundle } from "../../scripts/build-resource.ts";
 
 const repo = new URL("../..", import.meta.url).pathname;
 
@@ -74,6 +76,20 @@ describe("the resource entry's bundle", () => {
     });
     expect(pkg.files).toContain("netlify/resource/");
     expect(pkg.scripts.prepack).toContain("scripts/build-resource.ts");
+  });
+
+  // What `npm pack` runs: a declaration the compiler cannot emit (an exported anonymous class with a
+  // protected member, say) fails the pack, and a blog author would get no types.
+  it("builds with its type declarations, the error classes a blog's function switches on among them", async () => {
+    const out = mkdtempSync(join(tmpdir(), "resource-entry-"));
+    try {
+      await buildResourceEntry(out);
+      const errors = readFileSync(join(out, "types/errors.d.ts"), "utf8");
+      expect(errors).toMatch(/class InsufficientScope extends BearerRefusal/);
+      expect(readFileSync(join(out, "types/resource/index.d.ts"), "utf8")).toContain("requireToken");
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+    }
   });
 });
 
