@@ -3,7 +3,8 @@
 // or, for older clients, an HTML page with an h-app and rel=redirect_uri links or Link headers
 // (4.2.2). Everything here is untrusted input: URLs are resolved and filtered, the name is
 // cleaned, and nothing ever throws.
-import { mediaType, type FetchedDocument } from "./safe-fetch.ts";
+import type { FetchedDocument } from "./safe-fetch.ts";
+import { mediaType } from "../core/media-type.ts";
 import { parseRedirectUri, sameOrigin, urlOf } from "../core/urls.ts";
 import { linkTargets } from "./link-header.ts";
 import { parseMicroformats } from "./microformats.ts";

@@ -3,7 +3,8 @@
 // are what they claim (PNG, JPEG, GIF, WebP). SVG is refused: it is a document that can hold
 // scripts and links, and serving it safely would take a sanitiser.
 import type { AddressPolicy } from "./address-guard.ts";
-import { fetchBytes, mediaType } from "./safe-fetch.ts";
+import { fetchBytes } from "./safe-fetch.ts";
+import { mediaType } from "../core/media-type.ts";
 import { CLIENT_FETCH_BUDGET } from "../core/policy.ts";
 
 const MAX_LOGO_BYTES = 64 * 1024;

@@ -270,11 +270,6 @@ export async function fetchBytes(url: URL, options: FetchOptions = {}): Promise<
   }
 }
 
-/** A Content-Type's media type, lowercased, without parameters. */
-export function mediaType(contentType: string): string {
-  return (contentType.split(";", 1)[0] ?? "").trim().toLowerCase();
-}
-
 /** GET a client document (as text), as fetchBytes does. */
 export async function fetchDocument(url: URL, options: FetchOptions = {}): Promise<FetchedDocument> {
   const { bytes, ...fetched } = await fetchBytes(url, options);

@@ -3,6 +3,7 @@
 // owner's pages and console fields however a browser or their scripts post them.
 import { InvalidRequest, PayloadTooLarge } from "../errors.ts";
 import { MAX_BODY_BYTES } from "../core/policy.ts";
+import { mediaType } from "../core/media-type.ts";
 
 /** The body a route accepts, and the field names its handler reads (docs/architecture.md,
  * "Flows"); fields not named are never read (RFC 6749 3.1). Each field at most once (another
@@ -30,7 +31,7 @@ export async function readBody(req: Request, rule: BodyRule<string>, answersJson
   const maxBytes = rule !== "none" && "json" in rule ? rule.json.maxBytes : MAX_BODY_BYTES;
   const declared = Number(req.headers.get("content-length") ?? "0");
   if (declared > maxBytes) throw new PayloadTooLarge(`The request body is larger than ${maxBytes} bytes.`);
-  const type = (req.headers.get("content-type") ?? "").split(";", 1)[0]!.trim().toLowerCase();
+  const type = mediaType(req.headers.get("content-type"));
   if (rule !== "none" && "json" in rule) {
     if (!isJson(type)) throw new InvalidRequest("The body must be a JSON object, sent as application/json.");
     return { form: new URLSearchParams(), json: jsonObject(await readLimited(req, maxBytes)) };

@@ -227,17 +227,20 @@ export function throttled(
   method: Method = "password",
   busy = false,
 ): TooManyAttempts {
+  return new TooManyAttempts(throttledWords(retryAfterSeconds, overall, method, busy), retryAfterSeconds);
+}
+
+function throttledWords(retryAfterSeconds: number, overall: OverallState, method: Method, busy: boolean): string {
   const minutes = Math.ceil(retryAfterSeconds / 60);
   const wait = `try again in ${minutes} minute${minutes === 1 ? "" : "s"}`;
   // `busy`: no limit was reached, the attempt's counter kept changing under others sent at that moment.
-  const words = busy
-    ? `Several sign-in attempts reached this site at the same moment, so this one was not checked: try again in ${retryAfterSeconds} seconds.`
-    : method === "passkey"
-      ? `That passkey was not accepted, and many passkey answers have failed here lately: use a passkey registered on this site, or ${wait}.`
-      : overall === "engaged"
-        ? `Many wrong passwords have been tried here lately, so a browser that has not signed in before gets one try a minute: ${wait}, or sign in with a passkey or on a device you have signed in on before.`
-        : `Too many wrong passwords. For your safety, signing in is paused: ${wait}.`;
-  return new TooManyAttempts(words, retryAfterSeconds);
+  if (busy)
+    return `Several sign-in attempts reached this site at the same moment, so this one was not checked: try again in ${retryAfterSeconds} seconds.`;
+  if (method === "passkey")
+    return `That passkey was not accepted, and many passkey answers have failed here lately: use a passkey registered on this site, or ${wait}.`;
+  if (overall === "engaged")
+    return `Many wrong passwords have been tried here lately, so a browser that has not signed in before gets one try a minute: ${wait}, or sign in with a passkey or on a device you have signed in on before.`;
+  return `Too many wrong passwords. For your safety, signing in is paused: ${wait}.`;
 }
 
 /** A failed sign-in as the console's API refuses it. */

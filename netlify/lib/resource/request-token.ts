@@ -4,6 +4,7 @@
 // and the body (RFC 6750 2: one method per request): which one would count is a guess, and
 // two different tokens let one party's token ride on another's request.
 import { bearerToken } from "../http/request.ts";
+import { mediaType } from "../core/media-type.ts";
 
 type RequestToken =
   | { found: true; token: string }
@@ -13,7 +14,7 @@ const FORM_TYPES = new Set(["application/x-www-form-urlencoded", "multipart/form
 
 function isFormBody(req: Request): boolean {
   if (req.method === "GET" || req.method === "HEAD" || req.body === null) return false;
-  const type = (req.headers.get("content-type") ?? "").split(";", 1)[0]!.trim().toLowerCase();
+  const type = mediaType(req.headers.get("content-type"));
   return FORM_TYPES.has(type);
 }
 

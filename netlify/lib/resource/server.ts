@@ -182,7 +182,7 @@ export function resourceServer(options: ResourceServerOptions = {}): ResourceSer
       const needed = neededScopes(requireOptions.scope);
       const scope = needed.join(" ");
       const resourceMetadata = resource === undefined ? undefined : resourceMetadataUrl(new URL(resource));
-      /** A Bearer refusal names where the resource's metadata is and the scope the request needs. */
+      // A Bearer refusal names where the resource's metadata is and the scope the request needs.
       const refusal = (error: AnsweredError) => {
         if (error instanceof BearerRefusal) error.withResourceChallenge({ resourceMetadata, scope });
         return errorResponse(error, "json");
